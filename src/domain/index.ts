@@ -1,0 +1,8 @@
+/** The pure rules of Herald: import from here, never from a sibling file outside src/domain. */
+export * from './vocabulary.js';
+export * from './outcome.js';
+export * from './transitions.js';
+export * from './retry-policy.js';
+export * from './decide.js';
+export * from './identity.js';
+export * from './downstream.js';

@@ -1,0 +1,50 @@
+/**
+ * The delivery state machine as data. `docs/state-machine.md` renders the same rows and a
+ * test compares the two; the schema's CHECK constraints name the same states.
+ */
+import type { DeliveryState } from './vocabulary.js';
+
+export type TransitionEvent =
+  | 'claim'
+  | 'outcome'
+  | 'lease_expired'
+  | 'expire'
+  | 'cancel'
+  | 'evidence';
+
+export interface TransitionRow {
+  from: DeliveryState;
+  to: DeliveryState;
+  on: TransitionEvent;
+  /** Why this edge exists, in the words the docs table uses. */
+  when: string;
+}
+
+export const TRANSITION_TABLE: readonly TransitionRow[] = [
+  { from: 'ready', to: 'submitting', on: 'claim', when: 'a worker claims it before expiry: attempt row and lease committed' },
+  { from: 'ready', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
+  { from: 'ready', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
+  { from: 'ready', to: 'terminal', on: 'cancel', when: 'cancelled before any attempt' },
+  { from: 'submitting', to: 'accepted', on: 'outcome', when: 'the provider acknowledged the submission' },
+  { from: 'submitting', to: 'unknown', on: 'outcome', when: 'timeout, reset after write, or any ambiguous answer' },
+  { from: 'submitting', to: 'unknown', on: 'lease_expired', when: 'the lease ran out: the call may have happened' },
+  { from: 'submitting', to: 'retryable', on: 'outcome', when: 'a definite retryable or throttled answer, next attempt before expiry' },
+  { from: 'submitting', to: 'terminal', on: 'outcome', when: 'permanent refusal (rejected), attempts used up (exhausted), or next attempt at or after expiry (expired)' },
+  { from: 'retryable', to: 'submitting', on: 'claim', when: 'next_attempt_at reached, before expiry' },
+  { from: 'retryable', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
+  { from: 'retryable', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
+  { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
+  { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
+  { from: 'unknown', to: 'retryable', on: 'evidence', when: 'the provider authoritatively has no such message; same key, before expiry' },
+  { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but expired, or the ambiguity window closed (unresolved)' },
+];
+
+/** Every state reachable in one step from `from`, derived from the table. */
+export function allowedTargets(from: DeliveryState): DeliveryState[] {
+  return [...new Set(TRANSITION_TABLE.filter((r) => r.from === from).map((r) => r.to))];
+}
+
+/** True when the table has an edge from `from` to `to` (staying put is never an edge). */
+export function isAllowedTransition(from: DeliveryState, to: DeliveryState, on?: TransitionEvent): boolean {
+  return TRANSITION_TABLE.some((r) => r.from === from && r.to === to && (on === undefined || r.on === on));
+}

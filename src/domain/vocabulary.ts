@@ -1,0 +1,54 @@
+/**
+ * The closed vocabularies every layer shares: channels, purposes, delivery states and
+ * terminal reasons. Each list is the single source; the SQL CHECK constraints and the
+ * HTTP schemas are tested against it.
+ */
+
+export const CHANNELS = ['email', 'sms', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const PURPOSES = ['otp', 'transactional', 'conversational', 'marketing', 'alert'] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+export const DELIVERY_STATES = [
+  'ready',
+  'submitting',
+  'accepted',
+  'unknown',
+  'retryable',
+  'terminal',
+] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export const TERMINAL_REASONS = [
+  'expired',
+  'exhausted',
+  'rejected',
+  'superseded',
+  'suppressed',
+  'unsubscribed',
+  'unresolved',
+  'cancelled',
+] as const;
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
+
+/** Ambiguity policy of a provider account: what to do when a submission's fate is unknown. */
+export const AMBIGUITY_POLICIES = [
+  'wait_for_evidence',
+  'resend_same_key',
+  'user_resend',
+  'accept_duplicate',
+] as const;
+export type AmbiguityPolicy = (typeof AMBIGUITY_POLICIES)[number];
+
+export function isChannel(value: unknown): value is Channel {
+  return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
+}
+
+export function isPurpose(value: unknown): value is Purpose {
+  return typeof value === 'string' && (PURPOSES as readonly string[]).includes(value);
+}
+
+export function isDeliveryState(value: unknown): value is DeliveryState {
+  return typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value);
+}
