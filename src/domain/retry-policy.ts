@@ -43,7 +43,9 @@ export function nextDelayMs(
   const exponent = Math.max(0, attemptsMade - 1);
   const raw = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(exponent, 30));
   const backoff = policy.jitter === 'none' ? raw : raw / 2 + (raw / 2) * random();
-  if (retryAfterMs == null || retryAfterMs <= 0) return Math.ceil(backoff);
+  // `!(x > 0)` rather than `x <= 0`: a NaN from an unparseable header counts as no Retry-After,
+  // instead of turning the whole delay (and next_attempt_at) into NaN.
+  if (retryAfterMs == null || !(retryAfterMs > 0)) return Math.ceil(backoff);
   const spread = policy.jitter === 'none' ? 0 : Math.min(1_000, retryAfterMs * 0.1) * random();
   return Math.ceil(Math.max(backoff, retryAfterMs + spread));
 }

@@ -36,7 +36,7 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
   { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
   { from: 'unknown', to: 'retryable', on: 'evidence', when: 'the provider authoritatively has no such message; same key, before expiry' },
-  { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but expired, or the ambiguity window closed (unresolved)' },
+  { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)' },
 ];
 
 /** Every state reachable in one step from `from`, derived from the table. */

@@ -1,0 +1,28 @@
+/** Command-line parsing shared by the commands: node's parseArgs with errors worth reading. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses `argv` against `options`; unknown flags and positionals are usage errors. */
+export function parseFlags<T extends Options>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Reads a port flag: an integer 0-65535, or undefined when absent. */
+export function portFlag(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--${name} must be a port number (0-65535), got ${String(value)}`);
+  return n;
+}

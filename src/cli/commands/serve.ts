@@ -1,0 +1,73 @@
+/**
+ * The long-running commands share one shape: load configuration, maybe start the embedded
+ * sandbox, open the store, assemble the roles, start, and stop gracefully on SIGINT/SIGTERM.
+ */
+import { mkdirSync } from 'node:fs';
+import { checkConsistency, sandboxAccounts, type ConfigOverrides } from '../../config/config.js';
+import { createHeraldNode, openStore, type Role } from '../../runtime/node.js';
+import { createLogger } from '../../runtime/logger.js';
+import { startSandbox, type SandboxHandle } from '../../sandbox/index.js';
+import { parseFlags, portFlag } from '../args.js';
+import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
+import { loadConfig } from '../load-config.js';
+import { printBanner } from './banner.js';
+
+export const SERVE_FLAGS = {
+  config: { type: 'string', short: 'c' },
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  'data-dir': { type: 'string', short: 'd' },
+  'sandbox-port': { type: 'string' },
+  'no-sandbox': { type: 'boolean' },
+} as const;
+
+/** Runs the given roles until a signal; resolves with the exit code. */
+export async function serve(argv: string[], roles: Role[], help: string): Promise<number> {
+  const flags = parseFlags(argv, SERVE_FLAGS);
+  if (flags.help) {
+    process.stdout.write(help);
+    return 0;
+  }
+  const overrides: ConfigOverrides = {
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.port !== undefined ? { port: portFlag(flags.port, 'port') } : {}),
+    ...(flags['data-dir'] !== undefined ? { dataDir: flags['data-dir'] } : {}),
+    ...(flags['sandbox-port'] !== undefined ? { sandboxPort: portFlag(flags['sandbox-port'], 'sandbox-port') } : {}),
+    ...(flags['no-sandbox'] ? { sandbox: false } : {}),
+  };
+  const config = loadConfig(flags.config, overrides);
+  // Only the all-in-one process embeds the sandbox; `api` and `worker` point at a running one.
+  const embedSandbox = roles.length === 2 && config.sandbox.enabled;
+  mkdirSync(config.data_dir, { recursive: true });
+  const logger = createLogger();
+
+  let sandbox: SandboxHandle | null = null;
+  if (embedSandbox) {
+    sandbox = await startSandbox({ port: config.sandbox.port, host: '127.0.0.1', ...(config.sandbox.api_key ? { apiKey: config.sandbox.api_key } : {}) });
+  }
+  if (config.provider_accounts.length === 0 && config.sandbox.enabled) {
+    // No accounts configured: send through the sandbox (embedded here, or `herald sandbox` on its port).
+    config.provider_accounts = sandboxAccounts(sandbox?.url ?? `http://127.0.0.1:${config.sandbox.port}`, config.sandbox.api_key);
+    checkConsistency(config);
+  }
+  const store = await openStore(config);
+  let bootstrap: BootstrapResult | null = null;
+  if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, Date.now());
+  const node = await createHeraldNode({ config, roles, logger, store });
+  const apiUrl = await node.start();
+  printBanner({ config, roles, apiUrl, sandboxUrl: sandbox?.url ?? null, bootstrap });
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'stopping: finishing in-flight calls');
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await node.close();
+  await store.close();
+  await sandbox?.close();
+  logger.info('stopped');
+  return 0;
+}

@@ -1,0 +1,100 @@
+/** The `herald` command: one file per sub-command under commands/. */
+import { ConfigError } from '../config/config.js';
+import { UsageError } from './args.js';
+import { keysCommand } from './commands/keys.js';
+import { migrateCommand } from './commands/migrate.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { serve } from './commands/serve.js';
+
+const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
+  -p, --port N          API port (default 8080; 0 picks a free one)
+      --host ADDR       API address (default 127.0.0.1)
+  -d, --data-dir DIR    SQLite file and bootstrap key (default ./herald-data)
+`;
+
+const START_HELP = `Usage: herald start [options]
+
+Runs everything in one process: the API, the delivery workers, the sweeper and, unless
+provider accounts are configured (or --no-sandbox), the sandbox provider, on an embedded
+SQLite file.
+
+${SERVE_OPTIONS}      --sandbox-port N  sandbox port (default 8025)
+      --no-sandbox      do not start the embedded sandbox
+
+Environment: HERALD_BOOTSTRAP_KEY registers that API key for the default tenant;
+HERALD_LOG_LEVEL (default info); HERALD_LOG_REQUESTS=1 logs every request.
+`;
+
+const API_HELP = `Usage: herald api [options]
+
+Runs only the HTTP API (intake, reads). Pair it with one or more \`herald worker\` processes
+on the same database.
+
+${SERVE_OPTIONS}`;
+
+const WORKER_HELP = `Usage: herald worker [options]
+
+Runs only the delivery workers and the sweeper: claims due deliveries, calls providers,
+records outcomes, rescues expired leases into \`unknown\`.
+
+${SERVE_OPTIONS}`;
+
+export const HELP = `herald: notification delivery that never guesses
+
+Usage: herald <command> [options]
+
+Commands:
+  start          API + workers + sandbox provider in one process (the default way to run)
+  api            the HTTP API only
+  worker         the delivery workers and sweeper only
+  sandbox        the sandbox provider alone (ledger + fault injection)
+  migrate        apply database migrations
+  keys create    create an API key (printed once)
+  help [command] show help for a command
+
+Run \`herald <command> --help\` for its options. Docs: README.md and docs/.
+`;
+
+const HELPS: Record<string, string> = { start: START_HELP, api: API_HELP, worker: WORKER_HELP };
+
+/** Runs the CLI; resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'start':
+        return await serve(rest, ['api', 'worker'], START_HELP);
+      case 'api':
+        return await serve(rest, ['api'], API_HELP);
+      case 'worker':
+        return await serve(rest, ['worker'], WORKER_HELP);
+      case 'sandbox':
+        return await sandboxCommand(rest);
+      case 'migrate':
+        return await migrateCommand(rest);
+      case 'keys':
+        return await keysCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h': {
+        const topic = rest[0];
+        if (topic && HELPS[topic]) process.stdout.write(HELPS[topic]!);
+        else if (topic === 'sandbox') return await sandboxCommand(['--help']);
+        else if (topic === 'migrate') return await migrateCommand(['--help']);
+        else if (topic === 'keys') return await keysCommand(['--help']);
+        else process.stdout.write(HELP);
+        return command === undefined ? 2 : 0;
+      }
+      default:
+        process.stderr.write(`herald: unknown command "${command}"\n\n${HELP}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`herald: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Herald's configuration: a JSON or YAML file validated against the published schema
+ * (src/config/herald-config.schema.json), then defaults, then command-line overrides.
+ * A bad file fails with a message naming the field.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { Channel } from '../domain/index.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
+
+export interface WorkerConfig {
+  batch_size: number;
+  loops_per_account: number;
+  lease_ms: number;
+  poll_interval_ms: number;
+  sweep_interval_ms: number;
+}
+
+export interface HeraldConfig {
+  host: string;
+  port: number;
+  data_dir: string;
+  database: { synchronous: 'FULL' | 'NORMAL' };
+  sandbox: { enabled: boolean; port: number; api_key?: string };
+  worker: WorkerConfig;
+  provider_accounts: ProviderAccountConfig[];
+}
+
+/** A configuration problem, with the path of the offending field (e.g. `provider_accounts[0].channel`). */
+export class ConfigError extends Error {
+  readonly code = 'config_invalid';
+  constructor(
+    message: string,
+    readonly field: string | null,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_SANDBOX_PORT = 8025;
+const DEFAULT_ACCOUNT = { rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', timeout_ms: 10_000 } as const;
+
+function fieldPath(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .filter(Boolean)
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+function describe(err: ErrorObject): { field: string; message: string } {
+  let field = fieldPath(err.instancePath);
+  let message = err.message ?? 'is invalid';
+  if (err.keyword === 'additionalProperties') {
+    const extra = (err.params as { additionalProperty: string }).additionalProperty;
+    field = field ? `${field}.${extra}` : extra;
+    message = 'is not a known setting';
+  } else if (err.keyword === 'required') {
+    const missing = (err.params as { missingProperty: string }).missingProperty;
+    field = field ? `${field}.${missing}` : missing;
+    message = 'is required';
+  } else if (err.keyword === 'enum') {
+    message = `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  }
+  return { field: field || '(root)', message };
+}
+
+let validator: ReturnType<Ajv['compile']> | null = null;
+function validate(raw: unknown): void {
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    validator = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
+  }
+  if (!validator(raw)) {
+    const first = describe(validator.errors![0]!);
+    const all = validator.errors!.map(describe).map((e) => `${e.field} ${e.message}`);
+    throw new ConfigError(`invalid configuration: ${all.join('; ')}`, first.field);
+  }
+}
+
+/** Reads a config file (JSON, or YAML by extension), validating it; throws ConfigError naming the field. */
+export function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`, null);
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(err as Error).message}`, null);
+  }
+  validate(raw);
+  return raw;
+}
+
+export interface ConfigOverrides {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  sandboxPort?: number;
+  sandbox?: boolean;
+}
+
+/** Builds the effective configuration from a validated raw object (or none) and overrides. */
+export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): HeraldConfig {
+  if (raw !== undefined) validate(raw);
+  const r = (raw ?? {}) as Partial<Record<string, any>>;
+  const accounts = ((r.provider_accounts ?? []) as Array<Partial<ProviderAccountConfig>>).map(
+    (a) => ({ ...DEFAULT_ACCOUNT, ...a }) as ProviderAccountConfig,
+  );
+  const sandboxEnabled = overrides.sandbox ?? r.sandbox?.enabled ?? accounts.length === 0;
+  const sandboxPort = overrides.sandboxPort ?? r.sandbox?.port ?? DEFAULT_SANDBOX_PORT;
+  const cfg: HeraldConfig = {
+    host: overrides.host ?? r.host ?? '127.0.0.1',
+    port: overrides.port ?? r.port ?? 8080,
+    data_dir: resolve(overrides.dataDir ?? r.data_dir ?? './herald-data'),
+    database: { synchronous: r.database?.synchronous ?? 'FULL' },
+    sandbox: { enabled: sandboxEnabled, port: sandboxPort, ...(r.sandbox?.api_key ? { api_key: r.sandbox.api_key } : {}) },
+    worker: {
+      batch_size: r.worker?.batch_size ?? 64,
+      loops_per_account: r.worker?.loops_per_account ?? 2,
+      lease_ms: r.worker?.lease_ms ?? 30_000,
+      poll_interval_ms: r.worker?.poll_interval_ms ?? 1_000,
+      sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
+    },
+    provider_accounts: accounts,
+  };
+  checkConsistency(cfg);
+  return cfg;
+}
+
+/** The accounts `herald start` uses when none are configured: one sandbox account per channel. */
+export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAccountConfig[] {
+  return (['email', 'sms', 'push'] as Channel[]).map((channel) => ({
+    ...DEFAULT_ACCOUNT,
+    id: `sandbox-${channel}`,
+    kind: 'sandbox' as const,
+    channel,
+    base_url: sandboxUrl,
+    ...(apiKey ? { api_key: apiKey } : {}),
+  }));
+}
+
+/** Rules the schema cannot express: unique ids, and a lease that outlives every call. */
+export function checkConsistency(cfg: HeraldConfig): void {
+  const seen = new Set<string>();
+  cfg.provider_accounts.forEach((a, i) => {
+    if (seen.has(a.id)) throw new ConfigError(`provider_accounts[${i}].id "${a.id}" is used twice`, `provider_accounts[${i}].id`);
+    seen.add(a.id);
+    if (a.api_key_env && process.env[a.api_key_env] === undefined) {
+      throw new ConfigError(
+        `provider_accounts[${i}].api_key_env names ${a.api_key_env}, which is not set in the environment`,
+        `provider_accounts[${i}].api_key_env`,
+      );
+    }
+    // A lease shorter than a call would let the rescuer declare `unknown` while the call is still running.
+    if (cfg.worker.lease_ms < a.timeout_ms + 1_000) {
+      throw new ConfigError(
+        `worker.lease_ms (${cfg.worker.lease_ms}) must exceed provider_accounts[${i}].timeout_ms (${a.timeout_ms}) by at least 1000`,
+        'worker.lease_ms',
+      );
+    }
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * The sweeper: a small maintenance service (River's JobRescuer shape) with start/stop and a
+ * runOnce() tests call. Each pass moves expired leases to `unknown` (the call may have
+ * happened: never back to `ready`), ends pending deliveries whose challenge clock ran out,
+ * and prunes idempotency keys past retention. Every change goes through `decide`.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
+import type { DeliveryFacts, Store, TransitionWrite } from '../store/store.js';
+
+export interface SweeperOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+  /** Rows per transaction: one commit for many rows, bounded so a pass never holds the writer long. */
+  batchSize?: number;
+}
+
+export interface SweepResult {
+  leasesRescued: number;
+  expired: number;
+  idempotencyKeysPruned: number;
+}
+
+export class Sweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private readonly batchSize: number;
+
+  constructor(private readonly opts: SweeperOptions) {
+    this.batchSize = opts.batchSize ?? 500;
+  }
+
+  /** One full pass; loops over batches until nothing is left to sweep at this instant. */
+  async runOnce(): Promise<SweepResult> {
+    const now = this.opts.clock.now();
+    const leasesRescued = await this.sweep(
+      () => this.opts.store.listExpiredLeases(now, this.batchSize),
+      { type: 'lease_expired' },
+      now,
+      true,
+    );
+    const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.batchSize), { type: 'expire' }, now, false);
+    const idempotencyKeysPruned = await this.opts.store.pruneIdempotencyKeys(now);
+    if (leasesRescued > 0) this.opts.logger.warn({ leasesRescued }, 'expired leases moved to unknown');
+    return { leasesRescued, expired, idempotencyKeysPruned };
+  }
+
+  private async sweep(list: () => Promise<DeliveryFacts[]>, event: DeliveryEvent, now: number, closesAttempt: boolean): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await list();
+      if (rows.length === 0) return total;
+      const writes: TransitionWrite[] = [];
+      for (const f of rows) {
+        const d = decide(f, event, { now, policy: DEFAULT_RETRY_POLICY, random: Math.random });
+        if (!d.ok) continue;
+        writes.push({
+          deliveryId: f.deliveryId,
+          expect: { state: f.state, leaseVersion: f.leaseVersion },
+          transition: d,
+          now,
+          ...(closesAttempt ? { attempt: { number: f.attemptCount, outcome: { kind: 'lease_expired' as const } } } : {}),
+        });
+      }
+      const results = await this.opts.store.applyTransitions(writes);
+      const applied = results.filter((r) => r.applied).length;
+      total += applied;
+      // Nothing changed (every row raced with another writer): stop rather than spin on the same rows.
+      if (applied === 0 || rows.length < this.batchSize) return total;
+    }
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const interval = this.opts.intervalMs ?? 1_000;
+    const tick = () => {
+      this.running = this.runOnce()
+        .catch((err) => this.opts.logger.error({ err }, 'sweep failed; will retry next interval'))
+        .finally(() => {
+          this.running = null;
+          if (this.timer) this.timer = setTimeout(tick, interval);
+        });
+    };
+    this.timer = setTimeout(tick, interval);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The delivery worker: claim a batch (attempt rows and leases committed), call the provider
+ * for each claimed delivery concurrently, decide every outcome with the domain's `decide`,
+ * and write all outcomes in one guarded batch. Persist before the call; never resend on
+ * ambiguity; a write the fencing token refuses is kept on the attempt as a late outcome.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { decide, DEFAULT_RETRY_POLICY, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
+import type { ProviderAdapter } from '../providers/provider.js';
+import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
+import { WakeSignal } from './wake-signal.js';
+
+export interface WorkerOptions {
+  store: Store;
+  /** One adapter per provider account id this worker serves. */
+  adapters: Map<string, ProviderAdapter>;
+  clock: Clock;
+  workerId: string;
+  logger: Logger;
+  batchSize?: number;
+  loopsPerAccount?: number;
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  policy?: RetryPolicy;
+  random?: Random;
+  wake?: WakeSignal;
+}
+
+export interface BatchResult {
+  claimed: number;
+  applied: number;
+  /** Outcomes refused by the fencing token: the lease had already been rescued. */
+  stale: number;
+}
+
+export class DeliveryWorker {
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly random: Random;
+  readonly wake: WakeSignal;
+  private running = false;
+  private loops: Promise<void>[] = [];
+
+  constructor(private readonly opts: WorkerOptions) {
+    this.batchSize = opts.batchSize ?? 64;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+    this.policy = opts.policy ?? DEFAULT_RETRY_POLICY;
+    this.random = opts.random ?? Math.random;
+    this.wake = opts.wake ?? new WakeSignal();
+  }
+
+  /** Claims and processes one batch for one provider account; resolves when its outcomes are written. */
+  async runOnce(providerAccount: string): Promise<BatchResult> {
+    const adapter = this.opts.adapters.get(providerAccount);
+    if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
+    const claimed = await this.opts.store.claimBatch({
+      providerAccount,
+      workerId: this.opts.workerId,
+      now: this.opts.clock.now(),
+      leaseMs: this.leaseMs,
+      limit: this.batchSize,
+    });
+    if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0 };
+    const outcomes = await Promise.all(claimed.map((c) => this.call(adapter, c)));
+    return this.record(claimed, outcomes);
+  }
+
+  /** Processes every account until none has due work; for tests and `herald worker --once`. */
+  async drain(): Promise<BatchResult> {
+    const total: BatchResult = { claimed: 0, applied: 0, stale: 0 };
+    for (;;) {
+      let claimedThisRound = 0;
+      for (const account of this.opts.adapters.keys()) {
+        const r = await this.runOnce(account);
+        total.claimed += r.claimed;
+        total.applied += r.applied;
+        total.stale += r.stale;
+        claimedThisRound += r.claimed;
+      }
+      if (claimedThisRound === 0) return total;
+    }
+  }
+
+  private async call(adapter: ProviderAdapter, c: ClaimedDelivery): Promise<SubmitOutcome> {
+    try {
+      return await adapter.submit({
+        deliveryId: c.deliveryId,
+        idempotencyKey: c.idempotencyKey,
+        channel: c.channel,
+        purpose: c.purpose,
+        destination: c.destination,
+        content: c.content,
+        expiresAt: c.expiresAt,
+      });
+    } catch (err) {
+      // An adapter must classify, not throw. If one throws anyway, the request may have gone
+      // out: that is ambiguity, never failure.
+      this.opts.logger.error({ err, deliveryId: c.deliveryId }, 'adapter threw instead of classifying; recording unknown');
+      return { kind: 'unknown', code: 'adapter_error', message: 'the adapter failed unexpectedly' };
+    }
+  }
+
+  private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[]): Promise<BatchResult> {
+    const now = this.opts.clock.now();
+    const writes: TransitionWrite[] = [];
+    claimed.forEach((c, i) => {
+      const outcome = outcomes[i]!;
+      const decision = decide(
+        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+        { type: 'outcome', outcome },
+        { now, policy: this.policy, random: this.random },
+      );
+      if (!decision.ok) throw new Error(`decide refused an outcome for a submitting delivery: ${decision.reason}`);
+      writes.push({
+        deliveryId: c.deliveryId,
+        expect: { state: 'submitting', leaseVersion: c.leaseVersion },
+        transition: decision,
+        now,
+        attempt: { number: c.attemptNumber, outcome },
+      });
+    });
+    const results = await this.opts.store.applyTransitions(writes);
+    let stale = 0;
+    for (const [i, r] of results.entries()) {
+      if (r.applied) continue;
+      stale++;
+      const c = claimed[i]!;
+      // The lease was rescued while we were calling: what we learned is evidence, so keep it.
+      await this.opts.store.recordLateOutcome({ deliveryId: c.deliveryId, attemptNumber: c.attemptNumber, outcome: outcomes[i]! });
+      this.opts.logger.warn(
+        { deliveryId: c.deliveryId, attempt: c.attemptNumber, outcome: outcomes[i]!.kind },
+        'outcome arrived after the lease was rescued; kept as a late outcome',
+      );
+    }
+    return { claimed: claimed.length, applied: results.length - stale, stale };
+  }
+
+  /** Starts the claim loops: `loopsPerAccount` per provider account. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const loops = this.opts.loopsPerAccount ?? 2;
+    for (const account of this.opts.adapters.keys()) {
+      for (let i = 0; i < loops; i++) this.loops.push(this.loop(account));
+    }
+  }
+
+  private async loop(account: string): Promise<void> {
+    while (this.running) {
+      let result: BatchResult;
+      try {
+        result = await this.runOnce(account);
+      } catch (err) {
+        this.opts.logger.error({ err, providerAccount: account }, 'claim loop failed; retrying after the poll interval');
+        await this.wake.wait(account, this.pollIntervalMs);
+        continue;
+      }
+      if (!this.running) break;
+      if (result.claimed === this.batchSize) continue; // more is probably waiting
+      const next = await this.opts.store.nextDueAt(account, this.opts.clock.now()).catch(() => null);
+      const untilDue = next === null ? this.pollIntervalMs : next - this.opts.clock.now();
+      if (untilDue > 0) await this.wake.wait(account, Math.min(this.pollIntervalMs, untilDue));
+    }
+  }
+
+  /** Stops claiming, lets in-flight calls finish and their outcomes be written. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake.notifyAll();
+    await Promise.allSettled(this.loops);
+    this.loops = [];
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The one registry of error codes Herald returns. Each code has an HTTP status and a title;
+ * the API answers with RFC 9457 problem documents built from it, and docs/errors.md lists
+ * every code (a test checks both ways).
+ */
+
+export const ERROR_CODES = {
+  invalid_json: { status: 400, title: 'The body is not valid JSON' },
+  validation_failed: { status: 400, title: 'The request has invalid or unknown fields' },
+  invalid_cursor: { status: 400, title: 'The pagination cursor is not one this API issued' },
+  idempotency_key_invalid: { status: 400, title: 'The Idempotency-Key header is malformed' },
+  unauthorized: { status: 401, title: 'Missing or invalid API key' },
+  not_found: { status: 404, title: 'No such resource' },
+  idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
+  duplicate_challenge: { status: 409, title: 'This challenge group and generation were already accepted' },
+  payload_too_large: { status: 413, title: 'The body is larger than 256 KiB' },
+  unsupported_media_type: { status: 415, title: 'The body must be application/json' },
+  idempotency_key_mismatch: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
+  template_not_supported: { status: 422, title: 'Templates are not available yet; send content instead' },
+  no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One field-level problem: where, and what is wrong with it. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An error with a stable code, its HTTP status, a human detail and optional field errors. */
+export class HeraldError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors: FieldError[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+    this.name = 'HeraldError';
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+/** A validation failure naming one field. */
+export function fieldError(field: string, message: string): HeraldError {
+  return new HeraldError('validation_failed', `${field} ${message}`, [{ field, message }]);
+}
+
+/** RFC 9457 problem document body for an error (the `type` URI points at docs/errors.md). */
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  instance?: string;
+  errors?: FieldError[];
+}
+
+/** Renders a HeraldError as the problem document the API returns. */
+export function toProblem(err: HeraldError, instance?: string): ProblemDocument {
+  return {
+    type: `https://herald.dev/errors/${err.code}`,
+    title: ERROR_CODES[err.code].title,
+    status: err.status,
+    code: err.code,
+    detail: err.detail,
+    ...(instance ? { instance } : {}),
+    ...(err.errors.length ? { errors: err.errors } : {}),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * `buildApp(deps)` assembles the HTTP API without listening: tests drive it through
+ * `app.inject()`, the CLI calls `listen`. Cross-cutting checks (auth, problem documents)
+ * are plugins; each route group registers itself.
+ */
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ERROR_CODES } from '../errors.js';
+import type { IntakeService } from '../intake/intake-service.js';
+import type { Store } from '../store/store.js';
+import { requireApiKey } from './auth.js';
+import { installProblemHandlers } from './problem-handler.js';
+import { deliveryRoutes } from './routes/deliveries.js';
+import { notificationRoutes } from './routes/notifications.js';
+
+export interface AppDeps {
+  store: Store;
+  intake: IntakeService;
+  logger?: Logger | false;
+  version?: string;
+}
+
+/** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
+const problemSchema = {
+  $id: 'problem',
+  type: 'object',
+  description: 'RFC 9457 problem details',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+} as const;
+
+/** Builds the Fastify app with every route registered; does not listen. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Strict bodies: unknown fields are errors, not silently dropped; "2" is not 2.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
+  }) as unknown as FastifyInstance;
+  // Only JSON bodies: text/plain would otherwise reach handlers as a string.
+  app.removeContentTypeParser('text/plain');
+  installProblemHandlers(app);
+  app.addSchema(problemSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Herald API',
+        version: deps.version ?? '0.1.0',
+        description: 'Notification delivery that never guesses. Errors are RFC 9457 problem documents with a stable `code`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', driver: deps.store.driver }));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (v1) => {
+    requireApiKey(v1, deps.store);
+    notificationRoutes(v1, deps);
+    deliveryRoutes(v1, deps);
+  });
+  await app.ready();
+  return app;
+}

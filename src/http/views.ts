@@ -1,0 +1,55 @@
+/** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
+import type { AttemptView, DeliveryView, NotificationView } from '../store/store.js';
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+/** An attempt as the API shows it. */
+export function attemptJson(a: AttemptView) {
+  return {
+    number: a.number,
+    started_at: iso(a.startedAt),
+    finished_at: iso(a.finishedAt),
+    outcome: a.outcome,
+    provider_message_id: a.providerMessageId,
+    error: a.errorCode === null ? null : { code: a.errorCode, message: a.errorMessage },
+    retry_after_ms: a.retryAfterMs,
+    late_outcome: a.lateOutcome,
+  };
+}
+
+/** A delivery as the API shows it. */
+export function deliveryJson(d: DeliveryView) {
+  return {
+    id: d.id,
+    notification_id: d.notificationId,
+    channel: d.channel,
+    purpose: d.purpose,
+    state: d.state,
+    terminal_reason: d.terminalReason,
+    downstream_status: d.downstreamStatus,
+    provider_account: d.providerAccount,
+    provider_message_id: d.providerMessageId,
+    idempotency_key: d.idempotencyKey,
+    attempt_count: d.attemptCount,
+    next_attempt_at: iso(d.nextAttemptAt),
+    expires_at: iso(d.expiresAt),
+    last_error_code: d.lastErrorCode,
+    created_at: iso(d.createdAt),
+    updated_at: iso(d.updatedAt),
+  };
+}
+
+/** A notification with its deliveries and their attempt timelines. */
+export function notificationJson(n: NotificationView) {
+  return {
+    id: n.id,
+    purpose: n.purpose,
+    recipient_id: n.recipientId,
+    channels: n.channels,
+    group: { key: n.groupKey, generation: n.generation },
+    metadata: n.metadata,
+    expires_at: iso(n.expiresAt),
+    created_at: iso(n.createdAt),
+    deliveries: n.deliveries.map((d) => ({ ...deliveryJson(d), attempts: d.attempts.map(attemptJson) })),
+  };
+}

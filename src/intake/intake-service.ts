@@ -1,0 +1,167 @@
+/**
+ * Accepting a notification: validate everything that can be validated, take the
+ * idempotency key, then write notification, deliveries, outbox event and the stored
+ * response in one transaction. Only then is 202 returned, and a worker woken.
+ */
+import type { Clock } from '../clock.js';
+import { deriveDeliveryKey, type Channel } from '../domain/index.js';
+import { HeraldError, toProblem } from '../errors.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
+import { StoreConflictError, type NewNotification, type Store } from '../store/store.js';
+import { requestFingerprint } from './fingerprint.js';
+import { newId } from './ids.js';
+import { checkNotificationRequest, destinationFor, type NotificationRequest } from './notification-request.js';
+
+export interface IntakeOptions {
+  store: Store;
+  accounts: ProviderAccountConfig[];
+  clock: Clock;
+  /** Tells workers that an account has new ready work (in-process signal or NOTIFY). */
+  wake?: (providerAccount: string) => void;
+  /** How long a reservation blocks a concurrent duplicate before it is presumed dead. */
+  idempotencyLockMs?: number;
+  /** How long a completed key replays its response. 24 h, as Stripe, Resend and Novu do. */
+  idempotencyRetentionMs?: number;
+  /** Test hook: runs after the key is reserved and before the commit. */
+  beforeCommit?: () => Promise<void>;
+}
+
+export interface IntakeResult {
+  statusCode: number;
+  body: unknown;
+  /** True when the body is a stored response replayed for a repeated Idempotency-Key. */
+  replayed: boolean;
+}
+
+const ROUTE = 'POST /v1/notifications';
+
+export class IntakeService {
+  private readonly lockMs: number;
+  private readonly retentionMs: number;
+
+  constructor(private readonly opts: IntakeOptions) {
+    this.lockMs = opts.idempotencyLockMs ?? 60_000;
+    this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
+  }
+
+  /** The account that sends a channel: the first configured one. */
+  private accountFor(channel: Channel): ProviderAccountConfig {
+    const account = this.opts.accounts.find((a) => a.channel === channel);
+    if (!account) {
+      throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
+        { field: 'channels', message: `${channel} has no provider account` },
+      ]);
+    }
+    return account;
+  }
+
+  /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
+  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null): Promise<IntakeResult> {
+    const now = this.opts.clock.now();
+    // Everything that can fail on the request's own data fails before the key is taken,
+    // so a 400 does not poison the key and the corrected request may reuse it.
+    const { expiresAt } = checkNotificationRequest(body, now);
+    const accounts = body.channels.map((c) => this.accountFor(c));
+
+    if (idempotencyKey !== null) {
+      const r = await this.opts.store.reserveIdempotencyKey({
+        tenantId,
+        key: idempotencyKey,
+        fingerprint: requestFingerprint('POST', ROUTE, body),
+        now,
+        lockMs: this.lockMs,
+        retentionMs: this.retentionMs,
+      });
+      if (r.kind === 'replay') return { statusCode: r.statusCode, body: r.body, replayed: true };
+      if (r.kind === 'mismatch') {
+        throw new HeraldError('idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body');
+      }
+      if (r.kind === 'in_progress') {
+        throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
+      }
+    }
+
+    const notification = this.build(tenantId, body, accounts, expiresAt, now);
+    const response = {
+      id: notification.id,
+      purpose: notification.purpose,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(expiresAt).toISOString(),
+      deliveries: notification.deliveries.map((d) => ({
+        id: d.id,
+        channel: d.channel,
+        state: 'ready',
+        provider_account: d.providerAccount,
+      })),
+    };
+    try {
+      await this.opts.beforeCommit?.();
+      await this.opts.store.createNotification(
+        notification,
+        idempotencyKey === null ? undefined : { tenantId, key: idempotencyKey, statusCode: 202, body: response },
+      );
+    } catch (err) {
+      if (err instanceof StoreConflictError && err.detail.constraint === 'deliveries.idempotency_key') {
+        const refusal = new HeraldError(
+          'duplicate_challenge',
+          `group ${JSON.stringify(notification.groupKey)} generation ${notification.generation} was already accepted; send a higher generation to supersede it`,
+          [{ field: 'group.generation', message: 'was already accepted' }],
+          { cause: err },
+        );
+        // The request ran to a definite answer: a repeat with the same key must get the same answer.
+        if (idempotencyKey !== null) {
+          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, statusCode: refusal.status, body: toProblem(refusal) });
+        }
+        throw refusal;
+      }
+      if (err instanceof StoreConflictError && err.detail.constraint === 'idempotency_keys') {
+        // Our reservation outlived its lock and another request took the key over: it owns it now.
+        throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly', [], { cause: err });
+      }
+      // Nothing was committed: free the key so the client's retry is processed normally.
+      if (idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId, key: idempotencyKey }).catch(() => {});
+      throw err;
+    }
+    for (const a of new Set(accounts.map((a) => a.id))) this.opts.wake?.(a);
+    return { statusCode: 202, body: response, replayed: false };
+  }
+
+  private build(
+    tenantId: string,
+    body: NotificationRequest,
+    accounts: ProviderAccountConfig[],
+    expiresAt: number,
+    now: number,
+  ): NewNotification {
+    const id = newId('ntf', now);
+    const groupKey = body.group?.key ?? `ntf:${id}`;
+    const generation = body.group?.generation ?? 1;
+    return {
+      id,
+      tenantId,
+      recipient: body.recipient,
+      purpose: body.purpose,
+      channels: body.channels,
+      content: body.content!,
+      groupKey,
+      generation,
+      metadata: body.metadata ?? null,
+      expiresAt,
+      createdAt: now,
+      deliveries: body.channels.map((channel, i) => ({
+        id: newId('dlv', now),
+        channel,
+        providerAccount: accounts[i]!.id,
+        destination: destinationFor(channel, body.recipient)!,
+        idempotencyKey: deriveDeliveryKey({
+          tenantId,
+          recipientId: body.recipient.id,
+          groupKey,
+          generation,
+          channel,
+          purpose: body.purpose,
+        }),
+      })),
+    };
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The body of POST /v1/notifications: its JSON schema (Fastify validates shape and rejects
+ * unknown fields) and the checks a schema cannot express (E.164, e-mail domains, clocks,
+ * one address per requested channel). Every failure names its field.
+ */
+import { isValidPhoneNumber } from 'libphonenumber-js';
+import { CHANNELS, PURPOSES, type Channel, type Purpose } from '../domain/index.js';
+import { fieldError, HeraldError } from '../errors.js';
+import type { RecipientInput } from '../store/store.js';
+import type { MessageContent } from '../providers/provider.js';
+
+export interface NotificationRequest {
+  recipient: RecipientInput;
+  purpose: Purpose;
+  channels: Channel[];
+  content?: MessageContent;
+  template?: { id: string; version?: number; locale?: string; data?: Record<string, unknown> };
+  expires_at?: string;
+  ttl_seconds?: number;
+  group?: { key: string; generation: number };
+  metadata?: Record<string, unknown>;
+}
+
+/** How long a message stays useful when the producer does not say: a code for minutes, a newsletter for days. */
+export const DEFAULT_TTL_SECONDS: Record<Purpose, number> = {
+  otp: 10 * 60,
+  alert: 60 * 60,
+  conversational: 24 * 3600,
+  transactional: 24 * 3600,
+  marketing: 3 * 24 * 3600,
+};
+export const MAX_TTL_SECONDS = 30 * 24 * 3600;
+
+export const notificationRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['recipient', 'purpose', 'channels'],
+  properties: {
+    recipient: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 200 },
+        email: { type: 'string', minLength: 3, maxLength: 254 },
+        phone: { type: 'string', minLength: 2, maxLength: 20, description: 'E.164, e.g. +14155550123' },
+        push_token: { type: 'string', minLength: 1, maxLength: 4096 },
+        locale: { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
+      },
+    },
+    purpose: { type: 'string', enum: [...PURPOSES] },
+    channels: { type: 'array', minItems: 1, maxItems: CHANNELS.length, uniqueItems: true, items: { type: 'string', enum: [...CHANNELS] } },
+    content: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text'],
+      properties: {
+        subject: { type: 'string', minLength: 1, maxLength: 998 },
+        text: { type: 'string', minLength: 1, maxLength: 65536 },
+        html: { type: 'string', minLength: 1, maxLength: 196608 },
+      },
+    },
+    template: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      properties: {
+        id: { type: 'string', minLength: 1 },
+        version: { type: 'integer', minimum: 1 },
+        locale: { type: 'string' },
+        data: { type: 'object' },
+      },
+    },
+    expires_at: { type: 'string', format: 'date-time' },
+    ttl_seconds: { type: 'integer', minimum: 1, maximum: MAX_TTL_SECONDS },
+    group: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['key', 'generation'],
+      properties: {
+        key: { type: 'string', minLength: 1, maxLength: 200 },
+        generation: { type: 'integer', minimum: 1, maximum: 2147483647 },
+      },
+    },
+    metadata: { type: 'object', maxProperties: 50 },
+  },
+} as const;
+
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** The address a channel sends to, or null when the recipient has none. */
+export function destinationFor(channel: Channel, recipient: RecipientInput): string | null {
+  switch (channel) {
+    case 'email':
+      return recipient.email ?? null;
+    case 'sms':
+      return recipient.phone ?? null;
+    case 'push':
+      return recipient.push_token ?? null;
+  }
+}
+
+const ADDRESS_FIELD: Record<Channel, string> = { email: 'recipient.email', sms: 'recipient.phone', push: 'recipient.push_token' };
+
+/**
+ * Checks what the schema cannot and returns the notification's expiry (epoch ms).
+ * Throws a HeraldError naming the first bad field.
+ */
+export function checkNotificationRequest(body: NotificationRequest, now: number): { expiresAt: number } {
+  const r = body.recipient;
+  if (r.email != null && !EMAIL.test(r.email)) {
+    throw fieldError('recipient.email', 'must be an e-mail address with a domain, e.g. ada@example.com');
+  }
+  if (r.phone != null && (!E164.test(r.phone) || !isValidPhoneNumber(r.phone))) {
+    throw fieldError('recipient.phone', 'must be a valid phone number in E.164 form, e.g. +14155550123');
+  }
+  for (const channel of body.channels) {
+    if (destinationFor(channel, r) === null) {
+      throw fieldError(ADDRESS_FIELD[channel], `is required for the ${channel} channel`);
+    }
+  }
+  if (body.template !== undefined) {
+    throw new HeraldError('template_not_supported', 'template references are not supported yet; send `content` with subject and text', [
+      { field: 'template', message: 'is not supported yet' },
+    ]);
+  }
+  if (body.content === undefined) throw fieldError('content', 'is required');
+  if (body.channels.includes('email') && body.content.subject === undefined) {
+    throw fieldError('content.subject', 'is required for the email channel');
+  }
+  if (body.expires_at !== undefined && body.ttl_seconds !== undefined) {
+    throw fieldError('expires_at', 'and ttl_seconds are exclusive: give one');
+  }
+  let expiresAt: number;
+  if (body.expires_at !== undefined) {
+    expiresAt = Date.parse(body.expires_at);
+    if (Number.isNaN(expiresAt)) throw fieldError('expires_at', 'must be an RFC 3339 date-time');
+    if (expiresAt <= now) throw fieldError('expires_at', 'is in the past');
+    if (expiresAt > now + MAX_TTL_SECONDS * 1000) throw fieldError('expires_at', 'is more than 30 days ahead');
+  } else {
+    expiresAt = now + (body.ttl_seconds ?? DEFAULT_TTL_SECONDS[body.purpose]) * 1000;
+  }
+  if (body.metadata !== undefined && JSON.stringify(body.metadata).length > 16_384) {
+    throw fieldError('metadata', 'must serialize to at most 16 KiB');
+  }
+  return { expiresAt };
+}

@@ -1,0 +1,92 @@
+/**
+ * Herald's adapter for the sandbox provider. It sends each submission once, with Herald's
+ * idempotency key, and reports a classified outcome; the sandbox does not deduplicate by key,
+ * so the adapter says so in its capabilities and the delivery layer must not resend an
+ * `unknown` blindly.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { SubmitOutcome } from '../../domain/index.js';
+import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
+import { buildWireRequest } from './build-request.js';
+import { classifyResponse, classifyTransportFailure } from './classify.js';
+import { postOnce } from './http-exchange.js';
+
+// 64 sockets per account: well above what one worker's batch needs against one provider,
+// and a hard cap so a stalled provider cannot make Herald open sockets without bound.
+const MAX_SOCKETS = 64;
+
+function resolveApiKey(account: ProviderAccountConfig): string | undefined {
+  if (account.api_key !== undefined && account.api_key !== '') return account.api_key;
+  if (account.api_key_env === undefined) return undefined;
+  const fromEnv = process.env[account.api_key_env];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+function describeUnexpected(error: unknown): string {
+  // Name and code only: an arbitrary exception message could quote a destination or a body.
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `${name} ${code}` : name;
+}
+
+/**
+ * Creates the adapter for one sandbox account; throws at once if `base_url` is not an
+ * http(s) URL, because that is a configuration error no retry can fix.
+ */
+export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAdapter {
+  const base = new URL(account.base_url);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new Error(`provider account ${account.id}: base_url must be http or https`);
+  }
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
+  const agent =
+    base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+
+  const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
+    if (request.channel !== account.channel) {
+      // A routing bug in the caller, not a provider failure: nothing was sent.
+      throw new Error(
+        `provider account ${account.id} serves ${account.channel}, not ${request.channel}`,
+      );
+    }
+    try {
+      const wire = buildWireRequest(request.channel, request);
+      const url = new URL(base.origin);
+      url.pathname = basePath + wire.path;
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'content-type': wire.contentType,
+        'idempotency-key': request.idempotencyKey,
+        'user-agent': 'herald-sandbox-adapter',
+      };
+      const apiKey = resolveApiKey(account);
+      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
+
+      const result = await postOnce({
+        url,
+        headers,
+        body: wire.body,
+        timeoutMs: account.timeout_ms,
+        signal,
+        agent,
+      });
+      return result.kind === 'response'
+        ? classifyResponse(result, Date.now())
+        : classifyTransportFailure(result.failure);
+    } catch (error) {
+      // The request may or may not have left: the one safe answer is unknown.
+      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
+    }
+  };
+
+  return {
+    kind: 'sandbox',
+    capabilities: { lookup: false, dedupesByKey: false },
+    submit,
+    close: async () => {
+      agent.destroy();
+    },
+  };
+}

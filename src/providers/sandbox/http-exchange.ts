@@ -1,0 +1,122 @@
+/**
+ * One HTTP POST with the bookkeeping that truthful classification needs: how far the request
+ * got (connecting, writing, written: the request's 'finish' event, i.e. the whole request was
+ * handed to the kernel) when something went wrong, and the status whenever one arrived. It
+ * never throws for network trouble and never retries: both are decisions for the caller.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { ExchangeStage, TransportFailure } from './classify.js';
+
+// 64 KiB: a provider's answer is an id or an error object; anything larger is cut, not buffered.
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface ExchangeRequest {
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Budget for the whole exchange, from before connecting to the last body byte. */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  agent: http.Agent;
+}
+
+export type ExchangeResult =
+  | { kind: 'response'; status: number; retryAfter: string | null; body: unknown }
+  | { kind: 'failure'; failure: TransportFailure };
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return null;
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * POSTs once and resolves with the answer, or with the failure and the stage it happened in.
+ * Once a status line has arrived the answer is definite: a body cut short by an error, a
+ * timeout or an abort still resolves as that response, with whatever body arrived.
+ */
+export function postOnce(options: ExchangeRequest): Promise<ExchangeResult> {
+  const { url, signal } = options;
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve({ kind: 'failure', failure: { stage: 'connecting', cause: 'aborted' } });
+      return;
+    }
+    let stage: ExchangeStage = 'connecting';
+    let settled = false;
+    let status: number | null = null;
+    let retryAfter: string | null = null;
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    const settle = (result: ExchangeResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+    const settleWithResponse = (): void => {
+      if (status === null) return;
+      // A cut-off body is unparseable JSON, so a partial answer carries body null.
+      settle({ kind: 'response', status, retryAfter, body: parseJson(Buffer.concat(chunks)) });
+    };
+    const fail = (cause: TransportFailure['cause'], code?: string): void => {
+      if (status !== null) settleWithResponse();
+      else settle({ kind: 'failure', failure: { stage, cause, code } });
+    };
+
+    const transport = url.protocol === 'https:' ? https : http;
+    const request = transport.request(url, {
+      method: 'POST',
+      agent: options.agent,
+      headers: { ...options.headers, 'content-length': String(options.body.length) },
+    });
+    const timer = setTimeout(() => {
+      fail('timeout');
+      request.destroy();
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      fail('aborted');
+      request.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    request.on('socket', (socket) => {
+      // A pooled keep-alive socket is already connected; a new one is not yet.
+      if (!socket.connecting) {
+        if (stage === 'connecting') stage = 'writing';
+        return;
+      }
+      socket.once('connect', () => {
+        if (stage === 'connecting') stage = 'writing';
+      });
+    });
+    request.on('finish', () => {
+      stage = 'written';
+    });
+    request.on('error', (error) => fail('error', errorCode(error)));
+    request.on('response', (response) => {
+      status = response.statusCode ?? 0;
+      const header = response.headers['retry-after'];
+      retryAfter = typeof header === 'string' ? header : null;
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= MAX_RESPONSE_BYTES) chunks.push(chunk);
+      });
+      response.on('end', settleWithResponse);
+      response.on('error', settleWithResponse);
+      response.on('close', settleWithResponse);
+    });
+    request.end(options.body);
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * The sandbox provider: a local HTTP server that behaves like Resend, Twilio and FCM, keeps a
+ * ground-truth ledger of what it accepted, and misbehaves on request. Built on node:http
+ * rather than Fastify because its faults need raw socket control (hold a socket open without
+ * answering, destroy one after accepting). It logs nothing: destinations and bodies never
+ * leave the process.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { handleControl, isControlPath } from './control-routes.js';
+import { FaultController } from './faults.js';
+import { writeJson } from './http-messages.js';
+import { Ledger } from './ledger.js';
+import { freshSeed, mulberry32 } from './random.js';
+import { matchSendPath } from './send-requests.js';
+import { handleSend } from './send-route.js';
+
+export interface SandboxOptions {
+  /** 0 (the default) picks an ephemeral port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** When set, sends must carry `Authorization: Bearer <apiKey>`, else 401. */
+  apiKey?: string;
+  /** PRNG seed for probability faults; a fresh one when omitted (see SandboxHandle.seed). */
+  seed?: number;
+  /** Clock for `received_at`; defaults to the wall clock. */
+  now?: () => Date;
+}
+
+export interface SandboxHandle {
+  /** e.g. http://127.0.0.1:PORT, without a trailing slash. */
+  url: string;
+  port: number;
+  /** The seed in use, so a run with a random seed can be reproduced. */
+  seed: number;
+  ledger: Ledger;
+  faults: FaultController;
+  /** Stops listening and destroys every open socket, including held ones. */
+  close(): Promise<void>;
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Starts a sandbox listening on host:port and resolves once it accepts connections. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const seed = options.seed ?? freshSeed();
+  const now = options.now ?? (() => new Date());
+  const ledger = new Ledger();
+  const faults = new FaultController(mulberry32(seed));
+  const sockets = new Set<Socket>();
+  const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: (ran: boolean) => void }>();
+  let closing = false;
+
+  const delay = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (closing) {
+        resolve(false);
+        return;
+      }
+      const pending = {
+        timer: setTimeout(() => {
+          pendingDelays.delete(pending);
+          resolve(true);
+        }, ms),
+        resolve,
+      };
+      pendingDelays.add(pending);
+    });
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    if (isControlPath(url.pathname)) {
+      await handleControl(req, res, url, { ledger, faults });
+      return;
+    }
+    const endpoint = matchSendPath(url.pathname);
+    if (endpoint === null) {
+      writeJson(res, 404, { error: 'not_found' });
+      return;
+    }
+    if (req.method !== 'POST') {
+      writeJson(res, 405, { error: 'method_not_allowed' }, { allow: 'POST' });
+      return;
+    }
+    await handleSend(req, res, endpoint, {
+      ledger,
+      faults,
+      apiKey: options.apiKey,
+      delay,
+      now,
+    });
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch(() => {
+      // A bug in the sandbox: answer 500 (never recorded) rather than leave the client hanging.
+      if (!res.headersSent) writeJson(res, 500, { error: 'sandbox_internal_error' });
+      else res.destroy();
+    });
+  });
+  // Node's default requestTimeout (300 s) would answer 408 to a held request; holding is the point.
+  server.requestTimeout = 0;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closed: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => {
+      closing = true;
+      for (const pending of pendingDelays) {
+        clearTimeout(pending.timer);
+        pending.resolve(false);
+      }
+      pendingDelays.clear();
+      server.close(() => resolve());
+      // server.close() waits for open connections; held and keep-alive ones would never end.
+      for (const socket of sockets) socket.destroy();
+    });
+    return closed;
+  };
+
+  return { url: `http://${hostForUrl(host)}:${port}`, port, seed, ledger, faults, close };
+}

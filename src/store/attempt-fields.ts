@@ -1,0 +1,39 @@
+/** How an attempt's outcome is spelled in an attempts row, shared by every driver. */
+import type { SubmitOutcome } from '../domain/index.js';
+
+export interface AttemptFields {
+  outcome: string;
+  provider_message_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  retry_after_ms: number | null;
+}
+
+/** Flattens an outcome (or a lease expiry) into the attempts columns. */
+export function attemptFields(outcome: SubmitOutcome | { kind: 'lease_expired' }): AttemptFields {
+  switch (outcome.kind) {
+    case 'accepted':
+      return { outcome: 'accepted', provider_message_id: outcome.providerMessageId, error_code: null, error_message: null, retry_after_ms: null };
+    case 'lease_expired':
+      return {
+        outcome: 'lease_expired',
+        provider_message_id: null,
+        error_code: 'lease_expired',
+        error_message: 'the worker did not report before its lease ended; the call may have happened',
+        retry_after_ms: null,
+      };
+    case 'retryable':
+    case 'throttled':
+      return {
+        outcome: outcome.kind,
+        provider_message_id: null,
+        error_code: outcome.code,
+        error_message: outcome.message,
+        retry_after_ms: outcome.retryAfterMs ?? null,
+      };
+    case 'permanent':
+      return { outcome: 'permanent', provider_message_id: null, error_code: outcome.code, error_message: outcome.message, retry_after_ms: null };
+    case 'unknown':
+      return { outcome: 'unknown', provider_message_id: null, error_code: outcome.code, error_message: outcome.message, retry_after_ms: null };
+  }
+}

@@ -1,0 +1,48 @@
+-- name: delivery_transition
+-- The only way a delivery changes state after intake and claim. Guarded by the expected state
+-- and the fencing token; zero rows changed = a stale writer.
+-- params: @id, @expect_state, @expect_lease_version, @to_state, @terminal_reason, @next_attempt_at,
+--         @provider_message_id, @downstream_status, @last_error_code, @now
+UPDATE deliveries
+SET state = @to_state,
+    terminal_reason = @terminal_reason,
+    next_attempt_at = @next_attempt_at,
+    provider_message_id = COALESCE(@provider_message_id, provider_message_id),
+    downstream_status = COALESCE(downstream_status, @downstream_status),
+    last_error_code = COALESCE(@last_error_code, last_error_code),
+    lease_owner = NULL,
+    lease_until = NULL,
+    updated_at = @now
+WHERE id = @id AND state = @expect_state AND lease_version = @expect_lease_version
+RETURNING tenant_id, notification_id;
+
+-- name: attempt_finish
+-- params: @delivery_id, @number, @now, @outcome, @provider_message_id, @error_code, @error_message, @retry_after_ms
+UPDATE attempts
+SET finished_at = @now, outcome = @outcome, provider_message_id = @provider_message_id,
+    error_code = @error_code, error_message = @error_message, retry_after_ms = @retry_after_ms
+WHERE delivery_id = @delivery_id AND number = @number AND outcome IS NULL;
+
+-- name: attempt_late_outcome
+-- params: @delivery_id, @number, @late_outcome, @provider_message_id
+UPDATE attempts
+SET late_outcome = @late_outcome, provider_message_id = COALESCE(provider_message_id, @provider_message_id)
+WHERE delivery_id = @delivery_id AND number = @number;
+
+-- name: leases_expired
+-- params: @now, @limit
+SELECT id, state, attempt_count, lease_version, expires_at, next_attempt_at FROM deliveries
+WHERE state = 'submitting' AND lease_until <= @now
+ORDER BY lease_until LIMIT @limit;
+
+-- name: pending_expired
+-- params: @now, @limit
+SELECT id, state, attempt_count, lease_version, expires_at, next_attempt_at FROM deliveries
+WHERE state IN ('ready', 'retryable') AND expires_at <= @now
+ORDER BY expires_at LIMIT @limit;
+
+-- name: next_due_at
+-- Expired rows are left out: they wait for the sweeper, not for a claim.
+-- params: @provider_account, @now
+SELECT MIN(next_attempt_at) AS at FROM deliveries
+WHERE provider_account = @provider_account AND state IN ('ready', 'retryable') AND expires_at > @now;

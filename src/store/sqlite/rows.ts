@@ -1,0 +1,60 @@
+/** Maps SQLite rows (snake_case, JSON as TEXT) to the Store contract's views. */
+import type { AttemptView, DeliveryFacts, DeliveryView } from '../store.js';
+
+export type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A `deliveries` row as the contract's DeliveryView. */
+export function toDeliveryView(r: Row): DeliveryView {
+  return {
+    id: String(r.id),
+    notificationId: String(r.notification_id),
+    tenantId: String(r.tenant_id),
+    channel: r.channel as DeliveryView['channel'],
+    purpose: r.purpose as DeliveryView['purpose'],
+    providerAccount: String(r.provider_account),
+    idempotencyKey: String(r.idempotency_key),
+    state: r.state as DeliveryView['state'],
+    terminalReason: (r.terminal_reason ?? null) as DeliveryView['terminalReason'],
+    downstreamStatus: (r.downstream_status ?? null) as DeliveryView['downstreamStatus'],
+    providerMessageId: strOrNull(r.provider_message_id),
+    attemptCount: num(r.attempt_count),
+    leaseVersion: num(r.lease_version),
+    nextAttemptAt: numOrNull(r.next_attempt_at),
+    expiresAt: num(r.expires_at),
+    lastErrorCode: strOrNull(r.last_error_code),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** An `attempts` row as the contract's AttemptView. */
+export function toAttemptView(r: Row): AttemptView {
+  return {
+    number: num(r.number),
+    startedAt: num(r.started_at),
+    finishedAt: numOrNull(r.finished_at),
+    outcome: strOrNull(r.outcome),
+    providerMessageId: strOrNull(r.provider_message_id),
+    errorCode: strOrNull(r.error_code),
+    errorMessage: strOrNull(r.error_message),
+    retryAfterMs: numOrNull(r.retry_after_ms),
+    workerId: String(r.worker_id),
+    lateOutcome: strOrNull(r.late_outcome),
+  };
+}
+
+/** The columns a sweeper needs to ask `decide`. */
+export function toDeliveryFacts(r: Row): DeliveryFacts {
+  return {
+    deliveryId: String(r.id),
+    state: r.state as DeliveryFacts['state'],
+    attemptCount: num(r.attempt_count),
+    leaseVersion: num(r.lease_version),
+    expiresAt: num(r.expires_at),
+    nextAttemptAt: numOrNull(r.next_attempt_at),
+  };
+}

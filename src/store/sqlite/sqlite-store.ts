@@ -1,0 +1,403 @@
+/**
+ * The embedded SQLite driver: WAL, synchronous=FULL by default (an acknowledged notification
+ * survives power loss), one writer at a time. better-sqlite3 is synchronous, so each method
+ * runs its transaction to completion before yielding: a transaction never spans an await.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { attemptFields } from '../attempt-fields.js';
+import { loadMigrations, loadNamedSql } from '../named-sql.js';
+import {
+  StoreConflictError,
+  type ApiKeyRecord,
+  type ClaimRequest,
+  type ClaimedDelivery,
+  type DeliveryFacts,
+  type DeliveryFilter,
+  type DeliveryView,
+  type IdempotencyCompletion,
+  type NewNotification,
+  type NotificationView,
+  type Page,
+  type Reservation,
+  type Store,
+  type TransitionResult,
+  type TransitionWrite,
+} from '../store.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from './rows.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export interface SqliteStoreOptions {
+  /** Database file; `:memory:` for a throwaway store. */
+  path: string;
+  /** FULL (default) fsyncs every commit; NORMAL may lose the last commits on power loss. */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** How long a writer waits for the lock held by another process before failing. */
+  busyTimeoutMs?: number;
+}
+
+/** Opens (creating if needed) a SQLite store; call `migrate()` before use. */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const db = new Database(options.path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  db.pragma('foreign_keys = ON');
+  return new SqliteStore(db);
+}
+
+export class SqliteStore implements Store {
+  readonly driver = 'sqlite' as const;
+  private readonly sql = loadNamedSql(join(here, 'queries'));
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  private stmt(name: string): Database.Statement {
+    let s = this.statements.get(name);
+    if (!s) {
+      const text = this.sql.get(name);
+      if (!text) throw new Error(`no SQL statement named ${name}`);
+      s = this.db.prepare(text);
+      this.statements.set(name, s);
+    }
+    return s;
+  }
+
+  async migrate(): Promise<string[]> {
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
+    const applied: string[] = [];
+    const run = this.db.transaction(() => {
+      const done = new Set(
+        (this.db.prepare('SELECT version FROM schema_migrations').all() as Row[]).map((r) => Number(r.version)),
+      );
+      for (const m of loadMigrations(join(here, 'migrations'))) {
+        if (done.has(m.version)) continue;
+        this.db.exec(m.sql);
+        this.db
+          .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+          .run(m.version, m.name, Date.now());
+        applied.push(m.name);
+      }
+    });
+    // IMMEDIATE: two processes starting at once serialize here instead of both applying 0001.
+    run.immediate();
+    return applied;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async ensureTenant(tenant: { id: string; name: string }, now: number): Promise<void> {
+    this.stmt('tenant_ensure').run({ id: tenant.id, name: tenant.name, now });
+  }
+
+  async createApiKey(k: { id: string; tenantId: string; keyHash: string; label: string; now: number }): Promise<void> {
+    this.stmt('api_key_insert').run({ id: k.id, tenant_id: k.tenantId, key_hash: k.keyHash, label: k.label, now: k.now });
+  }
+
+  async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    const r = this.stmt('api_key_find').get({ key_hash: keyHash }) as Row | undefined;
+    return r ? { id: String(r.id), tenantId: String(r.tenant_id) } : null;
+  }
+
+  async hasApiKeys(): Promise<boolean> {
+    return Number((this.stmt('api_keys_exist').get() as Row).e) === 1;
+  }
+
+  async reserveIdempotencyKey(r: {
+    tenantId: string;
+    key: string;
+    fingerprint: string;
+    now: number;
+    lockMs: number;
+    retentionMs: number;
+  }): Promise<Reservation> {
+    const params = {
+      tenant_id: r.tenantId,
+      key: r.key,
+      fingerprint: r.fingerprint,
+      locked_until: r.now + r.lockMs,
+      now: r.now,
+      expires_at: r.now + r.retentionMs,
+    };
+    const tx = this.db.transaction((): Reservation => {
+      const row = this.stmt('idempotency_get').get({ tenant_id: r.tenantId, key: r.key }) as Row | undefined;
+      if (!row) {
+        this.stmt('idempotency_insert').run(params);
+        return { kind: 'reserved' };
+      }
+      if (row.status === 'completed') {
+        if (Number(row.expires_at) <= r.now) {
+          this.stmt('idempotency_replace').run(params);
+          return { kind: 'reserved' };
+        }
+        if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) };
+      }
+      if (Number(row.locked_until) > r.now) {
+        return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+      }
+      this.stmt('idempotency_replace').run(params);
+      return { kind: 'reserved' };
+    });
+    return tx.immediate();
+  }
+
+  async releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void> {
+    this.stmt('idempotency_release').run({ tenant_id: r.tenantId, key: r.key });
+  }
+
+  async completeIdempotencyKey(r: { tenantId: string; key: string; statusCode: number; body: unknown }): Promise<void> {
+    this.stmt('idempotency_complete').run({
+      tenant_id: r.tenantId,
+      key: r.key,
+      response_status: r.statusCode,
+      response_body: JSON.stringify(r.body),
+    });
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    return this.stmt('idempotency_prune').run({ now }).changes;
+  }
+
+  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    const tx = this.db.transaction(() => {
+      this.stmt('notification_insert').run({
+        id: n.id,
+        tenant_id: n.tenantId,
+        recipient_id: n.recipient.id,
+        recipient_json: JSON.stringify(n.recipient),
+        purpose: n.purpose,
+        channels_json: JSON.stringify(n.channels),
+        content_json: JSON.stringify(n.content),
+        group_key: n.groupKey,
+        generation: n.generation,
+        metadata_json: n.metadata === null ? null : JSON.stringify(n.metadata),
+        expires_at: n.expiresAt,
+        created_at: n.createdAt,
+      });
+      n.deliveries.forEach((d, position) => {
+        this.stmt('delivery_insert').run({
+          id: d.id,
+          notification_id: n.id,
+          tenant_id: n.tenantId,
+          position,
+          channel: d.channel,
+          purpose: n.purpose,
+          provider_account: d.providerAccount,
+          destination: d.destination,
+          idempotency_key: d.idempotencyKey,
+          expires_at: n.expiresAt,
+          now: n.createdAt,
+        });
+      });
+      this.stmt('outbox_insert').run({
+        tenant_id: n.tenantId,
+        notification_id: n.id,
+        delivery_id: null,
+        event_type: 'notification.created',
+        payload_json: JSON.stringify({
+          notification_id: n.id,
+          purpose: n.purpose,
+          deliveries: n.deliveries.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })),
+        }),
+        now: n.createdAt,
+      });
+      if (idem) {
+        const done = this.stmt('idempotency_complete').run({
+          tenant_id: idem.tenantId,
+          key: idem.key,
+          response_status: idem.statusCode,
+          response_body: JSON.stringify(idem.body),
+        });
+        // The reservation was taken over (its lock ran out) by another request: do not commit twice.
+        if (done.changes !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+      }
+    });
+    try {
+      tx.immediate();
+    } catch (err) {
+      if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const constraint = /deliveries\.idempotency_key/.test(err.message) ? 'deliveries.idempotency_key' : 'unique';
+        throw new StoreConflictError('a delivery with this identity already exists', { constraint }, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {
+    const read = this.db.transaction((): NotificationView | null => {
+      const n = this.stmt('notification_get').get({ tenant_id: tenantId, id }) as Row | undefined;
+      if (!n) return null;
+      const deliveries = (this.stmt('deliveries_by_notification').all({ notification_id: id }) as Row[]).map(toDeliveryView);
+      const attempts = this.stmt('attempts_by_notification').all({ notification_id: id }) as Row[];
+      return {
+        id: String(n.id),
+        tenantId: String(n.tenant_id),
+        recipientId: String(n.recipient_id),
+        purpose: n.purpose as NotificationView['purpose'],
+        channels: JSON.parse(String(n.channels_json)),
+        groupKey: String(n.group_key),
+        generation: Number(n.generation),
+        metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
+        expiresAt: Number(n.expires_at),
+        createdAt: Number(n.created_at),
+        deliveries: deliveries.map((d) => ({
+          ...d,
+          attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView),
+        })),
+      };
+    });
+    return read.deferred();
+  }
+
+  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>> {
+    const rows = this.stmt('deliveries_list').all({
+      tenant_id: tenantId,
+      state: filter.state ?? null,
+      channel: filter.channel ?? null,
+      purpose: filter.purpose ?? null,
+      before: cursor,
+      limit: limit + 1,
+    }) as Row[];
+    const items = rows.slice(0, limit).map(toDeliveryView);
+    return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
+  }
+
+  async getDelivery(id: string): Promise<DeliveryView | null> {
+    const r = this.stmt('delivery_get').get({ id }) as Row | undefined;
+    return r ? toDeliveryView(r) : null;
+  }
+
+  async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    const leaseUntil = req.now + req.leaseMs;
+    const tx = this.db.transaction((): ClaimedDelivery[] => {
+      const due = this.stmt('claim_select_due').all({
+        provider_account: req.providerAccount,
+        now: req.now,
+        limit: req.limit,
+      }) as Row[];
+      const claimed: ClaimedDelivery[] = [];
+      for (const row of due) {
+        const r = this.stmt('claim_update').get({
+          id: row.id,
+          worker_id: req.workerId,
+          lease_until: leaseUntil,
+          now: req.now,
+        }) as Row | undefined;
+        if (!r) continue;
+        const attemptNumber = Number(r.attempt_count);
+        const leaseVersion = Number(r.lease_version);
+        this.stmt('attempt_insert').run({
+          delivery_id: r.id,
+          number: attemptNumber,
+          lease_version: leaseVersion,
+          worker_id: req.workerId,
+          now: req.now,
+        });
+        claimed.push({
+          deliveryId: String(r.id),
+          notificationId: String(r.notification_id),
+          tenantId: String(r.tenant_id),
+          channel: r.channel as ClaimedDelivery['channel'],
+          purpose: r.purpose as ClaimedDelivery['purpose'],
+          providerAccount: String(r.provider_account),
+          destination: String(r.destination),
+          content: JSON.parse(String(row.content_json)),
+          idempotencyKey: String(r.idempotency_key),
+          expiresAt: Number(r.expires_at),
+          attemptNumber,
+          leaseVersion,
+          leaseUntil,
+        });
+      }
+      return claimed;
+    });
+    return tx.immediate();
+  }
+
+  async applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]> {
+    if (writes.length === 0) return [];
+    const tx = this.db.transaction((): TransitionResult[] =>
+      writes.map((w) => {
+        const t = w.transition;
+        const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
+        const row = this.stmt('delivery_transition').get({
+          id: w.deliveryId,
+          expect_state: w.expect.state,
+          expect_lease_version: w.expect.leaseVersion,
+          to_state: t.to,
+          terminal_reason: t.terminalReason,
+          next_attempt_at: t.nextAttemptAt,
+          provider_message_id: t.providerMessageId ?? null,
+          downstream_status: t.to === 'accepted' ? 'accepted' : null,
+          last_error_code: attempt?.error_code ?? null,
+          now: w.now,
+        }) as Row | undefined;
+        if (!row) return { deliveryId: w.deliveryId, applied: false };
+        if (w.attempt && attempt) {
+          this.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
+        }
+        this.stmt('outbox_insert').run({
+          tenant_id: row.tenant_id,
+          notification_id: row.notification_id,
+          delivery_id: w.deliveryId,
+          event_type: `delivery.${t.to}`,
+          payload_json: JSON.stringify({
+            delivery_id: w.deliveryId,
+            from: t.from,
+            state: t.to,
+            terminal_reason: t.terminalReason,
+            next_attempt_at: t.nextAttemptAt,
+            provider_message_id: t.providerMessageId ?? null,
+          }),
+          now: w.now,
+        });
+        return { deliveryId: w.deliveryId, applied: true };
+      }),
+    );
+    return tx.immediate();
+  }
+
+  async recordLateOutcome(r: { deliveryId: string; attemptNumber: number; outcome: SubmitOutcome }): Promise<void> {
+    this.stmt('attempt_late_outcome').run({
+      delivery_id: r.deliveryId,
+      number: r.attemptNumber,
+      late_outcome: r.outcome.kind,
+      provider_message_id: r.outcome.kind === 'accepted' ? r.outcome.providerMessageId : null,
+    });
+  }
+
+  async listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]> {
+    return (this.stmt('leases_expired').all({ now, limit }) as Row[]).map(toDeliveryFacts);
+  }
+
+  async listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]> {
+    return (this.stmt('pending_expired').all({ now, limit }) as Row[]).map(toDeliveryFacts);
+  }
+
+  async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
+    const r = this.stmt('next_due_at').get({ provider_account: providerAccount, now }) as Row | undefined;
+    return r && r.at !== null ? Number(r.at) : null;
+  }
+
+  async countByState(): Promise<Record<DeliveryState, number>> {
+    const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+    for (const r of this.stmt('count_by_state').all() as Row[]) out[r.state as DeliveryState] = Number(r.n);
+    return out;
+  }
+
+  /** The schema as SQLite reports it; used by the schema/domain agreement test. */
+  schemaSql(): string {
+    return (this.db.prepare("SELECT group_concat(sql, ';\n') AS s FROM sqlite_master WHERE sql IS NOT NULL").get() as Row).s as string;
+  }
+}

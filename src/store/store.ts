@@ -1,0 +1,257 @@
+/**
+ * The Store contract: every read and write Herald makes goes through it. Each driver
+ * (sqlite/, and postgres/ later) owns its SQL and passes test/store/conformance.
+ *
+ * Rules every implementation keeps:
+ * - times are epoch milliseconds and are passed in (`now`), never read from a clock;
+ * - every delivery state change is a guarded update naming the expected state and lease
+ *   version (the fencing token); zero rows changed means a stale writer, reported, not thrown;
+ * - intake writes notification, deliveries, outbox event and idempotency record in one transaction.
+ */
+import type {
+  Channel,
+  DeliveryState,
+  DownstreamStatus,
+  Purpose,
+  SubmitOutcome,
+  TerminalReason,
+  Transition,
+} from '../domain/index.js';
+import type { MessageContent } from '../providers/provider.js';
+
+export interface RecipientInput {
+  id: string;
+  email?: string | null;
+  phone?: string | null;
+  push_token?: string | null;
+  locale?: string | null;
+}
+
+export interface NewDelivery {
+  id: string;
+  channel: Channel;
+  providerAccount: string;
+  destination: string;
+  idempotencyKey: string;
+}
+
+export interface NewNotification {
+  id: string;
+  tenantId: string;
+  recipient: RecipientInput;
+  purpose: Purpose;
+  channels: Channel[];
+  content: MessageContent;
+  groupKey: string;
+  generation: number;
+  metadata: Record<string, unknown> | null;
+  expiresAt: number;
+  createdAt: number;
+  deliveries: NewDelivery[];
+}
+
+/** The response an idempotent request stores with the notification, for replay. */
+export interface IdempotencyCompletion {
+  key: string;
+  statusCode: number;
+  body: unknown;
+}
+
+export type Reservation =
+  | { kind: 'reserved' }
+  | { kind: 'replay'; statusCode: number; body: unknown }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+export interface AttemptView {
+  number: number;
+  startedAt: number;
+  finishedAt: number | null;
+  /** An outcome kind, `lease_expired`, or null while in flight. */
+  outcome: string | null;
+  providerMessageId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  retryAfterMs: number | null;
+  workerId: string;
+  /** What the worker reported after its lease had already expired (evidence, kept). */
+  lateOutcome: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  notificationId: string;
+  tenantId: string;
+  channel: Channel;
+  purpose: Purpose;
+  providerAccount: string;
+  idempotencyKey: string;
+  state: DeliveryState;
+  terminalReason: TerminalReason | null;
+  downstreamStatus: DownstreamStatus | null;
+  providerMessageId: string | null;
+  attemptCount: number;
+  leaseVersion: number;
+  nextAttemptAt: number | null;
+  expiresAt: number;
+  lastErrorCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NotificationView {
+  id: string;
+  tenantId: string;
+  recipientId: string;
+  purpose: Purpose;
+  channels: Channel[];
+  groupKey: string;
+  generation: number;
+  metadata: Record<string, unknown> | null;
+  expiresAt: number;
+  createdAt: number;
+  deliveries: Array<DeliveryView & { attempts: AttemptView[] }>;
+}
+
+export interface DeliveryFilter {
+  state?: DeliveryState;
+  channel?: Channel;
+  purpose?: Purpose;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back to get the next page. Null when this is the last page. */
+  nextCursor: string | null;
+}
+
+/** A delivery a worker now owns: the attempt row and lease are committed. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  notificationId: string;
+  tenantId: string;
+  channel: Channel;
+  purpose: Purpose;
+  providerAccount: string;
+  destination: string;
+  content: MessageContent;
+  idempotencyKey: string;
+  expiresAt: number;
+  attemptNumber: number;
+  leaseVersion: number;
+  leaseUntil: number;
+}
+
+export interface ClaimRequest {
+  providerAccount: string;
+  workerId: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+}
+
+/** A delivery as a sweeper sees it: enough to ask `decide` and to guard the write. */
+export interface DeliveryFacts {
+  deliveryId: string;
+  state: DeliveryState;
+  attemptCount: number;
+  leaseVersion: number;
+  expiresAt: number;
+  nextAttemptAt: number | null;
+}
+
+/** One guarded transition. Applied only if the row is still in `expect`. */
+export interface TransitionWrite {
+  deliveryId: string;
+  expect: { state: DeliveryState; leaseVersion: number };
+  transition: Transition;
+  now: number;
+  /** Closes the open attempt with what the call (or the lease rescuer) learned. */
+  attempt?: { number: number; outcome: SubmitOutcome | { kind: 'lease_expired' } };
+}
+
+export interface TransitionResult {
+  deliveryId: string;
+  applied: boolean;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  tenantId: string;
+}
+
+export interface Store {
+  readonly driver: 'sqlite' | 'postgres';
+  /** Applies pending numbered migrations; returns the names applied now. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+
+  ensureTenant(tenant: { id: string; name: string }, now: number): Promise<void>;
+  createApiKey(key: { id: string; tenantId: string; keyHash: string; label: string; now: number }): Promise<void>;
+  findApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** True when at least one unrevoked API key exists (first-start bootstrap checks this). */
+  hasApiKeys(): Promise<boolean>;
+
+  /**
+   * Takes the (tenant, key) pair for one request, or says why not: a completed request with
+   * the same fingerprint is replayed, a different fingerprint is a mismatch, and a live lock
+   * held by another request is in progress. A lock older than `lockMs` is taken over (its
+   * holder crashed before committing).
+   */
+  reserveIdempotencyKey(r: {
+    tenantId: string;
+    key: string;
+    fingerprint: string;
+    now: number;
+    lockMs: number;
+    retentionMs: number;
+  }): Promise<Reservation>;
+  /** Drops an uncompleted reservation, so a request that failed before committing may be retried. */
+  releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void>;
+  /** Stores a response for a reserved key outside intake (e.g. an error that must replay). */
+  completeIdempotencyKey(r: { tenantId: string; key: string; statusCode: number; body: unknown }): Promise<void>;
+  /** Deletes completed keys past retention; never in-flight ones. */
+  pruneIdempotencyKeys(now: number): Promise<number>;
+
+  /**
+   * Writes the notification, its `ready` deliveries, a `notification.created` outbox event
+   * and (when given) the completed idempotency record in one transaction. Throws
+   * `StoreConflictError` when a delivery key already exists (the same challenge generation).
+   */
+  createNotification(n: NewNotification, idempotency?: IdempotencyCompletion & { tenantId: string }): Promise<void>;
+  getNotification(tenantId: string, id: string): Promise<NotificationView | null>;
+  listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>>;
+  getDelivery(id: string): Promise<DeliveryView | null>;
+
+  /**
+   * Claims up to `limit` due deliveries of one provider account in one transaction: each
+   * gets a new lease version, state `submitting`, and an open attempt row, all committed
+   * before this resolves. Deliveries at or past expiry are never claimed.
+   */
+  claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Applies guarded transitions in one transaction; each result says whether it applied. */
+  applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]>;
+  /** Records what a worker learned after its lease was gone, on the attempt row; changes no state. */
+  recordLateOutcome(r: { deliveryId: string; attemptNumber: number; outcome: SubmitOutcome }): Promise<void>;
+  /** `submitting` deliveries whose lease ended at or before `now`. */
+  listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]>;
+  /** `ready`/`retryable` deliveries whose `expires_at` is at or before `now`. */
+  listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]>;
+  /** Earliest `next_attempt_at` among an account's ready/retryable deliveries not yet expired at `now`, or null. */
+  nextDueAt(providerAccount: string, now: number): Promise<number | null>;
+  /** Counts of deliveries per state, for health and tests. */
+  countByState(): Promise<Record<DeliveryState, number>>;
+}
+
+/** A write that would break a uniqueness rule Herald relies on (e.g. one delivery per identity). */
+export class StoreConflictError extends Error {
+  readonly code = 'store_conflict';
+  constructor(
+    message: string,
+    readonly detail: { constraint: string },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreConflictError';
+  }
+}
