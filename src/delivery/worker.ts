@@ -124,19 +124,33 @@ export class DeliveryWorker {
       });
     });
     const results = await this.opts.store.applyTransitions(writes);
-    let stale = 0;
-    for (const [i, r] of results.entries()) {
-      if (r.applied) continue;
-      stale++;
-      const c = claimed[i]!;
-      // The lease was rescued while we were calling: what we learned is evidence, so keep it.
-      await this.opts.store.recordLateOutcome({ deliveryId: c.deliveryId, attemptNumber: c.attemptNumber, outcome: outcomes[i]! });
+    const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
+    if (late.length > 0) await this.recordLate(late, now);
+    return { claimed: claimed.length, applied: results.length - late.length, stale: late.length };
+  }
+
+  /**
+   * The lease was rescued (to `unknown`) while these calls ran. What the provider answered is
+   * still evidence: it is kept on the attempt, and an acknowledgment resolves the `unknown`
+   * it left behind, if nothing else has touched the delivery since (same fencing token).
+   */
+  private async recordLate(late: Array<{ claim: ClaimedDelivery; outcome: SubmitOutcome }>, now: number): Promise<void> {
+    const evidence: TransitionWrite[] = [];
+    for (const { claim, outcome } of late) {
+      await this.opts.store.recordLateOutcome({ deliveryId: claim.deliveryId, attemptNumber: claim.attemptNumber, outcome });
       this.opts.logger.warn(
-        { deliveryId: c.deliveryId, attempt: c.attemptNumber, outcome: outcomes[i]!.kind },
+        { deliveryId: claim.deliveryId, attempt: claim.attemptNumber, outcome: outcome.kind },
         'outcome arrived after the lease was rescued; kept as a late outcome',
       );
+      if (outcome.kind !== 'accepted') continue;
+      const d = decide(
+        { state: 'unknown', attemptCount: claim.attemptNumber, expiresAt: claim.expiresAt, nextAttemptAt: null },
+        { type: 'evidence', found: true, providerMessageId: outcome.providerMessageId },
+        { now, policy: this.policy, random: this.random },
+      );
+      if (d.ok) evidence.push({ deliveryId: claim.deliveryId, expect: { state: 'unknown', leaseVersion: claim.leaseVersion }, transition: d, now });
     }
-    return { claimed: claimed.length, applied: results.length - stale, stale };
+    await this.opts.store.applyTransitions(evidence);
   }
 
   /** Starts the claim loops: `loopsPerAccount` per provider account. */

@@ -1,0 +1,117 @@
+/**
+ * A whole Herald in one test: a real sandbox provider on an ephemeral port, a SQLite store in
+ * a fresh temp directory, the intake API (driven with app.inject), a worker and a sweeper that
+ * tests drive with runOnce()/drain(), and a manual clock. Nothing listens except the sandbox.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { ManualClock } from '../../src/clock.js';
+import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
+import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { Sweeper } from '../../src/delivery/sweeper.js';
+import { buildApp } from '../../src/http/app.js';
+import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
+import type { ProviderAdapter } from '../../src/providers/provider.js';
+import { createAdapter } from '../../src/runtime/node.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+export const silentLogger = pino({ level: 'silent' });
+
+export interface Harness {
+  dir: string;
+  clock: ManualClock;
+  sandbox: SandboxHandle;
+  store: SqliteStore;
+  config: HeraldConfig;
+  app: Awaited<ReturnType<typeof buildApp>>;
+  apiKey: string;
+  tenantId: string;
+  /** A new worker with its own adapters (as a restarted or second process would have). */
+  newWorker(opts?: { workerId?: string; leaseMs?: number; random?: () => number }): DeliveryWorker;
+  worker: DeliveryWorker;
+  sweeper: Sweeper;
+  /** POST /v1/notifications with the harness key. */
+  send(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
+  get(url: string): Promise<{ status: number; json: any }>;
+  close(): Promise<void>;
+}
+
+export const otpBody = (over: Record<string, unknown> = {}) => ({
+  recipient: { id: 'user-1', phone: '+14155550123', email: 'ada@example.com' },
+  purpose: 'otp',
+  channels: ['sms'],
+  content: { text: 'Your code is 123456', subject: 'Your code' },
+  ttl_seconds: 300,
+  ...over,
+});
+
+export async function createHarness(opts: { timeoutMs?: number; intake?: Partial<IntakeOptions> } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
+  const clock = new ManualClock(T0);
+  const sandbox = await startSandbox({ port: 0, seed: 1 });
+  const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
+  config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => ({ ...a, timeout_ms: opts.timeoutMs ?? 2_000 }));
+  const store = openSqliteStore({ path: join(dir, 'herald.db') });
+  await store.migrate();
+  const tenantId = 'default';
+  await store.ensureTenant({ id: tenantId, name: 'Default' }, T0);
+  const apiKey = generateApiKey();
+  await store.createApiKey({ id: 'key_test', tenantId, keyHash: hashApiKey(apiKey), label: 'test', now: T0 });
+  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, ...opts.intake });
+  const app = await buildApp({ store, intake });
+  const workers: DeliveryWorker[] = [];
+  const allAdapters: ProviderAdapter[] = [];
+  const newWorker: Harness['newWorker'] = (o = {}) => {
+    const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
+    allAdapters.push(...adapters.values());
+    const w = new DeliveryWorker({
+      store,
+      adapters,
+      clock,
+      logger: silentLogger,
+      workerId: o.workerId ?? `worker-${workers.length + 1}`,
+      leaseMs: o.leaseMs ?? 30_000,
+      batchSize: 16,
+      random: o.random ?? (() => 0.5),
+    });
+    workers.push(w);
+    return w;
+  };
+  const worker = newWorker();
+  const sweeper = new Sweeper({ store, clock, logger: silentLogger });
+  const auth = { authorization: `Bearer ${apiKey}` };
+  return {
+    dir,
+    clock,
+    sandbox,
+    store,
+    config,
+    app,
+    apiKey,
+    tenantId,
+    newWorker,
+    worker,
+    sweeper,
+    async send(body, headers = {}) {
+      const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });
+      return { status: r.statusCode, json: r.json(), headers: r.headers };
+    },
+    async get(url) {
+      const r = await app.inject({ method: 'GET', url, headers: auth });
+      return { status: r.statusCode, json: r.json() };
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.stop()));
+      await app.close();
+      await Promise.allSettled(allAdapters.map((a) => a.close()));
+      await store.close();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
