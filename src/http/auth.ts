@@ -53,7 +53,8 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
+// The scheme name is case-insensitive (RFC 9110 §11.1); the key itself is not.
+const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_\-.~+/=]{1,512})$/;
 
 /** Adds the API-key check to every route of the (encapsulated) app it is called on. */
 export function requireApiKey(app: FastifyInstance, store: Store): void {

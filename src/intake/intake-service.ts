@@ -63,11 +63,12 @@ export class IntakeService {
     const { expiresAt } = checkNotificationRequest(body, now);
     const accounts = body.channels.map((c) => this.accountFor(c));
 
+    const fingerprint = requestFingerprint('POST', ROUTE, body);
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
         tenantId,
         key: idempotencyKey,
-        fingerprint: requestFingerprint('POST', ROUTE, body),
+        fingerprint,
         now,
         lockMs: this.lockMs,
         retentionMs: this.retentionMs,
@@ -98,7 +99,7 @@ export class IntakeService {
       await this.opts.beforeCommit?.();
       await this.opts.store.createNotification(
         notification,
-        idempotencyKey === null ? undefined : { tenantId, key: idempotencyKey, statusCode: 202, body: response },
+        idempotencyKey === null ? undefined : { tenantId, key: idempotencyKey, fingerprint, statusCode: 202, body: response },
       );
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'deliveries.idempotency_key') {
@@ -108,9 +109,10 @@ export class IntakeService {
           [{ field: 'group.generation', message: 'was already accepted' }],
           { cause: err },
         );
-        // The request ran to a definite answer: a repeat with the same key must get the same answer.
+        // The request ran to a definite answer: a repeat with the same key must get the same answer,
+        // byte for byte, so the stored body carries the `instance` the problem handler adds live.
         if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, statusCode: refusal.status, body: toProblem(refusal) });
+          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, '/v1/notifications') });
         }
         throw refusal;
       }

@@ -50,9 +50,14 @@ export interface NewNotification {
   deliveries: NewDelivery[];
 }
 
-/** The response an idempotent request stores with the notification, for replay. */
+/**
+ * The response an idempotent request stores with the notification, for replay. The
+ * fingerprint names the reservation: a request whose lock ran out and was taken over by a
+ * different body cannot complete the newcomer's reservation.
+ */
 export interface IdempotencyCompletion {
   key: string;
+  fingerprint: string;
   statusCode: number;
   body: unknown;
 }
@@ -209,8 +214,8 @@ export interface Store {
   /** Drops an uncompleted reservation, so a request that failed before committing may be retried. */
   releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void>;
   /** Stores a response for a reserved key outside intake (e.g. an error that must replay). */
-  completeIdempotencyKey(r: { tenantId: string; key: string; statusCode: number; body: unknown }): Promise<void>;
-  /** Deletes completed keys past retention; never in-flight ones. */
+  completeIdempotencyKey(r: { tenantId: string; key: string; fingerprint: string; statusCode: number; body: unknown }): Promise<void>;
+  /** Deletes keys past retention: completed ones, and reservations whose lock also ran out (their holder died). */
   pruneIdempotencyKeys(now: number): Promise<number>;
 
   /**
@@ -220,6 +225,10 @@ export interface Store {
    */
   createNotification(n: NewNotification, idempotency?: IdempotencyCompletion & { tenantId: string }): Promise<void>;
   getNotification(tenantId: string, id: string): Promise<NotificationView | null>;
+  /**
+   * Lists a tenant's deliveries newest first. Delivery ids are ULIDs (time-ordered), so the
+   * order is by id descending and the cursor is the last id returned.
+   */
   listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>>;
   getDelivery(id: string): Promise<DeliveryView | null>;
 

@@ -1,6 +1,7 @@
 /** `herald migrate`: applies pending schema migrations and says which. */
 import { mkdirSync } from 'node:fs';
-import { databasePath, openStore } from '../../runtime/node.js';
+import { databasePath } from '../../runtime/node.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { parseFlags } from '../args.js';
 import { loadConfig } from '../load-config.js';
 
@@ -18,8 +19,8 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   }
   const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});
   mkdirSync(config.data_dir, { recursive: true });
-  // openStore migrates; a second migrate() reports nothing new, so count on the first.
-  const store = await openStore(config);
+  // Not openStore(): it migrates on open, so the migrate() below would always report nothing applied.
+  const store = openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
   const pending = await store.migrate();
   await store.close();
   process.stdout.write(`Database ${databasePath(config.data_dir)} is up to date${pending.length ? ` (applied ${pending.join(', ')})` : ''}.\n`);

@@ -156,10 +156,11 @@ export class SqliteStore implements Store {
     this.stmt('idempotency_release').run({ tenant_id: r.tenantId, key: r.key });
   }
 
-  async completeIdempotencyKey(r: { tenantId: string; key: string; statusCode: number; body: unknown }): Promise<void> {
+  async completeIdempotencyKey(r: { tenantId: string; key: string; fingerprint: string; statusCode: number; body: unknown }): Promise<void> {
     this.stmt('idempotency_complete').run({
       tenant_id: r.tenantId,
       key: r.key,
+      fingerprint: r.fingerprint,
       response_status: r.statusCode,
       response_body: JSON.stringify(r.body),
     });
@@ -216,6 +217,7 @@ export class SqliteStore implements Store {
         const done = this.stmt('idempotency_complete').run({
           tenant_id: idem.tenantId,
           key: idem.key,
+          fingerprint: idem.fingerprint,
           response_status: idem.statusCode,
           response_body: JSON.stringify(idem.body),
         });
@@ -267,10 +269,10 @@ export class SqliteStore implements Store {
       channel: filter.channel ?? null,
       purpose: filter.purpose ?? null,
       before: cursor,
-      limit: limit + 1,
+      limit: Math.max(1, limit) + 1,
     }) as Row[];
-    const items = rows.slice(0, limit).map(toDeliveryView);
-    return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
+    const items = rows.slice(0, Math.max(1, limit)).map(toDeliveryView);
+    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
   }
 
   async getDelivery(id: string): Promise<DeliveryView | null> {
@@ -284,7 +286,8 @@ export class SqliteStore implements Store {
       const due = this.stmt('claim_select_due').all({
         provider_account: req.providerAccount,
         now: req.now,
-        limit: req.limit,
+        // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
+        limit: Math.max(0, req.limit),
       }) as Row[];
       const claimed: ClaimedDelivery[] = [];
       for (const row of due) {

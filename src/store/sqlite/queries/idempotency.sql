@@ -17,15 +17,20 @@ SET fingerprint = @fingerprint, status = 'in_progress', response_status = NULL, 
 WHERE tenant_id = @tenant_id AND key = @key;
 
 -- name: idempotency_complete
--- params: @tenant_id, @key, @response_status, @response_body
+-- The fingerprint names the reservation: a request whose lock was taken over by a different
+-- body completes nothing (and its transaction rolls back).
+-- params: @tenant_id, @key, @fingerprint, @response_status, @response_body
 UPDATE idempotency_keys
 SET status = 'completed', response_status = @response_status, response_body = @response_body
-WHERE tenant_id = @tenant_id AND key = @key AND status = 'in_progress';
+WHERE tenant_id = @tenant_id AND key = @key AND status = 'in_progress' AND fingerprint = @fingerprint;
 
 -- name: idempotency_release
 -- params: @tenant_id, @key
 DELETE FROM idempotency_keys WHERE tenant_id = @tenant_id AND key = @key AND status = 'in_progress';
 
 -- name: idempotency_prune
+-- Past retention: completed keys, and reservations whose lock ran out too (the holder died
+-- before committing). A live reservation is never pruned.
 -- params: @now
-DELETE FROM idempotency_keys WHERE status = 'completed' AND expires_at <= @now;
+DELETE FROM idempotency_keys
+WHERE expires_at <= @now AND (status = 'completed' OR locked_until <= @now);

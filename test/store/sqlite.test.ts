@@ -1,0 +1,58 @@
+/**
+ * Runs the Store conformance suite against the SQLite driver, one temp file per test (a
+ * file, not `:memory:`, so a peer instance can open it as a second process would), plus the
+ * SQLite-only checks the suite cannot express: migrating a brand-new file from two instances.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { storeConformance, type StoreFixture } from './conformance.js';
+import { T0 } from './fixtures.js';
+
+/** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
+async function sqliteFixture(): Promise<StoreFixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'herald-store-'));
+  const path = join(dir, 'herald.db');
+  const opened: SqliteStore[] = [];
+  const open = () => {
+    const s = openSqliteStore({ path });
+    opened.push(s);
+    return s;
+  };
+  const store = open();
+  await store.migrate();
+  return {
+    store,
+    openPeer: async () => open(),
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+storeConformance('sqlite', sqliteFixture);
+
+describe('SQLite migrations on a new file', () => {
+  it('apply once when two instances migrate the same new file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'herald-migrate-'));
+    const path = join(dir, 'herald.db');
+    const a = openSqliteStore({ path });
+    const b = openSqliteStore({ path });
+    try {
+      const [fromA, fromB] = await Promise.all([a.migrate(), b.migrate()]);
+      expect([...fromA, ...fromB]).toEqual(['0001_initial']);
+      expect(await a.migrate()).toEqual([]);
+      expect(await b.migrate()).toEqual([]);
+      await a.ensureTenant({ id: 't1', name: 'One' }, T0);
+      await b.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
+      expect(await a.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+    } finally {
+      await a.close();
+      await b.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
