@@ -12,6 +12,12 @@ const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schem
   -d, --data-dir DIR    SQLite file and bootstrap key (default ./herald-data)
 `;
 
+// `api` and `worker` accept the sandbox flags too: with no provider accounts configured they
+// send through a separately run `herald sandbox`.
+const SANDBOX_FALLBACK_OPTIONS = `      --sandbox-port N  port of a running \`herald sandbox\`, used when no provider accounts are configured (default 8025)
+      --no-sandbox      do not fall back to the sandbox when no provider accounts are configured
+`;
+
 const START_HELP = `Usage: herald start [options]
 
 Runs everything in one process: the API, the delivery workers, the sweeper and, unless
@@ -30,14 +36,14 @@ const API_HELP = `Usage: herald api [options]
 Runs only the HTTP API (intake, reads). Pair it with one or more \`herald worker\` processes
 on the same database.
 
-${SERVE_OPTIONS}`;
+${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
 
 const WORKER_HELP = `Usage: herald worker [options]
 
 Runs only the delivery workers and the sweeper: claims due deliveries, calls providers,
 records outcomes, rescues expired leases into \`unknown\`.
 
-${SERVE_OPTIONS}`;
+${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
 
 export const HELP = `herald: notification delivery that never guesses
 

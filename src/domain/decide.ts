@@ -39,7 +39,7 @@ export interface Transition {
   from: DeliveryState;
   to: DeliveryState;
   terminalReason: TerminalReason | null;
-  /** When the next call is allowed; set only for `retryable` (and kept for `submitting`). */
+  /** When the next call is allowed; set only for `retryable`, null otherwise. */
   nextAttemptAt: number | null;
   /** Set when the decision learned the provider's id for the message. */
   providerMessageId?: string | null;

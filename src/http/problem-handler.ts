@@ -46,8 +46,10 @@ function fromFastify(err: FastifyError): HeraldError | null {
       return new HeraldError('invalid_json', 'the body is not valid JSON', [], { cause: err });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new HeraldError('payload_too_large', 'the body is larger than 256 KiB', [], { cause: err });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      // The media type was fine; the body was cut short or overran its length: not JSON we can read.
+      return new HeraldError('invalid_json', 'the body does not match its Content-Length', [], { cause: err });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new HeraldError('unsupported_media_type', 'send the body as application/json', [], { cause: err });
   }
   if (err.statusCode === 400 && /JSON/i.test(err.message)) {

@@ -238,6 +238,11 @@ export interface Store {
    * before this resolves. Deliveries at or past expiry are never claimed.
    */
   claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /**
+   * Extends the leases of deliveries still held by `workerId` under the given fencing tokens
+   * (a long call must not be declared `unknown` while it runs); returns the ids renewed.
+   */
+  renewLeases(r: { leases: Array<{ deliveryId: string; leaseVersion: number }>; workerId: string; leaseUntil: number; now: number }): Promise<string[]>;
   /** Applies guarded transitions in one transaction; each result says whether it applied. */
   applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]>;
   /** Records what a worker learned after its lease was gone, on the attempt row; changes no state. */
@@ -250,6 +255,12 @@ export interface Store {
   nextDueAt(providerAccount: string, now: number): Promise<number | null>;
   /** Counts of deliveries per state, for health and tests. */
   countByState(): Promise<Record<DeliveryState, number>>;
+  /**
+   * Calls `onReady(providerAccount)` when another process commits new ready work, where the
+   * driver can tell (Postgres LISTEN/NOTIFY). Resolves with an unsubscribe function; drivers
+   * without cross-process signals resolve with a no-op and workers rely on polling.
+   */
+  listenForReady(onReady: (providerAccount: string) => void): Promise<() => Promise<void>>;
 }
 
 /** A write that would break a uniqueness rule Herald relies on (e.g. one delivery per identity). */

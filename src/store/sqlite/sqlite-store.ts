@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
-import { attemptFields } from '../attempt-fields.js';
+import { attemptFields, transitionPayload } from '../transition-fields.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import {
   StoreConflictError,
@@ -27,7 +27,7 @@ import {
   type TransitionResult,
   type TransitionWrite,
 } from '../store.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from './rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -328,6 +328,22 @@ export class SqliteStore implements Store {
     return tx.immediate();
   }
 
+  async renewLeases(r: { leases: Array<{ deliveryId: string; leaseVersion: number }>; workerId: string; leaseUntil: number; now: number }): Promise<string[]> {
+    const tx = this.db.transaction(() =>
+      r.leases.filter(
+        (l) =>
+          this.stmt('lease_renew').run({ id: l.deliveryId, lease_version: l.leaseVersion, worker_id: r.workerId, lease_until: r.leaseUntil, now: r.now })
+            .changes === 1,
+      ),
+    );
+    return tx.immediate().map((l) => l.deliveryId);
+  }
+
+  async listenForReady(): Promise<() => Promise<void>> {
+    // One process per SQLite file is the norm; intake wakes its own workers in memory.
+    return async () => {};
+  }
+
   async applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]> {
     if (writes.length === 0) return [];
     const tx = this.db.transaction((): TransitionResult[] =>
@@ -355,14 +371,7 @@ export class SqliteStore implements Store {
           notification_id: row.notification_id,
           delivery_id: w.deliveryId,
           event_type: `delivery.${t.to}`,
-          payload_json: JSON.stringify({
-            delivery_id: w.deliveryId,
-            from: t.from,
-            state: t.to,
-            terminal_reason: t.terminalReason,
-            next_attempt_at: t.nextAttemptAt,
-            provider_message_id: t.providerMessageId ?? null,
-          }),
+          payload_json: transitionPayload(w),
           now: w.now,
         });
         return { deliveryId: w.deliveryId, applied: true };

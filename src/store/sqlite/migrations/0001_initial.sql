@@ -30,7 +30,7 @@ CREATE TABLE idempotency_keys (
   PRIMARY KEY (tenant_id, key),
   CHECK ((status = 'completed') = (response_status IS NOT NULL))
 );
-CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at) WHERE status = 'completed';
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 
 CREATE TABLE notifications (
   id              TEXT PRIMARY KEY,

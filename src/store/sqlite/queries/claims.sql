@@ -22,6 +22,11 @@ WHERE id = @id AND state IN ('ready', 'retryable')
 RETURNING id, notification_id, tenant_id, channel, purpose, provider_account, destination,
           idempotency_key, expires_at, attempt_count, lease_version, lease_until;
 
+-- name: lease_renew
+-- params: @id, @lease_version, @worker_id, @lease_until, @now
+UPDATE deliveries SET lease_until = @lease_until, updated_at = @now
+WHERE id = @id AND lease_version = @lease_version AND state = 'submitting' AND lease_owner = @worker_id;
+
 -- name: attempt_insert
 -- params: @delivery_id, @number, @lease_version, @worker_id, @now
 INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)

@@ -1,5 +1,6 @@
-/** How an attempt's outcome is spelled in an attempts row, shared by every driver. */
+/** How a transition and its attempt outcome are spelled in rows and events, shared by every driver. */
 import type { SubmitOutcome } from '../domain/index.js';
+import type { TransitionWrite } from './store.js';
 
 export interface AttemptFields {
   outcome: string;
@@ -36,4 +37,17 @@ export function attemptFields(outcome: SubmitOutcome | { kind: 'lease_expired' }
     case 'unknown':
       return { outcome: 'unknown', provider_message_id: null, error_code: outcome.code, error_message: outcome.message, retry_after_ms: null };
   }
+}
+
+/** The outbox event payload written with an applied transition (same in every driver). */
+export function transitionPayload(w: TransitionWrite): string {
+  const t = w.transition;
+  return JSON.stringify({
+    delivery_id: w.deliveryId,
+    from: t.from,
+    state: t.to,
+    terminal_reason: t.terminalReason,
+    next_attempt_at: t.nextAttemptAt,
+    provider_message_id: t.providerMessageId ?? null,
+  });
 }

@@ -1,5 +1,5 @@
-/** Maps SQLite rows (snake_case, JSON as TEXT) to the Store contract's views. */
-import type { AttemptView, DeliveryFacts, DeliveryView } from '../store.js';
+/** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
+import type { AttemptView, DeliveryFacts, DeliveryView } from './store.js';
 
 export type Row = Record<string, unknown>;
 

@@ -1,0 +1,113 @@
+-- 0001_initial: tenants, API keys, intake idempotency, notifications, deliveries, attempts, outbox.
+-- The same tables, columns, names and CHECK lists as the SQLite migration of the same number.
+-- Times are epoch milliseconds (BIGINT), as in SQLite, so both drivers share one contract.
+
+CREATE TABLE tenants (
+  id          TEXT PRIMARY KEY,
+  name        TEXT NOT NULL,
+  created_at  BIGINT NOT NULL
+);
+
+CREATE TABLE api_keys (
+  id          TEXT PRIMARY KEY,
+  tenant_id   TEXT NOT NULL REFERENCES tenants(id),
+  key_hash    TEXT NOT NULL UNIQUE,
+  label       TEXT NOT NULL,
+  created_at  BIGINT NOT NULL,
+  revoked_at  BIGINT
+);
+
+CREATE TABLE idempotency_keys (
+  tenant_id        TEXT NOT NULL,
+  key              TEXT NOT NULL,
+  fingerprint      TEXT NOT NULL,
+  status           TEXT NOT NULL CHECK (status IN ('in_progress', 'completed')),
+  response_status  INTEGER,
+  response_body    TEXT,
+  locked_until     BIGINT NOT NULL,
+  created_at       BIGINT NOT NULL,
+  expires_at       BIGINT NOT NULL,
+  PRIMARY KEY (tenant_id, key),
+  CHECK ((status = 'completed') = (response_status IS NOT NULL))
+);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+
+CREATE TABLE notifications (
+  id              TEXT PRIMARY KEY,
+  tenant_id       TEXT NOT NULL REFERENCES tenants(id),
+  recipient_id    TEXT NOT NULL,
+  recipient_json  TEXT NOT NULL,
+  purpose         TEXT NOT NULL CHECK (purpose IN ('otp', 'transactional', 'conversational', 'marketing', 'alert')),
+  channels_json   TEXT NOT NULL,
+  content_json    TEXT NOT NULL,
+  group_key       TEXT NOT NULL,
+  generation      INTEGER NOT NULL CHECK (generation >= 1),
+  metadata_json   TEXT,
+  expires_at      BIGINT NOT NULL,
+  created_at      BIGINT NOT NULL
+);
+
+-- fillfactor 80: deliveries are updated several times each; room on the page keeps updates HOT.
+CREATE TABLE deliveries (
+  id                   TEXT PRIMARY KEY,
+  notification_id      TEXT NOT NULL REFERENCES notifications(id),
+  tenant_id            TEXT NOT NULL,
+  position             INTEGER NOT NULL,
+  channel              TEXT NOT NULL CHECK (channel IN ('email', 'sms', 'push')),
+  purpose              TEXT NOT NULL CHECK (purpose IN ('otp', 'transactional', 'conversational', 'marketing', 'alert')),
+  provider_account     TEXT NOT NULL,
+  destination          TEXT NOT NULL,
+  idempotency_key      TEXT NOT NULL UNIQUE,
+  state                TEXT NOT NULL CHECK (state IN ('ready', 'submitting', 'accepted', 'unknown', 'retryable', 'terminal')),
+  terminal_reason      TEXT CHECK (terminal_reason IN ('expired', 'exhausted', 'rejected', 'superseded', 'suppressed', 'unsubscribed', 'unresolved', 'cancelled')),
+  downstream_status    TEXT CHECK (downstream_status IN ('accepted', 'sent', 'delivered', 'read', 'bounced', 'failed', 'complained')),
+  provider_message_id  TEXT,
+  attempt_count        INTEGER NOT NULL DEFAULT 0 CHECK (attempt_count >= 0),
+  lease_version        INTEGER NOT NULL DEFAULT 0,
+  lease_owner          TEXT,
+  lease_until          BIGINT,
+  next_attempt_at      BIGINT,
+  expires_at           BIGINT NOT NULL,
+  last_error_code      TEXT,
+  created_at           BIGINT NOT NULL,
+  updated_at           BIGINT NOT NULL,
+  CHECK ((state = 'terminal') = (terminal_reason IS NOT NULL)),
+  CHECK ((state = 'submitting') = (lease_until IS NOT NULL AND lease_owner IS NOT NULL)),
+  CHECK (state NOT IN ('ready', 'retryable') OR next_attempt_at IS NOT NULL)
+) WITH (fillfactor = 80);
+CREATE INDEX deliveries_due ON deliveries (provider_account, next_attempt_at, id) WHERE state IN ('ready', 'retryable');
+CREATE INDEX deliveries_pending_expiry ON deliveries (expires_at) WHERE state IN ('ready', 'retryable');
+CREATE INDEX deliveries_lease ON deliveries (lease_until) WHERE state = 'submitting';
+CREATE INDEX deliveries_notification ON deliveries (notification_id, position);
+CREATE INDEX deliveries_tenant ON deliveries (tenant_id, id);
+CREATE INDEX deliveries_tenant_state ON deliveries (tenant_id, state, id);
+
+CREATE TABLE attempts (
+  delivery_id          TEXT NOT NULL REFERENCES deliveries(id),
+  number               INTEGER NOT NULL CHECK (number >= 1),
+  lease_version        INTEGER NOT NULL,
+  worker_id            TEXT NOT NULL,
+  started_at           BIGINT NOT NULL,
+  finished_at          BIGINT,
+  outcome              TEXT CHECK (outcome IN ('accepted', 'retryable', 'throttled', 'permanent', 'unknown', 'lease_expired')),
+  provider_message_id  TEXT,
+  error_code           TEXT,
+  error_message        TEXT,
+  retry_after_ms       INTEGER,
+  late_outcome         TEXT,
+  PRIMARY KEY (delivery_id, number)
+);
+
+-- Sequence values are taken before commit and transactions commit out of order, so a relay
+-- must claim by published_at IS NULL (FOR UPDATE SKIP LOCKED), never by "id > last seen".
+CREATE TABLE outbox (
+  id               BIGSERIAL PRIMARY KEY,
+  tenant_id        TEXT NOT NULL,
+  notification_id  TEXT NOT NULL,
+  delivery_id      TEXT,
+  event_type       TEXT NOT NULL,
+  payload_json     TEXT NOT NULL,
+  created_at       BIGINT NOT NULL,
+  published_at     BIGINT
+);
+CREATE INDEX outbox_unpublished ON outbox (id) WHERE published_at IS NULL;

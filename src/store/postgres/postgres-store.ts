@@ -1,0 +1,448 @@
+/**
+ * The PostgreSQL driver, for many API and worker processes on many machines. Claims use
+ * FOR UPDATE SKIP LOCKED inside one statement; transitions are written as one batched
+ * statement; migrations take an advisory lock so processes starting together apply each
+ * migration once. Times are BIGINT epoch ms, as in SQLite.
+ */
+import pg from 'pg';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { loadMigrations, loadNamedSql } from '../named-sql.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import {
+  StoreConflictError,
+  type ApiKeyRecord,
+  type ClaimRequest,
+  type ClaimedDelivery,
+  type DeliveryFacts,
+  type DeliveryFilter,
+  type DeliveryView,
+  type IdempotencyCompletion,
+  type NewNotification,
+  type NotificationView,
+  type Page,
+  type Reservation,
+  type Store,
+  type TransitionResult,
+  type TransitionWrite,
+} from '../store.js';
+import { attemptFields, transitionPayload } from '../transition-fields.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Any constant works; it only has to be the same in every Herald process. */
+const MIGRATION_LOCK = 72_616_001;
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db */
+  connectionString: string;
+  /** Tables live in this schema (tests isolate themselves with one schema each). Default: public. */
+  schema?: string;
+  /** Pool size per process. Default 10. */
+  maxConnections?: number;
+}
+
+/** Opens a pooled Postgres store; call `migrate()` before use. */
+export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  return new PostgresStore(options);
+}
+
+type Client = pg.PoolClient;
+
+export class PostgresStore implements Store {
+  readonly driver = 'postgres' as const;
+  private readonly sql = loadNamedSql(join(here, 'queries'));
+  readonly pool: pg.Pool;
+  private readonly schema: string;
+  /** NOTIFY channel, per schema, so stores sharing a server (tests) do not wake each other. */
+  private readonly readyChannel: string;
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.schema = options.schema ?? 'public';
+    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(this.schema)) throw new Error(`invalid schema name ${this.schema}`);
+    this.readyChannel = `herald_ready_${this.schema}`;
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? 10,
+      // search_path per connection: every named statement stays schema-agnostic.
+      options: `-c search_path=${this.schema}`,
+    });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    this.pool.on('error', () => {});
+  }
+
+  private text(name: string): string {
+    const t = this.sql.get(name);
+    if (!t) throw new Error(`no SQL statement named ${name}`);
+    return t;
+  }
+
+  private async q(name: string, params: unknown[] = [], client: pg.Pool | Client = this.pool): Promise<Row[]> {
+    const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
+    return r.rows as Row[];
+  }
+
+  private async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  async migrate(): Promise<string[]> {
+    const c = await this.pool.connect();
+    const applied: string[] = [];
+    try {
+      // Session-level advisory lock: processes starting together queue here, then each sees
+      // what the first applied. Taken before CREATE SCHEMA, whose IF NOT EXISTS is not safe
+      // against a concurrent creator.
+      await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
+      await c.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      const done = new Set((await c.query('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
+      for (const m of loadMigrations(join(here, 'migrations'))) {
+        if (done.has(m.version)) continue;
+        await c.query('BEGIN');
+        try {
+          await c.query(m.sql);
+          await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+          await c.query('COMMIT');
+        } catch (err) {
+          await c.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+        applied.push(m.name);
+      }
+    } finally {
+      await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+      c.release();
+    }
+    return applied;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async ensureTenant(tenant: { id: string; name: string }, now: number): Promise<void> {
+    await this.q('tenant_ensure', [tenant.id, tenant.name, now]);
+  }
+
+  async createApiKey(k: { id: string; tenantId: string; keyHash: string; label: string; now: number }): Promise<void> {
+    await this.q('api_key_insert', [k.id, k.tenantId, k.keyHash, k.label, k.now]);
+  }
+
+  async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    const [r] = await this.q('api_key_find', [keyHash]);
+    return r ? { id: String(r.id), tenantId: String(r.tenant_id) } : null;
+  }
+
+  async hasApiKeys(): Promise<boolean> {
+    const [r] = await this.q('api_keys_exist');
+    return r?.e === true;
+  }
+
+  async reserveIdempotencyKey(r: {
+    tenantId: string;
+    key: string;
+    fingerprint: string;
+    now: number;
+    lockMs: number;
+    retentionMs: number;
+  }): Promise<Reservation> {
+    const params = [r.tenantId, r.key, r.fingerprint, r.now + r.lockMs, r.now, r.now + r.retentionMs];
+    return this.tx(async (c) => {
+      if ((await this.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' } as const;
+      const [row] = await this.q('idempotency_get', [r.tenantId, r.key], c);
+      if (!row) {
+        // Deleted between our insert attempt and the read (released or pruned): it is ours now.
+        await this.q('idempotency_insert', params, c);
+        return { kind: 'reserved' } as const;
+      }
+      if (row.status === 'completed') {
+        if (Number(row.expires_at) <= r.now) {
+          await this.q('idempotency_replace', params, c);
+          return { kind: 'reserved' } as const;
+        }
+        if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' } as const;
+        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) } as const;
+      }
+      if (Number(row.locked_until) > r.now) {
+        return row.fingerprint === r.fingerprint ? ({ kind: 'in_progress' } as const) : ({ kind: 'mismatch' } as const);
+      }
+      await this.q('idempotency_replace', params, c);
+      return { kind: 'reserved' } as const;
+    });
+  }
+
+  async releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void> {
+    await this.q('idempotency_release', [r.tenantId, r.key]);
+  }
+
+  async completeIdempotencyKey(r: { tenantId: string; key: string; fingerprint: string; statusCode: number; body: unknown }): Promise<void> {
+    await this.q('idempotency_complete', [r.tenantId, r.key, r.fingerprint, r.statusCode, JSON.stringify(r.body)]);
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    const r = await this.pool.query({ name: `${this.schema}.idempotency_prune`, text: this.text('idempotency_prune'), values: [now] });
+    return r.rowCount ?? 0;
+  }
+
+  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    try {
+      await this.tx(async (c) => {
+        await this.q(
+          'notification_insert',
+          [
+            n.id,
+            n.tenantId,
+            n.recipient.id,
+            JSON.stringify(n.recipient),
+            n.purpose,
+            JSON.stringify(n.channels),
+            JSON.stringify(n.content),
+            n.groupKey,
+            n.generation,
+            n.metadata === null ? null : JSON.stringify(n.metadata),
+            n.expiresAt,
+            n.createdAt,
+          ],
+          c,
+        );
+        const ds = n.deliveries;
+        await this.q(
+          'delivery_insert_many',
+          [
+            ds.map((d) => d.id),
+            n.id,
+            n.tenantId,
+            ds.map((_, i) => i),
+            ds.map((d) => d.channel),
+            n.purpose,
+            ds.map((d) => d.providerAccount),
+            ds.map((d) => d.destination),
+            ds.map((d) => d.idempotencyKey),
+            n.expiresAt,
+            n.createdAt,
+          ],
+          c,
+        );
+        await this.q(
+          'outbox_insert',
+          [
+            n.tenantId,
+            n.id,
+            null,
+            'notification.created',
+            JSON.stringify({ notification_id: n.id, purpose: n.purpose, deliveries: ds.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })) }),
+            n.createdAt,
+          ],
+          c,
+        );
+        if (idem) {
+          const r = await c.query({
+            name: `${this.schema}.idempotency_complete`,
+            text: this.text('idempotency_complete'),
+            values: [idem.tenantId, idem.key, idem.fingerprint, idem.statusCode, JSON.stringify(idem.body)],
+          });
+          if (r.rowCount !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+        }
+        for (const account of new Set(ds.map((d) => d.providerAccount))) await this.q('ready_notify', [this.readyChannel, account], c);
+      });
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505') {
+        const constraint = e.constraint === 'deliveries_idempotency_key_key' ? 'deliveries.idempotency_key' : (e.constraint ?? 'unique');
+        throw new StoreConflictError('a delivery with this identity already exists', { constraint }, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {
+    // REPEATABLE READ: the notification, its deliveries and their attempts from one snapshot.
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const [n] = await this.q('notification_get', [tenantId, id], c);
+      if (!n) return null;
+      const deliveries = (await this.q('deliveries_by_notification', [id], c)).map(toDeliveryView);
+      const attempts = await this.q('attempts_by_notification', [id], c);
+      return {
+        id: String(n.id),
+        tenantId: String(n.tenant_id),
+        recipientId: String(n.recipient_id),
+        purpose: n.purpose as NotificationView['purpose'],
+        channels: JSON.parse(String(n.channels_json)),
+        groupKey: String(n.group_key),
+        generation: Number(n.generation),
+        metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
+        expiresAt: Number(n.expires_at),
+        createdAt: Number(n.created_at),
+        deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),
+      };
+    } finally {
+      await c.query('COMMIT').catch(() => {});
+      c.release();
+    }
+  }
+
+  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>> {
+    const size = Math.max(1, limit);
+    const rows = await this.q('deliveries_list', [tenantId, filter.state ?? null, filter.channel ?? null, filter.purpose ?? null, cursor, size + 1]);
+    const items = rows.slice(0, size).map(toDeliveryView);
+    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
+  }
+
+  async getDelivery(id: string): Promise<DeliveryView | null> {
+    const [r] = await this.q('delivery_get', [id]);
+    return r ? toDeliveryView(r) : null;
+  }
+
+  async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    if (req.limit <= 0) return [];
+    const leaseUntil = req.now + req.leaseMs;
+    const rows = await this.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil]);
+    return rows.map((r) => ({
+      deliveryId: String(r.id),
+      notificationId: String(r.notification_id),
+      tenantId: String(r.tenant_id),
+      channel: r.channel as ClaimedDelivery['channel'],
+      purpose: r.purpose as ClaimedDelivery['purpose'],
+      providerAccount: String(r.provider_account),
+      destination: String(r.destination),
+      content: JSON.parse(String(r.content_json)),
+      idempotencyKey: String(r.idempotency_key),
+      expiresAt: Number(r.expires_at),
+      attemptNumber: Number(r.attempt_count),
+      leaseVersion: Number(r.lease_version),
+      leaseUntil,
+    }));
+  }
+
+  async renewLeases(r: { leases: Array<{ deliveryId: string; leaseVersion: number }>; workerId: string; leaseUntil: number; now: number }): Promise<string[]> {
+    if (r.leases.length === 0) return [];
+    const rows = await this.q('lease_renew', [r.leases.map((l) => l.deliveryId), r.leases.map((l) => l.leaseVersion), r.workerId, r.leaseUntil, r.now]);
+    return rows.map((x) => String(x.id));
+  }
+
+  async applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]> {
+    if (writes.length === 0) return [];
+    // One statement sees one snapshot, so a delivery named twice would be decided twice against
+    // its old state. Split such batches into runs of distinct ids, applied in order.
+    const runs: TransitionWrite[][] = [[]];
+    let seen = new Set<string>();
+    for (const w of writes) {
+      if (seen.has(w.deliveryId)) {
+        runs.push([]);
+        seen = new Set();
+      }
+      seen.add(w.deliveryId);
+      runs[runs.length - 1]!.push(w);
+    }
+    const applied = new Array<boolean>(writes.length).fill(false);
+    await this.tx(async (c) => {
+      let offset = 0;
+      for (const run of runs) {
+        const ids = await this.applyRun(run, c);
+        run.forEach((w, i) => (applied[offset + i] = ids.has(w.deliveryId)));
+        offset += run.length;
+      }
+    });
+    return writes.map((w, i) => ({ deliveryId: w.deliveryId, applied: applied[i]! }));
+  }
+
+  private async applyRun(run: TransitionWrite[], c: Client): Promise<Set<string>> {
+    const now = run[0]!.now;
+    const attempts = run.map((w) => (w.attempt ? attemptFields(w.attempt.outcome) : null));
+    const rows = await this.q(
+      'transitions_apply',
+      [
+        run.map((w) => w.deliveryId),
+        run.map((w) => w.expect.state),
+        run.map((w) => w.expect.leaseVersion),
+        run.map((w) => w.transition.to),
+        run.map((w) => w.transition.terminalReason),
+        run.map((w) => w.transition.nextAttemptAt),
+        run.map((w) => w.transition.providerMessageId ?? null),
+        run.map((w) => (w.transition.to === 'accepted' ? 'accepted' : null)),
+        attempts.map((a) => a?.error_code ?? null),
+        now,
+        run.map((w) => w.attempt?.number ?? null),
+        attempts.map((a) => a?.outcome ?? null),
+        attempts.map((a) => a?.provider_message_id ?? null),
+        attempts.map((a) => a?.error_code ?? null),
+        attempts.map((a) => a?.error_message ?? null),
+        attempts.map((a) => a?.retry_after_ms ?? null),
+        run.map((w) => transitionPayload(w)),
+      ],
+      c,
+    );
+    return new Set(rows.map((r) => String(r.id)));
+  }
+
+  async recordLateOutcome(r: { deliveryId: string; attemptNumber: number; outcome: SubmitOutcome }): Promise<void> {
+    await this.q('attempt_late_outcome', [
+      r.deliveryId,
+      r.attemptNumber,
+      r.outcome.kind,
+      r.outcome.kind === 'accepted' ? r.outcome.providerMessageId : null,
+    ]);
+  }
+
+  async listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]> {
+    return (await this.q('leases_expired', [now, Math.max(0, limit)])).map(toDeliveryFacts);
+  }
+
+  async listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]> {
+    return (await this.q('pending_expired', [now, Math.max(0, limit)])).map(toDeliveryFacts);
+  }
+
+  async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
+    const [r] = await this.q('next_due_at', [providerAccount, now]);
+    return r && r.at !== null ? Number(r.at) : null;
+  }
+
+  async countByState(): Promise<Record<DeliveryState, number>> {
+    const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+    for (const r of await this.q('count_by_state')) out[r.state as DeliveryState] = Number(r.n);
+    return out;
+  }
+
+  async listenForReady(onReady: (providerAccount: string) => void): Promise<() => Promise<void>> {
+    // A dedicated connection (LISTEN is per session); reconnects after errors with a short backoff.
+    let stopped = false;
+    let client: pg.Client | null = null;
+    const connect = async (): Promise<void> => {
+      if (stopped) return;
+      const c = new pg.Client({ connectionString: this.options.connectionString });
+      c.on('notification', (msg) => {
+        if (msg.channel === this.readyChannel && msg.payload) onReady(msg.payload);
+      });
+      c.on('error', () => {
+        client = null;
+        c.end().catch(() => {});
+        if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
+      });
+      await c.connect();
+      await c.query(`LISTEN ${this.readyChannel}`);
+      client = c;
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      await client?.end().catch(() => {});
+      client = null;
+    };
+  }
+}

@@ -1,0 +1,37 @@
+-- name: claim_batch
+-- One statement, one round trip, one commit: lock due rows (skipping rows another worker is
+-- claiming), take their leases with a new fencing token, open their attempt rows, and return
+-- what the calls need.
+-- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until
+WITH due AS (
+  SELECT id FROM deliveries
+  WHERE provider_account = $1
+    AND state IN ('ready', 'retryable')
+    AND next_attempt_at <= $2
+    AND expires_at > $2
+  ORDER BY next_attempt_at, id
+  LIMIT $3
+  FOR UPDATE SKIP LOCKED
+),
+claimed AS (
+  UPDATE deliveries d
+  SET state = 'submitting', lease_owner = $4, lease_until = $5,
+      lease_version = d.lease_version + 1, attempt_count = d.attempt_count + 1, updated_at = $2
+  FROM due WHERE d.id = due.id
+  RETURNING d.id, d.notification_id, d.tenant_id, d.channel, d.purpose, d.provider_account, d.destination,
+            d.idempotency_key, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
+),
+opened AS (
+  INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
+  SELECT id, attempt_count, lease_version, $4, $2 FROM claimed
+)
+SELECT c.*, n.content_json FROM claimed c JOIN notifications n ON n.id = c.notification_id
+ORDER BY c.next_attempt_at, c.id;
+
+-- name: lease_renew
+-- Extends leases still held under the given fencing tokens; returns the ids renewed.
+-- params: $1 ids[], $2 lease_versions[], $3 worker_id, $4 lease_until, $5 now
+UPDATE deliveries d SET lease_until = $4, updated_at = $5
+FROM unnest($1::text[], $2::int[]) AS w(id, lease_version)
+WHERE d.id = w.id AND d.lease_version = w.lease_version AND d.state = 'submitting' AND d.lease_owner = $3
+RETURNING d.id;

@@ -1,0 +1,38 @@
+-- name: delivery_insert_many
+-- All of one notification's deliveries in one statement.
+-- params: $1 ids[], $2 notification_id, $3 tenant_id, $4 positions[], $5 channels[], $6 purpose,
+--         $7 provider_accounts[], $8 destinations[], $9 idempotency_keys[], $10 expires_at, $11 now
+INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
+                        idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
+SELECT d.id, $2, $3, d.position, d.channel, $6, d.provider_account, d.destination, d.idempotency_key,
+       'ready', $11, $10, $11, $11
+FROM unnest($1::text[], $4::int[], $5::text[], $7::text[], $8::text[], $9::text[])
+     AS d(id, position, channel, provider_account, destination, idempotency_key);
+
+-- name: delivery_get
+-- params: $1 id
+SELECT * FROM deliveries WHERE id = $1;
+
+-- name: deliveries_by_notification
+-- params: $1 notification_id
+SELECT * FROM deliveries WHERE notification_id = $1 ORDER BY position;
+
+-- name: attempts_by_notification
+-- params: $1 notification_id
+SELECT a.* FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+WHERE d.notification_id = $1 ORDER BY a.delivery_id, a.number;
+
+-- name: deliveries_list
+-- Newest first; the cursor is the last id of the previous page.
+-- params: $1 tenant_id, $2 state, $3 channel, $4 purpose, $5 before, $6 limit (filters NULL when absent)
+SELECT * FROM deliveries
+WHERE tenant_id = $1
+  AND ($2::text IS NULL OR state = $2)
+  AND ($3::text IS NULL OR channel = $3)
+  AND ($4::text IS NULL OR purpose = $4)
+  AND ($5::text IS NULL OR id < $5)
+ORDER BY id DESC
+LIMIT $6;
+
+-- name: count_by_state
+SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state;

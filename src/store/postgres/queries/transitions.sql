@@ -1,0 +1,65 @@
+-- name: transitions_apply
+-- A batch of guarded transitions in one statement. Each row applies only if the delivery is
+-- still in the expected state under the expected fencing token; applied rows close their
+-- attempt and write an outbox event. The ids in one batch are distinct (the driver splits
+-- batches that name a delivery twice).
+-- params: $1 ids[], $2 expect_states[], $3 expect_lease_versions[], $4 to_states[], $5 terminal_reasons[],
+--         $6 next_attempt_ats[], $7 provider_message_ids[], $8 downstream_statuses[], $9 last_error_codes[],
+--         $10 now, $11 attempt_numbers[] (NULL = no attempt to close), $12 outcomes[], $13 attempt_pmids[],
+--         $14 error_codes[], $15 error_messages[], $16 retry_after_ms[], $17 payloads[]
+WITH w AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
+                       $9::text[], $11::int[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[])
+    AS w(id, expect_state, expect_lv, to_state, reason, next_at, pmid, downstream, last_error,
+         attempt_number, outcome, attempt_pmid, error_code, error_message, retry_after_ms, payload)
+),
+applied AS (
+  UPDATE deliveries d
+  SET state = w.to_state,
+      terminal_reason = w.reason,
+      next_attempt_at = w.next_at,
+      provider_message_id = COALESCE(w.pmid, d.provider_message_id),
+      downstream_status = COALESCE(d.downstream_status, w.downstream),
+      last_error_code = COALESCE(w.last_error, d.last_error_code),
+      lease_owner = NULL,
+      lease_until = NULL,
+      updated_at = $10
+  FROM w
+  WHERE d.id = w.id AND d.state = w.expect_state AND d.lease_version = w.expect_lv
+  RETURNING d.id, d.tenant_id, d.notification_id
+),
+closed AS (
+  UPDATE attempts a
+  SET finished_at = $10, outcome = w.outcome, provider_message_id = w.attempt_pmid,
+      error_code = w.error_code, error_message = w.error_message, retry_after_ms = w.retry_after_ms
+  FROM w JOIN applied ON applied.id = w.id
+  WHERE w.attempt_number IS NOT NULL AND a.delivery_id = w.id AND a.number = w.attempt_number AND a.outcome IS NULL
+),
+events AS (
+  INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
+  SELECT applied.tenant_id, applied.notification_id, applied.id, 'delivery.' || w.to_state, w.payload, $10
+  FROM applied JOIN w ON w.id = applied.id
+)
+SELECT id FROM applied;
+
+-- name: attempt_late_outcome
+-- params: $1 delivery_id, $2 number, $3 late_outcome, $4 provider_message_id
+UPDATE attempts SET late_outcome = $3, provider_message_id = COALESCE(provider_message_id, $4)
+WHERE delivery_id = $1 AND number = $2;
+
+-- name: leases_expired
+-- params: $1 now, $2 limit
+SELECT id, state, attempt_count, lease_version, expires_at, next_attempt_at FROM deliveries
+WHERE state = 'submitting' AND lease_until <= $1
+ORDER BY lease_until LIMIT $2;
+
+-- name: pending_expired
+-- params: $1 now, $2 limit
+SELECT id, state, attempt_count, lease_version, expires_at, next_attempt_at FROM deliveries
+WHERE state IN ('ready', 'retryable') AND expires_at <= $1
+ORDER BY expires_at LIMIT $2;
+
+-- name: next_due_at
+-- params: $1 provider_account, $2 now
+SELECT MIN(next_attempt_at) AS at FROM deliveries
+WHERE provider_account = $1 AND state IN ('ready', 'retryable') AND expires_at > $2;

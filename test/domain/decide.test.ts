@@ -1,0 +1,240 @@
+/**
+ * Example-based tests for `decide`: one or more worked examples per row of TRANSITION_TABLE,
+ * then the edges of the two clocks and the events that must be refused.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  TRANSITION_TABLE,
+  decide,
+  type DecisionContext,
+  type DeliveryEvent,
+  type DeliverySnapshot,
+  type RetryPolicy,
+  type SubmitOutcome,
+} from '../../src/domain/index.js';
+
+const T0 = 1_700_000_000_000;
+const HOUR = 3_600_000;
+// jitter 'none' makes every delay exact: 1 s, 2 s, 4 s, ... capped at 60 s.
+const POLICY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 60_000, jitter: 'none' };
+
+const ctx = (now: number, policy: RetryPolicy = POLICY): DecisionContext => ({ now, policy, random: () => 0.5 });
+
+function snap(state: DeliverySnapshot['state'], extra: Partial<DeliverySnapshot> = {}): DeliverySnapshot {
+  return { state, attemptCount: 0, expiresAt: T0 + HOUR, nextAttemptAt: null, ...extra };
+}
+
+const outcome = (o: SubmitOutcome): DeliveryEvent => ({ type: 'outcome', outcome: o });
+const ACCEPTED = outcome({ kind: 'accepted', providerMessageId: 'SM123' });
+const UNKNOWN = outcome({ kind: 'unknown', code: 'timeout', message: 'read timed out after 10 s' });
+const RETRYABLE = outcome({ kind: 'retryable', code: 'http_503', message: 'service unavailable' });
+const THROTTLED = (retryAfterMs?: number | null): DeliveryEvent =>
+  outcome({ kind: 'throttled', code: 'http_429', message: 'too many requests', retryAfterMs });
+const PERMANENT = outcome({ kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid To number' });
+const FOUND: DeliveryEvent = { type: 'evidence', found: true, providerMessageId: 'SM456' };
+const NOT_FOUND: DeliveryEvent = { type: 'evidence', found: false, authoritative: true, windowClosed: false };
+const WINDOW_CLOSED: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
+const NO_ANSWER_YET: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: false };
+
+interface RowExample {
+  name: string;
+  d: DeliverySnapshot;
+  event: DeliveryEvent;
+  now: number;
+  policy?: RetryPolicy;
+  expected: Record<string, unknown>;
+}
+
+/** Worked examples keyed by table row `from -> to on event`. */
+const ROW_EXAMPLES: Record<string, RowExample[]> = {
+  'ready -> submitting on claim': [
+    { name: 'a fresh delivery is claimed', d: snap('ready'), event: { type: 'claim' }, now: T0, expected: { terminalReason: null, nextAttemptAt: null } },
+  ],
+  'ready -> terminal on claim': [
+    { name: 'claimed exactly at expires_at', d: snap('ready'), event: { type: 'claim' }, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+    { name: 'claimed after expires_at', d: snap('ready'), event: { type: 'claim' }, now: T0 + 2 * HOUR, expected: { terminalReason: 'expired' } },
+  ],
+  'ready -> terminal on expire': [
+    { name: 'the sweep at expires_at', d: snap('ready'), event: { type: 'expire' }, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+  ],
+  'ready -> terminal on cancel': [
+    { name: 'cancelled before any attempt', d: snap('ready'), event: { type: 'cancel' }, now: T0, expected: { terminalReason: 'cancelled' } },
+  ],
+  'submitting -> accepted on outcome': [
+    {
+      name: 'the provider acknowledged, with its id',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: ACCEPTED,
+      now: T0,
+      expected: { terminalReason: null, nextAttemptAt: null, providerMessageId: 'SM123' },
+    },
+  ],
+  'submitting -> unknown on outcome': [
+    { name: 'a timeout', d: snap('submitting', { attemptCount: 1 }), event: UNKNOWN, now: T0, expected: { terminalReason: null, nextAttemptAt: null } },
+  ],
+  'submitting -> unknown on lease_expired': [
+    { name: 'the lease ran out', d: snap('submitting', { attemptCount: 1 }), event: { type: 'lease_expired' }, now: T0 + 60_000, expected: { terminalReason: null } },
+  ],
+  'submitting -> retryable on outcome': [
+    { name: 'first failure: base delay', d: snap('submitting', { attemptCount: 1 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+    { name: 'second failure: doubled', d: snap('submitting', { attemptCount: 2 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
+    { name: 'throttled with Retry-After above the backoff', d: snap('submitting', { attemptCount: 1 }), event: THROTTLED(30_000), now: T0, expected: { nextAttemptAt: T0 + 30_000 } },
+    { name: 'throttled with Retry-After below the backoff', d: snap('submitting', { attemptCount: 2 }), event: THROTTLED(500), now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
+    { name: 'last ms before expiry is still allowed', d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_001 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+  ],
+  'submitting -> terminal on outcome': [
+    { name: 'permanent refusal is rejected', d: snap('submitting', { attemptCount: 1 }), event: PERMANENT, now: T0, expected: { terminalReason: 'rejected', nextAttemptAt: null } },
+    { name: 'last allowed attempt failed: exhausted', d: snap('submitting', { attemptCount: 3 }), event: RETRYABLE, now: T0, expected: { terminalReason: 'exhausted' } },
+    { name: 'retry would land exactly at expires_at: expired', d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_000 }), event: RETRYABLE, now: T0, expected: { terminalReason: 'expired', nextAttemptAt: null } },
+    { name: 'Retry-After reaches past expiry: expired', d: snap('submitting', { attemptCount: 1 }), event: THROTTLED(HOUR), now: T0, expected: { terminalReason: 'expired' } },
+  ],
+  'retryable -> submitting on claim': [
+    { name: 'claimed exactly at next_attempt_at', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'claim' }, now: T0 + 1_000, expected: { terminalReason: null } },
+  ],
+  'retryable -> terminal on claim': [
+    { name: 'due, but claimed at expires_at', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'claim' }, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+  ],
+  'retryable -> terminal on expire': [
+    { name: 'the sweep after expiry', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'expire' }, now: T0 + HOUR + 1, expected: { terminalReason: 'expired' } },
+  ],
+  'retryable -> terminal on cancel': [
+    { name: 'cancelled between attempts', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'cancel' }, now: T0, expected: { terminalReason: 'cancelled' } },
+  ],
+  'unknown -> accepted on evidence': [
+    { name: 'the provider has it', d: snap('unknown', { attemptCount: 1 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', terminalReason: null } },
+  ],
+  'unknown -> retryable on evidence': [
+    { name: 'authoritatively not found, before expiry', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+  ],
+  'unknown -> terminal on evidence': [
+    { name: 'not found, but expired', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+    { name: 'not found, attempts used up', d: snap('unknown', { attemptCount: 3 }), event: NOT_FOUND, now: T0, expected: { terminalReason: 'exhausted' } },
+    { name: 'the ambiguity window closed', d: snap('unknown', { attemptCount: 1 }), event: WINDOW_CLOSED, now: T0, expected: { terminalReason: 'unresolved' } },
+  ],
+};
+
+describe('decide: one example per TRANSITION_TABLE row', () => {
+  it('has examples for exactly the rows of the table', () => {
+    expect(Object.keys(ROW_EXAMPLES).sort()).toEqual(TRANSITION_TABLE.map((r) => `${r.from} -> ${r.to} on ${r.on}`).sort());
+  });
+
+  for (const row of TRANSITION_TABLE) {
+    const key = `${row.from} -> ${row.to} on ${row.on}`;
+    for (const ex of ROW_EXAMPLES[key] ?? []) {
+      it(`${key}: ${ex.name}`, () => {
+        expect(ex.d.state).toBe(row.from);
+        const decision = decide(ex.d, ex.event, ctx(ex.now, ex.policy));
+        expect(decision).toMatchObject({ ok: true, from: row.from, to: row.to, on: row.on, ...ex.expected });
+      });
+    }
+  }
+});
+
+describe('decide: the two clocks', () => {
+  it('refuses a claim before next_attempt_at', () => {
+    const d = snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 });
+    expect(decide(d, { type: 'claim' }, ctx(T0 + 999))).toEqual({ ok: false, reason: 'not due yet' });
+  });
+
+  it('lets a claim one ms before expires_at through', () => {
+    expect(decide(snap('ready'), { type: 'claim' }, ctx(T0 + HOUR - 1))).toMatchObject({ ok: true, to: 'submitting' });
+  });
+
+  it('prefers expiry over "not due" when both hold', () => {
+    const d = snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 2 * HOUR });
+    expect(decide(d, { type: 'claim' }, ctx(T0 + HOUR))).toMatchObject({ ok: true, to: 'terminal', terminalReason: 'expired' });
+  });
+
+  it('refuses to expire a delivery before expires_at', () => {
+    expect(decide(snap('ready'), { type: 'expire' }, ctx(T0 + HOUR - 1))).toMatchObject({ ok: false });
+    expect(decide(snap('retryable', { nextAttemptAt: T0 }), { type: 'expire' }, ctx(T0 + HOUR - 1))).toMatchObject({ ok: false });
+  });
+
+  it('does not expire an in-flight or unknown submission: the call may have happened', () => {
+    for (const state of ['submitting', 'unknown', 'accepted'] as const) {
+      expect(decide(snap(state, { attemptCount: 1 }), { type: 'expire' }, ctx(T0 + 2 * HOUR))).toMatchObject({ ok: false });
+    }
+  });
+
+  it('checks attempts before the clock: exhausted wins over expired', () => {
+    const d = snap('submitting', { attemptCount: 3, expiresAt: T0 + 1 });
+    expect(decide(d, RETRYABLE, ctx(T0))).toMatchObject({ to: 'terminal', terminalReason: 'exhausted' });
+  });
+
+  it('ignores a zero, negative or unparseable Retry-After and uses the backoff', () => {
+    const d = snap('submitting', { attemptCount: 1 });
+    for (const r of [0, -5_000, Number.NaN, null, undefined]) {
+      expect(decide(d, THROTTLED(r), ctx(T0))).toMatchObject({ to: 'retryable', nextAttemptAt: T0 + 1_000 });
+    }
+  });
+
+  it('treats an infinite Retry-After as past expiry', () => {
+    const d = snap('submitting', { attemptCount: 1 });
+    expect(decide(d, THROTTLED(Number.POSITIVE_INFINITY), ctx(T0))).toMatchObject({ to: 'terminal', terminalReason: 'expired' });
+  });
+
+  it('one attempt allowed: the first retryable failure exhausts', () => {
+    const d = snap('submitting', { attemptCount: 1 });
+    expect(decide(d, THROTTLED(null), ctx(T0, { ...POLICY, maxAttempts: 1 }))).toMatchObject({ terminalReason: 'exhausted' });
+  });
+});
+
+describe('decide: events that do not apply', () => {
+  const ALL_EVENTS: DeliveryEvent[] = [
+    { type: 'claim' },
+    ACCEPTED,
+    UNKNOWN,
+    RETRYABLE,
+    THROTTLED(1_000),
+    PERMANENT,
+    { type: 'lease_expired' },
+    { type: 'expire' },
+    { type: 'cancel' },
+    FOUND,
+    NOT_FOUND,
+    WINDOW_CLOSED,
+  ];
+
+  it('refuses every event on a terminal delivery', () => {
+    for (const e of ALL_EVENTS) {
+      expect(decide(snap('terminal', { attemptCount: 1 }), e, ctx(T0 + 2 * HOUR))).toEqual({ ok: false, reason: 'terminal is final' });
+    }
+  });
+
+  it('leaves accepted to downstream evidence: no event moves it', () => {
+    for (const e of ALL_EVENTS) {
+      expect(decide(snap('accepted', { attemptCount: 1 }), e, ctx(T0 + 2 * HOUR)).ok).toBe(false);
+    }
+  });
+
+  it('never resends from unknown: claim, outcome, lease_expired, expire and cancel are refused', () => {
+    const d = snap('unknown', { attemptCount: 1 });
+    for (const e of ALL_EVENTS.filter((x) => x.type !== 'evidence')) {
+      expect(decide(d, e, ctx(T0 + 2 * HOUR)).ok, e.type).toBe(false);
+    }
+  });
+
+  it('waits while reconciliation has no authoritative answer and the window is open', () => {
+    expect(decide(snap('unknown', { attemptCount: 1 }), NO_ANSWER_YET, ctx(T0))).toEqual({ ok: false, reason: 'no authoritative answer yet' });
+  });
+
+  it('refuses outcomes and lease expiry without a submission in flight', () => {
+    for (const state of ['ready', 'retryable', 'unknown'] as const) {
+      expect(decide(snap(state), ACCEPTED, ctx(T0)).ok).toBe(false);
+      expect(decide(snap(state), { type: 'lease_expired' }, ctx(T0)).ok).toBe(false);
+    }
+  });
+
+  it('refuses a second claim or a cancel while submitting', () => {
+    const d = snap('submitting', { attemptCount: 1 });
+    expect(decide(d, { type: 'claim' }, ctx(T0)).ok).toBe(false);
+    expect(decide(d, { type: 'cancel' }, ctx(T0)).ok).toBe(false);
+  });
+
+  it('refuses evidence outside unknown', () => {
+    for (const state of ['ready', 'submitting', 'retryable'] as const) {
+      expect(decide(snap(state), FOUND, ctx(T0)).ok).toBe(false);
+      expect(decide(snap(state), NOT_FOUND, ctx(T0)).ok).toBe(false);
+    }
+  });
+});

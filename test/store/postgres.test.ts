@@ -1,0 +1,78 @@
+/**
+ * Runs the Store conformance suite against the PostgreSQL driver: one schema per test, on
+ * DATABASE_URL when set, else on the embedded server the global setup started.
+ */
+import { describe, expect, it } from 'vitest';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
+import { storeConformance, type StoreFixture } from './conformance.js';
+import { T0 } from './fixtures.js';
+
+async function postgresFixture(): Promise<StoreFixture> {
+  const { store, schema, drop } = await openTestPostgresStore();
+  const peers: PostgresStore[] = [];
+  return {
+    store,
+    openPeer: async () => {
+      const peer = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4 });
+      peers.push(peer);
+      return peer;
+    },
+    cleanup: async () => {
+      for (const p of peers) await p.close();
+      await store.close();
+      await drop();
+    },
+  };
+}
+
+storeConformance('postgres', postgresFixture);
+
+describe('Postgres migrations', () => {
+  it('apply once when several processes migrate a new schema at the same time', async () => {
+    const schema = freshSchema();
+    const stores = Array.from({ length: 4 }, () => openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 2 }));
+    try {
+      const applied = (await Promise.all(stores.map((s) => s.migrate()))).flat();
+      expect(applied).toEqual(['0001_initial']);
+      await stores[0]!.ensureTenant({ id: 't1', name: 'One' }, T0);
+      await stores[1]!.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
+      expect(await stores[2]!.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await (await openTestPostgresStore(schema)).drop();
+    }
+  });
+
+  it('wakes a listener when another process commits ready work', async () => {
+    const { store, schema, drop } = await openTestPostgresStore();
+    const listener = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 1 });
+    const woken: string[] = [];
+    const unsubscribe = await listener.listenForReady((account) => woken.push(account));
+    try {
+      await store.ensureTenant({ id: 't1', name: 'One' }, T0);
+      await store.createNotification({
+        id: 'ntf_01JDQ0000000000000000000A1',
+        tenantId: 't1',
+        recipient: { id: 'r1', phone: '+14155550123' },
+        purpose: 'otp',
+        channels: ['sms'],
+        content: { text: 'hi' },
+        groupKey: 'g',
+        generation: 1,
+        metadata: null,
+        expiresAt: T0 + 60_000,
+        createdAt: T0,
+        deliveries: [{ id: 'dlv_01JDQ0000000000000000000A2', channel: 'sms', providerAccount: 'acct-sms', destination: '+14155550123', idempotencyKey: 'hk_1' }],
+      });
+      const deadline = Date.now() + 5_000;
+      while (woken.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(woken).toEqual(['acct-sms']);
+    } finally {
+      await unsubscribe();
+      await listener.close();
+      await store.close();
+      await drop();
+    }
+  });
+});
