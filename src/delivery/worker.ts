@@ -65,8 +65,35 @@ export class DeliveryWorker {
       limit: this.batchSize,
     });
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0 };
-    const outcomes = await Promise.all(claimed.map((c) => this.call(adapter, c)));
+    const stopRenewing = this.renewWhileRunning(claimed);
+    let outcomes: SubmitOutcome[];
+    try {
+      outcomes = await Promise.all(claimed.map((c) => this.call(adapter, c)));
+    } finally {
+      stopRenewing();
+    }
     return this.record(claimed, outcomes);
+  }
+
+  /**
+   * Renews the batch's leases every third of the lease while its calls run, so a slow
+   * provider is not mistaken for a dead worker. A lease that could not be renewed (already
+   * rescued) is simply not renewed again: its outcome will be fenced off and kept as late.
+   */
+  private renewWhileRunning(claimed: ClaimedDelivery[]): () => void {
+    let held = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
+    const timer = setInterval(() => {
+      const now = this.opts.clock.now();
+      this.opts.store
+        .renewLeases({ leases: held, workerId: this.opts.workerId, leaseUntil: now + this.leaseMs, now })
+        .then((renewed) => {
+          const ok = new Set(renewed);
+          held = held.filter((l) => ok.has(l.deliveryId));
+        })
+        .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Processes every account until none has due work; for tests and `herald worker --once`. */

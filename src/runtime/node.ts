@@ -3,12 +3,13 @@
  * worker and sweeper. `herald start` runs every role in one process; `herald api` and
  * `herald worker` run one each. Tests use the same assembly.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import type { HeraldConfig } from '../config/config.js';
+import { ConfigError, type HeraldConfig } from '../config/config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { Sweeper } from '../delivery/sweeper.js';
@@ -17,6 +18,7 @@ import { buildApp } from '../http/app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { createSandboxAdapter } from '../providers/sandbox/adapter.js';
+import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 
@@ -49,11 +51,44 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, 'herald.db');
 }
 
-/** Opens the store a configuration names and applies migrations. */
-export async function openStore(config: HeraldConfig): Promise<Store> {
-  const store = openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
-  await store.migrate();
+/** Where the data lives, for banners and logs (never with a password). */
+export function describeDatabase(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env): string {
+  const url = env.DATABASE_URL;
+  if (url) {
+    const u = new URL(url);
+    return `PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname}${env.HERALD_PG_SCHEMA ? ` (schema ${env.HERALD_PG_SCHEMA})` : ''}`;
+  }
+  return `SQLite ${databasePath(config.data_dir)} (synchronous=${config.database.synchronous})`;
+}
+
+/**
+ * Opens the store and applies migrations: PostgreSQL when DATABASE_URL is set
+ * (postgres://…; HERALD_PG_SCHEMA picks a schema other than public), else the SQLite file
+ * in the data directory.
+ */
+export async function openStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+  const store = connectStore(config, env);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
   return store;
+}
+
+/** Opens the store without migrating (for `herald migrate`, which reports what it applies). */
+export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env): Store {
+  const url = env.DATABASE_URL;
+  if (url !== undefined && url !== '') {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_URL must be a postgres:// URL', 'DATABASE_URL');
+    return openPostgresStore({
+      connectionString: url,
+      ...(env.HERALD_PG_SCHEMA ? { schema: env.HERALD_PG_SCHEMA } : {}),
+      ...(env.HERALD_PG_POOL ? { maxConnections: Number(env.HERALD_PG_POOL) } : {}),
+    });
+  }
+  return openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
 }
 
 /** Builds the adapter for one configured provider account. */
@@ -74,6 +109,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
   let sweeper: Sweeper | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
 
   if (opts.roles.includes('api')) {
     const intake = new IntakeService({
@@ -92,7 +128,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger,
       wake,
-      workerId: opts.workerId ?? `${hostname()}:${process.pid}`,
+      // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
+      workerId: opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       batchSize: config.worker.batch_size,
       loopsPerAccount: config.worker.loops_per_account,
       leaseMs: config.worker.lease_ms,
@@ -109,6 +146,13 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     sweeper,
     adapters,
     async start() {
+      if (worker) {
+        // Intake in another process (Postgres) wakes this one through the database.
+        unlisten = await store.listenForReady((account) => wake.notify(account)).catch((err) => {
+          logger.warn({ err }, 'cannot listen for ready work; falling back to polling');
+          return null;
+        });
+      }
       worker?.start();
       sweeper?.start();
       if (!app) return null;
@@ -118,6 +162,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       // Order matters: stop taking requests, then let in-flight calls finish and be recorded,
       // then release sockets and the database.
       await app?.close();
+      await unlisten?.();
       await worker?.stop();
       await sweeper?.stop();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));

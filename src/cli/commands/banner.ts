@@ -1,7 +1,7 @@
 /** What `herald start` prints: where everything is, how to get a key, and a curl to try. */
 import { join } from 'node:path';
 import type { HeraldConfig } from '../../config/config.js';
-import type { Role } from '../../runtime/node.js';
+import { describeDatabase, type Role } from '../../runtime/node.js';
 import type { BootstrapResult } from '../bootstrap-key.js';
 
 export function printBanner(b: {
@@ -17,6 +17,7 @@ export function printBanner(b: {
   if (b.apiUrl) out(`  API:          ${b.apiUrl}   (OpenAPI: ${b.apiUrl}/openapi.json)`);
   if (b.sandboxUrl) out(`  Sandbox:      ${b.sandboxUrl}   (ledger: ${b.sandboxUrl}/ledger, faults: ${b.sandboxUrl}/faults)`);
   out(`  Data dir:     ${b.config.data_dir}`);
+  out(`  Database:     ${describeDatabase(b.config)}`);
   out(`  Accounts:     ${b.config.provider_accounts.map((a) => `${a.id} (${a.channel})`).join(', ') || 'none'}`);
   let keyExpr = '$HERALD_API_KEY';
   const keyFile = join(b.config.data_dir, 'bootstrap-key');
