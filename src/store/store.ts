@@ -189,6 +189,7 @@ export interface Store {
   readonly driver: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
+  /** Releases connections; calling it again is a no-op. */
   close(): Promise<void>;
 
   ensureTenant(tenant: { id: string; name: string }, now: number): Promise<void>;

@@ -17,7 +17,13 @@ import { IntakeService, type IntakeOptions } from '../../src/intake/intake-servi
 import type { ProviderAdapter } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { openTestPostgresStore, pgUrl } from './postgres.js';
+
+export type Driver = 'sqlite' | 'postgres';
+export const DRIVERS: Driver[] = ['sqlite', 'postgres'];
 
 export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 export const silentLogger = pino({ level: 'silent' });
@@ -26,7 +32,10 @@ export interface Harness {
   dir: string;
   clock: ManualClock;
   sandbox: SandboxHandle;
-  store: SqliteStore;
+  driver: Driver;
+  store: Store;
+  /** A second connection to the same database, as another process would have. */
+  openPeerStore(): Store;
   config: HeraldConfig;
   app: Awaited<ReturnType<typeof buildApp>>;
   apiKey: string;
@@ -50,14 +59,37 @@ export const otpBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-export async function createHarness(opts: { timeoutMs?: number; intake?: Partial<IntakeOptions> } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { timeoutMs?: number; intake?: Partial<IntakeOptions>; driver?: Driver } = {},
+): Promise<Harness> {
+  const driver = opts.driver ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
   const clock = new ManualClock(T0);
   const sandbox = await startSandbox({ port: 0, seed: 1 });
   const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
   config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => ({ ...a, timeout_ms: opts.timeoutMs ?? 2_000 }));
-  const store = openSqliteStore({ path: join(dir, 'herald.db') });
-  await store.migrate();
+  let store: Store;
+  let dropSchema = async () => {};
+  let openPeerStore: () => Store;
+  const peers: Store[] = [];
+  if (driver === 'postgres') {
+    const pg = await openTestPostgresStore();
+    store = pg.store;
+    dropSchema = pg.drop;
+    openPeerStore = () => {
+      const s = openPostgresStore({ connectionString: pgUrl(), schema: pg.schema, maxConnections: 2 });
+      peers.push(s);
+      return s;
+    };
+  } else {
+    store = openSqliteStore({ path: join(dir, 'herald.db') });
+    await store.migrate();
+    openPeerStore = () => {
+      const s = openSqliteStore({ path: join(dir, 'herald.db') });
+      peers.push(s);
+      return s;
+    };
+  }
   const tenantId = 'default';
   await store.ensureTenant({ id: tenantId, name: 'Default' }, T0);
   const apiKey = generateApiKey();
@@ -89,7 +121,9 @@ export async function createHarness(opts: { timeoutMs?: number; intake?: Partial
     dir,
     clock,
     sandbox,
+    driver,
     store,
+    openPeerStore,
     config,
     app,
     apiKey,
@@ -109,7 +143,9 @@ export async function createHarness(opts: { timeoutMs?: number; intake?: Partial
       await Promise.all(workers.map((w) => w.stop()));
       await app.close();
       await Promise.allSettled(allAdapters.map((a) => a.close()));
+      for (const p of peers) await p.close();
       await store.close();
+      await dropSchema();
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
     },

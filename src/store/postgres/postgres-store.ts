@@ -130,7 +130,12 @@ export class PostgresStore implements Store {
     return applied;
   }
 
+  private closed = false;
+
+  /** Ends the pool; safe to call more than once, like the SQLite driver's. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.pool.end();
   }
 
