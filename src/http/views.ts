@@ -14,6 +14,7 @@ export function attemptJson(a: AttemptView) {
     error: a.errorCode === null ? null : { code: a.errorCode, message: a.errorMessage },
     retry_after_ms: a.retryAfterMs,
     late_outcome: a.lateOutcome,
+    worker_id: a.workerId,
   };
 }
 
