@@ -3,6 +3,7 @@ export * from './vocabulary.js';
 export * from './outcome.js';
 export * from './transitions.js';
 export * from './retry-policy.js';
+export * from './ladders.js';
 export * from './decide.js';
 export * from './identity.js';
 export * from './downstream.js';
