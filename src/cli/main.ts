@@ -1,10 +1,12 @@
 /** The `herald` command: one file per sub-command under commands/. */
 import { ConfigError } from '../config/config.js';
 import { UsageError } from './args.js';
-import { keysCommand } from './commands/keys.js';
-import { migrateCommand } from './commands/migrate.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { serve } from './commands/serve.js';
+
+// Commands load on use: `herald --help` should not pay for Fastify, pg and SQLite (~1 s here).
+const serve = async (...a: Parameters<typeof import('./commands/serve.js').serve>) => (await import('./commands/serve.js')).serve(...a);
+const sandboxCommand = async (argv: string[]) => (await import('./commands/sandbox.js')).sandboxCommand(argv);
+const migrateCommand = async (argv: string[]) => (await import('./commands/migrate.js')).migrateCommand(argv);
+const keysCommand = async (argv: string[]) => (await import('./commands/keys.js')).keysCommand(argv);
 
 const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
   -p, --port N          API port (default 8080; 0 picks a free one)

@@ -33,11 +33,13 @@ export async function sandboxCommand(argv: string[]): Promise<number> {
     ...(flags['api-key'] ? { apiKey: flags['api-key'] } : {}),
     ...(seed !== undefined ? { seed } : {}),
   });
-  process.stdout.write(`Sandbox provider listening on ${sandbox.url} (seed ${sandbox.seed})\n  ledger: ${sandbox.url}/ledger\n  faults: ${sandbox.url}/faults\n`);
-  await new Promise<void>((resolve) => {
+  // Handlers before the "listening" line, so a signal sent as soon as it appears stops cleanly.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`Sandbox provider listening on ${sandbox.url} (seed ${sandbox.seed})\n  ledger: ${sandbox.url}/ledger\n  faults: ${sandbox.url}/faults\n`);
+  await stopped;
   await sandbox.close();
   return 0;
 }

@@ -55,9 +55,9 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, Date.now());
   const node = await createHeraldNode({ config, roles, logger, store });
   const apiUrl = await node.start();
-  printBanner({ config, roles, apiUrl, sandboxUrl: sandbox?.url ?? null, bootstrap });
-
-  await new Promise<void>((resolve) => {
+  // Handlers before the banner: whoever waits for the banner may signal at once, and a signal
+  // with no handler yet would kill the process without a graceful stop.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal }, 'stopping: finishing in-flight calls');
       resolve();
@@ -65,6 +65,8 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  printBanner({ config, roles, apiUrl, sandboxUrl: sandbox?.url ?? null, bootstrap });
+  await stopped;
   await node.close();
   await store.close();
   await sandbox?.close();

@@ -1,0 +1,272 @@
+/**
+ * Configuration: defaults, JSON and YAML files, and a ConfigError naming the field for every
+ * kind of mistake; plus the published schema is a valid, documented draft-07 schema.
+ */
+import { Ajv } from 'ajv';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_SCHEMA_PATH, ConfigError, readConfigFile, resolveConfig } from '../../src/config/config.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const account = (over: Record<string, unknown> = {}) => ({
+  id: 'sms-main',
+  kind: 'sandbox',
+  channel: 'sms',
+  base_url: 'http://127.0.0.1:8025',
+  ...over,
+});
+
+/** The ConfigError `fn` throws (fails the test when it throws nothing or something else). */
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError, nothing was thrown');
+}
+
+describe('resolveConfig', () => {
+  it('fills every default when there is no file', () => {
+    const cfg = resolveConfig(undefined);
+    expect(cfg).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      data_dir: resolve('./herald-data'),
+      database: { synchronous: 'FULL' },
+      sandbox: { enabled: true, port: 8025 },
+      worker: { batch_size: 64, loops_per_account: 2, lease_ms: 30_000, poll_interval_ms: 1_000, sweep_interval_ms: 1_000 },
+      provider_accounts: [],
+    });
+  });
+
+  it('defaults each account and turns the sandbox off once accounts are configured', () => {
+    const cfg = resolveConfig({ provider_accounts: [account()] });
+    expect(cfg.sandbox.enabled).toBe(false);
+    expect(cfg.provider_accounts).toEqual([
+      { ...account(), rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', timeout_ms: 10_000 },
+    ]);
+  });
+
+  it('lets overrides win over the file', () => {
+    const cfg = resolveConfig(
+      { host: '0.0.0.0', port: 9000, data_dir: '/tmp/a', sandbox: { enabled: true, port: 9001 } },
+      { host: '::1', port: 0, dataDir: dir, sandboxPort: 0, sandbox: false },
+    );
+    expect(cfg).toMatchObject({ host: '::1', port: 0, data_dir: dir, sandbox: { enabled: false, port: 0 } });
+  });
+});
+
+describe('config files', () => {
+  const body = {
+    port: 9090,
+    data_dir: '/var/lib/herald',
+    sandbox: { enabled: false },
+    worker: { batch_size: 10, lease_ms: 20_000 },
+    provider_accounts: [account({ timeout_ms: 5_000, ambiguity_policy: 'user_resend' })],
+  };
+
+  it('loads JSON', () => {
+    const file = join(dir, 'herald.json');
+    writeFileSync(file, JSON.stringify(body, null, 2));
+    const cfg = resolveConfig(readConfigFile(file));
+    expect(cfg).toMatchObject({ port: 9090, data_dir: '/var/lib/herald', sandbox: { enabled: false }, worker: { batch_size: 10, lease_ms: 20_000 } });
+    expect(cfg.provider_accounts[0]).toMatchObject({ id: 'sms-main', timeout_ms: 5_000, ambiguity_policy: 'user_resend', burst: 100 });
+  });
+
+  it.each(['herald.yaml', 'herald.yml'])('loads YAML (%s) to the same configuration as JSON', (name) => {
+    const yamlFile = join(dir, name);
+    writeFileSync(
+      yamlFile,
+      [
+        '# Herald configuration',
+        'port: 9090',
+        'data_dir: /var/lib/herald',
+        'sandbox:',
+        '  enabled: false',
+        'worker:',
+        '  batch_size: 10',
+        '  lease_ms: 20000',
+        'provider_accounts:',
+        '  - id: sms-main',
+        '    kind: sandbox',
+        '    channel: sms',
+        '    base_url: http://127.0.0.1:8025',
+        '    timeout_ms: 5000',
+        '    ambiguity_policy: user_resend',
+        '',
+      ].join('\n'),
+    );
+    const jsonFile = join(dir, 'herald.json');
+    writeFileSync(jsonFile, JSON.stringify(body));
+    expect(resolveConfig(readConfigFile(yamlFile))).toEqual(resolveConfig(readConfigFile(jsonFile)));
+  });
+
+  it('says a file is not valid JSON, naming the file', () => {
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '{ "port": 8080, }');
+    const err = configError(() => readConfigFile(file));
+    expect(err.message).toContain(file);
+    expect(err.message).toMatch(/is not valid JSON/);
+    expect(err.field).toBeNull();
+    expect(err.code).toBe('config_invalid');
+  });
+
+  it('says a file is not valid YAML, naming the file', () => {
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'port: 8080\nworker:\n  batch_size: [1, 2\n');
+    const err = configError(() => readConfigFile(file));
+    expect(err.message).toContain(file);
+    expect(err.message).toMatch(/is not valid YAML/);
+    expect(err.field).toBeNull();
+  });
+
+  it('says a missing file cannot be read', () => {
+    const file = join(dir, 'absent.json');
+    const err = configError(() => readConfigFile(file));
+    expect(err.message).toMatch(/cannot read config file/);
+    expect(err.message).toContain(file);
+  });
+
+  it('validates what it reads: a bad field in a file is named', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'prot: 8080\n');
+    const err = configError(() => readConfigFile(file));
+    expect(err.field).toBe('prot');
+  });
+});
+
+describe('a bad field yields a ConfigError naming it', () => {
+  const cases: Array<{ name: string; raw: unknown; field: string; message: RegExp }> = [
+    { name: 'unknown top-level key', raw: { prot: 8080 }, field: 'prot', message: /prot is not a known setting/ },
+    { name: 'unknown nested key', raw: { worker: { lease: 1 } }, field: 'worker.lease', message: /worker\.lease is not a known setting/ },
+    {
+      name: 'wrong enum',
+      raw: { provider_accounts: [account({ channel: 'fax' })] },
+      field: 'provider_accounts[0].channel',
+      message: /provider_accounts\[0\]\.channel must be one of email, sms, push/,
+    },
+    {
+      name: 'missing required field',
+      raw: { provider_accounts: [{ id: 'sms-main', kind: 'sandbox', channel: 'sms' }] },
+      field: 'provider_accounts[0].base_url',
+      message: /provider_accounts\[0\]\.base_url is required/,
+    },
+    { name: 'negative port', raw: { port: -1 }, field: 'port', message: /port must be >= 0/ },
+    { name: 'port above 65535', raw: { port: 70_000 }, field: 'port', message: /port must be <= 65535/ },
+    { name: 'port of the wrong type', raw: { port: '8080' }, field: 'port', message: /port must be integer/ },
+    {
+      name: 'second account bad',
+      raw: { provider_accounts: [account(), account({ id: 'sms-2', base_url: 'ftp://x' })] },
+      field: 'provider_accounts[1].base_url',
+      message: /provider_accounts\[1\]\.base_url must match/,
+    },
+    {
+      name: 'lease_ms not exceeding timeout_ms by 1000',
+      raw: { worker: { lease_ms: 10_999 }, provider_accounts: [account({ timeout_ms: 10_000 })] },
+      field: 'worker.lease_ms',
+      message: /worker\.lease_ms \(10999\) must exceed provider_accounts\[0\]\.timeout_ms \(10000\) by at least 1000/,
+    },
+    {
+      name: 'lease_ms shorter than the default timeout_ms',
+      raw: { worker: { lease_ms: 5_000 }, provider_accounts: [account()] },
+      field: 'worker.lease_ms',
+      message: /worker\.lease_ms \(5000\)/,
+    },
+    {
+      name: 'duplicate account ids',
+      raw: { provider_accounts: [account(), account({ channel: 'email' })] },
+      field: 'provider_accounts[1].id',
+      message: /provider_accounts\[1\]\.id "sms-main" is used twice/,
+    },
+    { name: 'not an object', raw: [1, 2], field: '(root)', message: /\(root\) must be object/ },
+  ];
+
+  it.each(cases)('$name', ({ raw, field, message }) => {
+    const err = configError(() => resolveConfig(raw));
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(message);
+    expect(err.message).toContain(field === '(root)' ? '(root)' : field);
+  });
+
+  it('accepts a lease exactly timeout_ms + 1000 (the README: lease_ms ≥ timeout_ms + 1 s)', () => {
+    expect(() => resolveConfig({ worker: { lease_ms: 11_000 }, provider_accounts: [account({ timeout_ms: 10_000 })] })).not.toThrow();
+  });
+
+  describe('api_key_env', () => {
+    const name = `HERALD_CONFIG_TEST_KEY_${process.pid}`;
+    afterEach(() => {
+      delete process.env[name];
+    });
+
+    it('naming an unset variable is an error naming the field and the variable', () => {
+      delete process.env[name];
+      const err = configError(() => resolveConfig({ provider_accounts: [account({ api_key_env: name })] }));
+      expect(err.field).toBe('provider_accounts[0].api_key_env');
+      expect(err.message).toContain(name);
+      expect(err.message).toMatch(/not set/);
+    });
+
+    it('naming a set variable is fine, and its value never enters the message of a later error', () => {
+      process.env[name] = 'secret-value-xyz';
+      expect(() => resolveConfig({ provider_accounts: [account({ api_key_env: name })] })).not.toThrow();
+      const err = configError(() => resolveConfig({ port: -1, provider_accounts: [account({ api_key_env: name })] }));
+      expect(err.message).not.toContain('secret-value-xyz');
+    });
+  });
+});
+
+describe('the published schema', () => {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as Record<string, any>;
+
+  it('is a valid JSON Schema draft-07 that compiles in strict mode', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    const ajv = new Ajv({ strict: true });
+    expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
+    expect(() => ajv.compile(schema)).not.toThrow();
+  });
+
+  it('describes every property (containers and $refs excepted)', () => {
+    const undocumented: string[] = [];
+    const visit = (node: Record<string, any>, path: string) => {
+      for (const [key, prop] of Object.entries<Record<string, any>>(node.properties ?? {})) {
+        const here = path ? `${path}.${key}` : key;
+        const container = prop.$ref !== undefined || (prop.type === 'object' && prop.properties) || (prop.type === 'array' && prop.items?.$ref);
+        if (!container && typeof prop.description !== 'string') undocumented.push(here);
+        if (prop.type === 'object') visit(prop, here);
+      }
+    };
+    visit(schema, '');
+    for (const [name, def] of Object.entries<Record<string, any>>(schema.definitions ?? {})) visit(def, `definitions.${name}`);
+    expect(undocumented).toEqual([]);
+    // And a description says something.
+    const short: string[] = [];
+    JSON.stringify(schema, (k, v) => {
+      if (k === 'description' && typeof v === 'string' && v.length < 10) short.push(v);
+      return v;
+    });
+    expect(short).toEqual([]);
+  });
+
+  it('accepts the README example', () => {
+    const readme = readFileSync(resolve(CONFIG_SCHEMA_PATH, '../../../README.md'), 'utf8');
+    const example = /## Configuration[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    process.env.SMS_MAIN_KEY = 'x';
+    try {
+      expect(() => resolveConfig(JSON.parse(example!))).not.toThrow();
+    } finally {
+      delete process.env.SMS_MAIN_KEY;
+    }
+  });
+});
