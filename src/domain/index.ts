@@ -7,3 +7,5 @@ export * from './ladders.js';
 export * from './decide.js';
 export * from './identity.js';
 export * from './downstream.js';
+export * from './fallback.js';
+export * from './retry-budget.js';

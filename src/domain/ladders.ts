@@ -34,7 +34,7 @@ export const LADDERS: Readonly<Record<LadderName, Ladder>> = {
     jitter: 'up10',
   },
   // Minutes of exponential backoff (a provider blip), then hours (an outage): a receipt is
-  // still worth sending late. 10 attempts over about 13 hours, within the 24 h default expiry.
+  // still worth sending late. 10 attempts over at most 11 h 15 min 30 s, within the 24 h default expiry.
   transactional: {
     name: 'transactional',
     summary: 'exponential for minutes, then hourly steps up to 4 h; 10 attempts',

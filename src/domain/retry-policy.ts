@@ -9,7 +9,7 @@ export interface RetryPolicy {
   maxAttempts: number;
   /** Delay after the first failed attempt before jitter (exponential policies). */
   baseDelayMs: number;
-  /** Upper bound of the computed backoff (a provider's Retry-After may exceed it). */
+  /** Upper bound of the planned delay, before jitter (`up10` may add up to 10% on top; a provider's Retry-After may exceed it). */
   maxDelayMs: number;
   /**
    * Explicit waits: scheduleMs[i] is the wait after attempt i+1. Past its end the last entry

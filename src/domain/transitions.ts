@@ -10,7 +10,9 @@ export type TransitionEvent =
   | 'lease_expired'
   | 'expire'
   | 'cancel'
-  | 'evidence';
+  | 'evidence'
+  | 'supersede'
+  | 'replay';
 
 export interface TransitionRow {
   from: DeliveryState;
@@ -25,6 +27,7 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'ready', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
   { from: 'ready', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'ready', to: 'terminal', on: 'cancel', when: 'cancelled before any attempt' },
+  { from: 'ready', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
   { from: 'submitting', to: 'accepted', on: 'outcome', when: 'the provider acknowledged the submission' },
   { from: 'submitting', to: 'unknown', on: 'outcome', when: 'timeout, reset after write, or any ambiguous answer' },
   { from: 'submitting', to: 'unknown', on: 'lease_expired', when: 'the lease ran out: the call may have happened' },
@@ -34,10 +37,17 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'retryable', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
   { from: 'retryable', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
+  { from: 'retryable', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
+  { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator asked to retry now, before expiry' },
   { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
   { from: 'unknown', to: 'retryable', on: 'evidence', when: 'the provider authoritatively has no such message; same key, before expiry' },
+  { from: 'unknown', to: 'ready', on: 'replay', when: 'an operator accepted the duplicate risk explicitly, before expiry' },
   { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)' },
+  { from: 'terminal', to: 'ready', on: 'replay', when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry' },
 ];
+
+/** Terminal reasons an operator may replay; the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */
+export const REPLAYABLE_REASONS = ['exhausted', 'rejected', 'unresolved', 'cancelled'] as const;
 
 /** Every state reachable in one step from `from`, derived from the table. */
 export function allowedTargets(from: DeliveryState): DeliveryState[] {

@@ -1,12 +1,16 @@
 /**
  * Property tests for `decide`: random event sequences applied to one delivery, with a clock
- * that only moves forward, random retry policies and a seeded random. Each property also
- * counts the cases it actually exercised and asserts those counts are non-zero, so a
- * generator change cannot turn a property into one that holds vacuously.
+ * that only moves forward, random retry policies (exponential or scheduled, every jitter
+ * mode) and a seeded random. A run starts from a fresh `ready` delivery or, sometimes, from a
+ * `terminal` one whose reason was set outside `decide` (suppressed, unsubscribed, ...), so
+ * replay is exercised against every reason. Each property also counts the cases it actually
+ * exercised and asserts those counts are non-zero, so a generator change cannot turn a
+ * property into one that holds vacuously.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  REPLAYABLE_REASONS,
   TERMINAL_REASONS,
   TRANSITION_TABLE,
   decide,
@@ -16,6 +20,7 @@ import {
   type PermanentReason,
   type RetryPolicy,
   type SubmitOutcome,
+  type TerminalReason,
 } from '../../src/domain/index.js';
 
 // 2000 runs of up to 40 events each: ~2 s for the file, and every table row is hit many times.
@@ -44,6 +49,8 @@ interface Scenario {
   start: number;
   /** expires_at relative to start (0 means already expired at creation). */
   ttlMs: number;
+  /** null: a fresh `ready` delivery; otherwise a `terminal` one with this reason and attempt count. */
+  initial: { reason: TerminalReason; attemptCount: number } | null;
   policy: RetryPolicy;
   seed: number;
   steps: Array<{ step: Step; event: DeliveryEvent }>;
@@ -87,6 +94,8 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.constant({ type: 'lease_expired' as const }), weight: 1 },
   { arbitrary: fc.constant({ type: 'expire' as const }), weight: 2 },
   { arbitrary: fc.constant({ type: 'cancel' as const }), weight: 1 },
+  { arbitrary: fc.constant({ type: 'supersede' as const }), weight: 1 },
+  { arbitrary: fc.boolean().map((acceptDuplicateRisk) => ({ type: 'replay' as const, acceptDuplicateRisk })), weight: 2 },
   {
     arbitrary: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }).map((providerMessageId) => ({
       type: 'evidence' as const,
@@ -113,12 +122,22 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'just_before_expiry' as const }), weight: 1 },
 );
 
-const policyArb: fc.Arbitrary<RetryPolicy> = fc.record({
-  maxAttempts: fc.integer({ min: 1, max: 6 }),
-  baseDelayMs: fc.integer({ min: 1, max: 30_000 }),
-  maxDelayMs: fc.integer({ min: 1, max: 600_000 }),
-  jitter: fc.constantFrom('equal' as const, 'none' as const),
-});
+const policyArb: fc.Arbitrary<RetryPolicy> = fc
+  .record({
+    maxAttempts: fc.integer({ min: 1, max: 6 }),
+    baseDelayMs: fc.integer({ min: 1, max: 30_000 }),
+    maxDelayMs: fc.integer({ min: 1, max: 600_000 }),
+    jitter: fc.constantFrom('equal' as const, 'none' as const, 'full' as const, 'up10' as const),
+    // An explicit ladder (as in ladders.ts) a third of the time, the doubling backoff otherwise.
+    scheduleMs: fc.option(fc.array(fc.integer({ min: 1, max: 120_000 }), { minLength: 1, maxLength: 5 }), { nil: undefined, freq: 2 }),
+  })
+  .map(({ scheduleMs, ...p }): RetryPolicy => (scheduleMs === undefined ? p : { ...p, scheduleMs }));
+
+// Mostly fresh deliveries; sometimes one that some other part of Herald already ended.
+const initialArb: fc.Arbitrary<Scenario['initial']> = fc.oneof(
+  { arbitrary: fc.constant(null), weight: 6 },
+  { arbitrary: fc.record({ reason: fc.constantFrom(...TERMINAL_REASONS), attemptCount: fc.integer({ min: 0, max: 7 }) }), weight: 1 },
+);
 
 const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   start: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
@@ -127,6 +146,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
     { arbitrary: fc.integer({ min: 1, max: 60_000 }), weight: 1 },
     { arbitrary: fc.integer({ min: 60_000, max: 86_400_000 }), weight: 6 },
   ),
+  initial: initialArb,
   policy: policyArb,
   seed: fc.integer(),
   steps: fc.array(fc.record({ step: stepArb, event: eventArb }), { minLength: 1, maxLength: 40, size: 'max' }),
@@ -140,6 +160,8 @@ interface TraceEntry {
   decision: Decision;
   /** True while an ambiguous submission (unknown outcome, expired lease) is unresolved. */
   ambiguousBefore: boolean;
+  /** attemptCount when the last successful replay happened, null before any replay. */
+  countAtLastReplay: number | null;
 }
 
 interface Run {
@@ -162,35 +184,54 @@ function advance(now: number, step: Step, d: DeliverySnapshot): number {
   }
 }
 
-/** The only event allowed to lift ambiguity: the provider authoritatively has no such message. */
+/** The provider authoritatively has no such message: lifts ambiguity. */
 function isAuthoritativeNotFound(e: DeliveryEvent): boolean {
   return e.type === 'evidence' && !e.found && e.authoritative;
 }
 
-/** Applies the scenario's events to a fresh `ready` delivery, updating the snapshot on every ok decision. */
+/** An operator replay that explicitly accepted the risk of a duplicate: the only other way out of ambiguity. */
+function isRiskAcceptingReplay(e: DeliveryEvent): boolean {
+  return e.type === 'replay' && e.acceptDuplicateRisk;
+}
+
+const isReplayable = (reason: TerminalReason | null | undefined): boolean =>
+  reason != null && (REPLAYABLE_REASONS as readonly string[]).includes(reason);
+
+/**
+ * Applies the scenario's events to its initial delivery, updating the snapshot on every ok
+ * decision the way the store does: state, terminal reason and next_attempt_at from the
+ * decision, attempt_count + 1 on every claim that starts a submission.
+ */
 function run(s: Scenario): Run {
   const expiresAt = s.start + s.ttlMs;
   const random = seededRandom(s.seed);
-  let d: DeliverySnapshot = { state: 'ready', attemptCount: 0, expiresAt, nextAttemptAt: null };
+  let d: DeliverySnapshot = s.initial
+    ? { state: 'terminal', terminalReason: s.initial.reason, attemptCount: s.initial.attemptCount, expiresAt, nextAttemptAt: null }
+    : { state: 'ready', terminalReason: null, attemptCount: 0, expiresAt, nextAttemptAt: null };
   let now = s.start;
-  let ambiguous = false;
+  // A delivery that ended `unresolved` carries an ambiguous submission with it.
+  let ambiguous = s.initial?.reason === 'unresolved';
+  let countAtLastReplay: number | null = null;
   const trace: TraceEntry[] = [];
   for (const { step, event } of s.steps) {
     now = advance(now, step, d);
     const decision = decide(d, event, { now, policy: s.policy, random });
-    trace.push({ before: d, now, event, decision, ambiguousBefore: ambiguous });
+    trace.push({ before: d, now, event, decision, ambiguousBefore: ambiguous, countAtLastReplay });
     if (!decision.ok) continue;
     d = {
       state: decision.to,
+      terminalReason: decision.terminalReason,
       attemptCount: d.attemptCount + (decision.on === 'claim' && decision.to === 'submitting' ? 1 : 0),
       expiresAt,
       nextAttemptAt: decision.nextAttemptAt,
     };
-    // Ambiguity starts with an unknown outcome or an expired lease, and only an authoritative
-    // "no such message" ends it (after that, a new attempt may legitimately fail retryably).
+    if (decision.on === 'replay') countAtLastReplay = d.attemptCount;
+    // Ambiguity starts with an unknown outcome or an expired lease, and ends only with an
+    // authoritative "no such message" or a replay whose operator accepted the duplicate risk
+    // (after either, a new attempt may legitimately fail retryably).
     if ((event.type === 'outcome' && event.outcome.kind === 'unknown') || event.type === 'lease_expired') {
       ambiguous = true;
-    } else if (isAuthoritativeNotFound(event)) {
+    } else if (isAuthoritativeNotFound(event) || isRiskAcceptingReplay(event)) {
       ambiguous = false;
     }
   }
@@ -204,16 +245,21 @@ const throttled = (retryAfterMs: number | null): DeliveryEvent => ({
 });
 const at = (event: DeliveryEvent, step: Step = { kind: 'delta', ms: 0 }): Scenario['steps'][number] => ({ step, event });
 
+const RETRYABLE: DeliveryEvent = { type: 'outcome', outcome: { kind: 'retryable', code: 'http_503', message: 'unavailable' } };
+const UNKNOWN: DeliveryEvent = { type: 'outcome', outcome: { kind: 'unknown', code: 'timeout', message: 'read timed out' } };
+const replay = (acceptDuplicateRisk: boolean): DeliveryEvent => ({ type: 'replay', acceptDuplicateRisk });
+const T = 1_700_000_000_000;
+
 /**
  * Fixed scenarios run before the random ones. The rarest edges (out of `retryable`, out of
- * `unknown` by evidence) are hit only ~10-20 times in 2000 random runs; these examples make
- * every coverage assertion below deterministic (each is satisfied by at least one of them),
- * and pin the exact-boundary cases random clocks rarely hit.
+ * `unknown` by evidence or replay, replays past the attempt cap) are hit only a few times in
+ * 2000 random runs; these examples make every coverage assertion below deterministic (each is
+ * satisfied by at least one of them), and pin the exact-boundary cases random clocks rarely hit.
  */
 const EXAMPLES: Scenario[] = [
   // ready -> submitting -> retryable, an early claim refused, then terminal(expired) by the sweep.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 1,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 1,
     steps: [
       at({ type: 'claim' }),
       at(throttled(5_000)),
@@ -223,12 +269,12 @@ const EXAMPLES: Scenario[] = [
   },
   // ... -> retryable -> cancelled.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 2,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 2,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'cancel' })],
   },
   // ... -> unknown -> retryable (authoritative not-found) -> submitting -> accepted.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 3,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 3,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'lease_expired' }),
@@ -239,7 +285,7 @@ const EXAMPLES: Scenario[] = [
   },
   // Two attempts of two: retryable, then exhausted; a claim on the terminal delivery is refused.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: { ...EXAMPLE_POLICY, maxAttempts: 2 }, seed: 4,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: { ...EXAMPLE_POLICY, maxAttempts: 2 }, seed: 4,
     steps: [
       at({ type: 'claim' }),
       at(throttled(null)),
@@ -250,7 +296,7 @@ const EXAMPLES: Scenario[] = [
   },
   // unknown whose ambiguity window closes: unresolved.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 5,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 5,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'unknown', code: 'timeout', message: 'read timed out' } }),
@@ -259,7 +305,7 @@ const EXAMPLES: Scenario[] = [
   },
   // A permanent refusal: rejected.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 6,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 6,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid number' } }),
@@ -267,28 +313,106 @@ const EXAMPLES: Scenario[] = [
   },
   // Backoff without jitter lands exactly on expires_at: must end expired, not be scheduled.
   {
-    start: 1_700_000_000_000, ttlMs: 1_000, policy: { ...EXAMPLE_POLICY, jitter: 'none' }, seed: 12,
+    start: 1_700_000_000_000, initial: null, ttlMs: 1_000, policy: { ...EXAMPLE_POLICY, jitter: 'none' }, seed: 12,
     steps: [at({ type: 'claim' }), at({ type: 'outcome', outcome: { kind: 'retryable', code: 'http_503', message: 'unavailable' } })],
   },
   // Created already expired: the first claim ends it without a call.
-  { start: 1_700_000_000_000, ttlMs: 0, policy: EXAMPLE_POLICY, seed: 7, steps: [at({ type: 'claim' })] },
+  { start: 1_700_000_000_000, initial: null, ttlMs: 0, policy: EXAMPLE_POLICY, seed: 7, steps: [at({ type: 'claim' })] },
   // Never claimed: the sweep expires it; another is cancelled.
-  { start: 1_700_000_000_000, ttlMs: 1_000, policy: EXAMPLE_POLICY, seed: 8, steps: [at({ type: 'expire' }, { kind: 'to_expiry' })] },
-  { start: 1_700_000_000_000, ttlMs: 1_000, policy: EXAMPLE_POLICY, seed: 9, steps: [at({ type: 'cancel' })] },
+  { start: 1_700_000_000_000, initial: null, ttlMs: 1_000, policy: EXAMPLE_POLICY, seed: 8, steps: [at({ type: 'expire' }, { kind: 'to_expiry' })] },
+  { start: 1_700_000_000_000, initial: null, ttlMs: 1_000, policy: EXAMPLE_POLICY, seed: 9, steps: [at({ type: 'cancel' })] },
   // retryable, then claimed only after expiry.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 10,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 10,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'claim' }, { kind: 'to_expiry' })],
   },
   // unknown, then evidence that the provider has it.
   {
-    start: 1_700_000_000_000, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 11,
+    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 11,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'unknown', code: 'reset', message: 'connection reset after write' } }),
       at({ type: 'evidence', found: true, providerMessageId: 'pm_2' }, { kind: 'delta', ms: 30_000 }),
     ],
   },
+  // Supersession: of a fresh delivery, and of one waiting between attempts.
+  { start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 13, steps: [at({ type: 'supersede' }), at(replay(true))] },
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 14,
+    steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'supersede' })],
+  },
+  // retryable -> ready by an operator ("retry now"), claimed at once, accepted.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 15,
+    steps: [
+      at({ type: 'claim' }),
+      at(throttled(60_000)),
+      at(replay(false)),
+      at({ type: 'claim' }),
+      at({ type: 'outcome', outcome: { kind: 'accepted', providerMessageId: 'pm_3' } }),
+    ],
+  },
+  // unknown: a replay without the flag is refused; with it, ready and a new submission.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 16,
+    steps: [at({ type: 'claim' }), at(UNKNOWN), at(replay(false)), at(replay(true)), at({ type: 'claim' }), at(RETRYABLE)],
+  },
+  // Exhausted (2 of 2), replayed: exactly one more attempt, whose failure ends it exhausted again;
+  // a second replay grants one more again.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: { ...EXAMPLE_POLICY, maxAttempts: 2 }, seed: 17,
+    steps: [
+      at({ type: 'claim' }),
+      at(RETRYABLE),
+      at({ type: 'claim' }, { kind: 'to_next_attempt' }),
+      at(RETRYABLE),
+      at(replay(false)),
+      at({ type: 'claim' }),
+      at(throttled(null)),
+      at({ type: 'claim' }, { kind: 'delta', ms: 60_000 }),
+      at(replay(false)),
+      at({ type: 'claim' }),
+      at({ type: 'lease_expired' }),
+      at({ type: 'evidence', found: false, authoritative: true, windowClosed: false }),
+    ],
+  },
+  // unresolved: refused without the flag, replayed with it.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 18,
+    steps: [
+      at({ type: 'claim' }),
+      at(UNKNOWN),
+      at({ type: 'evidence', found: false, authoritative: false, windowClosed: true }),
+      at(replay(false)),
+      at(replay(true)),
+      at({ type: 'claim' }),
+    ],
+  },
+  // rejected and cancelled are replayable; a replay at or after expiry is refused even with the flag.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 19,
+    steps: [
+      at({ type: 'claim' }),
+      at({ type: 'outcome', outcome: { kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid number' } }),
+      at(replay(false)),
+      at({ type: 'cancel' }),
+      at(replay(false)),
+      at({ type: 'cancel' }),
+      at(replay(true), { kind: 'to_expiry' }),
+    ],
+  },
+  // retryable at expiry: the replay is refused, the sweep expires it.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 20,
+    steps: [at({ type: 'claim' }), at(throttled(null)), at(replay(true), { kind: 'to_expiry' }), at({ type: 'expire' })],
+  },
+  // Reasons set outside decide(): never replayable; nor is expired.
+  ...(['suppressed', 'unsubscribed', 'superseded', 'expired'] as const).map(
+    (reason, i): Scenario => ({
+      start: T, initial: { reason, attemptCount: 1 }, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 21 + i,
+      steps: [at(replay(false)), at(replay(true)), at({ type: 'claim' })],
+    }),
+  ),
 ];
 
 function property(check: (r: Run) => void): void {
@@ -301,6 +425,10 @@ function property(check: (r: Run) => void): void {
 }
 
 const rowKey = (from: string, to: string, on: string): string => `${from} -> ${to} on ${on}`;
+/** A failure that permits another attempt, in a state where it applies: a retryable or throttled outcome of a submission, or authoritative not-found for an unknown one. */
+const isRetryFailure = (state: DeliverySnapshot['state'], e: DeliveryEvent): boolean =>
+  (state === 'submitting' && e.type === 'outcome' && (e.outcome.kind === 'retryable' || e.outcome.kind === 'throttled')) ||
+  (state === 'unknown' && isAuthoritativeNotFound(e));
 
 describe('decide over random event sequences', () => {
   it('makes no transition outside TRANSITION_TABLE, and every row is reachable', () => {
@@ -320,18 +448,30 @@ describe('decide over random event sequences', () => {
     expect([...hit].sort()).toEqual([...rows].sort());
   });
 
-  it('never yields retryable or ready after an ambiguous outcome, except on authoritative not-found evidence', () => {
+  it('never yields retryable or ready after an ambiguous outcome, except on authoritative not-found evidence or a replay that accepted the duplicate risk', () => {
     let ambiguousDecisions = 0;
     let liftedByEvidence = 0;
+    let liftedByReplay = 0;
+    let refusedBlindReplays = 0;
     property(({ trace }) => {
       for (const t of trace) {
-        if (!t.ambiguousBefore || !t.decision.ok) continue;
+        if (!t.ambiguousBefore) continue;
+        if (t.event.type === 'replay' && !t.event.acceptDuplicateRisk && t.before.state !== 'accepted') {
+          // unknown, or terminal/unresolved: the operator has not accepted the risk.
+          refusedBlindReplays++;
+          expect(t.decision.ok).toBe(false);
+        }
+        if (!t.decision.ok) continue;
         ambiguousDecisions++;
         const to = t.decision.to;
         if (to === 'retryable' || to === 'ready') {
-          // The single exception, stated explicitly: the provider says, authoritatively, it never got it.
-          expect(isAuthoritativeNotFound(t.event), `${t.event.type} -> ${to} while ambiguous`).toBe(true);
-          liftedByEvidence++;
+          // The two exceptions, stated explicitly: the provider says, authoritatively, it never
+          // got it; or a person accepted that it may arrive twice.
+          const byEvidence = isAuthoritativeNotFound(t.event);
+          const byReplay = isRiskAcceptingReplay(t.event);
+          expect(byEvidence || byReplay, `${t.event.type} -> ${to} while ambiguous`).toBe(true);
+          if (byEvidence) liftedByEvidence++;
+          if (byReplay) liftedByReplay++;
         }
         // Never resend blindly: no claim starts a new submission while the last one is unresolved.
         expect(t.event.type).not.toBe('claim');
@@ -340,24 +480,40 @@ describe('decide over random event sequences', () => {
     });
     expect(ambiguousDecisions).toBeGreaterThan(0);
     expect(liftedByEvidence).toBeGreaterThan(0);
+    expect(liftedByReplay).toBeGreaterThan(0);
+    expect(refusedBlindReplays).toBeGreaterThan(0);
   });
 
-  it('schedules nothing at or after expires_at; no claim submits at or after expiry, or before next_attempt_at', () => {
+  it('schedules nothing at or after expires_at (replays included); no claim submits at or after expiry, or before next_attempt_at', () => {
     let scheduled = 0;
+    let replays = 0;
+    let lateReplays = 0;
     let lateClaims = 0;
     let earlyClaims = 0;
     property(({ trace, expiresAt }) => {
       for (const t of trace) {
         if (t.decision.ok) {
-          const { to, nextAttemptAt } = t.decision;
-          // next_attempt_at belongs to retryable only, and is a real time strictly inside (now, expires_at).
-          expect(nextAttemptAt !== null).toBe(to === 'retryable');
+          const { to, on, nextAttemptAt } = t.decision;
+          // next_attempt_at belongs to retryable (strictly inside (now, expires_at)) and to a
+          // replay's ready (exactly now, before expires_at); every other decision clears it.
+          expect(nextAttemptAt !== null).toBe(to === 'retryable' || on === 'replay');
           if (nextAttemptAt !== null) {
-            scheduled++;
             expect(Number.isFinite(nextAttemptAt), `nextAttemptAt=${nextAttemptAt}`).toBe(true);
             expect(nextAttemptAt).toBeLessThan(expiresAt);
-            expect(nextAttemptAt).toBeGreaterThan(t.now);
           }
+          if (to === 'retryable') {
+            scheduled++;
+            expect(nextAttemptAt as number).toBeGreaterThan(t.now);
+          }
+          if (on === 'replay') {
+            replays++;
+            expect(to).toBe('ready');
+            expect(nextAttemptAt).toBe(t.now);
+          }
+        }
+        if (t.event.type === 'replay' && t.now >= expiresAt) {
+          lateReplays++;
+          expect(t.decision.ok).toBe(false);
         }
         if (t.event.type === 'claim' && t.now >= expiresAt && (t.before.state === 'ready' || t.before.state === 'retryable')) {
           lateClaims++;
@@ -377,18 +533,32 @@ describe('decide over random event sequences', () => {
       }
     });
     expect(scheduled).toBeGreaterThan(0);
+    expect(replays).toBeGreaterThan(0);
+    expect(lateReplays).toBeGreaterThan(0);
     expect(lateClaims).toBeGreaterThan(0);
     expect(earlyClaims).toBeGreaterThan(0);
   });
 
-  it('treats terminal as final, and a terminal reason is set exactly on terminal decisions', () => {
+  it('treats terminal as final except by a replay of a replayable reason before expiry, and sets a terminal reason exactly on terminal decisions', () => {
     let eventsOnTerminal = 0;
+    const replayedReasons = new Set<string>();
+    const refusedReasons = new Set<string>();
     const reasons = new Set<string>();
-    property(({ trace }) => {
+    property(({ trace, expiresAt }) => {
       for (const t of trace) {
         if (t.before.state === 'terminal') {
           eventsOnTerminal++;
-          expect(t.decision.ok).toBe(false);
+          if (t.event.type !== 'replay') {
+            expect(t.decision.ok, `${t.event.type} on terminal`).toBe(false);
+          } else {
+            const reason = t.before.terminalReason;
+            // Both directions: a replay leaves terminal exactly when the reason is replayable,
+            // the clock is before expiry, and (for unresolved) the duplicate risk is accepted.
+            const allowed =
+              isReplayable(reason) && t.now < expiresAt && (reason !== 'unresolved' || t.event.acceptDuplicateRisk);
+            expect(t.decision.ok, `replay of terminal/${reason} at expiry${t.now - expiresAt}`).toBe(allowed);
+            (t.decision.ok ? replayedReasons : refusedReasons).add(String(reason));
+          }
         }
         if (!t.decision.ok) continue;
         if (t.decision.to === 'terminal') {
@@ -401,22 +571,56 @@ describe('decide over random event sequences', () => {
       }
     });
     expect(eventsOnTerminal).toBeGreaterThan(0);
-    // Every reason decide() owns shows up; superseded/suppressed/unsubscribed are set outside decide().
-    expect([...reasons].sort()).toEqual(['cancelled', 'exhausted', 'expired', 'rejected', 'unresolved']);
+    expect([...replayedReasons].sort()).toEqual([...REPLAYABLE_REASONS].sort());
+    // Every reason is refused sometimes: the non-replayable ones always, the others after expiry.
+    expect([...refusedReasons].sort()).toEqual([...TERMINAL_REASONS].sort());
+    // Every reason decide() owns shows up; suppressed/unsubscribed are set outside decide().
+    expect([...reasons].sort()).toEqual(['cancelled', 'exhausted', 'expired', 'rejected', 'superseded', 'unresolved']);
   });
 
-  it('never starts more than policy.maxAttempts submissions', () => {
+  /**
+   * The attempt cap with replays, stated precisely: attemptCount keeps counting across
+   * replays (it is never reset), and decide() ends a retryable failure `exhausted` whenever
+   * attemptCount >= maxAttempts. So a submission's number n never exceeds
+   * max(maxAttempts, c + 1), where c is attemptCount at the last replay: a replay of a
+   * delivery at or past its cap grants exactly one more attempt, whose retryable failure ends
+   * it `exhausted` again; a replay below the cap (rejected, cancelled, retryable, unknown)
+   * grants what was left of it. Without any replay, no more than maxAttempts ever start.
+   */
+  it('starts at most maxAttempts submissions, plus exactly one per replay past the cap', () => {
     let reachedMax = 0;
+    let pastCap = 0;
+    let exhaustedAgain = 0;
     property(({ trace, final, scenario }) => {
+      const max = scenario.policy.maxAttempts;
       let submissions = 0;
+      let sinceReplay = 0;
       for (const t of trace) {
-        if (t.decision.ok && t.decision.on === 'claim' && t.decision.to === 'submitting') submissions++;
-        expect(submissions).toBeLessThanOrEqual(scenario.policy.maxAttempts);
+        if (t.decision.ok && t.decision.on === 'replay') sinceReplay = 0;
+        if (t.decision.ok && t.decision.on === 'claim' && t.decision.to === 'submitting') {
+          submissions++;
+          sinceReplay++;
+          const n = t.before.attemptCount + 1;
+          const bound = t.countAtLastReplay === null ? max : Math.max(max, t.countAtLastReplay + 1);
+          expect(n, `attempt ${n} with maxAttempts ${max}, last replay at ${t.countAtLastReplay}`).toBeLessThanOrEqual(bound);
+          expect(sinceReplay).toBeLessThanOrEqual(max);
+          if (t.countAtLastReplay !== null && t.countAtLastReplay >= max) {
+            pastCap++;
+            expect(sinceReplay).toBe(1);
+          }
+        }
+        // The one extra attempt: its retryable failure (or authoritative not-found) ends it exhausted.
+        if (t.before.attemptCount >= max && isRetryFailure(t.before.state, t.event)) {
+          expect(t.decision).toMatchObject({ ok: true, to: 'terminal', terminalReason: 'exhausted' });
+          if (t.countAtLastReplay !== null && t.countAtLastReplay >= max) exhaustedAgain++;
+        }
       }
-      expect(final.attemptCount).toBe(submissions);
-      if (scenario.policy.maxAttempts >= 2 && submissions === scenario.policy.maxAttempts) reachedMax++;
+      expect(final.attemptCount).toBe((scenario.initial?.attemptCount ?? 0) + submissions);
+      if (scenario.initial === null && max >= 2 && submissions === max) reachedMax++;
     });
     expect(reachedMax).toBeGreaterThan(0);
+    expect(pastCap).toBeGreaterThan(0);
+    expect(exhaustedAgain).toBeGreaterThan(0);
   });
 
   it('honours a definite Retry-After as a lower bound', () => {

@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  REPLAYABLE_REASONS,
+  TERMINAL_REASONS,
   TRANSITION_TABLE,
   decide,
   type DecisionContext,
@@ -35,6 +37,9 @@ const FOUND: DeliveryEvent = { type: 'evidence', found: true, providerMessageId:
 const NOT_FOUND: DeliveryEvent = { type: 'evidence', found: false, authoritative: true, windowClosed: false };
 const WINDOW_CLOSED: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
 const NO_ANSWER_YET: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: false };
+const SUPERSEDE: DeliveryEvent = { type: 'supersede' };
+const REPLAY: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: false };
+const REPLAY_ACCEPTING_RISK: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: true };
 
 interface RowExample {
   name: string;
@@ -59,6 +64,10 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
   ],
   'ready -> terminal on cancel': [
     { name: 'cancelled before any attempt', d: snap('ready'), event: { type: 'cancel' }, now: T0, expected: { terminalReason: 'cancelled' } },
+  ],
+  'ready -> terminal on supersede': [
+    { name: 'a newer generation was accepted', d: snap('ready'), event: SUPERSEDE, now: T0, expected: { terminalReason: 'superseded', nextAttemptAt: null } },
+    { name: 'superseded even after expires_at', d: snap('ready'), event: SUPERSEDE, now: T0 + 2 * HOUR, expected: { terminalReason: 'superseded' } },
   ],
   'submitting -> accepted on outcome': [
     {
@@ -100,8 +109,58 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
   'retryable -> terminal on cancel': [
     { name: 'cancelled between attempts', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'cancel' }, now: T0, expected: { terminalReason: 'cancelled' } },
   ],
+  'retryable -> terminal on supersede': [
+    {
+      name: 'a newer generation was accepted between attempts',
+      d: snap('retryable', { attemptCount: 2, nextAttemptAt: T0 + 2_000 }),
+      event: SUPERSEDE,
+      now: T0,
+      expected: { terminalReason: 'superseded', nextAttemptAt: null },
+    },
+  ],
+  'retryable -> ready on replay': [
+    {
+      name: 'retry now: next_attempt_at becomes now',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 30_000 }),
+      event: REPLAY,
+      now: T0 + 5,
+      expected: { terminalReason: null, nextAttemptAt: T0 + 5 },
+    },
+    {
+      name: 'one ms before expires_at',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 30_000 }),
+      event: REPLAY_ACCEPTING_RISK,
+      now: T0 + HOUR - 1,
+      expected: { nextAttemptAt: T0 + HOUR - 1 },
+    },
+  ],
   'unknown -> accepted on evidence': [
     { name: 'the provider has it', d: snap('unknown', { attemptCount: 1 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', terminalReason: null } },
+  ],
+  'unknown -> ready on replay': [
+    {
+      name: 'the operator accepted the duplicate risk',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: REPLAY_ACCEPTING_RISK,
+      now: T0 + 60_000,
+      expected: { terminalReason: null, nextAttemptAt: T0 + 60_000 },
+    },
+  ],
+  'terminal -> ready on replay': [
+    ...(['exhausted', 'rejected', 'cancelled'] as const).map((reason) => ({
+      name: `a ${reason} delivery`,
+      d: snap('terminal', { terminalReason: reason, attemptCount: 3 }),
+      event: REPLAY,
+      now: T0 + 60_000,
+      expected: { terminalReason: null, nextAttemptAt: T0 + 60_000 },
+    })),
+    {
+      name: 'an unresolved delivery, with the duplicate risk accepted',
+      d: snap('terminal', { terminalReason: 'unresolved', attemptCount: 1 }),
+      event: REPLAY_ACCEPTING_RISK,
+      now: T0,
+      expected: { terminalReason: null, nextAttemptAt: T0 },
+    },
   ],
   'unknown -> retryable on evidence': [
     { name: 'authoritatively not found, before expiry', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
@@ -179,6 +238,97 @@ describe('decide: the two clocks', () => {
   });
 });
 
+describe('decide: replay', () => {
+  it('refuses to replay superseded, expired, suppressed and unsubscribed deliveries, with or without the flag', () => {
+    const refused = TERMINAL_REASONS.filter((r) => !(REPLAYABLE_REASONS as readonly string[]).includes(r));
+    expect([...refused].sort()).toEqual(['expired', 'superseded', 'suppressed', 'unsubscribed']);
+    for (const reason of refused) {
+      for (const e of [REPLAY, REPLAY_ACCEPTING_RISK]) {
+        expect(decide(snap('terminal', { terminalReason: reason, attemptCount: 1 }), e, ctx(T0))).toEqual({
+          ok: false,
+          reason: `a ${reason} delivery is not replayable`,
+        });
+      }
+    }
+  });
+
+  it('refuses a terminal delivery whose reason is missing', () => {
+    for (const terminalReason of [undefined, null]) {
+      expect(decide(snap('terminal', { terminalReason, attemptCount: 1 }), REPLAY_ACCEPTING_RISK, ctx(T0)).ok).toBe(false);
+    }
+  });
+
+  it('refuses to replay unknown, or terminal/unresolved, without the duplicate risk accepted', () => {
+    expect(decide(snap('unknown', { attemptCount: 1 }), REPLAY, ctx(T0))).toMatchObject({ ok: false, reason: expect.stringMatching(/^unknown: /) });
+    expect(decide(snap('terminal', { terminalReason: 'unresolved', attemptCount: 1 }), REPLAY, ctx(T0))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^unresolved: /),
+    });
+  });
+
+  it('refuses every replay at or after expires_at, even with the flag', () => {
+    const waiting: DeliverySnapshot[] = [
+      snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      snap('unknown', { attemptCount: 1 }),
+      ...REPLAYABLE_REASONS.map((terminalReason) => snap('terminal', { terminalReason, attemptCount: 3 })),
+    ];
+    for (const d of waiting) {
+      for (const now of [T0 + HOUR, T0 + HOUR + 1, T0 + 30 * 24 * HOUR]) {
+        for (const e of [REPLAY, REPLAY_ACCEPTING_RISK]) {
+          expect(decide(d, e, ctx(now)), `${d.state}/${d.terminalReason ?? ''} at +${now - T0}`).toEqual({
+            ok: false,
+            reason: 'expired: issue a new generation to send again',
+          });
+        }
+      }
+    }
+  });
+
+  it('has nothing to replay in ready, submitting or accepted', () => {
+    for (const state of ['ready', 'submitting', 'accepted'] as const) {
+      for (const e of [REPLAY, REPLAY_ACCEPTING_RISK]) {
+        expect(decide(snap(state, { attemptCount: 1 }), e, ctx(T0))).toEqual({ ok: false, reason: `nothing to replay in ${state}` });
+      }
+    }
+  });
+
+  it('a replayed exhausted delivery gets exactly one more attempt: its retryable failure ends it exhausted again', () => {
+    // POLICY allows 3 attempts; all 3 were made. attempt_count is not reset by the replay.
+    const exhausted = snap('terminal', { terminalReason: 'exhausted', attemptCount: 3 });
+    const replayed = decide(exhausted, REPLAY, ctx(T0));
+    expect(replayed).toMatchObject({ ok: true, to: 'ready', nextAttemptAt: T0 });
+    const ready = snap('ready', { attemptCount: 3, nextAttemptAt: T0 });
+    expect(decide(ready, { type: 'claim' }, ctx(T0))).toMatchObject({ ok: true, to: 'submitting' });
+    // The claim made it attempt 4.
+    const submitting = snap('submitting', { attemptCount: 4 });
+    expect(decide(submitting, RETRYABLE, ctx(T0))).toMatchObject({ ok: true, to: 'terminal', terminalReason: 'exhausted' });
+    expect(decide(submitting, THROTTLED(1_000), ctx(T0))).toMatchObject({ ok: true, to: 'terminal', terminalReason: 'exhausted' });
+    // ... and if the extra attempt went unknown, authoritative not-found also ends it exhausted.
+    expect(decide(snap('unknown', { attemptCount: 4 }), NOT_FOUND, ctx(T0))).toMatchObject({ to: 'terminal', terminalReason: 'exhausted' });
+  });
+
+  it('a replayed rejected delivery keeps what was left of its attempts', () => {
+    expect(decide(snap('terminal', { terminalReason: 'rejected', attemptCount: 1 }), REPLAY, ctx(T0))).toMatchObject({ ok: true, to: 'ready' });
+    // Attempt 2 of 3 fails retryably: scheduled, not exhausted.
+    expect(decide(snap('submitting', { attemptCount: 2 }), RETRYABLE, ctx(T0))).toMatchObject({ to: 'retryable', nextAttemptAt: T0 + 2_000 });
+  });
+
+  it('a replay is due at once: a claim at the same instant submits', () => {
+    const r = decide(snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 60_000 }), REPLAY, ctx(T0));
+    expect(r.ok).toBe(true);
+    const nextAttemptAt = r.ok ? r.nextAttemptAt : null;
+    expect(decide(snap('ready', { attemptCount: 1, nextAttemptAt }), { type: 'claim' }, ctx(T0))).toMatchObject({ ok: true, to: 'submitting' });
+  });
+});
+
+describe('decide: supersede', () => {
+  it('does not supersede what may already be out: submitting, unknown, accepted', () => {
+    for (const state of ['submitting', 'unknown', 'accepted'] as const) {
+      expect(decide(snap(state, { attemptCount: 1 }), SUPERSEDE, ctx(T0))).toEqual({ ok: false, reason: `nothing pending to supersede in ${state}` });
+    }
+  });
+});
+
 describe('decide: events that do not apply', () => {
   const ALL_EVENTS: DeliveryEvent[] = [
     { type: 'claim' },
@@ -193,24 +343,36 @@ describe('decide: events that do not apply', () => {
     FOUND,
     NOT_FOUND,
     WINDOW_CLOSED,
+    SUPERSEDE,
   ];
 
-  it('refuses every event on a terminal delivery', () => {
-    for (const e of ALL_EVENTS) {
-      expect(decide(snap('terminal', { attemptCount: 1 }), e, ctx(T0 + 2 * HOUR))).toEqual({ ok: false, reason: 'terminal is final' });
+  it('refuses every event but replay on a terminal delivery, whatever its reason and the clock', () => {
+    for (const terminalReason of TERMINAL_REASONS) {
+      for (const now of [T0, T0 + 2 * HOUR]) {
+        for (const e of ALL_EVENTS) {
+          expect(decide(snap('terminal', { terminalReason, attemptCount: 1 }), e, ctx(now))).toEqual({
+            ok: false,
+            reason: 'terminal is final except by an operator replay',
+          });
+        }
+      }
     }
   });
 
-  it('leaves accepted to downstream evidence: no event moves it', () => {
-    for (const e of ALL_EVENTS) {
-      expect(decide(snap('accepted', { attemptCount: 1 }), e, ctx(T0 + 2 * HOUR)).ok).toBe(false);
+  it('leaves accepted to downstream evidence: no event moves it, replay included', () => {
+    for (const now of [T0, T0 + 2 * HOUR]) {
+      for (const e of [...ALL_EVENTS, REPLAY, REPLAY_ACCEPTING_RISK]) {
+        expect(decide(snap('accepted', { attemptCount: 1 }), e, ctx(now)).ok, e.type).toBe(false);
+      }
     }
   });
 
-  it('never resends from unknown: claim, outcome, lease_expired, expire and cancel are refused', () => {
+  it('never resends from unknown on its own: claim, outcome, lease_expired, expire, cancel, supersede and a replay without the flag are refused', () => {
     const d = snap('unknown', { attemptCount: 1 });
-    for (const e of ALL_EVENTS.filter((x) => x.type !== 'evidence')) {
-      expect(decide(d, e, ctx(T0 + 2 * HOUR)).ok, e.type).toBe(false);
+    for (const now of [T0, T0 + 2 * HOUR]) {
+      for (const e of [...ALL_EVENTS.filter((x) => x.type !== 'evidence'), REPLAY]) {
+        expect(decide(d, e, ctx(now)).ok, e.type).toBe(false);
+      }
     }
   });
 

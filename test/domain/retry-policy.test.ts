@@ -1,7 +1,7 @@
 /** Tests for `nextDelayMs`: the exponential ladder, its cap, jitter bounds and Retry-After. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, nextDelayMs, type RetryPolicy } from '../../src/domain/index.js';
+import { DEFAULT_RETRY_POLICY, nextDelayMs, plannedDelayMs, type RetryPolicy } from '../../src/domain/index.js';
 
 const NONE: RetryPolicy = { maxAttempts: 8, baseDelayMs: 1_000, maxDelayMs: 5 * 60_000, jitter: 'none' };
 
@@ -123,6 +123,54 @@ describe('nextDelayMs', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('scheduleMs: entry n-1 after attempt n, the last entry repeats, capped at maxDelayMs', () => {
+    const p: RetryPolicy = { ...NONE, scheduleMs: [1_000, 5_000, 30_000], maxDelayMs: 20_000 };
+    expect([0, 1, 2, 3, 4, 50].map((n) => plannedDelayMs(p, n))).toEqual([1_000, 1_000, 5_000, 20_000, 20_000, 20_000]);
+    expect(nextDelayMs(p, 2, replay(0.5))).toBe(5_000);
+    // An empty schedule falls back to the doubling backoff.
+    expect(plannedDelayMs({ ...NONE, scheduleMs: [] }, 3)).toBe(4_000);
+  });
+
+  it('full jitter stays in [1 s, d] (or exactly d below 1 s); up10 in [d, 1.1 d]', () => {
+    const full = { ...NONE, jitter: 'full' as const };
+    expect(nextDelayMs(full, 4, replay(0))).toBe(1_000);
+    expect(nextDelayMs(full, 4, replay(1 - Number.EPSILON))).toBe(8_000);
+    expect(nextDelayMs({ ...full, baseDelayMs: 400 }, 1, replay(0))).toBe(400);
+    const up10 = { ...NONE, jitter: 'up10' as const };
+    expect(nextDelayMs(up10, 4, replay(0))).toBe(8_000);
+    expect(nextDelayMs(up10, 4, replay(1 - Number.EPSILON))).toBe(8_800);
+  });
+
+  it('property: every jitter mode stays within its bounds of the planned delay, and a Retry-After stays a lower bound', () => {
+    fc.assert(
+      fc.property(
+        policyArb,
+        fc.constantFrom('equal' as const, 'none' as const, 'full' as const, 'up10' as const),
+        fc.option(fc.array(fc.integer({ min: 1, max: 600_000 }), { minLength: 1, maxLength: 6 }), { nil: undefined }),
+        attemptsArb,
+        unitArb,
+        unitArb,
+        fc.option(fc.integer({ min: 1, max: 3_600_000 }), { nil: null }),
+        (base, jitter, scheduleMs, n, u1, u2, r) => {
+          const p: RetryPolicy = scheduleMs ? { ...base, jitter, scheduleMs } : { ...base, jitter };
+          const d = plannedDelayMs(p, n);
+          expect(d).toBeLessThanOrEqual(p.maxDelayMs);
+          const w = nextDelayMs(p, n, replay(u1, u2), r);
+          expect(Number.isInteger(w)).toBe(true);
+          const [lo, hi] = { none: [d, d], equal: [d / 2, d], full: [Math.min(1_000, d), d], up10: [d, 1.1 * d] }[jitter];
+          if (r === null) {
+            expect(w).toBeGreaterThanOrEqual(Math.floor(lo as number));
+            expect(w).toBeLessThanOrEqual(Math.ceil(hi as number));
+          } else {
+            expect(w).toBeGreaterThanOrEqual(r);
+            expect(w).toBeLessThanOrEqual(Math.ceil(Math.max(hi as number, r + Math.min(1_000, r * 0.1))));
+          }
+        },
+      ),
+      { numRuns: 1_000 },
     );
   });
 });

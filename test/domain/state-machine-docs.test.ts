@@ -60,6 +60,9 @@ const GRID_EVENTS: DeliveryEvent[] = [
   { type: 'evidence', found: true, providerMessageId: 'p' },
   { type: 'evidence', found: false, authoritative: true, windowClosed: false },
   { type: 'evidence', found: false, authoritative: false, windowClosed: true },
+  { type: 'supersede' },
+  { type: 'replay', acceptDuplicateRisk: false },
+  { type: 'replay', acceptDuplicateRisk: true },
 ];
 function terminalDecisions(): Set<string> {
   const expiresAt = 1_000_000;
@@ -68,11 +71,12 @@ function terminalDecisions(): Set<string> {
     for (const event of GRID_EVENTS)
       for (const now of [0, expiresAt - 2_000, expiresAt - 1, expiresAt, expiresAt + 1])
         for (const attemptCount of [0, 1, 2, 3])
-          for (const nextAttemptAt of [null, 0]) {
-            const d: DeliverySnapshot = { state, attemptCount, expiresAt, nextAttemptAt };
-            const r = decide(d, event, { now, policy: POLICY, random: () => 0.5 });
-            if (r.ok && r.terminalReason !== null) seen.add(`${r.from}|${r.on}|${r.terminalReason}`);
-          }
+          for (const nextAttemptAt of [null, 0])
+            for (const terminalReason of state === 'terminal' ? TERMINAL_REASONS : [null]) {
+              const d: DeliverySnapshot = { state, terminalReason, attemptCount, expiresAt, nextAttemptAt };
+              const r = decide(d, event, { now, policy: POLICY, random: () => 0.5 });
+              if (r.ok && r.terminalReason !== null) seen.add(`${r.from}|${r.on}|${r.terminalReason}`);
+            }
   return seen;
 }
 
