@@ -113,6 +113,13 @@ export class DeliveryWorker {
   }
 
   private async call(adapter: ProviderAdapter, c: ClaimedDelivery): Promise<SubmitOutcome> {
+    // The challenge clock again, at the moment of the call: the claim compared expires_at with a
+    // `now` read before its query ran, and a batch can wait (pool, busy event loop) before its
+    // calls start. Nothing is sent at or after expires_at; the attempt closes as not sent and
+    // `decide` ends the delivery terminal/expired (no retry fits before expiry).
+    if (this.opts.clock.now() >= c.expiresAt) {
+      return { kind: 'retryable', code: 'expired_before_send', message: 'expires_at passed before the call started; nothing was sent' };
+    }
     try {
       return await adapter.submit({
         deliveryId: c.deliveryId,
@@ -122,6 +129,9 @@ export class DeliveryWorker {
         destination: c.destination,
         content: c.content,
         expiresAt: c.expiresAt,
+        // The same rule where the bytes leave: the transport only knows the wall clock, so it
+        // gets the time left by Herald's clock, counted from the wall clock's now.
+        sendBy: Date.now() + (c.expiresAt - this.opts.clock.now()),
       });
     } catch (err) {
       // An adapter must classify, not throw. If one throws anyway, the request may have gone

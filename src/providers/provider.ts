@@ -22,6 +22,12 @@ export interface SubmitRequest {
   content: MessageContent;
   /** Epoch ms; adapters may pass it on as a validity period. */
   expiresAt: number;
+  /**
+   * Wall-clock epoch ms (Date.now()) at or after which the request must not be written: the
+   * challenge clock, translated by the worker for the transport. A request whose socket is ready
+   * only after it is abandoned unwritten (retryable, provably not sent).
+   */
+  sendBy?: number;
 }
 
 export interface AdapterCapabilities {

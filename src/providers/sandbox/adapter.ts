@@ -71,6 +71,7 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
         timeoutMs: account.timeout_ms,
         signal,
         agent,
+        notAfter: request.sendBy,
       });
       return result.kind === 'response'
         ? classifyResponse(result, Date.now())

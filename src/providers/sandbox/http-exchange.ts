@@ -19,6 +19,11 @@ export interface ExchangeRequest {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   agent: http.Agent;
+  /**
+   * Epoch ms (Date.now()): the request is written only once its socket is ready, and not at all
+   * at or after this time; it then fails as `aborted` before writing (provably not sent).
+   */
+  notAfter?: number | undefined;
 }
 
 export type ExchangeResult =
@@ -117,6 +122,25 @@ export function postOnce(options: ExchangeRequest): Promise<ExchangeResult> {
       response.on('error', settleWithResponse);
       response.on('close', settleWithResponse);
     });
-    request.end(options.body);
+    if (options.notAfter === undefined) {
+      request.end(options.body);
+      return;
+    }
+    // Hold the request until its socket is connected (or a pooled one is assigned), then look at
+    // the clock: the wait for a socket can outlast the time the caller had left.
+    const notAfter = options.notAfter;
+    const writeIfInTime = (): void => {
+      if (settled) return;
+      if (Date.now() >= notAfter) {
+        fail('aborted');
+        request.destroy();
+        return;
+      }
+      request.end(options.body);
+    };
+    request.on('socket', (socket) => {
+      if (!socket.connecting) writeIfInTime();
+      else socket.once('connect', writeIfInTime);
+    });
   });
 }

@@ -136,7 +136,35 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.allSettled([...this.notifying.values()]);
     await this.pool.end();
+  }
+
+  /** Per provider account: the NOTIFY loop in flight, and whether a commit since asks for one more. */
+  private readonly notifying = new Map<string, Promise<void>>();
+  private readonly notifyAgain = new Set<string>();
+
+  /**
+   * Wakes workers in other processes after an intake commit. Coalesced per account: while a
+   * NOTIFY is in flight, later commits ask for one more, sent when it returns, so every commit
+   * is followed by a NOTIFY issued after it, at most two per account at a time instead of one
+   * per notification. Best effort, as before: a worker that misses one finds the work by polling.
+   */
+  private wakeListeners(accounts: string[]): void {
+    for (const account of accounts) {
+      if (this.notifying.has(account)) {
+        this.notifyAgain.add(account);
+        continue;
+      }
+      const run = (async () => {
+        do {
+          this.notifyAgain.delete(account);
+          await this.q('ready_notify', [this.readyChannel, account]).catch(() => {});
+        } while (this.notifyAgain.has(account) && !this.closed);
+        this.notifying.delete(account);
+      })();
+      this.notifying.set(account, run);
+    }
   }
 
   async ensureTenant(tenant: { id: string; name: string }, now: number): Promise<void> {
@@ -166,6 +194,9 @@ export class PostgresStore implements Store {
     retentionMs: number;
   }): Promise<Reservation> {
     const params = [r.tenantId, r.key, r.fingerprint, r.now + r.lockMs, r.now, r.now + r.retentionMs];
+    // A new key (the usual case) is taken by the insert alone, committed in one round trip; a key
+    // that exists is decided in the transaction below, which starts with the same insert.
+    if ((await this.q('idempotency_insert', params)).length === 1) return { kind: 'reserved' };
     return this.tx(async (c) => {
       if ((await this.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' } as const;
       const [row] = await this.q('idempotency_get', [r.tenantId, r.key], c);
@@ -204,66 +235,45 @@ export class PostgresStore implements Store {
   }
 
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    const ds = n.deliveries;
+    const params = [
+      n.id,
+      n.tenantId,
+      n.recipient.id,
+      JSON.stringify(n.recipient),
+      n.purpose,
+      JSON.stringify(n.channels),
+      JSON.stringify(n.content),
+      n.groupKey,
+      n.generation,
+      n.metadata === null ? null : JSON.stringify(n.metadata),
+      n.expiresAt,
+      n.createdAt,
+      ds.map((d) => d.id),
+      ds.map((_, i) => i),
+      ds.map((d) => d.channel),
+      ds.map((d) => d.providerAccount),
+      ds.map((d) => d.destination),
+      ds.map((d) => d.idempotencyKey),
+      JSON.stringify({ notification_id: n.id, purpose: n.purpose, deliveries: ds.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })) }),
+      idem ? idem.key : null,
+      idem ? idem.fingerprint : null,
+      idem ? idem.statusCode : null,
+      idem ? JSON.stringify(idem.body) : null,
+      idem ? idem.tenantId : null,
+    ];
     try {
-      await this.tx(async (c) => {
-        await this.q(
-          'notification_insert',
-          [
-            n.id,
-            n.tenantId,
-            n.recipient.id,
-            JSON.stringify(n.recipient),
-            n.purpose,
-            JSON.stringify(n.channels),
-            JSON.stringify(n.content),
-            n.groupKey,
-            n.generation,
-            n.metadata === null ? null : JSON.stringify(n.metadata),
-            n.expiresAt,
-            n.createdAt,
-          ],
-          c,
-        );
-        const ds = n.deliveries;
-        await this.q(
-          'delivery_insert_many',
-          [
-            ds.map((d) => d.id),
-            n.id,
-            n.tenantId,
-            ds.map((_, i) => i),
-            ds.map((d) => d.channel),
-            n.purpose,
-            ds.map((d) => d.providerAccount),
-            ds.map((d) => d.destination),
-            ds.map((d) => d.idempotencyKey),
-            n.expiresAt,
-            n.createdAt,
-          ],
-          c,
-        );
-        await this.q(
-          'outbox_insert',
-          [
-            n.tenantId,
-            n.id,
-            null,
-            'notification.created',
-            JSON.stringify({ notification_id: n.id, purpose: n.purpose, deliveries: ds.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })) }),
-            n.createdAt,
-          ],
-          c,
-        );
-        if (idem) {
-          const r = await c.query({
-            name: `${this.schema}.idempotency_complete`,
-            text: this.text('idempotency_complete'),
-            values: [idem.tenantId, idem.key, idem.fingerprint, idem.statusCode, JSON.stringify(idem.body)],
-          });
-          if (r.rowCount !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
-        }
-        for (const account of new Set(ds.map((d) => d.providerAccount))) await this.q('ready_notify', [this.readyChannel, account], c);
-      });
+      // One statement is one transaction: without a key, a single round trip instead of BEGIN,
+      // four statements and COMMIT.
+      const [r] = idem
+        ? await this.tx(async (c) => {
+            const rows = await this.q('notification_create', params, c);
+            // The reservation was taken over (its lock ran out) by another request: do not commit twice.
+            if (rows[0]?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+            return rows;
+          })
+        : await this.q('notification_create', params);
+      this.wakeListeners((r?.accounts as string[] | null) ?? []);
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505') {
@@ -355,6 +365,11 @@ export class PostgresStore implements Store {
       seen.add(w.deliveryId);
       runs[runs.length - 1]!.push(w);
     }
+    if (runs.length === 1) {
+      // The usual batch (distinct ids): one statement is one transaction, one round trip.
+      const ids = await this.applyRun(writes, this.pool);
+      return writes.map((w) => ({ deliveryId: w.deliveryId, applied: ids.has(w.deliveryId) }));
+    }
     const applied = new Array<boolean>(writes.length).fill(false);
     await this.tx(async (c) => {
       let offset = 0;
@@ -367,7 +382,7 @@ export class PostgresStore implements Store {
     return writes.map((w, i) => ({ deliveryId: w.deliveryId, applied: applied[i]! }));
   }
 
-  private async applyRun(run: TransitionWrite[], c: Client): Promise<Set<string>> {
+  private async applyRun(run: TransitionWrite[], c: pg.Pool | Client): Promise<Set<string>> {
     const now = run[0]!.now;
     const attempts = run.map((w) => (w.attempt ? attemptFields(w.attempt.outcome) : null));
     const rows = await this.q(

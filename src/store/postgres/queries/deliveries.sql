@@ -1,14 +1,3 @@
--- name: delivery_insert_many
--- All of one notification's deliveries in one statement.
--- params: $1 ids[], $2 notification_id, $3 tenant_id, $4 positions[], $5 channels[], $6 purpose,
---         $7 provider_accounts[], $8 destinations[], $9 idempotency_keys[], $10 expires_at, $11 now
-INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
-                        idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
-SELECT d.id, $2, $3, d.position, d.channel, $6, d.provider_account, d.destination, d.idempotency_key,
-       'ready', $11, $10, $11, $11
-FROM unnest($1::text[], $4::int[], $5::text[], $7::text[], $8::text[], $9::text[])
-     AS d(id, position, channel, provider_account, destination, idempotency_key);
-
 -- name: delivery_get
 -- params: $1 id
 SELECT * FROM deliveries WHERE id = $1;

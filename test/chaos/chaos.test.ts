@@ -1,0 +1,56 @@
+/**
+ * The chaos run, small: 2 `herald worker` processes and 1 `herald api` on the suite's
+ * PostgreSQL (a fresh schema), a `herald sandbox` with probability faults, ~1,500
+ * notifications over HTTP, and a worker SIGKILLed (and restarted) every 1-3 s. After the
+ * system settles, the database and the sandbox's ledger must agree: nothing lost, no key
+ * accepted twice, nothing accepted after expiry, no contradictions. Runs the built dist/
+ * through bin/herald.js (`npm run build` first). `npm run chaos` is the full-size version;
+ * docs/chaos.md explains every number. CHAOS_SEED=N reproduces a run's faults and load mix.
+ */
+import { afterAll, expect, inject, it } from 'vitest';
+import { defaultOptions, formatReport, killAllChildren, liveChildren, runChaos } from '../../bench/chaos.js';
+import { requireBuild } from '../../bench/chaos/processes.js';
+
+requireBuild();
+
+afterAll(async () => {
+  // Whatever happened (an assertion, a timeout), no Herald process outlives the file.
+  await killAllChildren();
+});
+
+it('loses nothing, sends nothing twice or late, and never contradicts the provider while workers are SIGKILLed', async () => {
+  const seed = process.env.CHAOS_SEED ? Number(process.env.CHAOS_SEED) >>> 0 : undefined;
+  const report = await runChaos(
+    defaultOptions({
+      databaseUrl: inject('pgUrl'),
+      databaseSource: inject('pgSource'),
+      notifications: 1_500,
+      workers: 2,
+      ...(seed !== undefined ? { seed } : {}),
+      killIntervalMs: [1_000, 3_000],
+      // Keep killing past the load if it was quick: the run cannot pass without real kills.
+      minKills: 3,
+      deadlineMs: 100_000,
+      settleTimeoutMs: 40_000,
+      keepSchema: 'on_failure',
+      log: () => {},
+    }),
+  );
+  const summary = formatReport(report);
+  console.log(summary);
+
+  expect(report.verdict, summary).not.toBeNull();
+  const v = report.verdict!;
+  expect(report.intake.accepted202, summary).toBe(1_500);
+  expect(report.settled, summary).toBe(true);
+  expect(v.lost.total, summary).toBe(0);
+  expect(v.duplicateKeys, summary).toBe(0);
+  expect(v.lateSubmissions, summary).toBe(0);
+  expect(v.contradictions.total, summary).toBe(0);
+  // Not vacuous: workers really died, and Herald really had to say "unknown".
+  expect(report.kills, summary).toBeGreaterThanOrEqual(1);
+  expect(v.attempts.leasesRescued + (v.deliveries.byState.unknown ?? 0), summary).toBeGreaterThan(0);
+  expect(v.ledger.entries, summary).toBeGreaterThan(1_000);
+  expect(report.ok, summary).toBe(true);
+  expect(liveChildren()).toBe(0);
+}, 120_000);
