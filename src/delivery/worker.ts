@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
+import { decide, defaultLadderFor, LADDERS, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
 import type { ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
 import { WakeSignal } from './wake-signal.js';
@@ -22,7 +22,8 @@ export interface WorkerOptions {
   loopsPerAccount?: number;
   leaseMs?: number;
   pollIntervalMs?: number;
-  policy?: RetryPolicy;
+  /** The retry policy for a claimed delivery. Default: the ladder of its purpose (src/domain/ladders.ts). */
+  policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
   random?: Random;
   wake?: WakeSignal;
 }
@@ -38,7 +39,7 @@ export class DeliveryWorker {
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
-  private readonly policy: RetryPolicy;
+  private readonly policyFor: (claim: ClaimedDelivery) => RetryPolicy;
   private readonly random: Random;
   readonly wake: WakeSignal;
   private running = false;
@@ -48,7 +49,7 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 64;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
-    this.policy = opts.policy ?? DEFAULT_RETRY_POLICY;
+    this.policyFor = opts.policyFor ?? ((c) => LADDERS[defaultLadderFor(c.purpose)]);
     this.random = opts.random ?? Math.random;
     this.wake = opts.wake ?? new WakeSignal();
   }
@@ -149,7 +150,7 @@ export class DeliveryWorker {
       const decision = decide(
         { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
         { type: 'outcome', outcome },
-        { now, policy: this.policy, random: this.random },
+        { now, policy: this.policyFor(c), random: this.random },
       );
       if (!decision.ok) throw new Error(`decide refused an outcome for a submitting delivery: ${decision.reason}`);
       writes.push({
@@ -183,7 +184,7 @@ export class DeliveryWorker {
       const d = decide(
         { state: 'unknown', attemptCount: claim.attemptNumber, expiresAt: claim.expiresAt, nextAttemptAt: null },
         { type: 'evidence', found: true, providerMessageId: outcome.providerMessageId },
-        { now, policy: this.policy, random: this.random },
+        { now, policy: this.policyFor(claim), random: this.random },
       );
       if (d.ok) evidence.push({ deliveryId: claim.deliveryId, expect: { state: 'unknown', leaseVersion: claim.leaseVersion }, transition: d, now });
     }
