@@ -349,11 +349,18 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       wakeKiller();
       await killer;
 
-      // ---- Settle: nothing ready, retryable or submitting.
+      // ---- Settle: nothing ready or submitting, and no retry due within the next 2 s. Purpose
+      // ladders wait minutes (transactional) to hours (marketing) between attempts, so a retry
+      // scheduled for later is a legitimate resting state, not a stuck delivery; the verifier
+      // still counts anything pending past its expiry as lost.
       const settleStarted = Date.now();
       const settleDeadline = Math.min(deadline, settleStarted + opts.settleTimeoutMs);
       for (;;) {
-        const r = await db.query(`SELECT count(*)::int AS n FROM deliveries WHERE state IN ('ready','retryable','submitting')`);
+        const r = await db.query(
+          `SELECT count(*)::int AS n FROM deliveries
+           WHERE state IN ('ready','submitting') OR (state = 'retryable' AND next_attempt_at <= $1)`,
+          [Date.now() + 2_000],
+        );
         if ((r.rows[0] as { n: number }).n === 0) {
           settled = true;
           break;

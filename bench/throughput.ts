@@ -16,7 +16,11 @@
  * Phases per driver, each on a fresh database:
  * - e2e: intake and workers at once; rate = N / (first request sent → last delivery accepted);
  * - intake-only: workers off; rate = N / time to 202 all N;
- * - delivery-only: then workers on over that pre-filled backlog of N ready deliveries.
+ * - delivery-only: then workers on over that pre-filled backlog of N ready deliveries;
+ * - nohttp (on request): the worker over a backlog with an in-process adapter that accepts at
+ *   once, i.e. Herald's own claim/decide/write cost without the provider call.
+ * Other processes on a shared machine distort the figures: each phase waits for an idle machine,
+ * and is run again if other processes took more than --max-other cores meanwhile.
  * Intake-to-accepted latency = attempts.finished_at of the accepted attempt − notifications.created_at,
  * read from the database after the e2e phase. Numbers are printed, never asserted.
  */
@@ -51,6 +55,7 @@ const configMod = await dist<typeof import('../src/config/config.js')>('config/c
 const intakeMod = await dist<typeof import('../src/intake/intake-service.js')>('intake/intake-service.js');
 const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js');
 const clockMod = await dist<typeof import('../src/clock.js')>('clock.js');
+const workerMod = await dist<typeof import('../src/delivery/worker.js')>('delivery/worker.js');
 
 // ---------------------------------------------------------------- flags
 
@@ -64,7 +69,9 @@ const HELP = `Usage: npm run bench:throughput -- [options]
   --loops L             worker loops_per_account (default: Herald's default)
   --channel CH          sms | email | push (default sms)
   --idempotency-key     send a distinct Idempotency-Key with every request (default: none)
-  --phases P            comma list of e2e,intake,delivery (default all three)
+  --phases P            comma list of e2e,intake,delivery,nohttp (default e2e,intake,delivery); nohttp =
+                        the worker over a backlog with an in-process adapter that accepts at once
+                        (Herald's claim/decide/write cost without the provider call)
   --synchronous S       SQLite synchronous: FULL (default, Herald's default) | NORMAL
   --pg-url URL          PostgreSQL server (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/test)
   --pg-pool P           Herald's Postgres pool size (HERALD_PG_POOL; default: Herald's default)
@@ -129,7 +136,7 @@ if (!['sms', 'email', 'push'].includes(CHANNEL)) fail('--channel must be sms, em
 const DRIVERS = flags.driver === 'both' ? (['sqlite', 'postgres'] as const) : [flags.driver as 'sqlite' | 'postgres'];
 if (!DRIVERS.every((d) => d === 'sqlite' || d === 'postgres')) fail('--driver must be sqlite, postgres or both');
 const PHASES = new Set(flags.phases!.split(',').map((s) => s.trim()));
-if (![...PHASES].every((p) => ['e2e', 'intake', 'delivery'].includes(p))) fail('--phases takes e2e, intake, delivery');
+if (![...PHASES].every((p) => ['e2e', 'intake', 'delivery', 'nohttp'].includes(p))) fail('--phases takes e2e, intake, delivery, nohttp');
 if (PHASES.has('delivery') && !PHASES.has('intake')) PHASES.add('intake'); // the backlog comes from intake
 const SYNCHRONOUS = flags.synchronous as 'FULL' | 'NORMAL';
 if (SYNCHRONOUS !== 'FULL' && SYNCHRONOUS !== 'NORMAL') fail('--synchronous must be FULL or NORMAL');
@@ -714,6 +721,73 @@ async function intakeAndDeliveryPhases(driver: 'sqlite' | 'postgres', sandbox: {
   return out;
 }
 
+/**
+ * The worker without the provider: same store, worker, batches and loops, but the adapter
+ * answers `accepted` in-process. What is left is Herald's own cost per delivery.
+ */
+async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Child; url: string }): Promise<PhaseReport> {
+  const runId = `nh${Date.now().toString(36)}`;
+  const db = await openDb(driver, 'nohttp', sandbox.url);
+  const raw = await nodeMod.openStore(db.config, db.env);
+  const meter = newMeter(N);
+  const store = instrument(raw, meter);
+  await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
+  const intake = new intakeMod.IntakeService({ store, accounts: db.config.provider_accounts, clock: clockMod.systemClock });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      for (let i = next++; i < N; i = next++) await intake.submit(TENANT, notificationBody(CHANNEL, runId, i) as never, null);
+    }),
+  );
+  const accept = {
+    kind: 'in-process',
+    capabilities: { lookup: false, dedupesByKey: false },
+    submit: async (r: { deliveryId: string }) => ({ kind: 'accepted' as const, providerMessageId: `fake-${r.deliveryId}` }),
+    close: async () => {},
+  };
+  const worker = new workerMod.DeliveryWorker({
+    store,
+    adapters: new Map(db.config.provider_accounts.map((a) => [a.id, accept])),
+    clock: clockMod.systemClock,
+    logger: silent,
+    workerId: `bench-${process.pid}`,
+    batchSize: db.config.worker.batch_size,
+    loopsPerAccount: db.config.worker.loops_per_account,
+    leaseMs: db.config.worker.lease_ms,
+    pollIntervalMs: db.config.worker.poll_interval_ms,
+  });
+  const quiet = await awaitQuiet();
+  const cpu = startCpuMeter(await cpuGroups(db, []));
+  const pgCpu = db.serverBreakdown();
+  const elu0 = performance.eventLoopUtilization();
+  const t0 = performance.now();
+  const tDone = await profiled(`nohttp-${driver}`, async () => {
+    const done = acceptedAll(meter, store);
+    worker.start();
+    return done;
+  });
+  const seconds = (tDone - t0) / 1000;
+  const usage = cpu.stop();
+  const pgLine = pgCpu();
+  const elu = performance.eventLoopUtilization(elu0);
+  await worker.stop();
+  await raw.close();
+  await db.drop();
+  return {
+    name: 'nohttp',
+    rate: N / seconds,
+    seconds,
+    otherCores: usage.other! / seconds,
+    lines: [
+      quiet,
+      `worker without HTTP (in-process adapter answers accepted; backlog of ${fmt(N)}): ${fmt(seconds, 2)} s = ${fmt(N / seconds)} deliveries/s`,
+      `  ${storeLine(meter)}`,
+      `  ${cpuLine(usage, seconds)}; Herald event loop utilization ${fmt(elu.utilization * 100)}%`,
+      ...(pgLine ? [`  ${pgLine}`] : []),
+    ],
+  };
+}
+
 // ---------------------------------------------------------------- main
 
 /** Runs phases after waiting for a quiet machine; runs them again if other processes took CPU meanwhile. */
@@ -802,6 +876,7 @@ try {
       reports.push(r!);
     }
     if (PHASES.has('intake')) reports.push(...(await undisturbed(() => intakeAndDeliveryPhases(driver, sandbox))));
+    if (PHASES.has('nohttp')) reports.push(...(await undisturbed(async () => [await noHttpPhase(driver, sandbox)])));
     summary.push(`${driver.padEnd(8)} ${reports.map((r) => `${r.name} ${fmt(r.rate)}/s`).join(' | ')}`);
   }
   console.log(`\nsummary (notifications/s): \n${summary.join('\n')}`);

@@ -7,16 +7,22 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_CODES } from '../errors.js';
+import type { ReplayService } from '../delivery/replay-service.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
 import { installProblemHandlers } from './problem-handler.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { reviewRoutes } from './routes/review.js';
 
 export interface AppDeps {
   store: Store;
   intake: IntakeService;
+  /** Operator replays and the review queue. */
+  replay: ReplayService;
+  /** How long an `unknown` delivery waits for reconciliation before the review queue lists it. Default 15 minutes. */
+  reviewUnknownAfterMs?: number;
   logger?: Logger | false;
   version?: string;
 }
@@ -75,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
+    reviewRoutes(v1, deps);
   });
   await app.ready();
   return app;

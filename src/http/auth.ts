@@ -12,6 +12,8 @@ import type { Store } from '../store/store.js';
 declare module 'fastify' {
   interface FastifyRequest {
     tenantId: string;
+    /** The id of the API key that authenticated the request (recorded on operator actions such as replays). */
+    apiKeyId: string;
   }
 }
 
@@ -59,10 +61,12 @@ const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_\-.~+/=]{1,512})$/;
 /** Adds the API-key check to every route of the (encapsulated) app it is called on. */
 export function requireApiKey(app: FastifyInstance, store: Store): void {
   app.decorateRequest('tenantId', '');
+  app.decorateRequest('apiKeyId', '');
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const m = BEARER.exec(request.headers.authorization ?? '');
     const found = m ? await store.findApiKey(hashApiKey(m[1]!)) : null;
     if (!found) throw new HeraldError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     request.tenantId = found.tenantId;
+    request.apiKeyId = found.id;
   });
 }

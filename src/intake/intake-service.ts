@@ -35,6 +35,34 @@ export interface IntakeResult {
 
 const ROUTE = 'POST /v1/notifications';
 
+/** How a caller other than POST /v1/notifications (a resend) submits a body it derived. */
+export interface SubmitOptions {
+  /**
+   * The request the Idempotency-Key names when the body is derived from it: its fingerprint,
+   * and the path a stored problem document carries as `instance`.
+   */
+  idempotency?: { fingerprint: string; instance: string };
+  /** Fields added to the 202 body (and stored with the key), e.g. `resend_of`. */
+  extra?: Record<string, unknown>;
+  /**
+   * Called once when the body's group generation was accepted meanwhile (a race), under the
+   * same key reservation: returns the body to try instead (the next generation), or null to refuse.
+   */
+  onDuplicateChallenge?: (body: NotificationRequest) => Promise<NotificationRequest | null>;
+}
+
+/** What one submit decided before its commit, shared by a retry of a raced generation. */
+interface CommitContext {
+  tenantId: string;
+  accounts: ProviderAccountConfig[];
+  expiresAt: number;
+  now: number;
+  idempotencyKey: string | null;
+  fingerprint: string;
+  instance: string;
+  extra: Record<string, unknown> | undefined;
+}
+
 export class IntakeService {
   private readonly lockMs: number;
   private readonly retentionMs: number;
@@ -56,14 +84,15 @@ export class IntakeService {
   }
 
   /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
-  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null): Promise<IntakeResult> {
+  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
     const now = this.opts.clock.now();
     // Everything that can fail on the request's own data fails before the key is taken,
     // so a 400 does not poison the key and the corrected request may reuse it.
     const { expiresAt } = checkNotificationRequest(body, now);
     const accounts = body.channels.map((c) => this.accountFor(c));
 
-    const fingerprint = requestFingerprint('POST', ROUTE, body);
+    const fingerprint = options.idempotency?.fingerprint ?? requestFingerprint('POST', ROUTE, body);
+    const instance = options.idempotency?.instance ?? '/v1/notifications';
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
         tenantId,
@@ -82,6 +111,23 @@ export class IntakeService {
       }
     }
 
+    const ctx: CommitContext = { tenantId, accounts, expiresAt, now, idempotencyKey, fingerprint, instance, extra: options.extra };
+    const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
+    // A race for the generation: the body the caller offered instead, committed once, without another retry.
+    return 'retryWith' in first ? (this.commit(ctx, first.retryWith, null) as Promise<IntakeResult>) : first;
+  }
+
+  /**
+   * Builds and commits one notification under a reserved key. On a duplicate challenge,
+   * `retry` may offer another body (once): then nothing is stored for the key yet and the
+   * caller commits that body instead.
+   */
+  private async commit(
+    ctx: CommitContext,
+    body: NotificationRequest,
+    retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
+  ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
+    const { tenantId, accounts, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
     const notification = this.build(tenantId, body, accounts, expiresAt, now);
     const response = {
       id: notification.id,
@@ -94,6 +140,7 @@ export class IntakeService {
         state: 'ready',
         provider_account: d.providerAccount,
       })),
+      ...extra,
     };
     try {
       await this.opts.beforeCommit?.();
@@ -103,6 +150,19 @@ export class IntakeService {
       );
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'deliveries.idempotency_key') {
+        if (retry !== null) {
+          let next: NotificationRequest | null;
+          try {
+            next = await retry(body);
+            // The same request with another generation: the same checks, the same expiry.
+            if (next !== null) checkNotificationRequest(next, now);
+          } catch (retryErr) {
+            // Nothing was committed: free the key so the client's retry is processed normally.
+            if (idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId, key: idempotencyKey }).catch(() => {});
+            throw retryErr;
+          }
+          if (next !== null) return { retryWith: next };
+        }
         const refusal = new HeraldError(
           'duplicate_challenge',
           `group ${JSON.stringify(notification.groupKey)} generation ${notification.generation} was already accepted; send a higher generation to supersede it`,
@@ -112,7 +172,7 @@ export class IntakeService {
         // The request ran to a definite answer: a repeat with the same key must get the same answer,
         // byte for byte, so the stored body carries the `instance` the problem handler adds live.
         if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, '/v1/notifications') });
+          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, instance) });
         }
         throw refusal;
       }

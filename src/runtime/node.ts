@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, type HeraldConfig } from '../config/config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
+import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
@@ -118,7 +119,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       wake: (account) => wake.notify(account),
     });
-    app = await buildApp({ store, intake, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
+    const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account) });
+    app = await buildApp({ store, intake, replay, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
   }
   if (opts.roles.includes('worker')) {
     for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account));

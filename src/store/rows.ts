@@ -1,5 +1,5 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
-import type { AttemptView, DeliveryFacts, DeliveryView } from './store.js';
+import type { AttemptView, DeliveryFacts, DeliveryView, NotificationSource, ReplayRecord } from './store.js';
 
 export type Row = Record<string, unknown>;
 
@@ -56,5 +56,36 @@ export function toDeliveryFacts(r: Row): DeliveryFacts {
     leaseVersion: num(r.lease_version),
     expiresAt: num(r.expires_at),
     nextAttemptAt: numOrNull(r.next_attempt_at),
+  };
+}
+
+/** A `replays` row (SQLite stores the boolean as 0/1). */
+export function toReplayRecord(r: Row): ReplayRecord {
+  return {
+    deliveryId: String(r.delivery_id),
+    tenantId: String(r.tenant_id),
+    requestedBy: String(r.requested_by),
+    fromState: r.from_state as ReplayRecord['fromState'],
+    fromReason: strOrNull(r.from_reason),
+    acceptDuplicateRisk: r.accept_duplicate_risk === true || Number(r.accept_duplicate_risk) === 1,
+    note: strOrNull(r.note),
+    createdAt: num(r.created_at),
+  };
+}
+
+/** A `notifications` row with its stored request (JSON columns parsed). */
+export function toNotificationSource(r: Row): NotificationSource {
+  return {
+    id: String(r.id),
+    tenantId: String(r.tenant_id),
+    recipient: JSON.parse(String(r.recipient_json)),
+    purpose: r.purpose as NotificationSource['purpose'],
+    channels: JSON.parse(String(r.channels_json)),
+    content: JSON.parse(String(r.content_json)),
+    groupKey: String(r.group_key),
+    generation: num(r.generation),
+    metadata: r.metadata_json === null || r.metadata_json === undefined ? null : JSON.parse(String(r.metadata_json)),
+    expiresAt: num(r.expires_at),
+    createdAt: num(r.created_at),
   };
 }

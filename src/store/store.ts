@@ -130,6 +130,52 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** Why a delivery is in the review queue: it ended without getting through, or has been `unknown` too long. */
+export type ReviewReason = 'exhausted' | 'rejected' | 'unresolved' | 'unknown_overdue';
+
+export type ReviewItem = DeliveryView & { reviewReason: ReviewReason };
+
+/** Which deliveries a bulk replay walks. Times are epoch ms: `createdFrom` inclusive, `createdTo` exclusive. */
+export interface ReplayFilter {
+  state?: DeliveryState;
+  channel?: Channel;
+  providerAccount?: string;
+  createdFrom?: number;
+  createdTo?: number;
+}
+
+/** The audit row written with a replay. */
+export interface ReplayAudit {
+  /** The API key id (or operator) that asked. */
+  requestedBy: string;
+  acceptDuplicateRisk: boolean;
+  note: string | null;
+  /** The terminal reason the delivery had, or null when it was not terminal. */
+  fromReason: string | null;
+}
+
+export interface ReplayRecord extends ReplayAudit {
+  deliveryId: string;
+  tenantId: string;
+  fromState: DeliveryState;
+  createdAt: number;
+}
+
+/** What a notification was asked to send, as stored: enough to send it again as a new generation. */
+export interface NotificationSource {
+  id: string;
+  tenantId: string;
+  recipient: RecipientInput;
+  purpose: Purpose;
+  channels: Channel[];
+  content: MessageContent;
+  groupKey: string;
+  generation: number;
+  metadata: Record<string, unknown> | null;
+  expiresAt: number;
+  createdAt: number;
+}
+
 /** A delivery a worker now owns: the attempt row and lease are committed. */
 export interface ClaimedDelivery {
   deliveryId: string;
@@ -254,6 +300,29 @@ export interface Store {
   listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]>;
   /** Earliest `next_attempt_at` among an account's ready/retryable deliveries not yet expired at `now`, or null. */
   nextDueAt(providerAccount: string, now: number): Promise<number | null>;
+  /**
+   * The tenant's review queue, newest first (cursor as in listDeliveries): `terminal`
+   * deliveries that ended exhausted, rejected or unresolved, and `unknown` deliveries not
+   * updated since `now - unknownAfterMs` (reconciliation has not settled them).
+   */
+  listReview(tenantId: string, opts: { now: number; unknownAfterMs: number }, cursor: string | null, limit: number): Promise<Page<ReviewItem>>;
+  /**
+   * An operator's replay: the guarded transition (as in applyTransitions, outbox event
+   * included) and its `replays` audit row in one transaction. False when the guard refused
+   * (the delivery changed since it was read); then nothing is written.
+   */
+  replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean>;
+  /** The replays of one of the tenant's deliveries, oldest first. */
+  listReplays(tenantId: string, deliveryId: string): Promise<ReplayRecord[]>;
+  /**
+   * Deliveries a bulk replay considers: the tenant's deliveries matching the filter in a state
+   * a replay can start from (`unknown`, `retryable`, `terminal`), oldest first by id, after `afterId`.
+   */
+  listReplayCandidates(tenantId: string, filter: ReplayFilter, afterId: string | null, limit: number): Promise<DeliveryView[]>;
+  /** The stored request of a notification (for a resend), or null (unknown id or another tenant's). */
+  getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null>;
+  /** The highest generation of a challenge group of the tenant, or null when the group has none. */
+  latestGeneration(tenantId: string, groupKey: string): Promise<number | null>;
   /** Counts of deliveries per state, for health and tests. */
   countByState(): Promise<Record<DeliveryState, number>>;
   /**

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
 import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { ReplayService } from '../../src/delivery/replay-service.js';
 import { Sweeper } from '../../src/delivery/sweeper.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
@@ -47,6 +48,8 @@ export interface Harness {
   /** POST /v1/notifications with the harness key. */
   send(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   get(url: string): Promise<{ status: number; json: any }>;
+  /** POST a JSON body (none when undefined) to any route with the harness key. */
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -95,7 +98,8 @@ export async function createHarness(
   const apiKey = generateApiKey();
   await store.createApiKey({ id: 'key_test', tenantId, keyHash: hashApiKey(apiKey), label: 'test', now: T0 });
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, ...opts.intake });
-  const app = await buildApp({ store, intake });
+  const replay = new ReplayService({ store, clock });
+  const app = await buildApp({ store, intake, replay });
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {
@@ -138,6 +142,10 @@ export async function createHarness(
     async get(url) {
       const r = await app.inject({ method: 'GET', url, headers: auth });
       return { status: r.statusCode, json: r.json() };
+    },
+    async post(url, body, headers = {}) {
+      const r = await app.inject({ method: 'POST', url, headers: { ...auth, ...headers }, ...(body === undefined ? {} : { payload: body as object }) });
+      return { status: r.statusCode, json: r.json(), headers: r.headers };
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop()));

@@ -44,7 +44,22 @@ describe('/openapi.json', () => {
   it('has the public paths with OpenAPI-style path parameters, and hides /healthz and /openapi.json', async () => {
     const doc = await openapi();
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/v1/notifications', '/v1/notifications/{id}', '/v1/deliveries', '/v1/deliveries/{id}']),
+      expect.arrayContaining([
+        '/v1/notifications',
+        '/v1/notifications/{id}',
+        '/v1/notifications/{id}/resend',
+        '/v1/deliveries',
+        '/v1/deliveries/{id}',
+        '/v1/deliveries/{id}/retry',
+        '/v1/deliveries/retry',
+        '/v1/review',
+      ]),
+    );
+    expect(doc.paths['/v1/review'].get).toBeDefined();
+    expect(doc.paths['/v1/deliveries/{id}/retry'].post).toBeDefined();
+    expect(doc.paths['/v1/deliveries/retry'].post.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(doc.paths['/v1/notifications/{id}/resend'].post.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false })]),
     );
     expect(doc.paths['/v1/notifications'].post).toBeDefined();
     expect(doc.paths['/v1/notifications/{id}'].get.parameters).toEqual(

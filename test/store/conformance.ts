@@ -4,7 +4,7 @@
  * always passed in; nothing sleeps. Each test gets a fresh, migrated, isolated store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DELIVERY_STATES, type SubmitOutcome, type Transition } from '../../src/domain/index.js';
+import { decide, DELIVERY_STATES, type SubmitOutcome, type Transition } from '../../src/domain/index.js';
 import {
   StoreConflictError,
   type ClaimedDelivery,
@@ -17,6 +17,7 @@ import {
   MINUTE,
   SECOND,
   T0,
+  TEST_POLICY,
   buildNotification,
   mustDecide,
   mustGetDelivery,
@@ -100,6 +101,17 @@ async function claimOne(store: Store, now: number, workerId = 'w1'): Promise<Cla
 async function attemptsOf(store: Store, d: DeliveryView) {
   const n = await store.getNotification(d.tenantId, d.notificationId);
   return n!.deliveries.find((x) => x.id === d.id)!.attempts;
+}
+
+/** An operator's replay decision for a delivery as read (terminal reason included); throws if refused. */
+function replayOf(d: DeliveryView, now: number, acceptDuplicateRisk = false): Transition {
+  const decision = decide(
+    { state: d.state, terminalReason: d.terminalReason, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt },
+    { type: 'replay', acceptDuplicateRisk },
+    { now, policy: TEST_POLICY, random: () => 0.5 },
+  );
+  if (!decision.ok) throw new Error(`decide refused replay in ${d.state}/${d.terminalReason}: ${decision.reason}`);
+  return decision;
 }
 
 /** Runs the whole contract against one driver. */
@@ -834,6 +846,196 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await report(store, b!, permanent, T0 + 5 * SECOND);
         expect(c).toBeDefined();
         expect(await store.countByState()).toEqual({ ready: 3, submitting: 1, accepted: 1, unknown: 0, retryable: 0, terminal: 1 });
+      });
+    });
+
+    describe('review queue and replays', () => {
+      const UNKNOWN_AFTER = 15 * MINUTE;
+
+      /**
+       * One delivery per end state, each on its own account (so claims pick exactly it), created
+       * one second apart in this order: ids (ULIDs) sort the same way.
+       */
+      async function seedEndStates() {
+        const kinds = ['rejected', 'exhausted', 'unresolved', 'unknown', 'accepted', 'cancelled', 'ready'] as const;
+        const ids = {} as Record<(typeof kinds)[number], string>;
+        for (const [i, kind] of kinds.entries()) {
+          const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: `acct-${kind}`, createdAt: T0 + i * SECOND, ttlMs: 2 * HOUR });
+          ids[kind] = id!;
+        }
+        const now = T0 + 10 * SECOND;
+        const one = async (kind: string, at = now) => {
+          const [c] = await claim(store, at, 1, `acct-${kind}`);
+          expect(c).toBeDefined();
+          return c!;
+        };
+        expect((await report(store, await one('rejected'), permanent, now)).applied).toBe(true);
+        let at = now;
+        for (let i = 0; i < TEST_POLICY.maxAttempts; i++) {
+          expect((await report(store, await one('exhausted', at), retryable, at)).applied).toBe(true);
+          at = (await mustGetDelivery(store, ids.exhausted)).nextAttemptAt ?? at;
+        }
+        expect((await report(store, await one('unresolved'), ambiguous, now)).applied).toBe(true);
+        const unresolved = mustDecide(await mustGetDelivery(store, ids.unresolved), { type: 'evidence', found: false, authoritative: false, windowClosed: true }, now);
+        expect(await store.applyTransitions([{ deliveryId: ids.unresolved, expect: { state: 'unknown', leaseVersion: 1 }, transition: unresolved, now }])).toEqual([
+          { deliveryId: ids.unresolved, applied: true },
+        ]);
+        expect((await report(store, await one('unknown'), ambiguous, now)).applied).toBe(true);
+        expect((await report(store, await one('accepted'), accepted(), now)).applied).toBe(true);
+        const cancel = mustDecide(await mustGetDelivery(store, ids.cancelled), { type: 'cancel' }, now);
+        await store.applyTransitions([{ deliveryId: ids.cancelled, expect: { state: 'ready', leaseVersion: 0 }, transition: cancel, now }]);
+        return { ids, now };
+      }
+
+      it('listReview: exhausted, rejected, unresolved, and unknown once overdue; newest first, paginated, per tenant', async () => {
+        const { ids, now } = await seedEndStates();
+        expect((await mustGetDelivery(store, ids.exhausted)).terminalReason).toBe('exhausted');
+        await seedDeliveries(store, { tenantId: OTHER_TENANT, count: 1, providerAccount: 'acct-rejected', createdAt: T0 + MINUTE });
+        const [theirs] = await claim(store, T0 + MINUTE, 1, 'acct-rejected');
+        await report(store, theirs!, permanent, T0 + MINUTE);
+
+        // `unknown` since `now`: not overdue one millisecond before unknownAfterMs has passed.
+        const early = await store.listReview(TENANT, { now: now + UNKNOWN_AFTER - 1, unknownAfterMs: UNKNOWN_AFTER }, null, 50);
+        expect(early.items.map((d) => [d.id, d.reviewReason])).toEqual([
+          [ids.unresolved, 'unresolved'],
+          [ids.exhausted, 'exhausted'],
+          [ids.rejected, 'rejected'],
+        ]);
+        expect(early.nextCursor).toBeNull();
+
+        const due = { now: now + UNKNOWN_AFTER, unknownAfterMs: UNKNOWN_AFTER };
+        const p1 = await store.listReview(TENANT, due, null, 2);
+        expect(p1.items.map((d) => [d.id, d.reviewReason])).toEqual([
+          [ids.unknown, 'unknown_overdue'],
+          [ids.unresolved, 'unresolved'],
+        ]);
+        expect(p1.items[0]).toMatchObject({ state: 'unknown', tenantId: TENANT, lastErrorCode: 'timeout' });
+        const p2 = await store.listReview(TENANT, due, p1.nextCursor, 2);
+        expect(p2.items.map((d) => [d.id, d.reviewReason])).toEqual([
+          [ids.exhausted, 'exhausted'],
+          [ids.rejected, 'rejected'],
+        ]);
+        expect(p2.nextCursor).toBeNull();
+        expect((await store.listReview(OTHER_TENANT, due, null, 50)).items.map((d) => d.id)).toEqual([theirs!.deliveryId]);
+        expect((await store.listReview('t_nobody', due, null, 50)).items).toEqual([]);
+      });
+
+      it('replayDelivery: unknown to ready with the same key, one audit row, outbox-guarded like any transition', async () => {
+        const { ids, now } = await seedEndStates();
+        const before = await mustGetDelivery(store, ids.unknown);
+        const at = now + MINUTE;
+        const t = replayOf(before, at, true);
+        expect(t).toMatchObject({ from: 'unknown', to: 'ready', terminalReason: null, nextAttemptAt: at });
+        const write = { deliveryId: before.id, expect: { state: before.state, leaseVersion: before.leaseVersion }, transition: t, now: at };
+        const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: true, note: 'customer says no SMS', fromReason: null };
+        expect(await store.replayDelivery({ write, audit })).toBe(true);
+
+        const after = await mustGetDelivery(store, before.id);
+        expect(after).toMatchObject({
+          state: 'ready',
+          terminalReason: null,
+          nextAttemptAt: at,
+          updatedAt: at,
+          attemptCount: 1,
+          leaseVersion: before.leaseVersion,
+          idempotencyKey: before.idempotencyKey,
+        });
+        expect(await store.listReplays(TENANT, before.id)).toEqual([
+          { deliveryId: before.id, tenantId: TENANT, requestedBy: 'key_ops', fromState: 'unknown', fromReason: null, acceptDuplicateRisk: true, note: 'customer says no SMS', createdAt: at },
+        ]);
+        expect(await store.listReplays(OTHER_TENANT, before.id)).toEqual([]);
+
+        // The same write again is stale (the row is `ready` now): refused, and no second audit row.
+        expect(await store.replayDelivery({ write, audit })).toBe(false);
+        expect(await store.listReplays(TENANT, before.id)).toHaveLength(1);
+        expect(await mustGetDelivery(store, before.id)).toEqual(after);
+
+        // Claimable again: attempt 2 under a new fencing token, presenting the same key.
+        const [c] = await claim(store, at, 1, 'acct-unknown', 'w2');
+        expect(c).toMatchObject({ deliveryId: before.id, attemptNumber: 2, leaseVersion: before.leaseVersion + 1, idempotencyKey: before.idempotencyKey });
+      });
+
+      it('replayDelivery from terminal clears the reason and records it; a refused guard writes nothing', async () => {
+        const { ids, now } = await seedEndStates();
+        const exhausted = await mustGetDelivery(store, ids.exhausted);
+        const at = now + MINUTE;
+        const t = replayOf(exhausted, at);
+        const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: false, note: null, fromReason: 'exhausted' };
+        // A guard naming the wrong lease version (someone else moved it meanwhile): nothing changes.
+        expect(
+          await store.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion - 1 }, transition: t, now: at }, audit }),
+        ).toBe(false);
+        expect(await mustGetDelivery(store, exhausted.id)).toEqual(exhausted);
+        expect(await store.listReplays(TENANT, exhausted.id)).toEqual([]);
+
+        expect(
+          await store.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion }, transition: t, now: at }, audit }),
+        ).toBe(true);
+        expect(await mustGetDelivery(store, exhausted.id)).toMatchObject({ state: 'ready', terminalReason: null, nextAttemptAt: at, attemptCount: TEST_POLICY.maxAttempts });
+        expect(await store.listReplays(TENANT, exhausted.id)).toEqual([
+          expect.objectContaining({ fromState: 'terminal', fromReason: 'exhausted', acceptDuplicateRisk: false, note: null, requestedBy: 'key_ops' }),
+        ]);
+        expect(await store.countByState()).toMatchObject({ ready: 2, terminal: 3 });
+        const due = { now: at + UNKNOWN_AFTER, unknownAfterMs: UNKNOWN_AFTER };
+        expect((await store.listReview(TENANT, due, null, 50)).items.map((d) => d.id)).not.toContain(exhausted.id);
+      });
+
+      it('listReplayCandidates: replayable states only, oldest first, filtered, walked by afterId', async () => {
+        const { ids } = await seedEndStates();
+        const sms = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: 'acct-sms', channel: 'sms', createdAt: T0 + 20 * SECOND });
+        const [cs] = await claim(store, T0 + 20 * SECOND, 1, 'acct-sms');
+        await report(store, cs!, ambiguous, T0 + 20 * SECOND);
+        await seedDeliveries(store, { tenantId: OTHER_TENANT, count: 1, providerAccount: 'acct-rejected', createdAt: T0 + MINUTE });
+        const [theirs] = await claim(store, T0 + MINUTE, 1, 'acct-rejected');
+        await report(store, theirs!, permanent, T0 + MINUTE);
+
+        const walk = async (filter: Parameters<Store['listReplayCandidates']>[1], size = 2) => {
+          const out: string[] = [];
+          let after: string | null = null;
+          for (;;) {
+            const batch: DeliveryView[] = await store.listReplayCandidates(TENANT, filter, after, size);
+            out.push(...batch.map((d) => d.id));
+            if (batch.length < size) return out;
+            after = batch[batch.length - 1]!.id;
+          }
+        };
+        // accepted and ready are never candidates; the order is creation order.
+        expect(await walk({})).toEqual([ids.rejected, ids.exhausted, ids.unresolved, ids.unknown, ids.cancelled, sms[0]]);
+        expect(await walk({ state: 'unknown' })).toEqual([ids.unknown, sms[0]]);
+        expect(await walk({ state: 'accepted' })).toEqual([]);
+        expect(await walk({ channel: 'sms' })).toEqual([sms[0]]);
+        expect(await walk({ providerAccount: 'acct-exhausted' })).toEqual([ids.exhausted]);
+        expect(await walk({ createdFrom: T0 + SECOND, createdTo: T0 + 3 * SECOND })).toEqual([ids.exhausted, ids.unresolved]);
+        expect(await walk({ state: 'terminal', createdFrom: T0 + 2 * SECOND }, 10)).toEqual([ids.unresolved, ids.cancelled]);
+        expect((await store.listReplayCandidates(OTHER_TENANT, {}, null, 10)).map((d) => d.id)).toEqual([theirs!.deliveryId]);
+      });
+
+      it('getNotificationSource returns what was asked for; latestGeneration is the highest generation of a group, per tenant', async () => {
+        const g1 = buildNotification({ tenantId: TENANT, groupKey: 'login-7', generation: 1, purpose: 'otp', metadata: { flow: 'login' } });
+        const g3 = buildNotification({ tenantId: TENANT, groupKey: 'login-7', generation: 3, recipientId: g1.recipient.id, purpose: 'otp', metadata: null });
+        const theirs = buildNotification({ tenantId: OTHER_TENANT, groupKey: 'login-7', generation: 9 });
+        for (const n of [g1, g3, theirs]) await store.createNotification(n);
+
+        expect(await store.getNotificationSource(TENANT, g1.id)).toEqual({
+          id: g1.id,
+          tenantId: TENANT,
+          recipient: g1.recipient,
+          purpose: 'otp',
+          channels: g1.channels,
+          content: g1.content,
+          groupKey: 'login-7',
+          generation: 1,
+          metadata: { flow: 'login' },
+          expiresAt: g1.expiresAt,
+          createdAt: g1.createdAt,
+        });
+        expect((await store.getNotificationSource(TENANT, g3.id))?.metadata).toBeNull();
+        expect(await store.getNotificationSource(OTHER_TENANT, g1.id)).toBeNull();
+        expect(await store.getNotificationSource(TENANT, 'ntf_missing')).toBeNull();
+
+        expect(await store.latestGeneration(TENANT, 'login-7')).toBe(3);
+        expect(await store.latestGeneration(OTHER_TENANT, 'login-7')).toBe(9);
+        expect(await store.latestGeneration(TENANT, 'login-8')).toBeNull();
       });
     });
 

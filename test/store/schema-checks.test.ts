@@ -14,7 +14,9 @@ import {
   DOWNSTREAM_STATUSES,
   OUTCOME_KINDS,
   PURPOSES,
+  REPLAYABLE_REASONS,
   TERMINAL_REASONS,
+  TRANSITION_TABLE,
 } from '../../src/domain/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { T0, buildNotification } from './fixtures.js';
@@ -60,6 +62,9 @@ describe('schema CHECK lists match the domain vocabularies', () => {
     ['deliveries', 'downstream_status', DOWNSTREAM_STATUSES],
     ['notifications', 'purpose', PURPOSES],
     ['attempts', 'outcome', [...OUTCOME_KINDS, 'lease_expired']],
+    // A replay starts only where the state machine has a `replay` edge, from a replayable reason.
+    ['replays', 'from_state', [...new Set(TRANSITION_TABLE.filter((r) => r.on === 'replay').map((r) => r.from))]],
+    ['replays', 'from_reason', REPLAYABLE_REASONS],
   ] as const)('%s.%s', (table, column, vocabulary) => {
     const list = checkList(table, column);
     expect(new Set(list).size, 'no duplicates in the CHECK list').toBe(list.length);

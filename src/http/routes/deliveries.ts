@@ -8,11 +8,12 @@ import { deliveryJson } from '../views.js';
 
 const problemRef = { $ref: 'problem#' };
 
-function encodeCursor(id: string): string {
+/** The opaque cursor of a delivery list (also used by the review queue). */
+export function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): string {
+export function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isId('dlv', id)) throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
   return id;

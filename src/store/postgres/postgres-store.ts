@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toNotificationSource, toReplayRecord } from '../rows.js';
+import type { NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
 import {
   StoreConflictError,
   type ApiKeyRecord,
@@ -175,10 +177,16 @@ export class PostgresStore implements Store {
     await this.q('api_key_insert', [k.id, k.tenantId, k.keyHash, k.label, k.now]);
   }
 
+  /** Every API request looks its key up: concurrent look-ups share one query (see Coalescer). */
   async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
-    const [r] = await this.q('api_key_find', [keyHash]);
-    return r ? { id: String(r.id), tenantId: String(r.tenant_id) } : null;
+    return this.keyLookups.push(keyHash);
   }
+
+  private readonly keyLookups = new Coalescer<string, ApiKeyRecord | null>(async (hashes) => {
+    const rows = await this.q('api_keys_find', [hashes]);
+    const found = new Map(rows.map((r) => [String(r.key_hash), { id: String(r.id), tenantId: String(r.tenant_id) }]));
+    return hashes.map((h) => ({ ok: true, value: found.get(h) ?? null }));
+  }, 2, 256);
 
   async hasApiKeys(): Promise<boolean> {
     const [r] = await this.q('api_keys_exist');
@@ -194,9 +202,10 @@ export class PostgresStore implements Store {
     retentionMs: number;
   }): Promise<Reservation> {
     const params = [r.tenantId, r.key, r.fingerprint, r.now + r.lockMs, r.now, r.now + r.retentionMs];
-    // A new key (the usual case) is taken by the insert alone, committed in one round trip; a key
-    // that exists is decided in the transaction below, which starts with the same insert.
-    if ((await this.q('idempotency_insert', params)).length === 1) return { kind: 'reserved' };
+    // A new key (the usual case) is taken by the insert alone, committed with the inserts of
+    // concurrent requests in one statement (see Coalescer); a key that exists is decided in the
+    // transaction below, which starts with the same insert.
+    if (await this.reservations.push(params)) return { kind: 'reserved' };
     return this.tx(async (c) => {
       if ((await this.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' } as const;
       const [row] = await this.q('idempotency_get', [r.tenantId, r.key], c);
@@ -221,6 +230,29 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Inserts new reservations, many per statement; answers, for each, whether it was inserted. */
+  private readonly reservations = new Coalescer<unknown[], boolean>(async (rows) => {
+    // A key named twice in one group is inserted once; the repeat is decided on its own afterwards.
+    const seen = new Set<string>();
+    const first = rows.map((p) => {
+      const id = JSON.stringify([p[0], p[1]]);
+      return seen.has(id) ? false : (seen.add(id), true);
+    });
+    // In key order, so two groups naming the same keys wait for each other instead of deadlocking.
+    const batch = rows.filter((_, i) => first[i]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : String(a[1]) > String(b[1]) ? 1 : 0));
+    const col = (j: number) => batch.map((p) => p[j]);
+    let inserted: Row[];
+    try {
+      inserted = await this.q('idempotency_insert_many', [col(0), col(1), col(2), col(3), col(4), col(5)]);
+    } catch (err) {
+      // Refused by the server, nothing inserted: each is decided by the transaction path alone.
+      if (err instanceof pg.DatabaseError) return rows.map(() => ({ ok: true, value: false }));
+      throw err;
+    }
+    const taken = new Set(inserted.map((r) => JSON.stringify([r.tenant_id, r.key])));
+    return rows.map((p, i) => ({ ok: true, value: first[i]! && taken.has(JSON.stringify([p[0], p[1]])) }));
+  }, 2, 256);
+
   async releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void> {
     await this.q('idempotency_release', [r.tenantId, r.key]);
   }
@@ -234,7 +266,76 @@ export class PostgresStore implements Store {
     return r.rowCount ?? 0;
   }
 
+  /**
+   * Group commit: concurrent intake writes are coalesced (see Coalescer) into one statement and
+   * one commit for many notifications, instead of one commit each. A notification alone takes the
+   * single-notification path. If a group fails in a way the server reports (a conflict, a bad
+   * value, a reservation taken over), nothing of it was committed and each of its notifications
+   * is written again on its own, so every caller gets the answer it would have had alone.
+   */
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    await this.creates.push({ n, idem });
+  }
+
+  private readonly creates = new Coalescer<CreateItem, void>((items) => this.createGroup(items), 2, 256);
+
+  private async createGroup(items: CreateItem[]): Promise<Array<Settled<void>>> {
+    if (items.length === 1) return [await settle(this.createOne(items[0]!.n, items[0]!.idem))];
+    const withKey = items.filter((i) => i.idem);
+    const nts = items.map((i) => i.n);
+    // Deliveries in key order, so two groups naming the same delivery key wait for each other instead of deadlocking.
+    const ds = nts
+      .flatMap((n) => n.deliveries.map((d, position) => ({ n, d, position })))
+      .sort((a, b) => (a.d.idempotencyKey < b.d.idempotencyKey ? -1 : a.d.idempotencyKey > b.d.idempotencyKey ? 1 : 0));
+    const params = [
+      nts.map((n) => n.id),
+      nts.map((n) => n.tenantId),
+      nts.map((n) => n.recipient.id),
+      nts.map((n) => JSON.stringify(n.recipient)),
+      nts.map((n) => n.purpose),
+      nts.map((n) => JSON.stringify(n.channels)),
+      nts.map((n) => JSON.stringify(n.content)),
+      nts.map((n) => n.groupKey),
+      nts.map((n) => n.generation),
+      nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
+      nts.map((n) => n.expiresAt),
+      nts.map((n) => n.createdAt),
+      ds.map((x) => x.d.id),
+      ds.map((x) => x.n.id),
+      ds.map((x) => x.position),
+      ds.map((x) => x.d.channel),
+      ds.map((x) => x.d.providerAccount),
+      ds.map((x) => x.d.destination),
+      ds.map((x) => x.d.idempotencyKey),
+      nts.map((n) => createdPayload(n)),
+      withKey.map((i) => i.idem!.tenantId),
+      withKey.map((i) => i.idem!.key),
+      withKey.map((i) => i.idem!.fingerprint),
+      withKey.map((i) => i.idem!.statusCode),
+      withKey.map((i) => JSON.stringify(i.idem!.body)),
+    ];
+    let accounts: string[];
+    try {
+      const run = async (c: pg.Pool | Client): Promise<Row | undefined> => {
+        const [r] = await this.q('notification_create_many', params, c);
+        // A reservation was taken over (its lock ran out): roll the group back, then sort it out one by one.
+        if (Number(r?.completed) !== withKey.length) throw new GroupRetry();
+        return r;
+      };
+      // Without keys, one statement is one transaction; with keys, the check above needs BEGIN … COMMIT.
+      const r = withKey.length === 0 ? await run(this.pool) : await this.tx(run);
+      accounts = (r?.accounts as string[] | null) ?? [];
+    } catch (err) {
+      // The server refused the statement (or we did): nothing was committed, so each one alone.
+      // Anything else (a lost connection) leaves the outcome unknown: every caller gets that error.
+      if (!(err instanceof GroupRetry || err instanceof pg.DatabaseError)) throw err;
+      return Promise.all(items.map((i) => settle(this.createOne(i.n, i.idem))));
+    }
+    this.wakeListeners(accounts);
+    return items.map(() => ({ ok: true, value: undefined }));
+  }
+
+  private async createOne(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
     const ds = n.deliveries;
     const params = [
       n.id,
@@ -255,7 +356,7 @@ export class PostgresStore implements Store {
       ds.map((d) => d.providerAccount),
       ds.map((d) => d.destination),
       ds.map((d) => d.idempotencyKey),
-      JSON.stringify({ notification_id: n.id, purpose: n.purpose, deliveries: ds.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })) }),
+      createdPayload(n),
       idem ? idem.key : null,
       idem ? idem.fingerprint : null,
       idem ? idem.statusCode : null,
@@ -439,6 +540,59 @@ export class PostgresStore implements Store {
     return out;
   }
 
+  async listReview(tenantId: string, opts: { now: number; unknownAfterMs: number }, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
+    const size = Math.max(1, limit);
+    const rows = await this.q('review_list', [tenantId, opts.now - opts.unknownAfterMs, cursor, size + 1]);
+    const items = rows.slice(0, size).map((r) => ({ ...toDeliveryView(r), reviewReason: r.review_reason as ReviewItem['reviewReason'] }));
+    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
+  }
+
+  /** The guarded transition (applyTransitions' own statement) and the audit row, in one transaction. */
+  async replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean> {
+    const w = r.write;
+    const account = await this.tx(async (c) => {
+      if (!(await this.applyRun([w], c)).has(w.deliveryId)) return null;
+      const [row] = await this.q(
+        'replay_insert',
+        [w.deliveryId, r.audit.requestedBy, w.expect.state, r.audit.fromReason, r.audit.acceptDuplicateRisk, r.audit.note, w.now],
+        c,
+      );
+      return String(row?.provider_account);
+    });
+    if (account === null) return false;
+    // Workers in other processes: the delivery is ready now.
+    this.wakeListeners([account]);
+    return true;
+  }
+
+  async listReplays(tenantId: string, deliveryId: string): Promise<ReplayRecord[]> {
+    return (await this.q('replays_by_delivery', [tenantId, deliveryId])).map(toReplayRecord);
+  }
+
+  async listReplayCandidates(tenantId: string, filter: ReplayFilter, afterId: string | null, limit: number): Promise<DeliveryView[]> {
+    const rows = await this.q('replay_candidates', [
+      tenantId,
+      filter.state ?? null,
+      filter.channel ?? null,
+      filter.providerAccount ?? null,
+      filter.createdFrom ?? null,
+      filter.createdTo ?? null,
+      afterId,
+      Math.max(1, limit),
+    ]);
+    return rows.map(toDeliveryView);
+  }
+
+  async getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null> {
+    const [r] = await this.q('notification_source', [tenantId, id]);
+    return r ? toNotificationSource(r) : null;
+  }
+
+  async latestGeneration(tenantId: string, groupKey: string): Promise<number | null> {
+    const [r] = await this.q('latest_generation', [tenantId, groupKey]);
+    return r && r.generation !== null ? Number(r.generation) : null;
+  }
+
   async listenForReady(onReady: (providerAccount: string) => void): Promise<() => Promise<void>> {
     // A dedicated connection (LISTEN is per session); reconnects after errors with a short backoff.
     let stopped = false;
@@ -464,5 +618,74 @@ export class PostgresStore implements Store {
       await client?.end().catch(() => {});
       client = null;
     };
+  }
+}
+
+interface CreateItem {
+  n: NewNotification;
+  idem: (IdempotencyCompletion & { tenantId: string }) | undefined;
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** Thrown inside a group transaction to roll it back and write its members one by one. */
+class GroupRetry extends Error {}
+
+/** The `notification.created` outbox payload. */
+function createdPayload(n: NewNotification): string {
+  return JSON.stringify({ notification_id: n.id, purpose: n.purpose, deliveries: n.deliveries.map((d) => ({ id: d.id, channel: d.channel, state: 'ready' })) });
+}
+
+/**
+ * Coalesces concurrent calls into groups without adding a wait under light load: a call is sent
+ * on the next turn of the event loop with whatever else arrived in that turn, and while
+ * `maxInFlight` groups are out, new calls queue and leave together as the next group (at most
+ * `maxGroup` each) when one returns. `run` answers each member of a group in order.
+ */
+class Coalescer<T, R> {
+  private queue: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly run: (items: T[]) => Promise<Array<Settled<R>>>,
+    private readonly maxInFlight: number,
+    private readonly maxGroup: number,
+  ) {}
+
+  push(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0 || this.inFlight >= this.maxInFlight) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.queue.length > 0 && this.inFlight < this.maxInFlight) this.send(this.queue.splice(0, this.maxGroup));
+    });
+  }
+
+  private send(group: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }>): void {
+    this.inFlight++;
+    this.run(group.map((g) => g.item))
+      .then(
+        (results) => results.forEach((r, i) => (r.ok ? group[i]!.resolve(r.value) : group[i]!.reject(r.error))),
+        (err: unknown) => group.forEach((g) => g.reject(err)),
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
   }
 }

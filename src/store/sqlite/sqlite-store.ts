@@ -28,6 +28,8 @@ import {
   type TransitionWrite,
 } from '../store.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toNotificationSource, toReplayRecord } from '../rows.js';
+import type { NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -94,7 +96,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     // Intake writes waiting for their group commit are written (or refused) before closing.
-    if (this.db.open) this.flushCreates();
+    if (this.db.open) this.flushWrites();
     if (this.db.open) this.db.close();
   }
 
@@ -131,7 +133,9 @@ export class SqliteStore implements Store {
       now: r.now,
       expires_at: r.now + r.retentionMs,
     };
-    const tx = this.db.transaction((): Reservation => {
+    // Group-committed with other intake writes (see `grouped`): decided in arrival order inside
+    // the shared transaction, answered once it is committed.
+    return this.grouped((): Reservation => {
       const row = this.stmt('idempotency_get').get({ tenant_id: r.tenantId, key: r.key }) as Row | undefined;
       if (!row) {
         this.stmt('idempotency_insert').run(params);
@@ -151,7 +155,6 @@ export class SqliteStore implements Store {
       this.stmt('idempotency_replace').run(params);
       return { kind: 'reserved' };
     });
-    return tx.immediate();
   }
 
   async releaseIdempotencyKey(r: { tenantId: string; key: string }): Promise<void> {
@@ -172,68 +175,72 @@ export class SqliteStore implements Store {
     return this.stmt('idempotency_prune').run({ now }).changes;
   }
 
-  /**
-   * Group commit: every createNotification issued in the same turn of the event loop (e.g. the
-   * requests one poll phase delivered) is written in one `BEGIN IMMEDIATE … COMMIT`, so N
-   * notifications cost one fsync instead of N. Each one runs in its own savepoint: a conflict
-   * rolls back that notification alone and rejects only its caller. Every caller's promise
-   * settles after the shared COMMIT, so nothing is acknowledged before it is durable.
-   */
+  /** Written by group commit (see `grouped`); a duplicate delivery identity is a StoreConflictError. */
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.pendingCreates.push({ n, idem, resolve, reject });
-      if (this.pendingCreates.length === 1) setImmediate(() => this.flushCreates());
+    try {
+      await this.grouped(() => this.insertNotification(n, idem));
+    } catch (err) {
+      throw mapCreateError(err);
+    }
+  }
+
+  private pendingWrites: Array<{ run: () => unknown; resolve: (value: unknown) => void; reject: (err: unknown) => void }> = [];
+
+  /**
+   * Group commit for intake writes (createNotification, reserveIdempotencyKey): every such write
+   * issued in the same turn of the event loop (e.g. by the requests one poll phase delivered) runs
+   * in one `BEGIN IMMEDIATE … COMMIT`, so N writes cost one fsync instead of N. Each runs in its
+   * own savepoint, in arrival order: a conflict rolls back that write alone and rejects only its
+   * caller. Every caller's promise settles after the shared COMMIT, so nothing is acknowledged
+   * before it is durable.
+   */
+  private grouped<T>(run: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.flushWrites());
     });
   }
 
-  private pendingCreates: Array<{
-    n: NewNotification;
-    idem: (IdempotencyCompletion & { tenantId: string }) | undefined;
-    resolve: () => void;
-    reject: (err: unknown) => void;
-  }> = [];
-
-  private flushCreates(): void {
-    const group = this.pendingCreates;
-    this.pendingCreates = [];
+  private flushWrites(): void {
+    const group = this.pendingWrites;
+    this.pendingWrites = [];
     if (group.length === 0) return;
-    if (group.length > 1) {
-      const outcomes: unknown[] = [];
-      try {
-        this.db
-          .transaction(() => {
-            for (const item of group) {
-              try {
-                // A nested better-sqlite3 transaction is a SAVEPOINT: rolled back alone on error.
-                this.db.transaction(() => this.insertNotification(item.n, item.idem))();
-                outcomes.push(null);
-              } catch (err) {
-                // A constraint (or our own conflict) stays inside its savepoint; anything else
-                // (I/O, full disk) may have ended the transaction: give up on grouping.
-                if (!(err instanceof StoreConflictError || isConstraintError(err))) throw err;
-                outcomes.push(err);
-              }
+    if (group.length === 1) return this.settleAlone(group[0]!);
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const item of group) {
+            try {
+              // A nested better-sqlite3 transaction is a SAVEPOINT: rolled back alone on error.
+              outcomes.push({ ok: true, value: this.db.transaction(item.run)() });
+            } catch (error) {
+              // A constraint (or our own conflict) stays inside its savepoint; anything else
+              // (I/O, full disk) may have ended the transaction: give up on grouping.
+              if (!(error instanceof StoreConflictError || isConstraintError(error))) throw error;
+              outcomes.push({ ok: false, error });
             }
-          })
-          .immediate();
-      } catch {
-        // The group did not commit: run each alone, so every caller gets the answer it would
-        // have had without grouping.
-        for (const item of group) this.settleAlone(item);
-        return;
-      }
-      group.forEach((item, i) => (outcomes[i] === null ? item.resolve() : item.reject(mapCreateError(outcomes[i]))));
+          }
+        })
+        .immediate();
+    } catch {
+      // The group did not commit: run each alone, so every caller gets the answer it would have
+      // had without grouping.
+      for (const item of group) this.settleAlone(item);
       return;
     }
-    this.settleAlone(group[0]!);
+    group.forEach((item, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.error);
+    });
   }
 
-  private settleAlone(item: SqliteStore['pendingCreates'][number]): void {
+  private settleAlone(item: SqliteStore['pendingWrites'][number]): void {
     try {
-      this.db.transaction(() => this.insertNotification(item.n, item.idem)).immediate();
-      item.resolve();
+      item.resolve(this.db.transaction(item.run).immediate());
     } catch (err) {
-      item.reject(mapCreateError(err));
+      item.reject(err);
     }
   }
 
@@ -463,6 +470,91 @@ export class SqliteStore implements Store {
     const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
     for (const r of this.stmt('count_by_state').all() as Row[]) out[r.state as DeliveryState] = Number(r.n);
     return out;
+  }
+
+  async listReview(tenantId: string, opts: { now: number; unknownAfterMs: number }, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
+    const size = Math.max(1, limit);
+    const rows = this.stmt('review_list').all({
+      tenant_id: tenantId,
+      unknown_before: opts.now - opts.unknownAfterMs,
+      before: cursor,
+      limit: size + 1,
+    }) as Row[];
+    const items = rows.slice(0, size).map((r) => ({ ...toDeliveryView(r), reviewReason: r.review_reason as ReviewItem['reviewReason'] }));
+    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
+  }
+
+  /** The guarded transition (the same statements as applyTransitions) and the audit row, in one transaction. */
+  async replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean> {
+    const w = r.write;
+    const tx = this.db.transaction((): boolean => {
+      const t = w.transition;
+      const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
+      const row = this.stmt('delivery_transition').get({
+        id: w.deliveryId,
+        expect_state: w.expect.state,
+        expect_lease_version: w.expect.leaseVersion,
+        to_state: t.to,
+        terminal_reason: t.terminalReason,
+        next_attempt_at: t.nextAttemptAt,
+        provider_message_id: t.providerMessageId ?? null,
+        downstream_status: t.to === 'accepted' ? 'accepted' : null,
+        last_error_code: attempt?.error_code ?? null,
+        now: w.now,
+      }) as Row | undefined;
+      if (!row) return false;
+      if (w.attempt && attempt) {
+        this.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
+      }
+      this.stmt('outbox_insert').run({
+        tenant_id: row.tenant_id,
+        notification_id: row.notification_id,
+        delivery_id: w.deliveryId,
+        event_type: `delivery.${t.to}`,
+        payload_json: transitionPayload(w),
+        now: w.now,
+      });
+      this.stmt('replay_insert').run({
+        delivery_id: w.deliveryId,
+        requested_by: r.audit.requestedBy,
+        from_state: w.expect.state,
+        from_reason: r.audit.fromReason,
+        accept_duplicate_risk: r.audit.acceptDuplicateRisk ? 1 : 0,
+        note: r.audit.note,
+        now: w.now,
+      });
+      return true;
+    });
+    return tx.immediate();
+  }
+
+  async listReplays(tenantId: string, deliveryId: string): Promise<ReplayRecord[]> {
+    return (this.stmt('replays_by_delivery').all({ tenant_id: tenantId, delivery_id: deliveryId }) as Row[]).map(toReplayRecord);
+  }
+
+  async listReplayCandidates(tenantId: string, filter: ReplayFilter, afterId: string | null, limit: number): Promise<DeliveryView[]> {
+    return (
+      this.stmt('replay_candidates').all({
+        tenant_id: tenantId,
+        state: filter.state ?? null,
+        channel: filter.channel ?? null,
+        provider_account: filter.providerAccount ?? null,
+        created_from: filter.createdFrom ?? null,
+        created_to: filter.createdTo ?? null,
+        after: afterId,
+        limit: Math.max(1, limit),
+      }) as Row[]
+    ).map(toDeliveryView);
+  }
+
+  async getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null> {
+    const r = this.stmt('notification_source').get({ tenant_id: tenantId, id }) as Row | undefined;
+    return r ? toNotificationSource(r) : null;
+  }
+
+  async latestGeneration(tenantId: string, groupKey: string): Promise<number | null> {
+    const r = this.stmt('latest_generation').get({ tenant_id: tenantId, group_key: groupKey }) as Row | undefined;
+    return r && r.generation !== null ? Number(r.generation) : null;
   }
 
   /** The schema as SQLite reports it; used by the schema/domain agreement test. */

@@ -1,4 +1,4 @@
--- 0001_initial: tenants, API keys, intake idempotency, notifications, deliveries, attempts, outbox.
+-- 0001_initial: tenants, API keys, intake idempotency, notifications, deliveries, attempts, outbox, replays.
 -- The same tables, columns, names and CHECK lists as the SQLite migration of the same number.
 -- Times are epoch milliseconds (BIGINT), as in SQLite, so both drivers share one contract.
 
@@ -46,6 +46,8 @@ CREATE TABLE notifications (
   expires_at      BIGINT NOT NULL,
   created_at      BIGINT NOT NULL
 );
+-- latestGeneration (a resend takes the next generation of a challenge group).
+CREATE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
 
 -- fillfactor 80: deliveries are updated several times each; room on the page keeps updates HOT.
 CREATE TABLE deliveries (
@@ -111,3 +113,21 @@ CREATE TABLE outbox (
   published_at     BIGINT
 );
 CREATE INDEX outbox_unpublished ON outbox (id) WHERE published_at IS NULL;
+
+-- Operator replays: who asked to send a delivery again, from which state, and whether they
+-- accepted the risk of a duplicate (replaying `unknown` or `unresolved`). Written in the same
+-- transaction as the guarded transition to `ready`; never updated or deleted.
+CREATE TABLE replays (
+  id                     BIGSERIAL PRIMARY KEY,
+  delivery_id            TEXT NOT NULL REFERENCES deliveries(id),
+  tenant_id              TEXT NOT NULL,
+  requested_by           TEXT NOT NULL,
+  from_state             TEXT NOT NULL CHECK (from_state IN ('unknown', 'retryable', 'terminal')),
+  from_reason            TEXT CHECK (from_reason IN ('exhausted', 'rejected', 'unresolved', 'cancelled')),
+  accept_duplicate_risk  BOOLEAN NOT NULL,
+  note                   TEXT,
+  created_at             BIGINT NOT NULL,
+  -- A replay from terminal names the reason it ended; from any other state there is none.
+  CHECK ((from_state = 'terminal') = (from_reason IS NOT NULL))
+);
+CREATE INDEX replays_delivery ON replays (delivery_id);

@@ -6,6 +6,17 @@ VALUES ($1, $2, $3, 'in_progress', $4, $5, $6)
 ON CONFLICT (tenant_id, key) DO NOTHING
 RETURNING key;
 
+-- name: idempotency_insert_many
+-- The inserts of several concurrent reservations in one statement (distinct keys); returns the
+-- keys it inserted.
+-- params: $1 tenant_ids[], $2 keys[], $3 fingerprints[], $4 locked_untils[], $5 nows[], $6 expires_ats[]
+INSERT INTO idempotency_keys (tenant_id, key, fingerprint, status, locked_until, created_at, expires_at)
+SELECT tenant_id, key, fingerprint, 'in_progress', locked_until, created_at, expires_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+     AS r(tenant_id, key, fingerprint, locked_until, created_at, expires_at)
+ON CONFLICT (tenant_id, key) DO NOTHING
+RETURNING tenant_id, key;
+
 -- name: idempotency_get
 -- Locks the row: two processes deciding about the same key serialize here.
 -- params: $1 tenant_id, $2 key

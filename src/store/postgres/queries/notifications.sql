@@ -41,6 +41,53 @@ k AS (
 SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
        (SELECT array_agg(DISTINCT provider_account) FROM d) AS accounts;
 
+-- name: notification_create_many
+-- Many notifications in one statement (group commit): the same rows as notification_create for
+-- each. `completed` counts the idempotency reservations completed; the driver runs the statement
+-- inside BEGIN … COMMIT when keys are given and rolls back unless every one was still reserved.
+-- params: $1 ids[], $2 tenant_ids[], $3 recipient_ids[], $4 recipient_jsons[], $5 purposes[], $6 channels_jsons[],
+--         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
+--         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
+--         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
+--         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[]
+WITH nn AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                       $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[])
+    AS nn(id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json, group_key,
+          generation, metadata_json, expires_at, created_at, payload)
+),
+n AS (
+  INSERT INTO notifications (id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
+                             group_key, generation, metadata_json, expires_at, created_at)
+  SELECT id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
+         group_key, generation, metadata_json, expires_at, created_at
+  FROM nn
+),
+d AS (
+  INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
+                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
+  SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
+         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at
+  FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
+       AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
+  JOIN nn ON nn.id = d.notification_id
+  RETURNING provider_account
+),
+o AS (
+  INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
+  SELECT tenant_id, id, NULL, 'notification.created', payload, created_at FROM nn
+),
+k AS (
+  UPDATE idempotency_keys ik
+  SET status = 'completed', response_status = w.response_status, response_body = w.response_body
+  FROM unnest($21::text[], $22::text[], $23::text[], $24::int[], $25::text[])
+       AS w(tenant_id, key, fingerprint, response_status, response_body)
+  WHERE ik.tenant_id = w.tenant_id AND ik.key = w.key AND ik.status = 'in_progress' AND ik.fingerprint = w.fingerprint
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM k) AS completed,
+       (SELECT array_agg(DISTINCT provider_account) FROM d) AS accounts;
+
 -- name: ready_notify
 -- Wakes workers listening on the schema's ready channel. Sent after the intake commit, in its own
 -- transaction: a transaction that NOTIFYs holds PostgreSQL's database-wide notify lock through its

@@ -7,9 +7,10 @@ ON CONFLICT (id) DO NOTHING;
 -- params: $1 id, $2 tenant_id, $3 key_hash, $4 label, $5 now
 INSERT INTO api_keys (id, tenant_id, key_hash, label, created_at) VALUES ($1, $2, $3, $4, $5);
 
--- name: api_key_find
--- params: $1 key_hash
-SELECT id, tenant_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL;
+-- name: api_keys_find
+-- Several concurrent look-ups in one query.
+-- params: $1 key_hashes[]
+SELECT id, tenant_id, key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND revoked_at IS NULL;
 
 -- name: api_keys_exist
 SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS e;

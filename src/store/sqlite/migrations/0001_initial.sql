@@ -1,4 +1,4 @@
--- 0001_initial: tenants, API keys, intake idempotency, notifications, deliveries, attempts, outbox.
+-- 0001_initial: tenants, API keys, intake idempotency, notifications, deliveries, attempts, outbox, replays.
 -- Times are epoch milliseconds (INTEGER). The state and reason lists match src/domain/vocabulary.ts;
 -- test/store/schema-checks.test.ts compares them.
 
@@ -46,6 +46,8 @@ CREATE TABLE notifications (
   expires_at      INTEGER NOT NULL,
   created_at      INTEGER NOT NULL
 );
+-- latestGeneration (a resend takes the next generation of a challenge group).
+CREATE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
 
 CREATE TABLE deliveries (
   id                   TEXT PRIMARY KEY,
@@ -113,3 +115,21 @@ CREATE TABLE outbox (
   published_at     INTEGER
 );
 CREATE INDEX outbox_unpublished ON outbox (id) WHERE published_at IS NULL;
+
+-- Operator replays: who asked to send a delivery again, from which state, and whether they
+-- accepted the risk of a duplicate (replaying `unknown` or `unresolved`). Written in the same
+-- transaction as the guarded transition to `ready`; never updated or deleted.
+CREATE TABLE replays (
+  id                     INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id            TEXT NOT NULL REFERENCES deliveries(id),
+  tenant_id              TEXT NOT NULL,
+  requested_by           TEXT NOT NULL,
+  from_state             TEXT NOT NULL CHECK (from_state IN ('unknown', 'retryable', 'terminal')),
+  from_reason            TEXT CHECK (from_reason IN ('exhausted', 'rejected', 'unresolved', 'cancelled')),
+  accept_duplicate_risk  BOOLEAN NOT NULL,
+  note                   TEXT,
+  created_at             INTEGER NOT NULL,
+  -- A replay from terminal names the reason it ended; from any other state there is none.
+  CHECK ((from_state = 'terminal') = (from_reason IS NOT NULL))
+);
+CREATE INDEX replays_delivery ON replays (delivery_id);

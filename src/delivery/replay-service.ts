@@ -1,0 +1,162 @@
+/**
+ * Operator replays: send a delivery that stopped without getting through again, under the same
+ * idempotency key. The domain's `decide` says whether a replay applies; this service names its
+ * refusals, writes the guarded transition with its audit row, and wakes the workers.
+ *
+ * Replaying `unknown` (or terminal `unresolved`) can deliver the message twice: the first
+ * submission may have arrived. That happens only when the operator says so
+ * (`acceptDuplicateRisk`), and the replays table records who said it.
+ */
+import type { Clock } from '../clock.js';
+import { decide, defaultLadderFor, LADDERS, REPLAYABLE_REASONS, type Decision, type Random } from '../domain/index.js';
+import { HeraldError, type ErrorCode } from '../errors.js';
+import type { DeliveryView, Page, ReplayFilter, ReviewItem, Store } from '../store/store.js';
+
+export interface ReplayServiceOptions {
+  store: Store;
+  clock: Clock;
+  /** Tells workers that an account has ready work (in-process signal). */
+  wake?: (providerAccount: string) => void;
+  random?: Random;
+}
+
+export interface ReplayRequest {
+  acceptDuplicateRisk: boolean;
+  note: string | null;
+  /** The API key id (or operator) asking; recorded with the replay. */
+  requestedBy: string;
+}
+
+export interface BulkReplayResult {
+  /** Deliveries matching the filter in a state a replay can start from (unknown, retryable, terminal). */
+  matched: number;
+  scheduled: number;
+  /** Refusals by error code: duplicate_risk_not_accepted, replay_expired, not_replayable. */
+  refused: Partial<Record<RefusalCode, number>>;
+}
+
+type RefusalCode = Extract<ErrorCode, 'duplicate_risk_not_accepted' | 'replay_expired' | 'not_replayable'>;
+
+/** How many candidates a bulk replay reads per query. */
+export const REPLAY_BATCH = 200;
+
+const STATES_WITH_REPLAY = new Set(['unknown', 'retryable', 'terminal']);
+
+function stateOf(d: DeliveryView): string {
+  return d.state === 'terminal' ? `terminal/${d.terminalReason}` : d.state;
+}
+
+/**
+ * Names a refusal of `decide` for the API. The order matters: a delivery that can never be
+ * replayed says so first, then one whose time is up, then one that needs the risk accepted.
+ */
+function refusal(d: DeliveryView, now: number, acceptDuplicateRisk: boolean, reason: string): HeraldError {
+  const neverReplayable =
+    !STATES_WITH_REPLAY.has(d.state) ||
+    (d.state === 'terminal' && !(REPLAYABLE_REASONS as readonly string[]).includes(d.terminalReason ?? ''));
+  if (neverReplayable) {
+    const why =
+      d.state === 'ready' || d.state === 'submitting'
+        ? 'it is already on its way'
+        : d.state === 'accepted'
+          ? 'the provider acknowledged it'
+          : 'it must not be sent';
+    const hint = d.state === 'terminal' ? `; to send it anyway, POST /v1/notifications/${d.notificationId}/resend for a new generation` : '';
+    return new HeraldError('not_replayable', `delivery ${d.id} is ${stateOf(d)}: ${why}, so it cannot be replayed${hint}`);
+  }
+  if (now >= d.expiresAt) {
+    return new HeraldError(
+      'replay_expired',
+      `delivery ${d.id} expired at ${new Date(d.expiresAt).toISOString()}; POST /v1/notifications/${d.notificationId}/resend to send a new generation`,
+    );
+  }
+  if ((d.state === 'unknown' || d.terminalReason === 'unresolved') && !acceptDuplicateRisk) {
+    return new HeraldError(
+      'duplicate_risk_not_accepted',
+      `delivery ${d.id} is ${stateOf(d)}: the first submission may have arrived, so a replay may deliver it twice; send "accept_duplicate_risk": true to replay anyway`,
+      [{ field: 'accept_duplicate_risk', message: 'must be true to replay a delivery that may already have been delivered' }],
+    );
+  }
+  return new HeraldError('not_replayable', `delivery ${d.id} cannot be replayed: ${reason}`);
+}
+
+export class ReplayService {
+  private readonly random: Random;
+
+  constructor(private readonly opts: ReplayServiceOptions) {
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** The tenant's review queue at the service's clock: `unknown` counts as overdue after `unknownAfterMs`. */
+  async review(tenantId: string, unknownAfterMs: number, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
+    return this.opts.store.listReview(tenantId, { now: this.opts.clock.now(), unknownAfterMs }, cursor, limit);
+  }
+
+  /** Replays one of the tenant's deliveries; returns it as it is after the replay, or throws a HeraldError. */
+  async replayOne(tenantId: string, deliveryId: string, req: ReplayRequest): Promise<DeliveryView> {
+    const d = await this.opts.store.getDelivery(deliveryId);
+    if (!d || d.tenantId !== tenantId) throw new HeraldError('not_found', `no delivery ${deliveryId}`);
+    const outcome = await this.attempt(d, req, this.opts.clock.now());
+    if (outcome !== 'scheduled') throw outcome;
+    this.opts.wake?.(d.providerAccount);
+    const after = await this.opts.store.getDelivery(deliveryId);
+    return after ?? d;
+  }
+
+  /**
+   * Replays every candidate matching the filter, oldest first, in batches of REPLAY_BATCH. Each
+   * replay is its own guarded write: a delivery that changed meanwhile is refused, not forced.
+   */
+  async replayMany(tenantId: string, filter: ReplayFilter, req: ReplayRequest): Promise<BulkReplayResult> {
+    const result: BulkReplayResult = { matched: 0, scheduled: 0, refused: {} };
+    const woken = new Set<string>();
+    let after: string | null = null;
+    for (;;) {
+      const batch: DeliveryView[] = await this.opts.store.listReplayCandidates(tenantId, filter, after, REPLAY_BATCH);
+      const now = this.opts.clock.now();
+      for (const d of batch) {
+        result.matched++;
+        const outcome = await this.attempt(d, req, now);
+        if (outcome === 'scheduled') {
+          result.scheduled++;
+          woken.add(d.providerAccount);
+        } else {
+          const code = outcome.code as RefusalCode;
+          result.refused[code] = (result.refused[code] ?? 0) + 1;
+        }
+      }
+      // Wake as we go: a long walk should not hold back what it already scheduled.
+      for (const account of woken) this.opts.wake?.(account);
+      woken.clear();
+      if (batch.length < REPLAY_BATCH) return result;
+      after = batch[batch.length - 1]!.id;
+    }
+  }
+
+  /** Decides and writes one replay; 'scheduled', or the refusal as a HeraldError. */
+  private async attempt(d: DeliveryView, req: ReplayRequest, now: number): Promise<'scheduled' | HeraldError> {
+    const decision: Decision = decide(
+      { state: d.state, terminalReason: d.terminalReason, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt },
+      { type: 'replay', acceptDuplicateRisk: req.acceptDuplicateRisk },
+      { now, policy: LADDERS[defaultLadderFor(d.purpose)], random: this.random },
+    );
+    if (!decision.ok) return refusal(d, now, req.acceptDuplicateRisk, decision.reason);
+    const applied = await this.opts.store.replayDelivery({
+      write: { deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: decision, now },
+      audit: {
+        requestedBy: req.requestedBy,
+        acceptDuplicateRisk: req.acceptDuplicateRisk,
+        note: req.note,
+        fromReason: d.state === 'terminal' ? d.terminalReason : null,
+      },
+    });
+    if (!applied) {
+      const current = await this.opts.store.getDelivery(d.id);
+      return new HeraldError(
+        'not_replayable',
+        `delivery ${d.id} changed while it was being replayed (it is ${current ? stateOf(current) : 'gone'} now); read it and decide again`,
+      );
+    }
+    return 'scheduled';
+  }
+}

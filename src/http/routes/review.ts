@@ -1,0 +1,247 @@
+/**
+ * The review queue and what a person does with it: GET /v1/review, replaying one delivery
+ * (POST /v1/deliveries/:id/retry) or many (POST /v1/deliveries/retry), and resending a
+ * notification as a new generation of its challenge (POST /v1/notifications/:id/resend).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CHANNELS, DELIVERY_STATES, type Channel, type DeliveryState } from '../../domain/index.js';
+import type { ReplayService } from '../../delivery/replay-service.js';
+import { fieldError, HeraldError } from '../../errors.js';
+import { requestFingerprint } from '../../intake/fingerprint.js';
+import type { IntakeService } from '../../intake/intake-service.js';
+import { isId } from '../../intake/ids.js';
+import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notification-request.js';
+import type { ReplayFilter, Store } from '../../store/store.js';
+import { parseIdempotencyKey } from '../idempotency-header.js';
+import { deliveryJson } from '../views.js';
+import { decodeCursor, encodeCursor } from './deliveries.js';
+
+const problemRef = { $ref: 'problem#' };
+
+/** An `unknown` delivery reconciliation has not settled for this long goes to the review queue. */
+export const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
+
+export interface ReviewRouteDeps {
+  store: Store;
+  intake: IntakeService;
+  replay: ReplayService;
+  reviewUnknownAfterMs?: number;
+}
+
+interface RetryBody {
+  accept_duplicate_risk?: boolean;
+  note?: string;
+}
+
+interface BulkRetryBody extends RetryBody {
+  filter: { state?: DeliveryState; channel?: Channel; provider_account?: string; created_after?: string; created_before?: string };
+}
+
+interface ResendBody {
+  ttl_seconds?: number;
+  expires_at?: string;
+}
+
+const replayFields = {
+  accept_duplicate_risk: {
+    type: 'boolean',
+    description: 'Replay `unknown` and `unresolved` deliveries too, although the first submission may have arrived (a possible duplicate). Default false.',
+  },
+  note: { type: 'string', minLength: 1, maxLength: 1000, description: 'Why; kept with the replay record.' },
+} as const;
+
+/** A body-less POST is an empty object, so every field of these bodies may be left out. */
+async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+function timeField(field: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw fieldError(field, 'must be an RFC 3339 date-time');
+  return t;
+}
+
+/** Registers the review and replay routes on an authenticated scope. */
+export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void {
+  const unknownAfterMs = deps.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
+
+  app.get<{ Querystring: { cursor?: string; limit?: string } }>(
+    '/v1/review',
+    {
+      schema: {
+        summary: 'Deliveries a person should look at, newest first',
+        description:
+          'Terminal deliveries that ended `exhausted`, `rejected` or `unresolved`, and `unknown` deliveries that reconciliation has not settled ' +
+          `within ${unknownAfterMs / 60_000} minutes. Each item is a delivery with its \`review_reason\`.`,
+        tags: ['review'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            cursor: { type: 'string', maxLength: 200 },
+            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+          },
+        },
+        response: { 400: problemRef, 401: problemRef },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await deps.replay.review(
+        request.tenantId,
+        unknownAfterMs,
+        q.cursor === undefined ? null : decodeCursor(q.cursor),
+        q.limit === undefined ? 50 : Number(q.limit),
+      );
+      return {
+        items: page.items.map((d) => ({ ...deliveryJson(d), review_reason: d.reviewReason })),
+        next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor),
+      };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: RetryBody }>(
+    '/v1/deliveries/:id/retry',
+    {
+      preValidation: emptyBodyIsObject,
+      schema: {
+        summary: 'Replay one delivery now, with the same idempotency key',
+        description:
+          'Moves a `retryable`, `unknown` or `terminal` (exhausted, rejected, cancelled, unresolved) delivery back to `ready` before its expiry. ' +
+          '`unknown` and `unresolved` need `accept_duplicate_risk: true`. The API key that asked is recorded.',
+        tags: ['review'],
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        body: { type: 'object', additionalProperties: false, properties: replayFields },
+        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      if (!isId('dlv', id)) throw new HeraldError('not_found', `no delivery ${id}`);
+      const d = await deps.replay.replayOne(request.tenantId, id, {
+        acceptDuplicateRisk: request.body.accept_duplicate_risk ?? false,
+        note: request.body.note ?? null,
+        requestedBy: request.apiKeyId,
+      });
+      return reply.code(202).send(deliveryJson(d));
+    },
+  );
+
+  app.post<{ Body: BulkRetryBody }>(
+    '/v1/deliveries/retry',
+    {
+      schema: {
+        summary: 'Replay every delivery matching a filter',
+        description:
+          'Walks the deliveries matching `filter` that are `unknown`, `retryable` or `terminal`, oldest first, and replays each one the single ' +
+          'replay would. At least one filter field is required. Answers with how many matched, how many were scheduled and why the others were refused.',
+        tags: ['review'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['filter'],
+          properties: {
+            filter: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                state: { type: 'string', enum: [...DELIVERY_STATES] },
+                channel: { type: 'string', enum: [...CHANNELS] },
+                provider_account: { type: 'string', minLength: 1, maxLength: 200 },
+                created_after: { type: 'string', format: 'date-time', description: 'created at or after (RFC 3339)' },
+                created_before: { type: 'string', format: 'date-time', description: 'created before (RFC 3339)' },
+              },
+            },
+            ...replayFields,
+          },
+        },
+        response: { 400: problemRef, 401: problemRef },
+      },
+    },
+    async (request) => {
+      const f = request.body.filter;
+      if (Object.keys(f).length === 0) {
+        throw fieldError('filter', 'must name at least one of state, channel, provider_account, created_after, created_before: replaying every delivery at once is refused');
+      }
+      const filter: ReplayFilter = {
+        ...(f.state !== undefined ? { state: f.state } : {}),
+        ...(f.channel !== undefined ? { channel: f.channel } : {}),
+        ...(f.provider_account !== undefined ? { providerAccount: f.provider_account } : {}),
+      };
+      const from = timeField('filter.created_after', f.created_after);
+      const to = timeField('filter.created_before', f.created_before);
+      if (from !== undefined) filter.createdFrom = from;
+      if (to !== undefined) filter.createdTo = to;
+      if (from !== undefined && to !== undefined && from >= to) throw fieldError('filter.created_before', 'must be later than filter.created_after');
+      const r = await deps.replay.replayMany(request.tenantId, filter, {
+        acceptDuplicateRisk: request.body.accept_duplicate_risk ?? false,
+        note: request.body.note ?? null,
+        requestedBy: request.apiKeyId,
+      });
+      return { matched: r.matched, scheduled: r.scheduled, refused: r.refused };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: ResendBody }>(
+    '/v1/notifications/:id/resend',
+    {
+      preValidation: emptyBodyIsObject,
+      schema: {
+        summary: 'Send a notification again as the next generation of its challenge',
+        description:
+          'A new notification with the same recipient, content, channels, purpose and metadata, in the same challenge group with generation = latest + 1 ' +
+          '(new delivery keys), and a new expiry: `ttl_seconds` or `expires_at`, else the original lifetime. Takes `Idempotency-Key` like POST /v1/notifications.',
+        tags: ['notifications'],
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', description: 'RFC 8941 sf-string or bare token, 1-255 chars' } },
+        },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            ttl_seconds: { type: 'integer', minimum: 1, maximum: MAX_TTL_SECONDS },
+            expires_at: { type: 'string', format: 'date-time' },
+          },
+        },
+        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef, 422: problemRef },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.id;
+      const key = parseIdempotencyKey(request.raw.rawHeaders);
+      const src = isId('ntf', id) ? await deps.store.getNotificationSource(request.tenantId, id) : null;
+      if (!src) throw new HeraldError('not_found', `no notification ${id}`);
+      const nextGeneration = async (after: number) => Math.max(after, (await deps.store.latestGeneration(src.tenantId, src.groupKey)) ?? 0) + 1;
+      const expiry: Pick<NotificationRequest, 'ttl_seconds' | 'expires_at'> =
+        request.body.ttl_seconds !== undefined || request.body.expires_at !== undefined
+          ? { ...request.body }
+          : { ttl_seconds: Math.max(1, Math.round((src.expiresAt - src.createdAt) / 1000)) };
+      const body: NotificationRequest = {
+        recipient: src.recipient,
+        purpose: src.purpose,
+        channels: src.channels,
+        content: src.content,
+        group: { key: src.groupKey, generation: await nextGeneration(src.generation) },
+        ...(src.metadata !== null ? { metadata: src.metadata } : {}),
+        ...expiry,
+      };
+      const result = await deps.intake.submit(request.tenantId, body, key, {
+        // The key names this request (which notification, which expiry), not the derived body,
+        // whose generation depends on when it runs.
+        idempotency: {
+          fingerprint: requestFingerprint('POST', 'POST /v1/notifications/:id/resend', { notification_id: id, ...request.body }),
+          instance: `/v1/notifications/${id}/resend`,
+        },
+        extra: { resend_of: id },
+        // Another resend took this generation meanwhile: take the next one, once.
+        onDuplicateChallenge: async (tried) => ({ ...tried, group: { key: src.groupKey, generation: await nextGeneration(tried.group!.generation) } }),
+      });
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      const type = result.statusCode >= 400 ? 'application/problem+json' : 'application/json';
+      return reply.code(result.statusCode).type(type).send(result.body);
+    },
+  );
+}
