@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: 'No such resource' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is still being processed' },
   duplicate_challenge: { status: 409, title: 'This challenge group and generation were already accepted' },
+  stale_generation: { status: 409, title: 'A newer generation of this challenge was already accepted' },
   duplicate_risk_not_accepted: { status: 409, title: 'The first submission may have arrived; replaying needs accept_duplicate_risk' },
   replay_expired: { status: 409, title: 'The delivery has expired; resend the notification as a new generation instead' },
   not_replayable: { status: 409, title: 'This delivery cannot be replayed in its current state' },

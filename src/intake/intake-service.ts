@@ -149,7 +149,22 @@ export class IntakeService {
         idempotencyKey === null ? undefined : { tenantId, key: idempotencyKey, fingerprint, statusCode: 202, body: response },
       );
     } catch (err) {
-      if (err instanceof StoreConflictError && err.detail.constraint === 'deliveries.idempotency_key') {
+      if (err instanceof StoreConflictError && err.detail.constraint === 'notifications.stale_generation') {
+        const refusal = new HeraldError(
+          'stale_generation',
+          `a newer generation of group ${JSON.stringify(notification.groupKey)} was already accepted; generation ${notification.generation} can no longer be sent`,
+          [{ field: 'group.generation', message: 'is older than the newest accepted generation' }],
+          { cause: err },
+        );
+        if (idempotencyKey !== null) {
+          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, instance) });
+        }
+        throw refusal;
+      }
+      if (
+        err instanceof StoreConflictError &&
+        (err.detail.constraint === 'deliveries.idempotency_key' || err.detail.constraint === 'notifications.challenge')
+      ) {
         if (retry !== null) {
           let next: NotificationRequest | null;
           try {

@@ -78,7 +78,8 @@ export const notificationRequestSchema = {
       additionalProperties: false,
       required: ['key', 'generation'],
       properties: {
-        key: { type: 'string', minLength: 1, maxLength: 200 },
+        // `ntf:` is reserved: a notification without a group is its own group `ntf:<id>`.
+        key: { type: 'string', minLength: 1, maxLength: 200, pattern: '^(?!ntf:)' },
         generation: { type: 'integer', minimum: 1, maximum: 2147483647 },
       },
     },

@@ -334,11 +334,13 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(fourth.json.expires_at).toBe(at);
       expect((await notification(fourth.json.id)).group.generation).toBe(4);
 
-      // The new generation is sent like any notification, with its own key.
+      // Each newer generation superseded the pending older ones: only the newest is sent, with its own key.
       await h.worker.drain();
       const keys = h.sandbox.ledger.entries().map((e) => e.idempotency_key);
-      expect(new Set(keys).size).toBe(keys.length);
-      expect(keys).toContain(fresh.deliveries[0].idempotency_key);
+      const newest = await notification(fourth.json.id);
+      expect(keys).toEqual([newest.deliveries[0].idempotency_key]);
+      expect((await notification(r.json.id)).deliveries[0]).toMatchObject({ state: 'terminal', terminal_reason: 'superseded' });
+      expect((await notification(third.json.id)).deliveries[0]).toMatchObject({ state: 'terminal', terminal_reason: 'superseded' });
     });
 
     it('a notification without a group resends as generation 2 of its own group', async () => {

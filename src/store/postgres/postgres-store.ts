@@ -30,6 +30,7 @@ import {
   type TransitionWrite,
 } from '../store.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
+import { checkGeneration, supersedeWrites } from '../challenge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Any constant works; it only has to be the same in every Herald process. */
@@ -274,6 +275,9 @@ export class PostgresStore implements Store {
    * is written again on its own, so every caller gets the answer it would have had alone.
    */
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    // A producer-named challenge may supersede or be stale: it takes the locked path. A
+    // notification that is its own group (intake's `ntf:<id>`) has no other generations.
+    if (n.groupKey !== `ntf:${n.id}`) return this.createInChallenge(n, idem);
     await this.creates.push({ n, idem });
   }
 
@@ -336,33 +340,7 @@ export class PostgresStore implements Store {
   }
 
   private async createOne(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
-    const ds = n.deliveries;
-    const params = [
-      n.id,
-      n.tenantId,
-      n.recipient.id,
-      JSON.stringify(n.recipient),
-      n.purpose,
-      JSON.stringify(n.channels),
-      JSON.stringify(n.content),
-      n.groupKey,
-      n.generation,
-      n.metadata === null ? null : JSON.stringify(n.metadata),
-      n.expiresAt,
-      n.createdAt,
-      ds.map((d) => d.id),
-      ds.map((_, i) => i),
-      ds.map((d) => d.channel),
-      ds.map((d) => d.providerAccount),
-      ds.map((d) => d.destination),
-      ds.map((d) => d.idempotencyKey),
-      createdPayload(n),
-      idem ? idem.key : null,
-      idem ? idem.fingerprint : null,
-      idem ? idem.statusCode : null,
-      idem ? JSON.stringify(idem.body) : null,
-      idem ? idem.tenantId : null,
-    ];
+    const params = createParams(n, idem);
     try {
       // One statement is one transaction: without a key, a single round trip instead of BEGIN,
       // four statements and COMMIT.
@@ -376,12 +354,31 @@ export class PostgresStore implements Store {
         : await this.q('notification_create', params);
       this.wakeListeners((r?.accounts as string[] | null) ?? []);
     } catch (err) {
-      const e = err as { code?: string; constraint?: string };
-      if (e.code === '23505') {
-        const constraint = e.constraint === 'deliveries_idempotency_key_key' ? 'deliveries.idempotency_key' : (e.constraint ?? 'unique');
-        throw new StoreConflictError('a delivery with this identity already exists', { constraint }, { cause: err });
-      }
-      throw err;
+      throw asConflict(err);
+    }
+  }
+
+  /**
+   * A notification of a producer-named challenge: under a per-challenge advisory lock, refuse
+   * an old or repeated generation, insert, and supersede the older generations' pending
+   * deliveries, all in one transaction.
+   */
+  private async createInChallenge(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+    try {
+      const accounts = await this.tx(async (c) => {
+        await this.q('challenge_lock', [n.tenantId, n.groupKey], c);
+        const [latest] = await this.q('latest_generation', [n.tenantId, n.groupKey], c);
+        checkGeneration(latest?.generation, n.generation);
+        const [r] = await this.q('notification_create', createParams(n, idem), c);
+        if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+        const older = (await this.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c)).map(toDeliveryFacts);
+        const writes = supersedeWrites(older, n.createdAt);
+        if (writes.length > 0) await this.applyRun(writes, c);
+        return (r?.accounts as string[] | null) ?? [];
+      });
+      this.wakeListeners(accounts);
+    } catch (err) {
+      throw asConflict(err);
     }
   }
 
@@ -688,4 +685,48 @@ class Coalescer<T, R> {
         this.schedule();
       });
   }
+}
+
+/** Parameters of notification_create for one notification (and its idempotency completion). */
+function createParams(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): unknown[] {
+  const ds = n.deliveries;
+  return [
+    n.id,
+    n.tenantId,
+    n.recipient.id,
+    JSON.stringify(n.recipient),
+    n.purpose,
+    JSON.stringify(n.channels),
+    JSON.stringify(n.content),
+    n.groupKey,
+    n.generation,
+    n.metadata === null ? null : JSON.stringify(n.metadata),
+    n.expiresAt,
+    n.createdAt,
+    ds.map((d) => d.id),
+    ds.map((_, i) => i),
+    ds.map((d) => d.channel),
+    ds.map((d) => d.providerAccount),
+    ds.map((d) => d.destination),
+    ds.map((d) => d.idempotencyKey),
+    createdPayload(n),
+    idem ? idem.key : null,
+    idem ? idem.fingerprint : null,
+    idem ? idem.statusCode : null,
+    idem ? JSON.stringify(idem.body) : null,
+    idem ? idem.tenantId : null,
+  ];
+}
+
+/** Maps a unique violation to the StoreConflictError intake understands; anything else unchanged. */
+function asConflict(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code !== '23505') return err;
+  const constraint =
+    e.constraint === 'deliveries_idempotency_key_key'
+      ? 'deliveries.idempotency_key'
+      : e.constraint === 'notifications_group_generation'
+        ? 'notifications.challenge'
+        : (e.constraint ?? 'unique');
+  return new StoreConflictError('a notification or delivery with this identity already exists', { constraint }, { cause: err });
 }

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
+import { checkGeneration, supersedeWrites } from '../challenge.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import {
   StoreConflictError,
@@ -246,6 +247,9 @@ export class SqliteStore implements Store {
 
   /** The statements of one notification; runs inside a transaction or savepoint. */
   private insertNotification(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): void {
+    // One writer at a time in SQLite: the generation check and the supersede below cannot race.
+    const latest = this.stmt('latest_generation').get({ tenant_id: n.tenantId, group_key: n.groupKey }) as Row | undefined;
+    checkGeneration(latest?.generation, n.generation);
     this.stmt('notification_insert').run({
       id: n.id,
       tenant_id: n.tenantId,
@@ -297,6 +301,12 @@ export class SqliteStore implements Store {
       });
       // The reservation was taken over (its lock ran out) by another request: do not commit twice.
       if (done.changes !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+    }
+    if (n.generation > 1) {
+      const older = (this.stmt('challenge_pending_older').all({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation }) as Row[]).map(
+        toDeliveryFacts,
+      );
+      for (const w of supersedeWrites(older, n.createdAt)) this.applyOne(w);
     }
   }
 
@@ -411,37 +421,43 @@ export class SqliteStore implements Store {
   async applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]> {
     if (writes.length === 0) return [];
     const tx = this.db.transaction((): TransitionResult[] =>
-      writes.map((w) => {
-        const t = w.transition;
-        const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
-        const row = this.stmt('delivery_transition').get({
-          id: w.deliveryId,
-          expect_state: w.expect.state,
-          expect_lease_version: w.expect.leaseVersion,
-          to_state: t.to,
-          terminal_reason: t.terminalReason,
-          next_attempt_at: t.nextAttemptAt,
-          provider_message_id: t.providerMessageId ?? null,
-          downstream_status: t.to === 'accepted' ? 'accepted' : null,
-          last_error_code: attempt?.error_code ?? null,
-          now: w.now,
-        }) as Row | undefined;
-        if (!row) return { deliveryId: w.deliveryId, applied: false };
-        if (w.attempt && attempt) {
-          this.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
-        }
-        this.stmt('outbox_insert').run({
-          tenant_id: row.tenant_id,
-          notification_id: row.notification_id,
-          delivery_id: w.deliveryId,
-          event_type: `delivery.${t.to}`,
-          payload_json: transitionPayload(w),
-          now: w.now,
-        });
-        return { deliveryId: w.deliveryId, applied: true };
-      }),
+      writes.map((w) => ({ deliveryId: w.deliveryId, applied: this.applyOne(w) })),
     );
     return tx.immediate();
+  }
+
+  /**
+   * One guarded transition with its attempt close and outbox event; runs inside the caller's
+   * transaction. False when the delivery is no longer in the expected state and lease version.
+   */
+  private applyOne(w: TransitionWrite): boolean {
+    const t = w.transition;
+    const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
+    const row = this.stmt('delivery_transition').get({
+      id: w.deliveryId,
+      expect_state: w.expect.state,
+      expect_lease_version: w.expect.leaseVersion,
+      to_state: t.to,
+      terminal_reason: t.terminalReason,
+      next_attempt_at: t.nextAttemptAt,
+      provider_message_id: t.providerMessageId ?? null,
+      downstream_status: t.to === 'accepted' ? 'accepted' : null,
+      last_error_code: attempt?.error_code ?? null,
+      now: w.now,
+    }) as Row | undefined;
+    if (!row) return false;
+    if (w.attempt && attempt) {
+      this.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
+    }
+    this.stmt('outbox_insert').run({
+      tenant_id: row.tenant_id,
+      notification_id: row.notification_id,
+      delivery_id: w.deliveryId,
+      event_type: `delivery.${t.to}`,
+      payload_json: transitionPayload(w),
+      now: w.now,
+    });
+    return true;
   }
 
   async recordLateOutcome(r: { deliveryId: string; attemptNumber: number; outcome: SubmitOutcome }): Promise<void> {
@@ -488,32 +504,7 @@ export class SqliteStore implements Store {
   async replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean> {
     const w = r.write;
     const tx = this.db.transaction((): boolean => {
-      const t = w.transition;
-      const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
-      const row = this.stmt('delivery_transition').get({
-        id: w.deliveryId,
-        expect_state: w.expect.state,
-        expect_lease_version: w.expect.leaseVersion,
-        to_state: t.to,
-        terminal_reason: t.terminalReason,
-        next_attempt_at: t.nextAttemptAt,
-        provider_message_id: t.providerMessageId ?? null,
-        downstream_status: t.to === 'accepted' ? 'accepted' : null,
-        last_error_code: attempt?.error_code ?? null,
-        now: w.now,
-      }) as Row | undefined;
-      if (!row) return false;
-      if (w.attempt && attempt) {
-        this.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
-      }
-      this.stmt('outbox_insert').run({
-        tenant_id: row.tenant_id,
-        notification_id: row.notification_id,
-        delivery_id: w.deliveryId,
-        event_type: `delivery.${t.to}`,
-        payload_json: transitionPayload(w),
-        now: w.now,
-      });
+      if (!this.applyOne(w)) return false;
       this.stmt('replay_insert').run({
         delivery_id: w.deliveryId,
         requested_by: r.audit.requestedBy,
@@ -570,7 +561,11 @@ function isConstraintError(err: unknown): boolean {
 /** A duplicate delivery identity is the caller's conflict; other errors pass through unchanged. */
 function mapCreateError(err: unknown): unknown {
   if (err instanceof Database.SqliteError && err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    const constraint = /deliveries\.idempotency_key/.test(err.message) ? 'deliveries.idempotency_key' : 'unique';
+    const constraint = /deliveries\.idempotency_key/.test(err.message)
+      ? 'deliveries.idempotency_key'
+      : /notifications\.group_key/.test(err.message)
+        ? 'notifications.challenge'
+        : 'unique';
     return new StoreConflictError('a delivery with this identity already exists', { constraint }, { cause: err });
   }
   return err;

@@ -47,7 +47,8 @@ CREATE TABLE notifications (
   created_at      BIGINT NOT NULL
 );
 -- latestGeneration (a resend takes the next generation of a challenge group).
-CREATE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
+-- Unique: one notification per challenge generation (a newer one supersedes the older ones).
+CREATE UNIQUE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
 
 -- fillfactor 80: deliveries are updated several times each; room on the page keeps updates HOT.
 CREATE TABLE deliveries (

@@ -47,7 +47,8 @@ CREATE TABLE notifications (
   created_at      INTEGER NOT NULL
 );
 -- latestGeneration (a resend takes the next generation of a challenge group).
-CREATE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
+-- Unique: one notification per challenge generation (a newer one supersedes the older ones).
+CREATE UNIQUE INDEX notifications_group_generation ON notifications (tenant_id, group_key, generation);
 
 CREATE TABLE deliveries (
   id                   TEXT PRIMARY KEY,
