@@ -10,6 +10,7 @@
 import type { Clock } from '../clock.js';
 import { decide, defaultLadderFor, LADDERS, REPLAYABLE_REASONS, type Decision, type Random } from '../domain/index.js';
 import { HeraldError, type ErrorCode } from '../errors.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryView, Page, ReplayFilter, ReviewItem, Store } from '../store/store.js';
 
 export interface ReplayServiceOptions {
@@ -18,6 +19,8 @@ export interface ReplayServiceOptions {
   /** Tells workers that an account has ready work (in-process signal). */
   wake?: (providerAccount: string) => void;
   random?: Random;
+  /** The process's delivery counters (`replays`, per delivery replayed). Default: none kept. */
+  counters?: DeliveryCounters;
 }
 
 export interface ReplayRequest {
@@ -157,6 +160,7 @@ export class ReplayService {
         `delivery ${d.id} changed while it was being replayed (it is ${current ? stateOf(current) : 'gone'} now); read it and decide again`,
       );
     }
+    this.opts.counters?.inc('replays', d);
     return 'scheduled';
   }
 }

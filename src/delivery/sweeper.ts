@@ -7,7 +7,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
-import type { DeliveryFacts, Store, TransitionWrite } from '../store/store.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
+import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';
 
 export interface SweeperOptions {
   store: Store;
@@ -16,6 +17,8 @@ export interface SweeperOptions {
   intervalMs?: number;
   /** Rows per transaction: one commit for many rows, bounded so a pass never holds the writer long. */
   batchSize?: number;
+  /** The process's delivery counters (ambiguous submissions, expired challenges). Default: none kept. */
+  counters?: DeliveryCounters;
 }
 
 export interface SweepResult {
@@ -66,10 +69,33 @@ export class Sweeper {
         });
       }
       const results = await this.opts.store.applyTransitions(writes);
+      await this.count(writes, results);
       const applied = results.filter((r) => r.applied).length;
       total += applied;
       // Nothing changed (every row raced with another writer): stop rather than spin on the same rows.
       if (applied === 0 || rows.length < this.batchSize) return total;
+    }
+  }
+
+  /**
+   * Counts applied rescues (lease_expired → unknown: ambiguous submissions) and expiries
+   * (terminal/expired: expired challenges). DeliveryFacts carries no channel or purpose, so each
+   * applied row is read back once, and only when counters are kept; a failed read skips the count.
+   */
+  private async count(writes: TransitionWrite[], results: TransitionResult[]): Promise<void> {
+    const counters = this.opts.counters;
+    if (!counters) return;
+    // One read at a time: these events are rare, and a pass must not take the pool from the workers.
+    for (const [i, r] of results.entries()) {
+      const t = writes[i]!.transition;
+      const name =
+        t.to === 'unknown' ? 'ambiguous_submissions' : t.to === 'terminal' && t.terminalReason === 'expired' ? 'expired_challenges' : null;
+      if (!r.applied || name === null) continue;
+      const d = await this.opts.store.getDelivery(r.deliveryId).catch((err: unknown) => {
+        this.opts.logger.warn({ err, deliveryId: r.deliveryId }, 'cannot read a swept delivery; not counted');
+        return null;
+      });
+      if (d) counters.inc(name, d);
     }
   }
 

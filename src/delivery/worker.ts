@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, defaultLadderFor, LADDERS, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
 import { WakeSignal } from './wake-signal.js';
@@ -26,6 +27,8 @@ export interface WorkerOptions {
   policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
   random?: Random;
   wake?: WakeSignal;
+  /** The process's delivery counters (api_attempts, accepted/ambiguous submissions, expired challenges). Default: none kept. */
+  counters?: DeliveryCounters;
 }
 
 export interface BatchResult {
@@ -121,6 +124,8 @@ export class DeliveryWorker {
     if (this.opts.clock.now() >= c.expiresAt) {
       return { kind: 'retryable', code: 'expired_before_send', message: 'expires_at passed before the call started; nothing was sent' };
     }
+    // Counted before the call: a call that throws may still have reached the provider.
+    this.opts.counters?.inc('api_attempts', c);
     try {
       return await adapter.submit({
         deliveryId: c.deliveryId,
@@ -162,9 +167,24 @@ export class DeliveryWorker {
       });
     });
     const results = await this.opts.store.applyTransitions(writes);
+    results.forEach((r, i) => {
+      if (r.applied) this.count(claimed[i]!, outcomes[i]!, writes[i]!);
+    });
     const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
     if (late.length > 0) await this.recordLate(late, now);
     return { claimed: claimed.length, applied: results.length - late.length, stale: late.length };
+  }
+
+  /**
+   * Counts one applied outcome: accepted, ambiguous (unknown), and a decision that ended the
+   * delivery terminal/expired (including the expired-before-send short-circuit).
+   */
+  private count(c: ClaimedDelivery, outcome: SubmitOutcome, write: TransitionWrite): void {
+    const counters = this.opts.counters;
+    if (!counters) return;
+    if (outcome.kind === 'accepted') counters.inc('accepted_submissions', c);
+    else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
+    if (write.transition.to === 'terminal' && write.transition.terminalReason === 'expired') counters.inc('expired_challenges', c);
   }
 
   /**
@@ -180,7 +200,10 @@ export class DeliveryWorker {
         { deliveryId: claim.deliveryId, attempt: claim.attemptNumber, outcome: outcome.kind },
         'outcome arrived after the lease was rescued; kept as a late outcome',
       );
+      // A late `unknown` is not counted again: the rescuer counted the attempt as ambiguous.
       if (outcome.kind !== 'accepted') continue;
+      // The provider accepted this submission: counted once, whether or not it still resolves the `unknown`.
+      this.opts.counters?.inc('accepted_submissions', claim);
       const d = decide(
         { state: 'unknown', attemptCount: claim.attemptNumber, expiresAt: claim.expiresAt, nextAttemptAt: null },
         { type: 'evidence', found: true, providerMessageId: outcome.providerMessageId },

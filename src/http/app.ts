@@ -9,12 +9,14 @@ import type { Logger } from 'pino';
 import { ERROR_CODES } from '../errors.js';
 import type { ReplayService } from '../delivery/replay-service.js';
 import type { IntakeService } from '../intake/intake-service.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
 import { installProblemHandlers } from './problem-handler.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
+import { statsRoutes } from './routes/stats.js';
 
 export interface AppDeps {
   store: Store;
@@ -25,6 +27,8 @@ export interface AppDeps {
   reviewUnknownAfterMs?: number;
   logger?: Logger | false;
   version?: string;
+  /** The process's delivery counters: served at GET /v1/stats/counters, and `user_resends` counted by the resend route. Default: none kept. */
+  counters?: DeliveryCounters;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -82,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
     reviewRoutes(v1, deps);
+    statsRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.js';
 import { deriveDeliveryKey, type Channel } from '../domain/index.js';
 import { HeraldError, toProblem } from '../errors.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { StoreConflictError, type NewNotification, type Store } from '../store/store.js';
 import { requestFingerprint } from './fingerprint.js';
@@ -24,6 +25,11 @@ export interface IntakeOptions {
   idempotencyRetentionMs?: number;
   /** Test hook: runs after the key is reserved and before the commit. */
   beforeCommit?: () => Promise<void>;
+  /**
+   * The process's delivery counters. Not incremented yet: `superseded_deliveries` belongs here,
+   * once createNotification reports how many older deliveries it superseded.
+   */
+  counters?: DeliveryCounters;
 }
 
 export interface IntakeResult {
@@ -128,13 +134,25 @@ export class IntakeService {
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
   ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
     const { tenantId, accounts, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
-    const notification = this.build(tenantId, body, accounts, expiresAt, now);
+    // The body was checked before the key was taken; this only reads its fallback plan again.
+    const { fallback } = checkNotificationRequest(body, now);
+    const notification = { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
     const response = {
       id: notification.id,
       purpose: notification.purpose,
       created_at: new Date(now).toISOString(),
       expires_at: new Date(expiresAt).toISOString(),
-      deliveries: notification.deliveries.map((d) => ({
+      ...(fallback
+        ? {
+            fallback: {
+              after_seconds: fallback.afterMs / 1000,
+              evidence: fallback.evidence,
+              pending_channels: notification.deliveries.slice(1).map((d) => d.channel),
+            },
+          }
+        : {}),
+      // With fallback only the first channel's delivery exists yet; the others are created in turn.
+      deliveries: (fallback ? notification.deliveries.slice(0, 1) : notification.deliveries).map((d) => ({
         id: d.id,
         channel: d.channel,
         state: 'ready',

@@ -4,7 +4,16 @@
  * one address per requested channel). Every failure names its field.
  */
 import { isValidPhoneNumber } from 'libphonenumber-js';
-import { CHANNELS, PURPOSES, type Channel, type Purpose } from '../domain/index.js';
+import {
+  CHANNELS,
+  FALLBACK_EVIDENCE,
+  LADDER_NAMES,
+  PURPOSES,
+  type Channel,
+  type FallbackEvidence,
+  type LadderName,
+  type Purpose,
+} from '../domain/index.js';
 import { fieldError, HeraldError } from '../errors.js';
 import type { RecipientInput } from '../store/store.js';
 import type { MessageContent } from '../providers/provider.js';
@@ -19,6 +28,9 @@ export interface NotificationRequest {
   ttl_seconds?: number;
   group?: { key: string; generation: number };
   metadata?: Record<string, unknown>;
+  fallback_after_seconds?: number;
+  fallback_evidence?: FallbackEvidence;
+  retry?: { ladder: LadderName };
 }
 
 /** How long a message stays useful when the producer does not say: a code for minutes, a newsletter for days. */
@@ -84,6 +96,19 @@ export const notificationRequestSchema = {
       },
     },
     metadata: { type: 'object', maxProperties: 50 },
+    fallback_after_seconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      description: 'Send the channels one after another: the next channel starts only if the previous one has not reached fallback_evidence this long after it started.',
+    },
+    fallback_evidence: { type: 'string', enum: [...FALLBACK_EVIDENCE], description: 'What counts as "got through" for fallback. Default accepted.' },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ladder'],
+      properties: { ladder: { type: 'string', enum: [...LADDER_NAMES], description: 'Override the purpose\'s retry ladder.' } },
+    },
   },
 } as const;
 
@@ -108,7 +133,13 @@ const ADDRESS_FIELD: Record<Channel, string> = { email: 'recipient.email', sms: 
  * Checks what the schema cannot and returns the notification's expiry (epoch ms).
  * Throws a HeraldError naming the first bad field.
  */
-export function checkNotificationRequest(body: NotificationRequest, now: number): { expiresAt: number } {
+export interface CheckedRequest {
+  expiresAt: number;
+  /** Sequential channels, or null when every channel is sent at once. */
+  fallback: { afterMs: number; evidence: FallbackEvidence } | null;
+}
+
+export function checkNotificationRequest(body: NotificationRequest, now: number): CheckedRequest {
   const r = body.recipient;
   if (r.email != null && !EMAIL.test(r.email)) {
     throw fieldError('recipient.email', 'must be an e-mail address with a domain, e.g. ada@example.com');
@@ -145,5 +176,15 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
   if (body.metadata !== undefined && JSON.stringify(body.metadata).length > 16_384) {
     throw fieldError('metadata', 'must serialize to at most 16 KiB');
   }
-  return { expiresAt };
+  let fallback: CheckedRequest['fallback'] = null;
+  if (body.fallback_after_seconds !== undefined) {
+    if (body.channels.length < 2) throw fieldError('fallback_after_seconds', 'needs at least two channels to fall back between');
+    const afterMs = body.fallback_after_seconds * 1000;
+    // A fallback that could only start at or after expiry would never be created: say so now.
+    if (now + afterMs >= expiresAt) throw fieldError('fallback_after_seconds', 'must be shorter than the time until expires_at');
+    fallback = { afterMs, evidence: body.fallback_evidence ?? 'accepted' };
+  } else if (body.fallback_evidence !== undefined) {
+    throw fieldError('fallback_evidence', 'applies only with fallback_after_seconds');
+  }
+  return { expiresAt, fallback };
 }

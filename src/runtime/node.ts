@@ -14,9 +14,11 @@ import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
+import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
 import { IntakeService } from '../intake/intake-service.js';
+import { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { createSandboxAdapter } from '../providers/sandbox/adapter.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
@@ -30,7 +32,10 @@ export interface HeraldNode {
   app: FastifyInstance | null;
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
+  fallbacks: FallbackScheduler | null;
   adapters: Map<string, ProviderAdapter>;
+  /** This process's delivery counters, shared by every role it runs. */
+  counters: DeliveryCounters;
   /** Starts listening (api role) and the background loops (worker role). Returns the API URL, if any. */
   start(): Promise<string | null>;
   /** Graceful stop: no new requests or claims, in-flight calls finish and are recorded. */
@@ -106,10 +111,12 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const clock = opts.clock ?? systemClock;
   const store = opts.store ?? (await openStore(config));
   const wake = new WakeSignal();
+  const counters = new DeliveryCounters();
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
   let sweeper: Sweeper | null = null;
+  let fallbacks: FallbackScheduler | null = null;
   let unlisten: (() => Promise<void>) | null = null;
 
   if (opts.roles.includes('api')) {
@@ -118,9 +125,10 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       accounts: config.provider_accounts,
       clock,
       wake: (account) => wake.notify(account),
+      counters,
     });
-    const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account) });
-    app = await buildApp({ store, intake, replay, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
+    const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
+    app = await buildApp({ store, intake, replay, counters, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
   }
   if (opts.roles.includes('worker')) {
     for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account));
@@ -137,8 +145,10 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       leaseMs: config.worker.lease_ms,
       pollIntervalMs: config.worker.poll_interval_ms,
       ...(opts.random ? { random: opts.random } : {}),
+      counters,
     });
-    sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
+    sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
+    fallbacks = new FallbackScheduler({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, wake: (account) => wake.notify(account) });
   }
 
   return {
@@ -146,7 +156,9 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     app,
     worker,
     sweeper,
+    fallbacks,
     adapters,
+    counters,
     async start() {
       if (worker) {
         // Intake in another process (Postgres) wakes this one through the database.
@@ -157,6 +169,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       }
       worker?.start();
       sweeper?.start();
+      fallbacks?.start();
       if (!app) return null;
       return app.listen({ host: config.host, port: config.port });
     },
@@ -167,6 +180,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await unlisten?.();
       await worker?.stop();
       await sweeper?.stop();
+      await fallbacks?.stop();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));
       if (!opts.store) await store.close();
     },

@@ -1,5 +1,5 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
-import type { AttemptView, DeliveryFacts, DeliveryView, NotificationSource, ReplayRecord } from './store.js';
+import type { AttemptView, DeliveryFacts, DeliveryView, DueFallback, NotificationSource, ReplayRecord } from './store.js';
 
 export type Row = Record<string, unknown>;
 
@@ -87,5 +87,24 @@ export function toNotificationSource(r: Row): NotificationSource {
     metadata: r.metadata_json === null || r.metadata_json === undefined ? null : JSON.parse(String(r.metadata_json)),
     expiresAt: num(r.expires_at),
     createdAt: num(r.created_at),
+  };
+}
+
+/** A `fallbacks_due` row (pending fallback joined with its notification and previous delivery). */
+export function toDueFallback(r: Row): DueFallback {
+  return {
+    notificationId: String(r.notification_id),
+    position: Number(r.position),
+    tenantId: String(r.tenant_id),
+    channel: r.channel as DueFallback['channel'],
+    providerAccount: String(r.provider_account),
+    dueAt: Number(r.due_at),
+    expiresAt: Number(r.expires_at),
+    evidence: r.fallback_evidence as DueFallback['evidence'],
+    afterMs: Number(r.fallback_after_ms),
+    previous: {
+      state: r.previous_state as DueFallback['previous']['state'],
+      downstreamStatus: (r.previous_downstream ?? null) as DueFallback['previous']['downstreamStatus'],
+    },
   };
 }

@@ -16,6 +16,7 @@ import type {
   SubmitOutcome,
   TerminalReason,
   Transition,
+  FallbackEvidence,
 } from '../domain/index.js';
 import type { MessageContent } from '../providers/provider.js';
 
@@ -47,7 +48,26 @@ export interface NewNotification {
   metadata: Record<string, unknown> | null;
   expiresAt: number;
   createdAt: number;
+  /**
+   * With fallback, only deliveries[0] is created now; each later one waits as a pending
+   * fallback until the previous channel misses its deadline (afterMs) or ends.
+   */
+  fallback?: { afterMs: number; evidence: FallbackEvidence } | null;
   deliveries: NewDelivery[];
+}
+
+/** A pending fallback whose turn may have come, with the facts `decideFallback` needs. */
+export interface DueFallback {
+  notificationId: string;
+  position: number;
+  tenantId: string;
+  channel: Channel;
+  providerAccount: string;
+  dueAt: number;
+  expiresAt: number;
+  evidence: FallbackEvidence;
+  afterMs: number;
+  previous: { state: DeliveryState; downstreamStatus: DownstreamStatus | null };
 }
 
 /**
@@ -323,6 +343,14 @@ export interface Store {
   getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null>;
   /** The highest generation of a challenge group of the tenant, or null when the group has none. */
   latestGeneration(tenantId: string, groupKey: string): Promise<number | null>;
+  /** Pending fallbacks past their deadline, or whose previous channel already ended. */
+  listDueFallbacks(now: number, limit: number): Promise<DueFallback[]>;
+  /**
+   * Acts on one pending fallback in one transaction: `create` turns it into a ready delivery
+   * and starts the next channel's deadline (`nextDueAt`); `drop` deletes it and every later channel of the
+   * notification. False when another sweeper already took it.
+   */
+  resolveFallback(r: { notificationId: string; position: number; action: 'create' | 'drop'; now: number; nextDueAt: number }): Promise<boolean>;
   /** Counts of deliveries per state, for health and tests. */
   countByState(): Promise<Record<DeliveryState, number>>;
   /**

@@ -12,9 +12,11 @@ import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/con
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { Sweeper } from '../../src/delivery/sweeper.js';
+import { FallbackScheduler } from '../../src/delivery/fallback-scheduler.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
+import { DeliveryCounters } from '../../src/metrics/counters.js';
 import type { ProviderAdapter } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -45,6 +47,9 @@ export interface Harness {
   newWorker(opts?: { workerId?: string; leaseMs?: number; random?: () => number }): DeliveryWorker;
   worker: DeliveryWorker;
   sweeper: Sweeper;
+  fallbacks: FallbackScheduler;
+  /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
+  counters: DeliveryCounters;
   /** POST /v1/notifications with the harness key. */
   send(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   get(url: string): Promise<{ status: number; json: any }>;
@@ -97,9 +102,10 @@ export async function createHarness(
   await store.ensureTenant({ id: tenantId, name: 'Default' }, T0);
   const apiKey = generateApiKey();
   await store.createApiKey({ id: 'key_test', tenantId, keyHash: hashApiKey(apiKey), label: 'test', now: T0 });
-  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, ...opts.intake });
-  const replay = new ReplayService({ store, clock });
-  const app = await buildApp({ store, intake, replay });
+  const counters = new DeliveryCounters();
+  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
+  const replay = new ReplayService({ store, clock, counters });
+  const app = await buildApp({ store, intake, replay, counters });
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {
@@ -114,12 +120,13 @@ export async function createHarness(
       leaseMs: o.leaseMs ?? 30_000,
       batchSize: 16,
       random: o.random ?? (() => 0.5),
+      counters,
     });
     workers.push(w);
     return w;
   };
   const worker = newWorker();
-  const sweeper = new Sweeper({ store, clock, logger: silentLogger });
+  const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
     dir,
@@ -135,6 +142,8 @@ export async function createHarness(
     newWorker,
     worker,
     sweeper,
+    fallbacks: new FallbackScheduler({ store, clock, logger: silentLogger }),
+    counters,
     async send(body, headers = {}) {
       const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });
       return { status: r.statusCode, json: r.json(), headers: r.headers };

@@ -11,6 +11,7 @@ import { requestFingerprint } from '../../intake/fingerprint.js';
 import type { IntakeService } from '../../intake/intake-service.js';
 import { isId } from '../../intake/ids.js';
 import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notification-request.js';
+import type { DeliveryCounters } from '../../metrics/counters.js';
 import type { ReplayFilter, Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
@@ -26,6 +27,7 @@ export interface ReviewRouteDeps {
   intake: IntakeService;
   replay: ReplayService;
   reviewUnknownAfterMs?: number;
+  counters?: DeliveryCounters;
 }
 
 interface RetryBody {
@@ -240,6 +242,8 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         onDuplicateChallenge: async (tried) => ({ ...tried, group: { key: src.groupKey, generation: await nextGeneration(tried.group!.generation) } }),
       });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
+      // A new generation was accepted (not a stored answer replayed): one user resend per channel.
+      else if (result.statusCode === 202) for (const channel of src.channels) deps.counters?.inc('user_resends', { channel, purpose: src.purpose });
       const type = result.statusCode >= 400 ? 'application/problem+json' : 'application/json';
       return reply.code(result.statusCode).type(type).send(result.body);
     },

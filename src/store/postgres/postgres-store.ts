@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, toDueFallback, type Row } from '../rows.js';
 import { toNotificationSource, toReplayRecord } from '../rows.js';
 import type { NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
 import {
@@ -23,6 +23,7 @@ import {
   type IdempotencyCompletion,
   type NewNotification,
   type NotificationView,
+  type DueFallback,
   type Page,
   type Reservation,
   type Store,
@@ -277,7 +278,7 @@ export class PostgresStore implements Store {
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
     // A producer-named challenge may supersede or be stale: it takes the locked path. A
     // notification that is its own group (intake's `ntf:<id>`) has no other generations.
-    if (n.groupKey !== `ntf:${n.id}`) return this.createInChallenge(n, idem);
+    if (n.groupKey !== `ntf:${n.id}` || n.fallback) return this.createInChallenge(n, idem);
     await this.creates.push({ n, idem });
   }
 
@@ -369,8 +370,31 @@ export class PostgresStore implements Store {
         await this.q('challenge_lock', [n.tenantId, n.groupKey], c);
         const [latest] = await this.q('latest_generation', [n.tenantId, n.groupKey], c);
         checkGeneration(latest?.generation, n.generation);
-        const [r] = await this.q('notification_create', createParams(n, idem), c);
+        // With fallback, only the first channel is a delivery now; the others wait their turn.
+        const first = n.fallback ? { ...n, deliveries: n.deliveries.slice(0, 1) } : n;
+        const [r] = await this.q('notification_create', createParams(first, idem), c);
         if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+        if (n.fallback) {
+          const later = n.deliveries.slice(1);
+          await this.q('notification_set_fallback', [n.id, n.fallback.afterMs, n.fallback.evidence], c);
+          await this.q(
+            'fallback_insert',
+            [
+              n.id,
+              later.map((_, i) => i + 1),
+              later.map((d) => d.id),
+              n.tenantId,
+              later.map((d) => d.channel),
+              later.map((d) => d.providerAccount),
+              later.map((d) => d.destination),
+              later.map((d) => d.idempotencyKey),
+              // Only the next channel has a deadline; the ones after it start theirs in turn.
+              later.map((_, i) => (i === 0 ? n.createdAt + n.fallback!.afterMs : null)),
+            ],
+            c,
+          );
+        }
+        if (n.generation > 1) await this.q('fallbacks_drop_older', [n.tenantId, n.groupKey, n.generation], c);
         const older = (await this.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c)).map(toDeliveryFacts);
         const writes = supersedeWrites(older, n.createdAt);
         if (writes.length > 0) await this.applyRun(writes, c);
@@ -529,6 +553,43 @@ export class PostgresStore implements Store {
   async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
     const [r] = await this.q('next_due_at', [providerAccount, now]);
     return r && r.at !== null ? Number(r.at) : null;
+  }
+
+  async listDueFallbacks(now: number, limit: number): Promise<DueFallback[]> {
+    return (await this.q('fallbacks_due', [now, Math.max(0, limit)])).map(toDueFallback);
+  }
+
+  async resolveFallback(r: { notificationId: string; position: number; action: 'create' | 'drop'; now: number; nextDueAt: number }): Promise<boolean> {
+    const account = await this.tx(async (c): Promise<string | false | null> => {
+      const [taken] = await this.q('fallback_take', [r.notificationId, r.position], c);
+      if (!taken) return false;
+      if (r.action === 'drop') {
+        await this.q('fallbacks_drop', [r.notificationId], c);
+        return null;
+      }
+      await this.q(
+        'fallback_delivery_insert',
+        [taken.delivery_id, r.notificationId, taken.tenant_id, r.position, taken.channel, taken.provider_account, taken.destination, taken.idempotency_key, r.now],
+        c,
+      );
+      await this.q('fallback_schedule_next', [r.notificationId, r.position + 1, r.nextDueAt], c);
+      await this.q(
+        'outbox_insert',
+        [
+          taken.tenant_id,
+          r.notificationId,
+          taken.delivery_id,
+          'delivery.ready',
+          JSON.stringify({ delivery_id: taken.delivery_id, from: null, state: 'ready', channel: taken.channel, fallback: true }),
+          r.now,
+        ],
+        c,
+      );
+      return String(taken.provider_account);
+    });
+    if (account === false) return false;
+    if (account !== null) this.wakeListeners([account]);
+    return true;
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {

@@ -28,9 +28,9 @@ import {
   type TransitionResult,
   type TransitionWrite,
 } from '../store.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, toDueFallback, type Row } from '../rows.js';
 import { toNotificationSource, toReplayRecord } from '../rows.js';
-import type { NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
+import type { DueFallback, NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -264,7 +264,9 @@ export class SqliteStore implements Store {
       expires_at: n.expiresAt,
       created_at: n.createdAt,
     });
-    n.deliveries.forEach((d, position) => {
+    // With fallback, only the first channel is a delivery now; the others wait their turn.
+    const createdNow = n.fallback ? n.deliveries.slice(0, 1) : n.deliveries;
+    createdNow.forEach((d, position) => {
       this.stmt('delivery_insert').run({
         id: d.id,
         notification_id: n.id,
@@ -302,7 +304,25 @@ export class SqliteStore implements Store {
       // The reservation was taken over (its lock ran out) by another request: do not commit twice.
       if (done.changes !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
     }
+    if (n.fallback) {
+      this.stmt('notification_set_fallback').run({ id: n.id, fallback_after_ms: n.fallback.afterMs, fallback_evidence: n.fallback.evidence });
+      n.deliveries.slice(1).forEach((d, i) => {
+        this.stmt('fallback_insert').run({
+          notification_id: n.id,
+          position: i + 1,
+          delivery_id: d.id,
+          tenant_id: n.tenantId,
+          channel: d.channel,
+          provider_account: d.providerAccount,
+          destination: d.destination,
+          idempotency_key: d.idempotencyKey,
+          // Only the next channel has a deadline; the ones after it start theirs in turn.
+          due_at: i === 0 ? n.createdAt + n.fallback!.afterMs : null,
+        });
+      });
+    }
     if (n.generation > 1) {
+      this.stmt('fallbacks_drop_older').run({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation });
       const older = (this.stmt('challenge_pending_older').all({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation }) as Row[]).map(
         toDeliveryFacts,
       );
@@ -480,6 +500,43 @@ export class SqliteStore implements Store {
   async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
     const r = this.stmt('next_due_at').get({ provider_account: providerAccount, now }) as Row | undefined;
     return r && r.at !== null ? Number(r.at) : null;
+  }
+
+  async listDueFallbacks(now: number, limit: number): Promise<DueFallback[]> {
+    return (this.stmt('fallbacks_due').all({ now, limit: Math.max(0, limit) }) as Row[]).map(toDueFallback);
+  }
+
+  async resolveFallback(r: { notificationId: string; position: number; action: 'create' | 'drop'; now: number; nextDueAt: number }): Promise<boolean> {
+    const tx = this.db.transaction((): boolean => {
+      const taken = this.stmt('fallback_take').get({ notification_id: r.notificationId, position: r.position }) as Row | undefined;
+      if (!taken) return false;
+      if (r.action === 'drop') {
+        this.stmt('fallbacks_drop').run({ notification_id: r.notificationId });
+        return true;
+      }
+      this.stmt('fallback_delivery_insert').run({
+        id: taken.delivery_id,
+        notification_id: r.notificationId,
+        tenant_id: taken.tenant_id,
+        position: r.position,
+        channel: taken.channel,
+        provider_account: taken.provider_account,
+        destination: taken.destination,
+        idempotency_key: taken.idempotency_key,
+        now: r.now,
+      });
+      this.stmt('fallback_schedule_next').run({ notification_id: r.notificationId, position: r.position + 1, due_at: r.nextDueAt });
+      this.stmt('outbox_insert').run({
+        tenant_id: taken.tenant_id,
+        notification_id: r.notificationId,
+        delivery_id: taken.delivery_id,
+        event_type: 'delivery.ready',
+        payload_json: JSON.stringify({ delivery_id: taken.delivery_id, from: null, state: 'ready', channel: taken.channel, fallback: true }),
+        now: r.now,
+      });
+      return true;
+    });
+    return tx.immediate();
   }
 
   async countByState(): Promise<Record<DeliveryState, number>> {

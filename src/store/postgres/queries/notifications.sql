@@ -96,3 +96,9 @@ SELECT (SELECT count(*) FROM k) AS completed,
 -- for this transaction only): a wake-up lost to a crash costs a poll interval, never data.
 -- params: $1 channel, $2 provider_account
 SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2);
+
+-- name: outbox_insert
+-- One event (e.g. a fallback delivery created by the scheduler).
+-- params: $1 tenant_id, $2 notification_id, $3 delivery_id, $4 event_type, $5 payload_json, $6 now
+INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
+VALUES ($1, $2, $3, $4, $5, $6);

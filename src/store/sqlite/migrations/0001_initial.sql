@@ -44,7 +44,12 @@ CREATE TABLE notifications (
   generation      INTEGER NOT NULL CHECK (generation >= 1),
   metadata_json   TEXT,
   expires_at      INTEGER NOT NULL,
-  created_at      INTEGER NOT NULL
+  created_at      INTEGER NOT NULL,
+  -- Channel fallback: the next channel's delivery is created only if the previous one has not
+  -- reached this evidence level fallback_after_ms after it was created.
+  fallback_after_ms  INTEGER,
+  fallback_evidence  TEXT CHECK (fallback_evidence IN ('accepted', 'sent', 'delivered')),
+  CHECK ((fallback_after_ms IS NULL) = (fallback_evidence IS NULL))
 );
 -- latestGeneration (a resend takes the next generation of a challenge group).
 -- Unique: one notification per challenge generation (a newer one supersedes the older ones).
@@ -134,3 +139,22 @@ CREATE TABLE replays (
   CHECK ((from_state = 'terminal') = (from_reason IS NOT NULL))
 );
 CREATE INDEX replays_delivery ON replays (delivery_id);
+
+-- Deliveries planned for the later channels of a notification with fallback. A row becomes a
+-- delivery when its turn comes (the previous channel missed its deadline, or ended), or is
+-- deleted when the previous channel reached the evidence level, when it would start at or
+-- after expiry, or when a newer generation supersedes the notification. due_at is NULL until
+-- the previous channel's delivery exists.
+CREATE TABLE pending_fallbacks (
+  notification_id   TEXT NOT NULL REFERENCES notifications(id),
+  position          INTEGER NOT NULL CHECK (position >= 1),
+  delivery_id       TEXT NOT NULL UNIQUE,
+  tenant_id         TEXT NOT NULL,
+  channel           TEXT NOT NULL CHECK (channel IN ('email', 'sms', 'push')),
+  provider_account  TEXT NOT NULL,
+  destination       TEXT NOT NULL,
+  idempotency_key   TEXT NOT NULL UNIQUE,
+  due_at            INTEGER,
+  PRIMARY KEY (notification_id, position)
+);
+CREATE INDEX pending_fallbacks_due ON pending_fallbacks (due_at) WHERE due_at IS NOT NULL;
