@@ -6,7 +6,20 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, defaultLadderFor, LADDERS, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
+import {
+  assessBudget,
+  decide,
+  defaultLadderFor,
+  LADDERS,
+  type BudgetAssessment,
+  type Random,
+  type RetryPolicy,
+  type SubmitOutcome,
+} from '../domain/index.js';
+
+/** Health buckets are 10 s wide; the budget looks at the last minute (6 buckets). */
+export const HEALTH_BUCKET_MS = 10_000;
+export const HEALTH_WINDOW_MS = 60_000;
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
@@ -149,13 +162,15 @@ export class DeliveryWorker {
 
   private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[]): Promise<BatchResult> {
     const now = this.opts.clock.now();
+    const account = claimed[0]!.providerAccount;
+    const budget = (await this.budgetOf(account, now)).state;
     const writes: TransitionWrite[] = [];
     claimed.forEach((c, i) => {
       const outcome = outcomes[i]!;
       const decision = decide(
         { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
         { type: 'outcome', outcome },
-        { now, policy: this.policyFor(c), random: this.random },
+        { now, policy: this.policyFor(c), random: this.random, budget },
       );
       if (!decision.ok) throw new Error(`decide refused an outcome for a submitting delivery: ${decision.reason}`);
       writes.push({
@@ -172,7 +187,46 @@ export class DeliveryWorker {
     });
     const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
     if (late.length > 0) await this.recordLate(late, now);
+    await this.recordHealth(account, outcomes, now);
     return { claimed: claimed.length, applied: results.length - late.length, stale: late.length };
+  }
+
+  private readonly budgets = new Map<string, { at: number; assessment: BudgetAssessment }>();
+
+  /**
+   * The account's retry budget over the last minute, from the health buckets every worker
+   * writes. Cached for 2 s: one read per account per 2 s, not one per batch.
+   */
+  async budgetOf(account: string, now: number): Promise<BudgetAssessment> {
+    const cached = this.budgets.get(account);
+    if (cached && now - cached.at < 2_000 && now >= cached.at) return cached.assessment;
+    let assessment: BudgetAssessment;
+    try {
+      assessment = assessBudget(await this.opts.store.providerHealth(account, now - HEALTH_WINDOW_MS));
+    } catch (err) {
+      // Without health data, retries keep their ladder's own jitter: safe, just not spread wider.
+      this.opts.logger.warn({ err, providerAccount: account }, 'cannot read provider health; assuming healthy');
+      assessment = { state: 'healthy', failureRatio: 0 };
+    }
+    this.budgets.set(account, { at: now, assessment });
+    return assessment;
+  }
+
+  /** Adds this batch's calls and retryable/throttled failures to the account's health bucket. */
+  private async recordHealth(account: string, outcomes: SubmitOutcome[], now: number): Promise<void> {
+    let calls = 0;
+    let failures = 0;
+    for (const o of outcomes) {
+      if (o.kind !== 'accepted' && 'code' in o && o.code === 'expired_before_send') continue; // no call was made
+      calls++;
+      if (o.kind === 'retryable' || o.kind === 'throttled') failures++;
+    }
+    if (calls === 0) return;
+    // Log and continue, on purpose: the outcomes are already recorded; a lost health count only
+    // makes the budget slightly less informed.
+    await this.opts.store
+      .recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
+      .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
   }
 
   /**

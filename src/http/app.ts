@@ -17,6 +17,9 @@ import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
 import { statsRoutes } from './routes/stats.js';
+import { providerAccountRoutes } from './routes/provider-accounts.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
+import type { Clock } from '../clock.js';
 
 export interface AppDeps {
   store: Store;
@@ -29,6 +32,9 @@ export interface AppDeps {
   version?: string;
   /** The process's delivery counters: served at GET /v1/stats/counters, and `user_resends` counted by the resend route. Default: none kept. */
   counters?: DeliveryCounters;
+  /** Configured provider accounts, shown (without credentials) at GET /v1/provider-accounts. */
+  accounts?: ProviderAccountConfig[];
+  clock?: Clock;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -87,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deliveryRoutes(v1, deps);
     reviewRoutes(v1, deps);
     statsRoutes(v1, deps);
+    providerAccountRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -128,7 +128,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       counters,
     });
     const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
-    app = await buildApp({ store, intake, replay, counters, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
+    app = await buildApp({ store, intake, replay, counters, accounts: config.provider_accounts, clock, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
   }
   if (opts.roles.includes('worker')) {
     for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account));

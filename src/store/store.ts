@@ -343,6 +343,12 @@ export interface Store {
   getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null>;
   /** The highest generation of a challenge group of the tenant, or null when the group has none. */
   latestGeneration(tenantId: string, groupKey: string): Promise<number | null>;
+  /** Adds a batch's call counts to the account's health bucket (shared by every worker). */
+  recordProviderCalls(r: { providerAccount: string; bucketStart: number; calls: number; failures: number }): Promise<void>;
+  /** Calls and retryable/throttled failures of an account since `since` (bucket starts at or after it). */
+  providerHealth(providerAccount: string, since: number): Promise<{ calls: number; failures: number }>;
+  /** Drops health buckets that started before `before`. */
+  pruneProviderHealth(before: number): Promise<number>;
   /** Pending fallbacks past their deadline, or whose previous channel already ended. */
   listDueFallbacks(now: number, limit: number): Promise<DueFallback[]>;
   /**

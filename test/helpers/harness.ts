@@ -105,7 +105,7 @@ export async function createHarness(
   const counters = new DeliveryCounters();
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
   const replay = new ReplayService({ store, clock, counters });
-  const app = await buildApp({ store, intake, replay, counters });
+  const app = await buildApp({ store, intake, replay, counters, accounts: config.provider_accounts, clock });
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {

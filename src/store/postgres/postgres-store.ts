@@ -555,6 +555,20 @@ export class PostgresStore implements Store {
     return r && r.at !== null ? Number(r.at) : null;
   }
 
+  async recordProviderCalls(r: { providerAccount: string; bucketStart: number; calls: number; failures: number }): Promise<void> {
+    await this.q('provider_calls_add', [r.providerAccount, r.bucketStart, r.calls, r.failures]);
+  }
+
+  async providerHealth(providerAccount: string, since: number): Promise<{ calls: number; failures: number }> {
+    const [r] = await this.q('provider_health_since', [providerAccount, since]);
+    return { calls: Number(r?.calls ?? 0), failures: Number(r?.failures ?? 0) };
+  }
+
+  async pruneProviderHealth(before: number): Promise<number> {
+    const r = await this.pool.query({ name: `${this.schema}.provider_health_prune`, text: this.text('provider_health_prune'), values: [before] });
+    return r.rowCount ?? 0;
+  }
+
   async listDueFallbacks(now: number, limit: number): Promise<DueFallback[]> {
     return (await this.q('fallbacks_due', [now, Math.max(0, limit)])).map(toDueFallback);
   }

@@ -502,6 +502,19 @@ export class SqliteStore implements Store {
     return r && r.at !== null ? Number(r.at) : null;
   }
 
+  async recordProviderCalls(r: { providerAccount: string; bucketStart: number; calls: number; failures: number }): Promise<void> {
+    this.stmt('provider_calls_add').run({ provider_account: r.providerAccount, bucket_start: r.bucketStart, calls: r.calls, failures: r.failures });
+  }
+
+  async providerHealth(providerAccount: string, since: number): Promise<{ calls: number; failures: number }> {
+    const r = this.stmt('provider_health_since').get({ provider_account: providerAccount, since }) as Row;
+    return { calls: Number(r.calls), failures: Number(r.failures) };
+  }
+
+  async pruneProviderHealth(before: number): Promise<number> {
+    return this.stmt('provider_health_prune').run({ before }).changes;
+  }
+
   async listDueFallbacks(now: number, limit: number): Promise<DueFallback[]> {
     return (this.stmt('fallbacks_due').all({ now, limit: Math.max(0, limit) }) as Row[]).map(toDueFallback);
   }

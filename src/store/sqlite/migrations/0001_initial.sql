@@ -158,3 +158,13 @@ CREATE TABLE pending_fallbacks (
   PRIMARY KEY (notification_id, position)
 );
 CREATE INDEX pending_fallbacks_due ON pending_fallbacks (due_at) WHERE due_at IS NOT NULL;
+
+-- Outcome counts per provider account in 10-second buckets, shared by every worker: the
+-- retry budget reads the recent ones to tell a broad provider failure from a stray error.
+CREATE TABLE provider_health (
+  provider_account  TEXT NOT NULL,
+  bucket_start      INTEGER NOT NULL,
+  calls             INTEGER NOT NULL DEFAULT 0,
+  failures          INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (provider_account, bucket_start)
+);
