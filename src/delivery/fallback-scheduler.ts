@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { PeriodicRunner } from './periodic.js';
 import { decideFallback } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 
@@ -29,12 +30,12 @@ export interface FallbackPass {
 }
 
 export class FallbackScheduler {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
   private readonly batchSize: number;
+  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: FallbackSchedulerOptions) {
     this.batchSize = opts.batchSize ?? 200;
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'fallback pass' });
   }
 
   /** One pass over every due fallback at this instant. */
@@ -69,22 +70,10 @@ export class FallbackScheduler {
   }
 
   start(): void {
-    if (this.timer) return;
-    const interval = this.opts.intervalMs ?? 1_000;
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((err) => this.opts.logger.error({ err }, 'fallback pass failed; will retry next interval'))
-        .finally(() => {
-          this.running = null;
-          if (this.timer) this.timer = setTimeout(tick, interval);
-        });
-    };
-    this.timer = setTimeout(tick, interval);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 }

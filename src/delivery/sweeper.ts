@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { PeriodicRunner } from './periodic.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';
@@ -28,12 +29,12 @@ export interface SweepResult {
 }
 
 export class Sweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
   private readonly batchSize: number;
+  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: SweeperOptions) {
     this.batchSize = opts.batchSize ?? 500;
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'sweep' });
   }
 
   /** One full pass; loops over batches until nothing is left to sweep at this instant. */
@@ -102,22 +103,10 @@ export class Sweeper {
   }
 
   start(): void {
-    if (this.timer) return;
-    const interval = this.opts.intervalMs ?? 1_000;
-    const tick = () => {
-      this.running = this.runOnce()
-        .catch((err) => this.opts.logger.error({ err }, 'sweep failed; will retry next interval'))
-        .finally(() => {
-          this.running = null;
-          if (this.timer) this.timer = setTimeout(tick, interval);
-        });
-    };
-    this.timer = setTimeout(tick, interval);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 }
