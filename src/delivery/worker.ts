@@ -12,6 +12,8 @@ import {
   defaultLadderFor,
   LADDERS,
   type BudgetAssessment,
+  type LadderName,
+  type Purpose,
   type Random,
   type RetryPolicy,
   type SubmitOutcome,
@@ -38,6 +40,8 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** The retry policy for a claimed delivery. Default: the ladder of its purpose (src/domain/ladders.ts). */
   policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
+  /** Provider accounts' ladder choices per purpose (used by the default policyFor). */
+  ladderOverrides?: ReadonlyMap<string, Partial<Record<Purpose, LadderName>>>;
   random?: Random;
   wake?: WakeSignal;
   /** The process's delivery counters (api_attempts, accepted/ambiguous submissions, expired challenges). Default: none kept. */
@@ -65,7 +69,9 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 64;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
-    this.policyFor = opts.policyFor ?? ((c) => LADDERS[defaultLadderFor(c.purpose)]);
+    // The notification's choice, else the provider account's for the purpose, else the purpose's own.
+    this.policyFor =
+      opts.policyFor ?? ((c) => LADDERS[c.retryLadder ?? opts.ladderOverrides?.get(c.providerAccount)?.[c.purpose] ?? defaultLadderFor(c.purpose)]);
     this.random = opts.random ?? Math.random;
     this.wake = opts.wake ?? new WakeSignal();
   }

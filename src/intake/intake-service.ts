@@ -241,6 +241,7 @@ export class IntakeService {
       groupKey,
       generation,
       metadata: body.metadata ?? null,
+      retryLadder: body.retry?.ladder ?? null,
       expiresAt,
       createdAt: now,
       deliveries: body.channels.map((channel, i) => ({

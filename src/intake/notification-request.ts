@@ -7,9 +7,11 @@ import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
   CHANNELS,
   FALLBACK_EVIDENCE,
+  LADDER_NAMES,
   PURPOSES,
   type Channel,
   type FallbackEvidence,
+  type LadderName,
   type Purpose,
 } from '../domain/index.js';
 import { fieldError, HeraldError } from '../errors.js';
@@ -28,6 +30,7 @@ export interface NotificationRequest {
   metadata?: Record<string, unknown>;
   fallback_after_seconds?: number;
   fallback_evidence?: FallbackEvidence;
+  retry?: { ladder: LadderName };
 }
 
 /** How long a message stays useful when the producer does not say: a code for minutes, a newsletter for days. */
@@ -100,6 +103,12 @@ export const notificationRequestSchema = {
       description: 'Send the channels one after another: the next channel starts only if the previous one has not reached fallback_evidence this long after it started.',
     },
     fallback_evidence: { type: 'string', enum: [...FALLBACK_EVIDENCE], description: 'What counts as "got through" for fallback. Default accepted.' },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ladder'],
+      properties: { ladder: { type: 'string', enum: [...LADDER_NAMES], description: "Retry this notification on another purpose's ladder." } },
+    },
   },
 } as const;
 

@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, Channel, Purpose, SubmitOutcome } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, LadderName, Purpose, SubmitOutcome } from '../domain/index.js';
 
 export interface MessageContent {
   subject?: string | null;
@@ -58,6 +58,8 @@ export interface ProviderAccountConfig {
   rate_per_second: number;
   burst: number;
   ambiguity_policy: AmbiguityPolicy;
+  /** Per purpose, the ladder this account's deliveries retry on (a notification's own choice wins). */
+  retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
 }

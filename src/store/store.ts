@@ -17,6 +17,7 @@ import type {
   TerminalReason,
   Transition,
   FallbackEvidence,
+  LadderName,
 } from '../domain/index.js';
 import type { MessageContent } from '../providers/provider.js';
 
@@ -53,6 +54,8 @@ export interface NewNotification {
    * fallback until the previous channel misses its deadline (afterMs) or ends.
    */
   fallback?: { afterMs: number; evidence: FallbackEvidence } | null;
+  /** The producer's retry ladder for every delivery of this notification (overrides account and purpose). */
+  retryLadder?: LadderName | null;
   deliveries: NewDelivery[];
 }
 
@@ -211,6 +214,8 @@ export interface ClaimedDelivery {
   attemptNumber: number;
   leaseVersion: number;
   leaseUntil: number;
+  /** The notification's own ladder choice, if the producer made one. */
+  retryLadder: LadderName | null;
 }
 
 export interface ClaimRequest {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { ManualClock } from '../../src/clock.js';
+import type { LadderName, Purpose } from '../../src/domain/index.js';
 import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
@@ -44,7 +45,12 @@ export interface Harness {
   apiKey: string;
   tenantId: string;
   /** A new worker with its own adapters (as a restarted or second process would have). */
-  newWorker(opts?: { workerId?: string; leaseMs?: number; random?: () => number }): DeliveryWorker;
+  newWorker(opts?: {
+    workerId?: string;
+    leaseMs?: number;
+    random?: () => number;
+    ladderOverrides?: ReadonlyMap<string, Partial<Record<Purpose, LadderName>>>;
+  }): DeliveryWorker;
   worker: DeliveryWorker;
   sweeper: Sweeper;
   fallbacks: FallbackScheduler;
@@ -121,6 +127,7 @@ export async function createHarness(
       batchSize: 16,
       random: o.random ?? (() => 0.5),
       counters,
+      ...(o.ladderOverrides ? { ladderOverrides: o.ladderOverrides } : {}),
     });
     workers.push(w);
     return w;

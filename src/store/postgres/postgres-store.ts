@@ -278,7 +278,8 @@ export class PostgresStore implements Store {
   async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
     // A producer-named challenge may supersede or be stale: it takes the locked path. A
     // notification that is its own group (intake's `ntf:<id>`) has no other generations.
-    if (n.groupKey !== `ntf:${n.id}` || n.fallback) return this.createInChallenge(n, idem);
+    // A fallback plan or a ladder choice is written in the same transaction, on the same path.
+    if (n.groupKey !== `ntf:${n.id}` || n.fallback || n.retryLadder) return this.createInChallenge(n, idem);
     await this.creates.push({ n, idem });
   }
 
@@ -374,6 +375,7 @@ export class PostgresStore implements Store {
         const first = n.fallback ? { ...n, deliveries: n.deliveries.slice(0, 1) } : n;
         const [r] = await this.q('notification_create', createParams(first, idem), c);
         if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+        if (n.retryLadder) await this.q('notification_set_ladder', [n.id, n.retryLadder], c);
         if (n.fallback) {
           const later = n.deliveries.slice(1);
           await this.q('notification_set_fallback', [n.id, n.fallback.afterMs, n.fallback.evidence], c);
@@ -459,6 +461,7 @@ export class PostgresStore implements Store {
       providerAccount: String(r.provider_account),
       destination: String(r.destination),
       content: JSON.parse(String(r.content_json)),
+      retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
       idempotencyKey: String(r.idempotency_key),
       expiresAt: Number(r.expires_at),
       attemptNumber: Number(r.attempt_count),

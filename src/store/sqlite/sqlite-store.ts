@@ -304,6 +304,7 @@ export class SqliteStore implements Store {
       // The reservation was taken over (its lock ran out) by another request: do not commit twice.
       if (done.changes !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
     }
+    if (n.retryLadder) this.stmt('notification_set_ladder').run({ id: n.id, retry_ladder: n.retryLadder });
     if (n.fallback) {
       this.stmt('notification_set_fallback').run({ id: n.id, fallback_after_ms: n.fallback.afterMs, fallback_evidence: n.fallback.evidence });
       n.deliveries.slice(1).forEach((d, i) => {
@@ -410,6 +411,7 @@ export class SqliteStore implements Store {
           providerAccount: String(r.provider_account),
           destination: String(r.destination),
           content: JSON.parse(String(row.content_json)),
+          retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
           idempotencyKey: String(r.idempotency_key),
           expiresAt: Number(r.expires_at),
           attemptNumber,

@@ -49,6 +49,8 @@ CREATE TABLE notifications (
   -- reached this evidence level fallback_after_ms after it was created.
   fallback_after_ms  BIGINT,
   fallback_evidence  TEXT CHECK (fallback_evidence IN ('accepted', 'sent', 'delivered')),
+  -- The producer's choice of retry ladder; NULL: the provider account's choice for the purpose, else the purpose's.
+  retry_ladder       TEXT CHECK (retry_ladder IN ('otp', 'transactional', 'conversational', 'marketing', 'alert')),
   CHECK ((fallback_after_ms IS NULL) = (fallback_evidence IS NULL))
 );
 -- latestGeneration (a resend takes the next generation of a challenge group).

@@ -51,3 +51,7 @@ DELETE FROM pending_fallbacks WHERE notification_id = $1;
 -- params: $1 tenant_id, $2 group_key, $3 generation
 DELETE FROM pending_fallbacks WHERE notification_id IN (
   SELECT id FROM notifications WHERE tenant_id = $1 AND group_key = $2 AND generation < $3);
+
+-- name: notification_set_ladder
+-- params: $1 id, $2 retry_ladder
+UPDATE notifications SET retry_ladder = $2 WHERE id = $1;

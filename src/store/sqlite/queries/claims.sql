@@ -4,7 +4,7 @@
 
 -- name: claim_select_due
 -- params: @provider_account, @now, @limit
-SELECT d.id, n.content_json FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+SELECT d.id, n.content_json, n.retry_ladder FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.provider_account = @provider_account
   AND d.state IN ('ready', 'retryable')
   AND d.next_attempt_at <= @now

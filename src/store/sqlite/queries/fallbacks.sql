@@ -56,3 +56,7 @@ DELETE FROM pending_fallbacks WHERE notification_id = @notification_id;
 -- params: @tenant_id, @group_key, @generation
 DELETE FROM pending_fallbacks WHERE notification_id IN (
   SELECT id FROM notifications WHERE tenant_id = @tenant_id AND group_key = @group_key AND generation < @generation);
+
+-- name: notification_set_ladder
+-- params: @id, @retry_ladder
+UPDATE notifications SET retry_ladder = @retry_ladder WHERE id = @id;
