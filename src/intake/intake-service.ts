@@ -25,10 +25,7 @@ export interface IntakeOptions {
   idempotencyRetentionMs?: number;
   /** Test hook: runs after the key is reserved and before the commit. */
   beforeCommit?: () => Promise<void>;
-  /**
-   * The process's delivery counters. Not incremented yet: `superseded_deliveries` belongs here,
-   * once createNotification reports how many older deliveries it superseded.
-   */
+  /** The process's delivery counters: intake counts the deliveries a new generation superseded. */
   counters?: DeliveryCounters;
 }
 
@@ -162,10 +159,11 @@ export class IntakeService {
     };
     try {
       await this.opts.beforeCommit?.();
-      await this.opts.store.createNotification(
+      const created = await this.opts.store.createNotification(
         notification,
         idempotencyKey === null ? undefined : { tenantId, key: idempotencyKey, fingerprint, statusCode: 202, body: response },
       );
+      for (const s of created.superseded) this.opts.counters?.inc('superseded_deliveries', s);
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'notifications.stale_generation') {
         const refusal = new HeraldError(

@@ -3,7 +3,8 @@
  * name one challenge. A newer generation supersedes the older ones' pending deliveries in
  * the transaction that accepts it; an older or equal generation is refused.
  */
-import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY, type Channel, type Purpose } from '../domain/index.js';
+import { toDeliveryFacts, type Row } from './rows.js';
 import { StoreConflictError, type DeliveryFacts, type TransitionWrite } from './store.js';
 
 /** Throws StoreConflictError unless `generation` is newer than every accepted one. */
@@ -16,6 +17,11 @@ export function checkGeneration(latest: unknown, generation: number): void {
   if (g > generation) {
     throw new StoreConflictError(`a newer generation (${g}) of this challenge exists`, { constraint: 'notifications.stale_generation' });
   }
+}
+
+/** Rows of `challenge_pending_older`: the facts to decide on, plus the labels to count by. */
+export function pendingOlder(rows: Row[]): Array<{ facts: DeliveryFacts; channel: Channel; purpose: Purpose }> {
+  return rows.map((r) => ({ facts: toDeliveryFacts(r), channel: r.channel as Channel, purpose: r.purpose as Purpose }));
 }
 
 /** The guarded `supersede` transitions (decided by the domain) for older generations' pending deliveries. */

@@ -59,6 +59,12 @@ export interface NewNotification {
   deliveries: NewDelivery[];
 }
 
+/** What accepting a notification changed besides itself. */
+export interface CreatedNotification {
+  /** Older generations' pending deliveries this one superseded. */
+  superseded: Array<{ deliveryId: string; channel: Channel; purpose: Purpose }>;
+}
+
 /** A pending fallback whose turn may have come, with the facts `decideFallback` needs. */
 export interface DueFallback {
   notificationId: string;
@@ -295,7 +301,7 @@ export interface Store {
    * and (when given) the completed idempotency record in one transaction. Throws
    * `StoreConflictError` when a delivery key already exists (the same challenge generation).
    */
-  createNotification(n: NewNotification, idempotency?: IdempotencyCompletion & { tenantId: string }): Promise<void>;
+  createNotification(n: NewNotification, idempotency?: IdempotencyCompletion & { tenantId: string }): Promise<CreatedNotification>;
   getNotification(tenantId: string, id: string): Promise<NotificationView | null>;
   /**
    * Lists a tenant's deliveries newest first. Delivery ids are ULIDs (time-ordered), so the

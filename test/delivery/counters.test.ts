@@ -143,7 +143,8 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(count('user_resends')).toBe(1);
     const again = await h.post(`/v1/notifications/${first.json.id}/resend`, undefined, key);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(counts()).toEqual({ 'user_resends/sms/otp': 1 });
+    // The resend is a new generation: it superseded the original, still pending.
+    expect(counts()).toEqual({ 'user_resends/sms/otp': 1, 'superseded_deliveries/sms/otp': 1 });
   });
 
   it('GET /v1/stats/counters serves the snapshot, and needs a key', async () => {

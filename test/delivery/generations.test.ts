@@ -50,6 +50,15 @@ describe.each(DRIVERS)('on %s', (driver) => {
     ]);
   });
 
+  it('counts what a newer generation superseded, per channel and purpose', async () => {
+    await h.send(gen(1, { channels: ['sms', 'email'] }));
+    await h.send(gen(2, { channels: ['sms', 'email'] }));
+    expect(h.counters.get('superseded_deliveries', { channel: 'sms', purpose: 'otp' })).toBe(1);
+    expect(h.counters.get('superseded_deliveries', { channel: 'email', purpose: 'otp' })).toBe(1);
+    await h.send(gen(3));
+    expect(h.counters.total('superseded_deliveries')).toBe(4); // both of generation 2's deliveries
+  });
+
   it('refuses an older generation (stale) and a repeated one (duplicate), writing nothing', async () => {
     expect((await h.send(gen(2))).status).toBe(202);
     const stale = await h.send(gen(1));

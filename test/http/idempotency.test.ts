@@ -95,8 +95,9 @@ describe('replay (items 1 and 4)', () => {
     const createNotification = hh.store.createNotification.bind(hh.store);
     let crashes = 1;
     hh.store.createNotification = async (...args) => {
-      await createNotification(...args);
+      const created = await createNotification(...args);
       if (crashes-- > 0) throw new Error('process died after commit');
+      return created;
     };
     const lost = await hh.send(otpBody(), { 'idempotency-key': 'k-after' });
     expect(lost.status).toBe(500);

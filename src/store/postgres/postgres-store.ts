@@ -23,6 +23,7 @@ import {
   type IdempotencyCompletion,
   type NewNotification,
   type NotificationView,
+  type CreatedNotification,
   type DueFallback,
   type Page,
   type Reservation,
@@ -31,7 +32,7 @@ import {
   type TransitionWrite,
 } from '../store.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
-import { checkGeneration, supersedeWrites } from '../challenge.js';
+import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Any constant works; it only has to be the same in every Herald process. */
@@ -275,12 +276,13 @@ export class PostgresStore implements Store {
    * value, a reservation taken over), nothing of it was committed and each of its notifications
    * is written again on its own, so every caller gets the answer it would have had alone.
    */
-  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<CreatedNotification> {
     // A producer-named challenge may supersede or be stale: it takes the locked path. A
     // notification that is its own group (intake's `ntf:<id>`) has no other generations.
     // A fallback plan or a ladder choice is written in the same transaction, on the same path.
     if (n.groupKey !== `ntf:${n.id}` || n.fallback || n.retryLadder) return this.createInChallenge(n, idem);
     await this.creates.push({ n, idem });
+    return { superseded: [] };
   }
 
   private readonly creates = new Coalescer<CreateItem, void>((items) => this.createGroup(items), 2, 256);
@@ -365,9 +367,9 @@ export class PostgresStore implements Store {
    * an old or repeated generation, insert, and supersede the older generations' pending
    * deliveries, all in one transaction.
    */
-  private async createInChallenge(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+  private async createInChallenge(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<CreatedNotification> {
     try {
-      const accounts = await this.tx(async (c) => {
+      const { accounts, superseded } = await this.tx(async (c) => {
         await this.q('challenge_lock', [n.tenantId, n.groupKey], c);
         const [latest] = await this.q('latest_generation', [n.tenantId, n.groupKey], c);
         checkGeneration(latest?.generation, n.generation);
@@ -397,12 +399,16 @@ export class PostgresStore implements Store {
           );
         }
         if (n.generation > 1) await this.q('fallbacks_drop_older', [n.tenantId, n.groupKey, n.generation], c);
-        const older = (await this.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c)).map(toDeliveryFacts);
-        const writes = supersedeWrites(older, n.createdAt);
-        if (writes.length > 0) await this.applyRun(writes, c);
-        return (r?.accounts as string[] | null) ?? [];
+        const older = pendingOlder(await this.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c));
+        const writes = supersedeWrites(older.map((o) => o.facts), n.createdAt);
+        const applied = writes.length > 0 ? await this.applyRun(writes, c) : new Set<string>();
+        const superseded = older
+          .filter((o) => applied.has(o.facts.deliveryId))
+          .map((o) => ({ deliveryId: o.facts.deliveryId, channel: o.channel, purpose: o.purpose }));
+        return { accounts: (r?.accounts as string[] | null) ?? [], superseded };
       });
       this.wakeListeners(accounts);
+      return { superseded };
     } catch (err) {
       throw asConflict(err);
     }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
-import { checkGeneration, supersedeWrites } from '../challenge.js';
+import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import {
   StoreConflictError,
@@ -30,7 +30,7 @@ import {
 } from '../store.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, toDueFallback, type Row } from '../rows.js';
 import { toNotificationSource, toReplayRecord } from '../rows.js';
-import type { DueFallback, NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
+import type { CreatedNotification, DueFallback, NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -177,9 +177,9 @@ export class SqliteStore implements Store {
   }
 
   /** Written by group commit (see `grouped`); a duplicate delivery identity is a StoreConflictError. */
-  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<void> {
+  async createNotification(n: NewNotification, idem?: IdempotencyCompletion & { tenantId: string }): Promise<CreatedNotification> {
     try {
-      await this.grouped(() => this.insertNotification(n, idem));
+      return await this.grouped(() => this.insertNotification(n, idem));
     } catch (err) {
       throw mapCreateError(err);
     }
@@ -246,7 +246,7 @@ export class SqliteStore implements Store {
   }
 
   /** The statements of one notification; runs inside a transaction or savepoint. */
-  private insertNotification(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): void {
+  private insertNotification(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): CreatedNotification {
     // One writer at a time in SQLite: the generation check and the supersede below cannot race.
     const latest = this.stmt('latest_generation').get({ tenant_id: n.tenantId, group_key: n.groupKey }) as Row | undefined;
     checkGeneration(latest?.generation, n.generation);
@@ -324,11 +324,15 @@ export class SqliteStore implements Store {
     }
     if (n.generation > 1) {
       this.stmt('fallbacks_drop_older').run({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation });
-      const older = (this.stmt('challenge_pending_older').all({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation }) as Row[]).map(
-        toDeliveryFacts,
-      );
-      for (const w of supersedeWrites(older, n.createdAt)) this.applyOne(w);
+      const older = pendingOlder(this.stmt('challenge_pending_older').all({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation }) as Row[]);
+      const superseded: CreatedNotification['superseded'] = [];
+      for (const w of supersedeWrites(older.map((o) => o.facts), n.createdAt)) {
+        const o = older.find((x) => x.facts.deliveryId === w.deliveryId)!;
+        if (this.applyOne(w)) superseded.push({ deliveryId: w.deliveryId, channel: o.channel, purpose: o.purpose });
+      }
+      return { superseded };
     }
+    return { superseded: [] };
   }
 
   async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {
