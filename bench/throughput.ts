@@ -739,6 +739,7 @@ async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Chil
       for (let i = next++; i < N; i = next++) await intake.submit(TENANT, notificationBody(CHANNEL, runId, i) as never, null);
     }),
   );
+  Object.assign(meter, newMeter(N)); // count the worker's store calls only, not the fill's
   const accept = {
     kind: 'in-process',
     capabilities: { lookup: false, dedupesByKey: false },
