@@ -191,19 +191,7 @@ export interface ReplayRecord extends ReplayAudit {
 }
 
 /** What a notification was asked to send, as stored: enough to send it again as a new generation. */
-export interface NotificationSource {
-  id: string;
-  tenantId: string;
-  recipient: RecipientInput;
-  purpose: Purpose;
-  channels: Channel[];
-  content: MessageContent;
-  groupKey: string;
-  generation: number;
-  metadata: Record<string, unknown> | null;
-  expiresAt: number;
-  createdAt: number;
-}
+export type NotificationSource = Omit<NewNotification, 'deliveries' | 'fallback' | 'retryLadder'>;
 
 /** A delivery a worker now owns: the attempt row and lease are committed. */
 export interface ClaimedDelivery {
