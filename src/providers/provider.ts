@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, Channel, LadderName, Purpose, SubmitOutcome } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, DownstreamStatus, LadderName, Purpose, SubmitOutcome } from '../domain/index.js';
 
 export interface MessageContent {
   subject?: string | null;
@@ -37,11 +37,64 @@ export interface AdapterCapabilities {
   dedupesByKey: boolean;
 }
 
+/** What a look-up by Herald's reference (the delivery's idempotency key) learned. */
+export type LookupResult =
+  /** The provider has the message. */
+  | { kind: 'found'; providerMessageId: string | null }
+  /** The provider answered authoritatively that it has no message with this reference. */
+  | { kind: 'not_found' }
+  /** No authoritative answer (timeout, 5xx, throttled): ask again later. */
+  | { kind: 'error'; code: string; message: string };
+
+export interface LookupRequest {
+  idempotencyKey: string;
+  channel: Channel;
+}
+
+/**
+ * One delivery event from a provider callback, already verified and parsed. Matched to a
+ * delivery by `providerMessageId`, else by `reference` (Herald's idempotency key, where the
+ * provider echoes it back, like Postmark metadata or SendGrid custom_args).
+ */
+export interface CallbackEvent {
+  /** The provider's event id: the dedupe key (a repeated delivery of the same event has the same id). */
+  eventId: string;
+  status: DownstreamStatus;
+  providerMessageId: string | null;
+  reference: string | null;
+  /** Epoch ms when the provider says it happened, if it says. */
+  occurredAt: number | null;
+  /** Set for a hard bounce or a complaint: the address goes on the tenant's suppression list. */
+  suppress: 'bounced' | 'complained' | null;
+}
+
+export type CallbackParse =
+  | { ok: true; events: CallbackEvent[] }
+  /** 401: bad, missing or stale signature (nothing recorded); 400: signed but unreadable. */
+  | { ok: false; status: 400 | 401; code: 'callback_signature_invalid' | 'callback_malformed'; detail: string };
+
+export interface CallbackRequest {
+  /** The raw bytes as received: signatures are checked over these, before any parsing. */
+  rawBody: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+  /** The full URL the provider requested, as configured (some schemes sign it). */
+  url: string;
+}
+
+/** A provider kind's callback scheme: verify over raw bytes first, then parse into events. */
+export interface CallbackVerifier {
+  verify(request: CallbackRequest, nowMs: number): CallbackParse;
+}
+
 export interface ProviderAdapter {
   readonly kind: string;
   readonly capabilities: AdapterCapabilities;
   /** Submits one message. Resolves with a classified outcome; rejects only on a programming error. */
   submit(request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome>;
+  /** Present exactly when `capabilities.lookup`: asks the provider whether it has the message. Never throws for a provider failure. */
+  lookup?(request: LookupRequest, signal?: AbortSignal): Promise<LookupResult>;
+  /** Present when the account is configured to receive callbacks (it has a callback secret). */
+  readonly callbacks?: CallbackVerifier;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }
@@ -62,4 +115,19 @@ export interface ProviderAccountConfig {
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
+  /**
+   * What the provider behind this account can do (sandbox accounts declare which provider
+   * they imitate). Defaults per kind; for the sandbox: lookup true, dedupes_by_key false.
+   */
+  capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+  /**
+   * Secrets that verify this account's delivery callbacks (the current one first; an old one
+   * stays listed while the provider rotates). Literal, or `callback_secret_env` names a variable.
+   */
+  callback_secrets?: string[];
+  callback_secret_env?: string;
+  /** How long an `unknown` submission waits for evidence before `terminal/unresolved` (wait_for_evidence). Default 3600. */
+  evidence_window_seconds?: number;
+  /** How long after a submission went `unknown` a look-up's "not found" counts as authoritative. Default 30. */
+  lookup_grace_seconds?: number;
 }
