@@ -8,7 +8,7 @@ import type { Random, RetryPolicy } from './retry-policy.js';
 import { nextDelayMs } from './retry-policy.js';
 import { budgetSpreadMs, type BudgetState } from './retry-budget.js';
 import { REPLAYABLE_REASONS, type TransitionEvent } from './transitions.js';
-import type { DeliveryState, TerminalReason } from './vocabulary.js';
+import type { AmbiguityPolicy, DeliveryState, TerminalReason } from './vocabulary.js';
 
 /** The facts about a delivery that decisions depend on. Times are epoch milliseconds. */
 export interface DeliverySnapshot {
@@ -31,7 +31,12 @@ export type DeliveryEvent =
   /** An operator's replay; from `unknown` only with the duplicate risk accepted explicitly. */
   | { type: 'replay'; acceptDuplicateRisk: boolean }
   | { type: 'evidence'; found: true; providerMessageId: string | null }
-  | { type: 'evidence'; found: false; authoritative: boolean; windowClosed: boolean };
+  | { type: 'evidence'; found: false; authoritative: boolean; windowClosed: boolean }
+  /**
+   * The provider account's ambiguity policy, applied to an `unknown` that no look-up can
+   * settle. `dedupesByKey` is the adapter's declaration: without it `resend_same_key` is refused.
+   */
+  | { type: 'ambiguity_policy'; policy: AmbiguityPolicy; dedupesByKey: boolean; windowClosed: boolean };
 
 export interface DecisionContext {
   now: number;
@@ -96,7 +101,11 @@ function scheduleRetry(
 export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionContext): Decision {
   const { state } = d;
   if (event.type === 'replay') return replay(d, event.acceptDuplicateRisk, ctx.now);
-  if (state === 'terminal') return { ok: false, reason: 'terminal is final except by an operator replay' };
+  // Evidence may settle a delivery Herald gave up on (`unresolved`): the provider has it after all.
+  if (event.type === 'evidence' && event.found && state === 'terminal' && d.terminalReason === 'unresolved') {
+    return move(state, 'evidence', 'accepted', { providerMessageId: event.providerMessageId });
+  }
+  if (state === 'terminal') return { ok: false, reason: 'terminal is final except by an operator replay or evidence for an unresolved one' };
   switch (event.type) {
     case 'claim': {
       if (state !== 'ready' && state !== 'retryable') return { ok: false, reason: `cannot claim from ${state}` };
@@ -135,15 +144,62 @@ export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionC
       // Only what has not been handed over: a submission in flight or unknown may already be out.
       if (state !== 'ready' && state !== 'retryable') return { ok: false, reason: `nothing pending to supersede in ${state}` };
       return terminal(state, 'supersede', 'superseded');
-    case 'evidence': {
-      if (state !== 'unknown') return { ok: false, reason: `evidence applies to unknown, not ${state}` };
-      if (event.found) return move(state, 'evidence', 'accepted', { providerMessageId: event.providerMessageId });
-      if (event.authoritative) return scheduleRetry(d, 'evidence', ctx, null);
-      if (event.windowClosed) return terminal(state, 'evidence', 'unresolved');
-      return { ok: false, reason: 'no authoritative answer yet' };
-    }
+    case 'evidence':
+      return evidence(d, event, ctx);
+    case 'ambiguity_policy':
+      return ambiguityPolicy(d, event, ctx);
   }
   return assertNever(event);
+}
+
+/**
+ * What evidence does. "The provider has it" settles an `unknown`, and also stops a pending
+ * resend (`retryable`, or `ready` after a replay) because the message it would duplicate is
+ * already there. "It does not" (authoritatively) lets an `unknown` retry with the same key.
+ * While a submission is in flight (`submitting`) evidence waits: the call's answer comes first.
+ */
+function evidence(d: DeliverySnapshot, event: Extract<DeliveryEvent, { type: 'evidence' }>, ctx: DecisionContext): Decision {
+  const { state } = d;
+  if (event.found) {
+    if (state === 'unknown' || state === 'retryable' || state === 'ready') {
+      return move(state, 'evidence', 'accepted', { providerMessageId: event.providerMessageId });
+    }
+    return { ok: false, reason: `evidence that the provider has the message changes nothing in ${state}` };
+  }
+  if (state !== 'unknown') return { ok: false, reason: `evidence of absence applies to unknown, not ${state}` };
+  if (event.authoritative) return scheduleRetry(d, 'evidence', ctx, null);
+  if (event.windowClosed) return terminal(state, 'evidence', 'unresolved');
+  return { ok: false, reason: 'no authoritative answer yet' };
+}
+
+/**
+ * An account's ambiguity policy for an `unknown` with no authoritative look-up:
+ * `wait_for_evidence` ends `unresolved` when its window closes; `user_resend` ends
+ * `unresolved` at once (a person decides, with the resend action); `resend_same_key` (only
+ * where the provider dedupes by key) and `accept_duplicate` resend now with the same key,
+ * within the attempt cap and before expiry.
+ */
+function ambiguityPolicy(d: DeliverySnapshot, event: Extract<DeliveryEvent, { type: 'ambiguity_policy' }>, ctx: DecisionContext): Decision {
+  const { state } = d;
+  if (state !== 'unknown') return { ok: false, reason: `an ambiguity policy applies to unknown, not ${state}` };
+  switch (event.policy) {
+    case 'wait_for_evidence':
+      return event.windowClosed ? terminal(state, 'ambiguity_policy', 'unresolved') : { ok: false, reason: 'waiting for evidence' };
+    case 'user_resend':
+      return terminal(state, 'ambiguity_policy', 'unresolved');
+    case 'resend_same_key':
+      if (!event.dedupesByKey) return { ok: false, reason: 'resend_same_key needs a provider that deduplicates by key' };
+      return resendNow(d, ctx);
+    case 'accept_duplicate':
+      return resendNow(d, ctx);
+  }
+  return assertNever(event.policy);
+}
+
+function resendNow(d: DeliverySnapshot, ctx: DecisionContext): Transition {
+  if (d.attemptCount >= ctx.policy.maxAttempts) return terminal(d.state, 'ambiguity_policy', 'exhausted');
+  if (ctx.now >= d.expiresAt) return terminal(d.state, 'ambiguity_policy', 'expired');
+  return move(d.state, 'ambiguity_policy', 'retryable', { nextAttemptAt: ctx.now });
 }
 
 /**

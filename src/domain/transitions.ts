@@ -12,7 +12,8 @@ export type TransitionEvent =
   | 'cancel'
   | 'evidence'
   | 'supersede'
-  | 'replay';
+  | 'replay'
+  | 'ambiguity_policy';
 
 export interface TransitionRow {
   from: DeliveryState;
@@ -39,10 +40,15 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
   { from: 'retryable', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
   { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator asked to retry now, before expiry' },
+  { from: 'retryable', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived: the resend is not needed' },
+  { from: 'ready', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived (a replayed delivery): the resend is not needed' },
   { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
   { from: 'unknown', to: 'retryable', on: 'evidence', when: 'the provider authoritatively has no such message; same key, before expiry' },
+  { from: 'unknown', to: 'retryable', on: 'ambiguity_policy', when: 'resend_same_key (the provider dedupes by key) or accept_duplicate: due now, same key, before expiry' },
+  { from: 'unknown', to: 'terminal', on: 'ambiguity_policy', when: 'user_resend (unresolved, resend offered), wait_for_evidence whose window closed (unresolved), or a resend with no attempt (exhausted) or time (expired) left' },
   { from: 'unknown', to: 'ready', on: 'replay', when: 'an operator accepted the duplicate risk explicitly, before expiry' },
   { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)' },
+  { from: 'terminal', to: 'accepted', on: 'evidence', when: 'an unresolved delivery: evidence shows the provider has the message after all' },
   { from: 'terminal', to: 'ready', on: 'replay', when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry' },
 ];
 

@@ -112,6 +112,16 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
     })),
     weight: 3,
   },
+  {
+    arbitrary: fc
+      .record({
+        policy: fc.constantFrom('wait_for_evidence' as const, 'resend_same_key' as const, 'user_resend' as const, 'accept_duplicate' as const),
+        dedupesByKey: fc.boolean(),
+        windowClosed: fc.boolean(),
+      })
+      .map((e) => ({ type: 'ambiguity_policy' as const, ...e })),
+    weight: 2,
+  },
 );
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -189,6 +199,14 @@ function isAuthoritativeNotFound(e: DeliveryEvent): boolean {
   return e.type === 'evidence' && !e.found && e.authoritative;
 }
 
+/**
+ * The account's explicit choice to resend an `unknown`: with the same key where the provider
+ * dedupes by it, or accepting a duplicate. Written on the account, shown in the API.
+ */
+function isPolicyResend(e: DeliveryEvent): boolean {
+  return e.type === 'ambiguity_policy' && (e.policy === 'accept_duplicate' || (e.policy === 'resend_same_key' && e.dedupesByKey));
+}
+
 /** An operator replay that explicitly accepted the risk of a duplicate: the only other way out of ambiguity. */
 function isRiskAcceptingReplay(e: DeliveryEvent): boolean {
   return e.type === 'replay' && e.acceptDuplicateRisk;
@@ -231,7 +249,7 @@ function run(s: Scenario): Run {
     // (after either, a new attempt may legitimately fail retryably).
     if ((event.type === 'outcome' && event.outcome.kind === 'unknown') || event.type === 'lease_expired') {
       ambiguous = true;
-    } else if (isAuthoritativeNotFound(event) || isRiskAcceptingReplay(event)) {
+    } else if (isAuthoritativeNotFound(event) || isRiskAcceptingReplay(event) || isPolicyResend(event)) {
       ambiguous = false;
     }
   }
@@ -406,6 +424,44 @@ const EXAMPLES: Scenario[] = [
     start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 20,
     steps: [at({ type: 'claim' }), at(throttled(null)), at(replay(true), { kind: 'to_expiry' }), at({ type: 'expire' })],
   },
+  // Evidence of arrival: stops a pending resend (retryable), a replayed unknown (ready), and
+  // settles an unresolved delivery.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 30,
+    steps: [
+      at({ type: 'claim' }),
+      at(UNKNOWN),
+      at({ type: 'ambiguity_policy', policy: 'accept_duplicate', dedupesByKey: false, windowClosed: false }),
+      at({ type: 'evidence', found: true, providerMessageId: 'pm_4' }),
+    ],
+  },
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 31,
+    steps: [at({ type: 'claim' }), at(UNKNOWN), at(replay(true)), at({ type: 'evidence', found: true, providerMessageId: 'pm_5' })],
+  },
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 32,
+    steps: [
+      at({ type: 'claim' }),
+      at(UNKNOWN),
+      at({ type: 'ambiguity_policy', policy: 'wait_for_evidence', dedupesByKey: false, windowClosed: false }),
+      at({ type: 'ambiguity_policy', policy: 'wait_for_evidence', dedupesByKey: false, windowClosed: true }),
+      at({ type: 'evidence', found: true, providerMessageId: 'pm_6' }, { kind: 'delta', ms: 600_000 }),
+    ],
+  },
+  // resend_same_key: refused without a deduplicating provider, due at once with one; then user_resend.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 33,
+    steps: [
+      at({ type: 'claim' }),
+      at(UNKNOWN),
+      at({ type: 'ambiguity_policy', policy: 'resend_same_key', dedupesByKey: false, windowClosed: false }),
+      at({ type: 'ambiguity_policy', policy: 'resend_same_key', dedupesByKey: true, windowClosed: false }),
+      at({ type: 'claim' }),
+      at(UNKNOWN),
+      at({ type: 'ambiguity_policy', policy: 'user_resend', dedupesByKey: false, windowClosed: false }),
+    ],
+  },
   // Reasons set outside decide(): never replayable; nor is expired.
   ...(['suppressed', 'unsubscribed', 'superseded', 'expired'] as const).map(
     (reason, i): Scenario => ({
@@ -428,7 +484,7 @@ const rowKey = (from: string, to: string, on: string): string => `${from} -> ${t
 /** A failure that permits another attempt, in a state where it applies: a retryable or throttled outcome of a submission, or authoritative not-found for an unknown one. */
 const isRetryFailure = (state: DeliverySnapshot['state'], e: DeliveryEvent): boolean =>
   (state === 'submitting' && e.type === 'outcome' && (e.outcome.kind === 'retryable' || e.outcome.kind === 'throttled')) ||
-  (state === 'unknown' && isAuthoritativeNotFound(e));
+  (state === 'unknown' && (isAuthoritativeNotFound(e) || isPolicyResend(e)));
 
 describe('decide over random event sequences', () => {
   it('makes no transition outside TRANSITION_TABLE, and every row is reachable', () => {
@@ -448,10 +504,11 @@ describe('decide over random event sequences', () => {
     expect([...hit].sort()).toEqual([...rows].sort());
   });
 
-  it('never yields retryable or ready after an ambiguous outcome, except on authoritative not-found evidence or a replay that accepted the duplicate risk', () => {
+  it('never yields retryable or ready after an ambiguous outcome, except on authoritative not-found evidence, a replay that accepted the duplicate risk, or an account policy that resends', () => {
     let ambiguousDecisions = 0;
     let liftedByEvidence = 0;
     let liftedByReplay = 0;
+    let liftedByPolicy = 0;
     let refusedBlindReplays = 0;
     property(({ trace }) => {
       for (const t of trace) {
@@ -469,9 +526,11 @@ describe('decide over random event sequences', () => {
           // got it; or a person accepted that it may arrive twice.
           const byEvidence = isAuthoritativeNotFound(t.event);
           const byReplay = isRiskAcceptingReplay(t.event);
-          expect(byEvidence || byReplay, `${t.event.type} -> ${to} while ambiguous`).toBe(true);
+          const byPolicy = isPolicyResend(t.event);
+          expect(byEvidence || byReplay || byPolicy, `${t.event.type} -> ${to} while ambiguous`).toBe(true);
           if (byEvidence) liftedByEvidence++;
           if (byReplay) liftedByReplay++;
+          if (byPolicy) liftedByPolicy++;
         }
         // Never resend blindly: no claim starts a new submission while the last one is unresolved.
         expect(t.event.type).not.toBe('claim');
@@ -481,6 +540,7 @@ describe('decide over random event sequences', () => {
     expect(ambiguousDecisions).toBeGreaterThan(0);
     expect(liftedByEvidence).toBeGreaterThan(0);
     expect(liftedByReplay).toBeGreaterThan(0);
+    expect(liftedByPolicy).toBeGreaterThan(0);
     expect(refusedBlindReplays).toBeGreaterThan(0);
   });
 
@@ -501,7 +561,10 @@ describe('decide over random event sequences', () => {
             expect(Number.isFinite(nextAttemptAt), `nextAttemptAt=${nextAttemptAt}`).toBe(true);
             expect(nextAttemptAt).toBeLessThan(expiresAt);
           }
-          if (to === 'retryable') {
+          if (to === 'retryable' && on === 'ambiguity_policy') {
+            // A policy resend is due at once (the same key, or a duplicate the account accepts).
+            expect(nextAttemptAt).toBe(t.now);
+          } else if (to === 'retryable') {
             scheduled++;
             expect(nextAttemptAt as number).toBeGreaterThan(t.now);
           }
@@ -548,7 +611,10 @@ describe('decide over random event sequences', () => {
       for (const t of trace) {
         if (t.before.state === 'terminal') {
           eventsOnTerminal++;
-          if (t.event.type !== 'replay') {
+          if (t.event.type === 'evidence' && t.event.found && t.before.terminalReason === 'unresolved') {
+            // Evidence that the provider had it after all settles an unresolved delivery.
+            expect(t.decision).toMatchObject({ ok: true, to: 'accepted' });
+          } else if (t.event.type !== 'replay') {
             expect(t.decision.ok, `${t.event.type} on terminal`).toBe(false);
           } else {
             const reason = t.before.terminalReason;

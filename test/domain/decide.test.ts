@@ -38,6 +38,10 @@ const NOT_FOUND: DeliveryEvent = { type: 'evidence', found: false, authoritative
 const WINDOW_CLOSED: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
 const NO_ANSWER_YET: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: false };
 const SUPERSEDE: DeliveryEvent = { type: 'supersede' };
+const POLICY_EVENT = (
+  policy: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate',
+  over: { dedupesByKey?: boolean; windowClosed?: boolean } = {},
+): DeliveryEvent => ({ type: 'ambiguity_policy', policy, dedupesByKey: over.dedupesByKey ?? false, windowClosed: over.windowClosed ?? false });
 const REPLAY: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: false };
 const REPLAY_ACCEPTING_RISK: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: true };
 
@@ -136,6 +140,25 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
   ],
   'unknown -> accepted on evidence': [
     { name: 'the provider has it', d: snap('unknown', { attemptCount: 1 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', terminalReason: null } },
+  ],
+  'retryable -> accepted on evidence': [
+    { name: 'an earlier submission arrived after all', d: snap('retryable', { attemptCount: 2, nextAttemptAt: T0 + 5_000 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', nextAttemptAt: null } },
+  ],
+  'ready -> accepted on evidence': [
+    { name: 'a replayed unknown: the first submission arrived', d: snap('ready', { attemptCount: 1, nextAttemptAt: T0 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456' } },
+  ],
+  'terminal -> accepted on evidence': [
+    { name: 'an unresolved delivery the provider had after all', d: snap('terminal', { terminalReason: 'unresolved', attemptCount: 1 }), event: FOUND, now: T0 + 2 * HOUR, expected: { terminalReason: null, providerMessageId: 'SM456' } },
+  ],
+  'unknown -> retryable on ambiguity_policy': [
+    { name: 'resend_same_key where the provider dedupes by key: due now', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }), now: T0 + 7, expected: { nextAttemptAt: T0 + 7 } },
+    { name: 'accept_duplicate: due now', d: snap('unknown', { attemptCount: 2 }), event: POLICY_EVENT('accept_duplicate'), now: T0, expected: { nextAttemptAt: T0 } },
+  ],
+  'unknown -> terminal on ambiguity_policy': [
+    { name: 'user_resend: unresolved at once', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('user_resend'), now: T0, expected: { terminalReason: 'unresolved' } },
+    { name: 'wait_for_evidence whose window closed', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('wait_for_evidence', { windowClosed: true }), now: T0, expected: { terminalReason: 'unresolved' } },
+    { name: 'accept_duplicate with no attempt left', d: snap('unknown', { attemptCount: 3 }), event: POLICY_EVENT('accept_duplicate'), now: T0, expected: { terminalReason: 'exhausted' } },
+    { name: 'resend_same_key after expiry', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }), now: T0 + HOUR, expected: { terminalReason: 'expired' } },
   ],
   'unknown -> ready on replay': [
     {
@@ -346,17 +369,32 @@ describe('decide: events that do not apply', () => {
     SUPERSEDE,
   ];
 
-  it('refuses every event but replay on a terminal delivery, whatever its reason and the clock', () => {
+  it('refuses every event but replay on a terminal delivery, whatever its reason and the clock (and evidence of arrival for an unresolved one)', () => {
     for (const terminalReason of TERMINAL_REASONS) {
       for (const now of [T0, T0 + 2 * HOUR]) {
-        for (const e of ALL_EVENTS) {
+        for (const e of [...ALL_EVENTS, POLICY_EVENT('accept_duplicate'), POLICY_EVENT('wait_for_evidence', { windowClosed: true })]) {
+          if (terminalReason === 'unresolved' && e === FOUND) continue;
           expect(decide(snap('terminal', { terminalReason, attemptCount: 1 }), e, ctx(now))).toEqual({
             ok: false,
-            reason: 'terminal is final except by an operator replay',
+            reason: 'terminal is final except by an operator replay or evidence for an unresolved one',
           });
         }
       }
     }
+  });
+
+  it('applies an ambiguity policy only to unknown, and resend_same_key only where the provider dedupes', () => {
+    for (const state of ['ready', 'submitting', 'retryable', 'accepted'] as const) {
+      for (const p of ['wait_for_evidence', 'resend_same_key', 'user_resend', 'accept_duplicate'] as const) {
+        expect(decide(snap(state), POLICY_EVENT(p, { dedupesByKey: true, windowClosed: true }), ctx(T0)).ok).toBe(false);
+      }
+    }
+    const d = snap('unknown', { attemptCount: 1 });
+    expect(decide(d, POLICY_EVENT('resend_same_key', { dedupesByKey: false }), ctx(T0))).toEqual({
+      ok: false,
+      reason: 'resend_same_key needs a provider that deduplicates by key',
+    });
+    expect(decide(d, POLICY_EVENT('wait_for_evidence'), ctx(T0))).toEqual({ ok: false, reason: 'waiting for evidence' });
   });
 
   it('leaves accepted to downstream evidence: no event moves it, replay included', () => {
@@ -393,10 +431,11 @@ describe('decide: events that do not apply', () => {
     expect(decide(d, { type: 'cancel' }, ctx(T0)).ok).toBe(false);
   });
 
-  it('refuses evidence outside unknown', () => {
+  it('refuses evidence of absence outside unknown, and lets evidence of arrival wait while a submission is in flight', () => {
     for (const state of ['ready', 'submitting', 'retryable'] as const) {
-      expect(decide(snap(state), FOUND, ctx(T0)).ok).toBe(false);
       expect(decide(snap(state), NOT_FOUND, ctx(T0)).ok).toBe(false);
+      expect(decide(snap(state), WINDOW_CLOSED, ctx(T0)).ok).toBe(false);
     }
+    expect(decide(snap('submitting', { attemptCount: 1 }), FOUND, ctx(T0)).ok).toBe(false);
   });
 });
