@@ -14,6 +14,9 @@ export function attemptJson(a: AttemptView) {
     error: a.errorCode === null ? null : { code: a.errorCode, message: a.errorMessage },
     retry_after_ms: a.retryAfterMs,
     late_outcome: a.lateOutcome,
+    // Set when the attempt ended unknown: the account's ambiguity policy and how the ambiguity ended.
+    ambiguity_policy: a.ambiguityPolicy,
+    resolution: a.resolution,
     worker_id: a.workerId,
   };
 }

@@ -44,6 +44,8 @@ export function toAttemptView(r: Row): AttemptView {
     retryAfterMs: numOrNull(r.retry_after_ms),
     workerId: String(r.worker_id),
     lateOutcome: strOrNull(r.late_outcome),
+    ambiguityPolicy: (r.ambiguity_policy ?? null) as AttemptView['ambiguityPolicy'],
+    resolution: (r.resolution ?? null) as AttemptView['resolution'],
   };
 }
 

@@ -9,6 +9,7 @@
  * - intake writes notification, deliveries, outbox event and idempotency record in one transaction.
  */
 import type {
+  AmbiguityPolicy,
   Channel,
   DeliveryState,
   DownstreamStatus,
@@ -20,6 +21,7 @@ import type {
   LadderName,
 } from '../domain/index.js';
 import type { MessageContent } from '../providers/provider.js';
+import type { AttemptResolution, EvidenceStore } from './evidence-store.js';
 
 export interface RecipientInput {
   id: string;
@@ -110,6 +112,10 @@ export interface AttemptView {
   workerId: string;
   /** What the worker reported after its lease had already expired (evidence, kept). */
   lateOutcome: string | null;
+  /** For an attempt that ended `unknown`: the provider account's ambiguity policy the reconciler applied. */
+  ambiguityPolicy: AmbiguityPolicy | null;
+  /** How that ambiguity ended (look-up, callback, policy, window closed), or null while open. */
+  resolution: AttemptResolution | null;
 }
 
 export interface DeliveryView {
@@ -250,7 +256,7 @@ export interface ApiKeyRecord {
   tenantId: string;
 }
 
-export interface Store {
+export interface Store extends EvidenceStore {
   readonly driver: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations; returns the names applied now. */
   migrate(): Promise<string[]>;

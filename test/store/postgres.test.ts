@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
+import { evidenceConformance } from './evidence-conformance.js';
 import { T0 } from './fixtures.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
@@ -27,6 +28,7 @@ async function postgresFixture(): Promise<StoreFixture> {
 }
 
 storeConformance('postgres', postgresFixture);
+evidenceConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

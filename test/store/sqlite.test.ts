@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
+import { evidenceConformance } from './evidence-conformance.js';
 import { T0 } from './fixtures.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
@@ -34,6 +35,7 @@ async function sqliteFixture(): Promise<StoreFixture> {
 }
 
 storeConformance('sqlite', sqliteFixture);
+evidenceConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

@@ -7,8 +7,10 @@
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { DELIVERY_STATES, type AmbiguityPolicy, type Channel, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
+import { PostgresEvidence } from './evidence.js';
+import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, toDueFallback, type Row } from '../rows.js';
 import { toNotificationSource, toReplayRecord } from '../rows.js';
 import type { NotificationSource, ReplayAudit, ReplayFilter, ReplayRecord, ReviewItem } from '../store.js';
@@ -52,7 +54,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   return new PostgresStore(options);
 }
 
-type Client = pg.PoolClient;
+export type Client = pg.PoolClient;
 
 export class PostgresStore implements Store {
   readonly driver = 'postgres' as const;
@@ -82,12 +84,13 @@ export class PostgresStore implements Store {
     return t;
   }
 
-  private async q(name: string, params: unknown[] = [], client: pg.Pool | Client = this.pool): Promise<Row[]> {
+  /** `q`, `tx`, `applyRun` and `wakeListeners` are the driver's own: its table modules (evidence.ts, ...) use them; nothing outside src/store/postgres does. */
+  async q(name: string, params: unknown[] = [], client: pg.Pool | Client = this.pool): Promise<Row[]> {
     const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
     return r.rows as Row[];
   }
 
-  private async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
     try {
       await c.query('BEGIN');
@@ -155,7 +158,7 @@ export class PostgresStore implements Store {
    * is followed by a NOTIFY issued after it, at most two per account at a time instead of one
    * per notification. Best effort, as before: a worker that misses one finds the work by polling.
    */
-  private wakeListeners(accounts: string[]): void {
+  wakeListeners(accounts: string[]): void {
     for (const account of accounts) {
       if (this.notifying.has(account)) {
         this.notifyAgain.add(account);
@@ -513,7 +516,7 @@ export class PostgresStore implements Store {
     return writes.map((w, i) => ({ deliveryId: w.deliveryId, applied: applied[i]! }));
   }
 
-  private async applyRun(run: TransitionWrite[], c: pg.Pool | Client): Promise<Set<string>> {
+  async applyRun(run: TransitionWrite[], c: pg.Pool | Client): Promise<Set<string>> {
     const now = run[0]!.now;
     const attempts = run.map((w) => (w.attempt ? attemptFields(w.attempt.outcome) : null));
     const rows = await this.q(
@@ -629,6 +632,44 @@ export class PostgresStore implements Store {
   }
 
   /** The guarded transition (applyTransitions' own statement) and the audit row, in one transaction. */
+  private readonly evidence = new PostgresEvidence(this);
+
+  recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }> {
+    return this.evidence.recordProviderEvents(events);
+  }
+
+  listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
+    return this.evidence.listPendingEvidence(limit);
+  }
+
+  applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {
+    return this.evidence.applyEvidence(writes);
+  }
+
+  pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }> {
+    return this.evidence.pruneProviderEvents(r);
+  }
+
+  listUnknownDue(r: { now: number; limit: number; providerAccounts?: readonly string[] }): Promise<UnknownDelivery[]> {
+    return this.evidence.listUnknownDue(r);
+  }
+
+  deferReconcile(r: { deliveryId: string; leaseVersion: number; at: number; attemptNumber: number; policy: AmbiguityPolicy | null }): Promise<boolean> {
+    return this.evidence.deferReconcile(r);
+  }
+
+  resolveUnknown(r: { write: TransitionWrite; attemptNumber: number; policy: AmbiguityPolicy | null; resolution: AttemptResolution }): Promise<boolean> {
+    return this.evidence.resolveUnknown(r);
+  }
+
+  getSuppression(tenantId: string, channel: Channel, destination: string): Promise<Suppression | null> {
+    return this.evidence.getSuppression(tenantId, channel, destination);
+  }
+
+  listSuppressions(tenantId: string, limit: number): Promise<Suppression[]> {
+    return this.evidence.listSuppressions(tenantId, limit);
+  }
+
   async replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean> {
     const w = r.write;
     const account = await this.tx(async (c) => {

@@ -7,10 +7,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATES, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { DELIVERY_STATES, type AmbiguityPolicy, type Channel, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
+import { SqliteEvidence } from './evidence.js';
+import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
 import {
   StoreConflictError,
   type ApiKeyRecord,
@@ -59,9 +61,10 @@ export class SqliteStore implements Store {
   private readonly sql = loadNamedSql(join(here, 'queries'));
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(private readonly db: Database.Database) {}
+  /** `db`, `stmt` and `applyOne` are the driver's own: its table modules (evidence.ts, ...) use them; nothing outside src/store/sqlite does. */
+  constructor(readonly db: Database.Database) {}
 
-  private stmt(name: string): Database.Statement {
+  stmt(name: string): Database.Statement {
     let s = this.statements.get(name);
     if (!s) {
       const text = this.sql.get(name);
@@ -439,6 +442,44 @@ export class SqliteStore implements Store {
     return tx.immediate().map((l) => l.deliveryId);
   }
 
+  private readonly evidence = new SqliteEvidence(this);
+
+  async recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }> {
+    return this.evidence.recordProviderEvents(events);
+  }
+
+  async listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
+    return this.evidence.listPendingEvidence(limit);
+  }
+
+  async applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {
+    return this.evidence.applyEvidence(writes);
+  }
+
+  async pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }> {
+    return this.evidence.pruneProviderEvents(r.before, r.now);
+  }
+
+  async listUnknownDue(r: { now: number; limit: number; providerAccounts?: readonly string[] }): Promise<UnknownDelivery[]> {
+    return this.evidence.listUnknownDue(r);
+  }
+
+  async deferReconcile(r: { deliveryId: string; leaseVersion: number; at: number; attemptNumber: number; policy: AmbiguityPolicy | null }): Promise<boolean> {
+    return this.evidence.deferReconcile(r);
+  }
+
+  async resolveUnknown(r: { write: TransitionWrite; attemptNumber: number; policy: AmbiguityPolicy | null; resolution: AttemptResolution }): Promise<boolean> {
+    return this.evidence.resolveUnknown(r);
+  }
+
+  async getSuppression(tenantId: string, channel: Channel, destination: string): Promise<Suppression | null> {
+    return this.evidence.getSuppression(tenantId, channel, destination);
+  }
+
+  async listSuppressions(tenantId: string, limit: number): Promise<Suppression[]> {
+    return this.evidence.listSuppressions(tenantId, limit);
+  }
+
   async listenForReady(): Promise<() => Promise<void>> {
     // One process per SQLite file is the norm; intake wakes its own workers in memory.
     return async () => {};
@@ -456,7 +497,7 @@ export class SqliteStore implements Store {
    * One guarded transition with its attempt close and outbox event; runs inside the caller's
    * transaction. False when the delivery is no longer in the expected state and lease version.
    */
-  private applyOne(w: TransitionWrite): boolean {
+  applyOne(w: TransitionWrite): boolean {
     const t = w.transition;
     const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
     const row = this.stmt('delivery_transition').get({

@@ -1,0 +1,84 @@
+/** Row mappers for the evidence tables, shared by both drivers. */
+import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
+import type { PendingEvidence, Suppression, SuppressionReason, UnknownDelivery, EvidenceWrite } from './evidence-store.js';
+import type { Row } from './rows.js';
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A row of `evidence_pending` as a PendingEvidence. */
+export function toPendingEvidence(r: Row): PendingEvidence {
+  return {
+    rowId: num(r.row_id),
+    providerAccount: String(r.event_account),
+    eventId: String(r.event_id),
+    status: r.event_status as DownstreamStatus,
+    providerMessageId: strOrNull(r.event_pmid),
+    reference: strOrNull(r.reference),
+    suppress: (r.suppress ?? null) as PendingEvidence['suppress'],
+    receivedAt: num(r.received_at),
+    delivery: {
+      deliveryId: String(r.delivery_id),
+      tenantId: String(r.tenant_id),
+      notificationId: String(r.notification_id),
+      channel: r.channel as Channel,
+      destination: String(r.destination),
+      state: r.state as DeliveryState,
+      terminalReason: (r.terminal_reason ?? null) as TerminalReason | null,
+      downstreamStatus: (r.downstream_status ?? null) as DownstreamStatus | null,
+      providerMessageId: strOrNull(r.provider_message_id),
+      attemptCount: num(r.attempt_count),
+      leaseVersion: num(r.lease_version),
+      expiresAt: num(r.expires_at),
+      nextAttemptAt: numOrNull(r.next_attempt_at),
+    },
+  };
+}
+
+/** A row of `unknown_due` as an UnknownDelivery. */
+export function toUnknownDelivery(r: Row): UnknownDelivery {
+  return {
+    deliveryId: String(r.id),
+    tenantId: String(r.tenant_id),
+    providerAccount: String(r.provider_account),
+    channel: r.channel as Channel,
+    purpose: r.purpose as Purpose,
+    idempotencyKey: String(r.idempotency_key),
+    attemptCount: num(r.attempt_count),
+    leaseVersion: num(r.lease_version),
+    expiresAt: num(r.expires_at),
+    unknownSince: num(r.updated_at),
+    retryLadder: (r.retry_ladder ?? null) as LadderName | null,
+  };
+}
+
+/** A suppressions row. */
+export function toSuppression(r: Row): Suppression {
+  return {
+    tenantId: String(r.tenant_id),
+    channel: r.channel as Channel,
+    destination: String(r.destination),
+    reason: r.reason as SuppressionReason,
+    sourceDeliveryId: strOrNull(r.source_delivery_id),
+    createdAt: num(r.created_at),
+  };
+}
+
+/** The outbox event a downstream status change writes (`delivery.status`), or null when it did not change. */
+export function downstreamEvent(w: EvidenceWrite): { eventType: string; payload: string } | null {
+  if (w.downstreamStatus === w.expect.downstreamStatus || w.downstreamStatus === null) return null;
+  return {
+    eventType: 'delivery.status',
+    payload: JSON.stringify({
+      delivery_id: w.deliveryId,
+      downstream_status: w.downstreamStatus,
+      previous_downstream_status: w.expect.downstreamStatus,
+    }),
+  };
+}
+
+/** Whether an evidence write changes anything on the delivery (else only its events are settled). */
+export function changesDelivery(w: EvidenceWrite): boolean {
+  return w.transition !== null || w.downstreamStatus !== w.expect.downstreamStatus;
+}

@@ -1,0 +1,132 @@
+/**
+ * The part of the Store contract that keeps evidence: provider callback events (deduplicated
+ * by the provider's event id, parked until their delivery is known), the suppression list
+ * they feed, and the reconciler's queue of `unknown` deliveries. Both drivers implement it
+ * and pass test/store/evidence-conformance.ts.
+ */
+import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
+import type { CallbackEvent } from '../providers/provider.js';
+import type { TransitionWrite } from './store.js';
+
+/** A verified callback event as received for one provider account. */
+export interface ProviderEventRecord extends CallbackEvent {
+  providerAccount: string;
+  receivedAt: number;
+}
+
+/** The delivery an event was matched to, with what merging evidence into it needs. */
+export interface EvidenceTarget {
+  deliveryId: string;
+  tenantId: string;
+  notificationId: string;
+  channel: Channel;
+  destination: string;
+  state: DeliveryState;
+  terminalReason: TerminalReason | null;
+  downstreamStatus: DownstreamStatus | null;
+  providerMessageId: string | null;
+  attemptCount: number;
+  leaseVersion: number;
+  expiresAt: number;
+  nextAttemptAt: number | null;
+}
+
+/** A parked event whose delivery is now known and not in flight. */
+export interface PendingEvidence {
+  rowId: number;
+  providerAccount: string;
+  eventId: string;
+  status: DownstreamStatus;
+  providerMessageId: string | null;
+  reference: string | null;
+  suppress: 'bounced' | 'complained' | null;
+  receivedAt: number;
+  delivery: EvidenceTarget;
+}
+
+/** Why an address is suppressed. */
+export type SuppressionReason = 'bounced' | 'complained' | 'manual';
+
+export interface Suppression {
+  tenantId: string;
+  channel: Channel;
+  destination: string;
+  reason: SuppressionReason;
+  sourceDeliveryId: string | null;
+  createdAt: number;
+}
+
+/**
+ * Every parked event of one delivery merged at once, applied only if the delivery is still as
+ * read (state, fencing token and downstream status): a concurrent writer makes it a no-op,
+ * and the events stay parked for the next pass.
+ */
+export interface EvidenceWrite {
+  rowIds: number[];
+  deliveryId: string;
+  expect: { state: DeliveryState; leaseVersion: number; downstreamStatus: DownstreamStatus | null };
+  /** The merged downstream status (may equal the current one: then only the events are marked). */
+  downstreamStatus: DownstreamStatus | null;
+  /** A state change the evidence causes (e.g. unknown → accepted), decided by `decide`. */
+  transition: TransitionWrite['transition'] | null;
+  /** The provider's id for the message, learned from the event. */
+  providerMessageId: string | null;
+  /** The attempt whose ambiguity a callback settled: its resolution becomes `callback`. */
+  resolvesAttempt: number | null;
+  suppress: Omit<Suppression, 'createdAt'> | null;
+  now: number;
+}
+
+/** An `unknown` delivery the reconciler should look at now. */
+export interface UnknownDelivery {
+  deliveryId: string;
+  tenantId: string;
+  providerAccount: string;
+  channel: Channel;
+  purpose: Purpose;
+  idempotencyKey: string;
+  attemptCount: number;
+  leaseVersion: number;
+  expiresAt: number;
+  /** When it became unknown (the row's last state change). */
+  unknownSince: number;
+  retryLadder: LadderName | null;
+}
+
+/** How an attempt's ambiguity ended, recorded on the attempt. */
+export type AttemptResolution =
+  | 'found_by_lookup'
+  | 'not_found_by_lookup'
+  | 'callback'
+  | 'window_closed'
+  | 'policy_resend'
+  | 'policy_user_resend';
+
+export interface EvidenceStore {
+  /**
+   * Records verified events in one transaction, ignoring ones already recorded (same account
+   * and event id). Throws on a database fault, so the caller can answer 5xx and the provider retries.
+   */
+  recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }>;
+  /** Parked events, oldest first, whose delivery is known (by provider message id, else by reference) and not `submitting`. */
+  listPendingEvidence(limit: number): Promise<PendingEvidence[]>;
+  /** Applies each write in one transaction (outbox events and suppressions included); each result says whether it applied. */
+  applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]>;
+  /** Marks parked events received before `before` that never matched a delivery as orphaned; deletes settled events older than `before`. */
+  pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }>;
+
+  /** `unknown` deliveries whose next reconciliation time has come (NULL: at once), oldest first. */
+  listUnknownDue(r: { now: number; limit: number; providerAccounts?: readonly string[] }): Promise<UnknownDelivery[]>;
+  /**
+   * Sets when the reconciler looks at an `unknown` delivery again and records the ambiguity
+   * policy in force on its attempt; false when the delivery moved on (state or fencing token).
+   */
+  deferReconcile(r: { deliveryId: string; leaseVersion: number; at: number; attemptNumber: number; policy: AmbiguityPolicy | null }): Promise<boolean>;
+  /** The guarded transition that ends an attempt's ambiguity, with the policy and resolution recorded on the attempt, in one transaction. */
+  resolveUnknown(r: { write: TransitionWrite; attemptNumber: number; policy: AmbiguityPolicy | null; resolution: AttemptResolution }): Promise<boolean>;
+
+  /** The tenant's suppression entry for an address on a channel, or null. */
+  getSuppression(tenantId: string, channel: Channel, destination: string): Promise<Suppression | null>;
+  /** The tenant's suppression list, newest first. */
+  listSuppressions(tenantId: string, limit: number): Promise<Suppression[]>;
+}

@@ -1,0 +1,105 @@
+-- Evidence: provider callback events, the suppression list and the reconciler's queue. The
+-- same statement names as the SQLite driver's evidence.sql.
+
+-- name: provider_events_insert
+-- A batch of events; a repeated one (same account and event id) is skipped. Returns the rows inserted.
+-- params: $1 provider_accounts[], $2 event_ids[], $3 statuses[], $4 provider_message_ids[], $5 references[],
+--         $6 suppress[], $7 occurred_ats[], $8 received_ats[]
+INSERT INTO provider_events (provider_account, event_id, status, provider_message_id, reference, suppress, occurred_at, received_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+ON CONFLICT (provider_account, event_id) DO NOTHING
+RETURNING id;
+
+-- name: evidence_pending
+-- Parked events whose delivery is known, matched by the provider's message id first, else by
+-- Herald's reference (the idempotency key); events of a delivery still in flight wait.
+-- params: $1 limit
+SELECT e.id AS row_id, e.provider_account AS event_account, e.event_id, e.status AS event_status,
+       e.provider_message_id AS event_pmid, e.reference, e.suppress, e.received_at,
+       d.id AS delivery_id, d.tenant_id, d.notification_id, d.channel, d.destination, d.state, d.terminal_reason,
+       d.downstream_status, d.provider_message_id, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
+FROM provider_events e
+JOIN deliveries d ON d.id = COALESCE(
+  (SELECT m.id FROM deliveries m
+   WHERE e.provider_message_id IS NOT NULL AND m.provider_account = e.provider_account AND m.provider_message_id = e.provider_message_id
+   LIMIT 1),
+  (SELECT r.id FROM deliveries r WHERE e.reference IS NOT NULL AND r.idempotency_key = e.reference AND r.provider_account = e.provider_account))
+WHERE e.applied_at IS NULL AND d.state <> 'submitting'
+ORDER BY e.id
+LIMIT $1;
+
+-- name: delivery_evidence_apply
+-- Merges evidence into a delivery, guarded by state, fencing token and the downstream status
+-- read (null-safe); with $5 NULL only the downstream status and provider id change.
+-- params: $1 id, $2 expect_state, $3 expect_lease_version, $4 expect_downstream, $5 to_state, $6 terminal_reason,
+--         $7 next_attempt_at, $8 downstream_status, $9 provider_message_id, $10 now
+UPDATE deliveries
+SET state = COALESCE($5::text, state),
+    terminal_reason = CASE WHEN $5::text IS NULL THEN terminal_reason ELSE $6::text END,
+    next_attempt_at = CASE WHEN $5::text IS NULL THEN next_attempt_at ELSE $7::bigint END,
+    downstream_status = $8::text,
+    provider_message_id = COALESCE(provider_message_id, $9::text),
+    updated_at = $10
+WHERE id = $1 AND state = $2 AND lease_version = $3 AND downstream_status IS NOT DISTINCT FROM $4::text
+RETURNING tenant_id, notification_id;
+
+-- name: provider_events_settle
+-- params: $1 ids[], $2 delivery_id, $3 outcome, $4 now
+UPDATE provider_events SET applied_at = $4, outcome = $3, delivery_id = $2
+WHERE id = ANY($1::bigint[]) AND applied_at IS NULL;
+
+-- name: provider_events_orphan
+-- Parked events no delivery ever claimed, past retention.
+-- params: $1 before, $2 now
+UPDATE provider_events SET applied_at = $2, outcome = 'orphaned'
+WHERE applied_at IS NULL AND received_at < $1
+RETURNING id;
+
+-- name: provider_events_delete
+-- params: $1 before
+DELETE FROM provider_events WHERE applied_at IS NOT NULL AND applied_at < $1
+RETURNING id;
+
+-- name: attempt_resolve
+-- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force.
+-- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
+UPDATE attempts SET resolution = COALESCE(resolution, $3::text), ambiguity_policy = COALESCE($4::text, ambiguity_policy)
+WHERE delivery_id = $1 AND number = $2;
+
+-- name: attempt_resolve_returning
+-- attempt_resolve, naming the delivery's provider account (to wake its workers).
+-- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
+UPDATE attempts a SET resolution = COALESCE(a.resolution, $3::text), ambiguity_policy = COALESCE($4::text, a.ambiguity_policy)
+FROM deliveries d
+WHERE a.delivery_id = $1 AND a.number = $2 AND d.id = a.delivery_id
+RETURNING d.provider_account;
+
+-- name: suppression_insert
+-- params: $1 tenant_id, $2 channel, $3 destination, $4 reason, $5 source_delivery_id, $6 now
+INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
+
+-- name: suppression_get
+-- params: $1 tenant_id, $2 channel, $3 destination
+SELECT * FROM suppressions WHERE tenant_id = $1 AND channel = $2 AND destination = $3;
+
+-- name: suppressions_list
+-- params: $1 tenant_id, $2 limit
+SELECT * FROM suppressions WHERE tenant_id = $1 ORDER BY created_at DESC, destination LIMIT $2;
+
+-- name: unknown_due
+-- params: $1 now, $2 limit, $3 accounts[] (NULL for every account)
+SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
+       d.lease_version, d.expires_at, d.updated_at, n.retry_ladder
+FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= $1)
+  AND ($3::text[] IS NULL OR d.provider_account = ANY($3::text[]))
+ORDER BY d.updated_at
+LIMIT $2;
+
+-- name: reconcile_defer
+-- params: $1 id, $2 lease_version, $3 at
+UPDATE deliveries SET reconcile_at = $3
+WHERE id = $1 AND state = 'unknown' AND lease_version = $2
+RETURNING id;
