@@ -162,6 +162,19 @@ export function checkConsistency(cfg: HeraldConfig): void {
         `provider_accounts[${i}].api_key_env`,
       );
     }
+    // Resending with the same key is safe only where the provider deduplicates by key.
+    if (a.ambiguity_policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
+      throw new ConfigError(
+        `provider_accounts[${i}].ambiguity_policy resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
+        `provider_accounts[${i}].ambiguity_policy`,
+      );
+    }
+    if (a.callback_secret_env && process.env[a.callback_secret_env] === undefined) {
+      throw new ConfigError(
+        `provider_accounts[${i}].callback_secret_env names ${a.callback_secret_env}, which is not set in the environment`,
+        `provider_accounts[${i}].callback_secret_env`,
+      );
+    }
     // A lease shorter than a call would let the rescuer declare `unknown` while the call is still running.
     if (cfg.worker.lease_ms < a.timeout_ms + 1_000) {
       throw new ConfigError(

@@ -18,7 +18,8 @@ import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
 import { statsRoutes } from './routes/stats.js';
 import { providerAccountRoutes } from './routes/provider-accounts.js';
-import type { ProviderAccountConfig } from '../providers/provider.js';
+import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
+import { callbackRoutes } from './routes/callbacks.js';
 import type { Clock } from '../clock.js';
 
 export interface AppDeps {
@@ -35,6 +36,10 @@ export interface AppDeps {
   /** Configured provider accounts, shown (without credentials) at GET /v1/provider-accounts. */
   accounts?: ProviderAccountConfig[];
   clock?: Clock;
+  /** Verifiers of the provider accounts that receive delivery callbacks at POST /v1/callbacks/:id. */
+  callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
+  /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
+  onEvidence?: () => void;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -87,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', driver: deps.store.driver }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await callbackRoutes(app, deps);
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);

@@ -21,6 +21,10 @@ import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { createSandboxAdapter } from '../providers/sandbox/adapter.js';
+import { createSandboxCallbackVerifier, resolveCallbackSecrets } from '../providers/sandbox/callbacks.js';
+import type { CallbackVerifier } from '../providers/provider.js';
+import { EvidenceApplier } from '../delivery/evidence-applier.js';
+import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
@@ -33,6 +37,10 @@ export interface HeraldNode {
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
   fallbacks: FallbackScheduler | null;
+  /** Settles `unknown` deliveries by look-up or the account's ambiguity policy (worker role). */
+  reconciler: Reconciler | null;
+  /** Merges recorded provider callback events into deliveries (worker role). */
+  evidence: EvidenceApplier | null;
   adapters: Map<string, ProviderAdapter>;
   /** This process's delivery counters, shared by every role it runs. */
   counters: DeliveryCounters;
@@ -105,6 +113,26 @@ export function createAdapter(account: ProviderAccountConfig): ProviderAdapter {
   }
 }
 
+/** The verifier of an account's delivery callbacks, or null when it has no callback secret. */
+export function createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null {
+  switch (account.kind) {
+    case 'sandbox': {
+      const secrets = resolveCallbackSecrets(account);
+      return secrets ? createSandboxCallbackVerifier(secrets) : null;
+    }
+  }
+}
+
+/** Every configured account's callback verifier, by account id (accounts without callbacks are absent). */
+export function callbackVerifiers(accounts: readonly ProviderAccountConfig[]): Map<string, CallbackVerifier> {
+  const out = new Map<string, CallbackVerifier>();
+  for (const a of accounts) {
+    const v = createCallbackVerifier(a);
+    if (v) out.set(a.id, v);
+  }
+  return out;
+}
+
 /** Assembles the requested roles; nothing listens or loops until `start()`. */
 export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const { config, logger } = opts;
@@ -117,6 +145,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let worker: DeliveryWorker | null = null;
   let sweeper: Sweeper | null = null;
   let fallbacks: FallbackScheduler | null = null;
+  let reconciler: Reconciler | null = null;
+  let evidence: EvidenceApplier | null = null;
   let unlisten: (() => Promise<void>) | null = null;
 
   if (opts.roles.includes('api')) {
@@ -128,7 +158,18 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       counters,
     });
     const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
-    app = await buildApp({ store, intake, replay, counters, accounts: config.provider_accounts, clock, logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false });
+    app = await buildApp({
+      store,
+      intake,
+      replay,
+      counters,
+      accounts: config.provider_accounts,
+      clock,
+      logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
+      callbackVerifiers: callbackVerifiers(config.provider_accounts),
+      // In one process, recorded callbacks are applied at once; other processes poll every second.
+      onEvidence: () => evidence?.poke(),
+    });
   }
   if (opts.roles.includes('worker')) {
     for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account));
@@ -150,6 +191,17 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
     sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     fallbacks = new FallbackScheduler({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, wake: (account) => wake.notify(account) });
+    reconciler = new Reconciler({
+      store,
+      clock,
+      logger,
+      adapters,
+      accounts: config.provider_accounts,
+      intervalMs: config.worker.sweep_interval_ms,
+      wake: (account) => wake.notify(account),
+      ...(opts.random ? { random: opts.random } : {}),
+    });
+    evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
   }
 
   return {
@@ -158,6 +210,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     worker,
     sweeper,
     fallbacks,
+    reconciler,
+    evidence,
     adapters,
     counters,
     async start() {
@@ -171,6 +225,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       worker?.start();
       sweeper?.start();
       fallbacks?.start();
+      reconciler?.start();
+      evidence?.start();
       if (!app) return null;
       return app.listen({ host: config.host, port: config.port });
     },
@@ -182,6 +238,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await worker?.stop();
       await sweeper?.stop();
       await fallbacks?.stop();
+      await reconciler?.stop();
+      await evidence?.stop();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));
       if (!opts.store) await store.close();
     },

@@ -43,11 +43,12 @@ function hmac(key: Buffer, id: string, timestampSeconds: number, body: Buffer | 
   return h.digest();
 }
 
-export interface SignedHeaders {
+// A type alias, not an interface: it is then assignable to a plain header record.
+export type SignedHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * Signs one message. With several secrets (rotation: the new one first, the old one until it

@@ -14,12 +14,15 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { Sweeper } from '../../src/delivery/sweeper.js';
 import { FallbackScheduler } from '../../src/delivery/fallback-scheduler.js';
+import { EvidenceApplier } from '../../src/delivery/evidence-applier.js';
+import { Reconciler } from '../../src/delivery/reconciler.js';
+import { generateWebhookSecret } from '../../src/webhooks/standard-webhooks.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
-import type { ProviderAdapter } from '../../src/providers/provider.js';
-import { createAdapter } from '../../src/runtime/node.js';
+import type { ProviderAccountConfig, ProviderAdapter } from '../../src/providers/provider.js';
+import { callbackVerifiers, createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -54,6 +57,12 @@ export interface Harness {
   worker: DeliveryWorker;
   sweeper: Sweeper;
   fallbacks: FallbackScheduler;
+  /** Settles unknown deliveries (look-up or ambiguity policy); drive it with runOnce(). */
+  reconciler: Reconciler;
+  /** Merges recorded callback events into deliveries; drive it with runOnce(). */
+  evidence: EvidenceApplier;
+  /** With `callbacks: true`: the listening API's URL, which the sandbox posts its callbacks to. */
+  apiUrl: string | null;
   /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
   counters: DeliveryCounters;
   /** POST /v1/notifications with the harness key. */
@@ -73,15 +82,31 @@ export const otpBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-export async function createHarness(
-  opts: { timeoutMs?: number; intake?: Partial<IntakeOptions>; driver?: Driver } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  timeoutMs?: number;
+  intake?: Partial<IntakeOptions>;
+  driver?: Driver;
+  /** Adjusts each sandbox account (ambiguity policy, capabilities, windows). */
+  account?: (a: ProviderAccountConfig) => ProviderAccountConfig;
+  /**
+   * Gives every account a callback secret, makes the API listen on an ephemeral port and
+   * registers it with the sandbox, so the sandbox's signed callbacks reach Herald for real.
+   */
+  callbacks?: boolean;
+  /** The sandbox's PRNG seed (faults and callback behaviour). Default 1. */
+  seed?: number;
+}
+
+export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const driver = opts.driver ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
   const clock = new ManualClock(T0);
-  const sandbox = await startSandbox({ port: 0, seed: 1 });
+  const sandbox = await startSandbox({ port: 0, seed: opts.seed ?? 1 });
   const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
-  config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => ({ ...a, timeout_ms: opts.timeoutMs ?? 2_000 }));
+  config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => {
+    const base: ProviderAccountConfig = { ...a, timeout_ms: opts.timeoutMs ?? 2_000, ...(opts.callbacks ? { callback_secrets: [generateWebhookSecret()] } : {}) };
+    return opts.account ? opts.account(base) : base;
+  });
   let store: Store;
   let dropSchema = async () => {};
   let openPeerStore: () => Store;
@@ -111,7 +136,24 @@ export async function createHarness(
   const counters = new DeliveryCounters();
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
   const replay = new ReplayService({ store, clock, counters });
-  const app = await buildApp({ store, intake, replay, counters, accounts: config.provider_accounts, clock });
+  let evidence: EvidenceApplier | null = null;
+  const app = await buildApp({
+    store,
+    intake,
+    replay,
+    counters,
+    accounts: config.provider_accounts,
+    clock,
+    callbackVerifiers: callbackVerifiers(config.provider_accounts),
+    onEvidence: () => evidence?.poke(),
+  });
+  let apiUrl: string | null = null;
+  if (opts.callbacks) {
+    apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    for (const a of config.provider_accounts) {
+      sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets![0]! });
+    }
+  }
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {
@@ -134,6 +176,10 @@ export async function createHarness(
   };
   const worker = newWorker();
   const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
+  const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
+  allAdapters.push(...reconcilerAdapters.values());
+  const reconciler = new Reconciler({ store, clock, logger: silentLogger, adapters: reconcilerAdapters, accounts: config.provider_accounts, random: () => 0.5 });
+  evidence = new EvidenceApplier({ store, clock, logger: silentLogger });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
     dir,
@@ -150,6 +196,9 @@ export async function createHarness(
     worker,
     sweeper,
     fallbacks: new FallbackScheduler({ store, clock, logger: silentLogger }),
+    reconciler,
+    evidence,
+    apiUrl,
     counters,
     async send(body, headers = {}) {
       const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });
@@ -165,12 +214,12 @@ export async function createHarness(
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
+      await sandbox.close();
       await app.close();
       await Promise.allSettled(allAdapters.map((a) => a.close()));
       for (const p of peers) await p.close();
       await store.close();
       await dropSchema();
-      await sandbox.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

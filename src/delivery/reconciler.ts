@@ -1,0 +1,170 @@
+/**
+ * The reconciler: settles `unknown` deliveries with evidence instead of guesses. For an
+ * account whose provider can be asked (`capabilities.lookup`), it looks the delivery up by its
+ * stable reference: found → `accepted`; authoritatively not found once the grace period has
+ * passed (the provider may still be processing) → `retryable` with the same key; no answer →
+ * ask again later. For an account without look-up it applies the account's ambiguity policy
+ * (`decide`'s `ambiguity_policy` event). Either way, evidence that never comes ends in
+ * `terminal/unresolved` when the account's evidence window closes, and the review queue lists
+ * it. Callbacks (the evidence applier) may settle a delivery first; every write is guarded.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { decide, defaultLadderFor, LADDERS, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
+import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
+import type { AttemptResolution, UnknownDelivery } from '../store/evidence-store.js';
+import type { Store } from '../store/store.js';
+import { PeriodicRunner } from './periodic.js';
+
+export interface ReconcilerOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Adapters of the accounts this process reconciles (a worker's). */
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  accounts: readonly ProviderAccountConfig[];
+  random?: Random;
+  intervalMs?: number;
+  batchSize?: number;
+  /** Wakes the claim loops of an account that has a resend due. */
+  wake?: (providerAccount: string) => void;
+}
+
+export interface ReconcilePass {
+  foundByLookup: number;
+  notFoundByLookup: number;
+  resent: number;
+  unresolved: number;
+  deferred: number;
+}
+
+/** Defaults, in seconds: evidence may take an hour (SMS delivery reports often take minutes); a look-up's "not found" counts after 30 s. */
+export const DEFAULT_EVIDENCE_WINDOW_S = 3_600;
+export const DEFAULT_LOOKUP_GRACE_S = 30;
+/** After a look-up that got no authoritative answer, ask again this much later. */
+const LOOKUP_RETRY_MS = 15_000;
+/** Look-ups in flight at once per pass: well under a provider's request budget. */
+const LOOKUP_CONCURRENCY = 8;
+
+export class Reconciler {
+  private readonly loop: PeriodicRunner;
+  private readonly accounts: Map<string, ProviderAccountConfig>;
+  private readonly random: Random;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.accounts = new Map(opts.accounts.map((a) => [a.id, a]));
+    this.random = opts.random ?? Math.random;
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'reconciliation pass' });
+  }
+
+  /** Looks at every `unknown` delivery due for reconciliation now; resolves with what it did. */
+  async runOnce(): Promise<ReconcilePass> {
+    const now = this.opts.clock.now();
+    const pass: ReconcilePass = { foundByLookup: 0, notFoundByLookup: 0, resent: 0, unresolved: 0, deferred: 0 };
+    const due = await this.opts.store.listUnknownDue({ now, limit: this.opts.batchSize ?? 200, providerAccounts: [...this.opts.adapters.keys()] });
+    for (let i = 0; i < due.length; i += LOOKUP_CONCURRENCY) {
+      await Promise.all(due.slice(i, i + LOOKUP_CONCURRENCY).map((u) => this.reconcile(u, now, pass)));
+    }
+    return pass;
+  }
+
+  private async reconcile(u: UnknownDelivery, now: number, pass: ReconcilePass): Promise<void> {
+    const adapter = this.opts.adapters.get(u.providerAccount);
+    const account = this.accounts.get(u.providerAccount);
+    if (!adapter || !account) return;
+    const windowEnds = u.unknownSince + (account.evidence_window_seconds ?? DEFAULT_EVIDENCE_WINDOW_S) * 1000;
+    if (adapter.capabilities.lookup && adapter.lookup) {
+      const result = await adapter.lookup({ idempotencyKey: u.idempotencyKey, channel: u.channel }).catch(
+        (err): LookupResult => ({ kind: 'error', code: 'adapter_error', message: err instanceof Error ? err.name : 'lookup failed' }),
+      );
+      // The clock again: a slow look-up must not decide with a stale `now`.
+      const at = this.opts.clock.now();
+      if (result.kind === 'found') {
+        if (await this.resolve(u, { type: 'evidence', found: true, providerMessageId: result.providerMessageId }, at, null, 'found_by_lookup')) pass.foundByLookup++;
+        return;
+      }
+      const graceEnds = u.unknownSince + (account.lookup_grace_seconds ?? DEFAULT_LOOKUP_GRACE_S) * 1000;
+      if (result.kind === 'not_found' && at >= graceEnds) {
+        const ev: DeliveryEvent = { type: 'evidence', found: false, authoritative: true, windowClosed: false };
+        if (await this.resolve(u, ev, at, null, 'not_found_by_lookup')) pass.notFoundByLookup++;
+        return;
+      }
+      if (at >= windowEnds) {
+        const ev: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
+        if (await this.resolve(u, ev, at, null, 'window_closed')) pass.unresolved++;
+        return;
+      }
+      if (result.kind === 'error') this.opts.logger.warn({ deliveryId: u.deliveryId, code: result.code }, 'look-up gave no authoritative answer; asking again later');
+      const next = result.kind === 'not_found' ? graceEnds : Math.min(at + LOOKUP_RETRY_MS, windowEnds);
+      if (await this.opts.store.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: next, attemptNumber: u.attemptCount, policy: null })) pass.deferred++;
+      return;
+    }
+    await this.applyPolicy(u, account.ambiguity_policy, adapter, windowEnds, now, pass);
+  }
+
+  /** No look-up: the account's ambiguity policy decides, and is recorded on the attempt. */
+  private async applyPolicy(
+    u: UnknownDelivery,
+    configured: AmbiguityPolicy,
+    adapter: ProviderAdapter,
+    windowEnds: number,
+    now: number,
+    pass: ReconcilePass,
+  ): Promise<void> {
+    let policy = configured;
+    if (policy === 'resend_same_key' && !adapter.capabilities.dedupesByKey) {
+      // Configuration checks refuse this; if it happens anyway, never resend on a provider that would send twice.
+      this.opts.logger.error({ providerAccount: u.providerAccount }, 'resend_same_key on a provider that does not dedupe by key; waiting for evidence instead');
+      policy = 'wait_for_evidence';
+    }
+    const ev: DeliveryEvent = { type: 'ambiguity_policy', policy, dedupesByKey: adapter.capabilities.dedupesByKey, windowClosed: now >= windowEnds };
+    const resolution: AttemptResolution =
+      policy === 'wait_for_evidence' ? 'window_closed' : policy === 'user_resend' ? 'policy_user_resend' : 'policy_resend';
+    const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
+    if (!d.ok) {
+      // wait_for_evidence with the window open: look again when it closes (a callback may settle it first).
+      if (await this.opts.store.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: windowEnds, attemptNumber: u.attemptCount, policy })) pass.deferred++;
+      return;
+    }
+    if (!(await this.write(u, d, now, policy, resolution))) return;
+    if (d.to === 'retryable') {
+      pass.resent++;
+      this.opts.wake?.(u.providerAccount);
+    } else pass.unresolved++;
+  }
+
+  private async resolve(u: UnknownDelivery, ev: DeliveryEvent, now: number, policy: AmbiguityPolicy | null, resolution: AttemptResolution): Promise<boolean> {
+    const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
+    if (!d.ok) return false;
+    const ok = await this.write(u, d, now, policy, resolution);
+    if (ok && d.to === 'retryable') this.opts.wake?.(u.providerAccount);
+    return ok;
+  }
+
+  private write(u: UnknownDelivery, transition: Extract<ReturnType<typeof decide>, { ok: true }>, now: number, policy: AmbiguityPolicy | null, resolution: AttemptResolution): Promise<boolean> {
+    return this.opts.store.resolveUnknown({
+      write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now },
+      attemptNumber: u.attemptCount,
+      policy,
+      resolution,
+    });
+  }
+
+  private snapshot(u: UnknownDelivery) {
+    return { state: 'unknown' as const, attemptCount: u.attemptCount, expiresAt: u.expiresAt, nextAttemptAt: null };
+  }
+
+  /** The ladder a retry follows: the notification's choice, else the account's for the purpose, else the purpose's. */
+  private retryPolicy(u: UnknownDelivery): RetryPolicy {
+    const account = this.accounts.get(u.providerAccount);
+    return LADDERS[u.retryLadder ?? account?.retry_ladders?.[u.purpose] ?? defaultLadderFor(u.purpose)];
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+}
