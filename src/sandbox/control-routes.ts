@@ -1,23 +1,30 @@
 /**
- * The sandbox's control API: the ledger (what it accepted), the fault switchboard and the
- * health check. Unauthenticated on purpose: the sandbox is a test referee on localhost, and
- * tests must be able to inspect it even when they configure a wrong provider key.
+ * The sandbox's control API: the ledger (what it accepted), the fault switchboard, the
+ * health check, and (settings-routes.ts) behaviour, quota and callback registrations.
+ * Unauthenticated on purpose: the sandbox is a test referee on localhost, and tests must be
+ * able to inspect it even when they configure a wrong provider key.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isChannel } from '../domain/index.js';
+import type { AcceptanceMemory } from './acceptance-memory.js';
 import { FaultSpecError, type FaultController } from './faults.js';
 import { parseJsonBody, readBody, writeJson } from './http-messages.js';
 import type { Ledger, LedgerFilter } from './ledger.js';
+import { handleSettings, SETTINGS_METHODS, type SettingsContext } from './settings-routes.js';
 
-export interface ControlContext {
+export interface ControlContext extends SettingsContext {
   ledger: Ledger;
   faults: FaultController;
+  /** Cleared with the ledger: a fresh ledger replays nothing. */
+  memory: AcceptanceMemory;
 }
 
 const CONTROL_METHODS: Record<string, readonly string[]> = {
   '/healthz': ['GET'],
   '/ledger': ['GET', 'DELETE'],
+  '/ledger/per-second': ['GET'],
   '/faults': ['GET', 'POST', 'DELETE'],
+  ...SETTINGS_METHODS,
 };
 
 /** True when the path belongs to the control API (whatever the method). */
@@ -58,6 +65,10 @@ export async function handleControl(
     return;
   }
 
+  if (Object.hasOwn(SETTINGS_METHODS, url.pathname)) {
+    await handleSettings(method, url, read.body, res, ctx);
+    return;
+  }
   switch (`${method} ${url.pathname}`) {
     case 'GET /healthz':
       writeJson(res, 200, { status: 'ok' });
@@ -71,8 +82,18 @@ export async function handleControl(
       writeJson(res, 200, { entries: ctx.ledger.entries(filter) });
       return;
     }
+    case 'GET /ledger/per-second': {
+      const filter = ledgerFilter(url.searchParams);
+      if (typeof filter === 'string') {
+        writeJson(res, 400, { error: 'invalid_request', field: 'channel', message: filter });
+        return;
+      }
+      writeJson(res, 200, ctx.ledger.perSecond(filter.channel));
+      return;
+    }
     case 'DELETE /ledger':
       ctx.ledger.clear();
+      ctx.memory.clear();
       writeJson(res, 200, { entries: [] });
       return;
     case 'GET /faults':

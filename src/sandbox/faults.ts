@@ -2,7 +2,8 @@
  * Fault injection for the sandbox. A fault is armed either for the next N sends that reach it
  * (`count`) or with a per-send `probability` drawn from the seeded PRNG. Faults apply only to
  * sends that passed authentication and validation: a request the sandbox refuses on its own
- * never consumes one, so "count: 1" always means "the next valid send".
+ * never consumes one, so "count: 1" always means "the next valid send". `lookup_unavailable`
+ * is the one mode that look-ups (`GET /v1/messages`) consume instead of sends.
  */
 import type { RandomSource } from './random.js';
 
@@ -15,7 +16,10 @@ export const DECISIVE_FAULT_MODES = [
   'lose_response_after_accept',
 ] as const;
 
-export const FAULT_MODES = ['latency', ...DECISIVE_FAULT_MODES] as const;
+/** Consumed by valid look-ups only: answers 503 (no authoritative answer). */
+export const LOOKUP_FAULT_MODES = ['lookup_unavailable'] as const;
+
+export const FAULT_MODES = ['latency', ...DECISIVE_FAULT_MODES, ...LOOKUP_FAULT_MODES] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
 export type DecisiveFaultMode = (typeof DECISIVE_FAULT_MODES)[number];
@@ -183,6 +187,11 @@ export class FaultController {
       return { latencyMs, action: { mode } };
     }
     return { latencyMs, action: { mode: 'none' } };
+  }
+
+  /** Decides whether one valid look-up fails with 503, consuming a `lookup_unavailable` count if it triggers. */
+  planLookup(): 'unavailable' | 'none' {
+    return this.#trigger('lookup_unavailable') === null ? 'none' : 'unavailable';
   }
 
   #trigger(mode: FaultMode): FaultSpec | null {

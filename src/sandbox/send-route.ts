@@ -1,40 +1,58 @@
 /**
  * One send request through the sandbox, in a fixed order: read the body, check the API key,
- * the Idempotency-Key and the body (including magic destinations), then apply faults, then
- * record and answer. Faults come after validation so a refused request never consumes one.
- * The ledger is written only where the sandbox decides to accept, immediately before it
- * answers (or, for lose_response_after_accept, before it drops the connection).
+ * the Idempotency-Key and the body (including magic destinations), then the channel's quota,
+ * then apply faults, then replay (dedupe_by_key) or record, schedule callbacks and answer.
+ * Quota and faults come after validation so a refused request never consumes a fault. The
+ * ledger is written only where the sandbox decides to accept, immediately before it answers
+ * (or, for lose_response_after_accept, before it drops the connection); with
+ * `emit_before_response` the first callback is delivered between the two.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AcceptanceMemory } from './acceptance-memory.js';
+import type { BehaviourController } from './behaviour.js';
+import { authorized } from './bearer-auth.js';
+import type { CallbackDispatcher } from './callback-dispatcher.js';
 import type { FaultController } from './faults.js';
 import { readBody, writeJson } from './http-messages.js';
 import type { Ledger } from './ledger.js';
+import type { QuotaController } from './quota.js';
 import {
   buildAcceptance,
   expectedContentType,
   validateSend,
   type SendEndpoint,
+  type ValidSend,
 } from './send-requests.js';
 
 export interface SendContext {
   ledger: Ledger;
   faults: FaultController;
+  behaviour: BehaviourController;
+  memory: AcceptanceMemory;
+  quota: QuotaController;
+  callbacks: CallbackDispatcher;
   apiKey: string | undefined;
   /** Resolves true after `ms`, or false if the sandbox closed first (then do nothing more). */
   delay(ms: number): Promise<boolean>;
   now(): Date;
 }
 
-// Resend documents 256 characters as the longest idempotency key it takes.
-const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+/** Resend documents 256 characters as the longest idempotency key it takes. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
-function authorized(header: string | undefined, apiKey: string | undefined): boolean {
-  if (apiKey === undefined) return true;
-  if (header === undefined) return false;
-  const expected = Buffer.from(`Bearer ${apiKey}`);
-  const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** Answers 429 if the channel's quota for this second is spent; true when it did. */
+function refusedByQuota(res: ServerResponse, send: ValidSend, ctx: SendContext): boolean {
+  const decision = ctx.quota.admit(send.channel, ctx.now().getTime(), ctx.ledger);
+  if (decision.ok) return false;
+  const retryAfter = String(decision.retryAfterSeconds);
+  // Resend's header set: the IETF draft ratelimit-* names beside Retry-After.
+  writeJson(res, 429, { error: 'rate_limited' }, {
+    'retry-after': retryAfter,
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': '0',
+    'ratelimit-reset': retryAfter,
+  });
+  return true;
 }
 
 function mediaType(header: string | undefined): string {
@@ -82,6 +100,8 @@ export async function handleSend(
     return;
   }
 
+  if (refusedByQuota(res, validation.send, ctx)) return;
+
   const plan = ctx.faults.planSend();
   if (plan.latencyMs > 0 && !(await ctx.delay(plan.latencyMs))) return;
 
@@ -105,15 +125,32 @@ export async function handleSend(
       return;
     case 'lose_response_after_accept':
     case 'none': {
+      // Checked again: a latency fault may have let other sends in since the first check.
+      if (refusedByQuota(res, validation.send, ctx)) return;
+      const lose = plan.action.mode === 'lose_response_after_accept';
+      const { channel, destination } = validation.send;
+      if (ctx.behaviour.get().dedupe_by_key) {
+        const original = ctx.memory.recall(channel, key, ctx.now().getTime());
+        if (original !== null) {
+          // The original answer, not a new message: no ledger entry, no callbacks.
+          if (lose) req.socket.destroy();
+          else writeJson(res, original.status, original.body, { 'idempotent-replayed': 'true' });
+          return;
+        }
+      }
       const acceptance = buildAcceptance(endpoint, validation.send);
+      const receivedAt = ctx.now();
       ctx.ledger.record({
         idempotency_key: key,
-        channel: validation.send.channel,
-        destination: validation.send.destination,
+        channel,
+        destination,
         provider_message_id: acceptance.providerMessageId,
-        received_at: ctx.now().toISOString(),
+        received_at: receivedAt.toISOString(),
       });
-      if (plan.action.mode === 'lose_response_after_accept') {
+      ctx.memory.remember(channel, key, acceptance, receivedAt.getTime());
+      // Resolves at once, or once the first callback was delivered with emit_before_response.
+      await ctx.callbacks.schedule({ providerMessageId: acceptance.providerMessageId, reference: key, channel });
+      if (lose) {
         // Accepted and recorded, but the client never hears back: the canonical ambiguity.
         req.socket.destroy();
         return;

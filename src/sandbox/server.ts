@@ -1,19 +1,35 @@
 /**
  * The sandbox provider: a local HTTP server that behaves like Resend, Twilio and FCM, keeps a
- * ground-truth ledger of what it accepted, and misbehaves on request. Built on node:http
- * rather than Fastify because its faults need raw socket control (hold a socket open without
- * answering, destroy one after accepting). It logs nothing: destinations and bodies never
- * leave the process.
+ * ground-truth ledger of what it accepted, answers look-ups by reference, posts signed
+ * delivery callbacks, enforces an optional per-channel quota, and misbehaves on request.
+ * Built on node:http rather than Fastify because its faults need raw socket control (hold a
+ * socket open without answering, destroy one after accepting). It logs nothing:
+ * destinations and bodies never leave the process (callbacks carry neither).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { isChannel, type Channel } from '../domain/index.js';
+import { AcceptanceMemory } from './acceptance-memory.js';
+import { BehaviourController, type BehaviourPatch } from './behaviour.js';
+import {
+  CallbackDispatcher,
+  CallbackSpecError,
+  parseRegistration,
+  type CallbackRegistration,
+} from './callback-dispatcher.js';
 import { handleControl, isControlPath } from './control-routes.js';
 import { FaultController } from './faults.js';
 import { writeJson } from './http-messages.js';
 import { Ledger } from './ledger.js';
+import { handleLookup, LOOKUP_PATH } from './lookup-route.js';
+import { QuotaController, type QuotaSetting } from './quota.js';
 import { freshSeed, mulberry32 } from './random.js';
 import { matchSendPath } from './send-requests.js';
 import { handleSend } from './send-route.js';
+
+// Callbacks draw from their own stream of the same seed, so registering a callback URL never
+// shifts which sends a probability fault hits (and the other way round).
+const CALLBACK_STREAM = 0x9e3779b9;
 
 export interface SandboxOptions {
   /** 0 (the default) picks an ephemeral port. */
@@ -24,8 +40,14 @@ export interface SandboxOptions {
   apiKey?: string;
   /** PRNG seed for probability faults; a fresh one when omitted (see SandboxHandle.seed). */
   seed?: number;
-  /** Clock for `received_at`; defaults to the wall clock. */
+  /** Clock for `received_at`, callback timestamps and signatures, quota seconds; defaults to the wall clock. */
   now?: () => Date;
+  /** Starting behaviour (dedupe_by_key, callback behaviour); `DELETE /behaviour` returns to it. */
+  behaviour?: BehaviourPatch;
+  /** Callback registrations per channel; a missing secret is generated (read it from the handle). */
+  callbacks?: Partial<Record<Channel, { url: string; secret?: string }>>;
+  /** Accepted sends per second per channel; absent means unlimited. */
+  quota?: QuotaSetting;
 }
 
 export interface SandboxHandle {
@@ -36,7 +58,13 @@ export interface SandboxHandle {
   seed: number;
   ledger: Ledger;
   faults: FaultController;
-  /** Stops listening and destroys every open socket, including held ones. */
+  behaviour: BehaviourController;
+  quota: QuotaController;
+  /** Registrations, counters and `idle()` of the delivery callbacks. */
+  callbacks: CallbackDispatcher;
+  /** Resolves once no callback is scheduled or in flight (at once when none is). */
+  idle(): Promise<void>;
+  /** Stops listening, ends scheduled callbacks and destroys every open socket, including held ones. */
   close(): Promise<void>;
 }
 
@@ -51,6 +79,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const now = options.now ?? (() => new Date());
   const ledger = new Ledger();
   const faults = new FaultController(mulberry32(seed));
+  // Validated before listening: a bad option is a programming error, thrown to the caller.
+  const behaviour = new BehaviourController(options.behaviour);
+  const quota = new QuotaController(options.quota);
+  const initialCallbacks = Object.entries(options.callbacks ?? {}).map(([channel, input]): [Channel, CallbackRegistration] => {
+    if (!isChannel(channel)) throw new CallbackSpecError(channel, `unknown channel ${channel}`);
+    return [channel, parseRegistration(input)];
+  });
+  const memory = new AcceptanceMemory();
   const sockets = new Set<Socket>();
   const pendingDelays = new Set<{ timer: NodeJS.Timeout; resolve: (ran: boolean) => void }>();
   let closing = false;
@@ -71,10 +107,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       pendingDelays.add(pending);
     });
 
+  const callbacks = new CallbackDispatcher({
+    random: mulberry32((seed ^ CALLBACK_STREAM) >>> 0),
+    behaviour,
+    ledger,
+    now,
+    delay,
+  });
+  for (const [channel, registration] of initialCallbacks) callbacks.register(channel, registration);
+
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     if (isControlPath(url.pathname)) {
-      await handleControl(req, res, url, { ledger, faults });
+      await handleControl(req, res, url, { ledger, faults, memory, behaviour, quota, callbacks });
+      return;
+    }
+    if (url.pathname === LOOKUP_PATH) {
+      handleLookup(req, res, url, { ledger, faults, apiKey: options.apiKey });
       return;
     }
     const endpoint = matchSendPath(url.pathname);
@@ -89,6 +138,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await handleSend(req, res, endpoint, {
       ledger,
       faults,
+      behaviour,
+      memory,
+      quota,
+      callbacks,
       apiKey: options.apiKey,
       delay,
       now,
@@ -127,6 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         pending.resolve(false);
       }
       pendingDelays.clear();
+      callbacks.close();
       server.close(() => resolve());
       // server.close() waits for open connections; held and keep-alive ones would never end.
       for (const socket of sockets) socket.destroy();
@@ -134,5 +188,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return closed;
   };
 
-  return { url: `http://${hostForUrl(host)}:${port}`, port, seed, ledger, faults, close };
+  return {
+    url: `http://${hostForUrl(host)}:${port}`,
+    port,
+    seed,
+    ledger,
+    faults,
+    behaviour,
+    quota,
+    callbacks,
+    idle: () => callbacks.idle(),
+    close,
+  };
 }

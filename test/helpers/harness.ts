@@ -28,6 +28,7 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestPostgresStore, pgUrl } from './postgres.js';
+import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 
 export type Driver = 'sqlite' | 'postgres';
 export const DRIVERS: Driver[] = ['sqlite', 'postgres'];
@@ -95,13 +96,16 @@ export interface HarnessOptions {
   callbacks?: boolean;
   /** The sandbox's PRNG seed (faults and callback behaviour). Default 1. */
   seed?: number;
+  /** Networks webhook URLs may point at (config webhooks.allow_networks). Default none: public addresses only. */
+  webhookAllowNetworks?: string[];
 }
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const driver = opts.driver ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
   const clock = new ManualClock(T0);
-  const sandbox = await startSandbox({ port: 0, seed: opts.seed ?? 1 });
+  // One clock for both sides: the sandbox signs callbacks with it and Herald checks their timestamps.
+  const sandbox = await startSandbox({ port: 0, seed: opts.seed ?? 1, now: () => new Date(clock.now()) });
   const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
   config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => {
     const base: ProviderAccountConfig = { ...a, timeout_ms: opts.timeoutMs ?? 2_000, ...(opts.callbacks ? { callback_secrets: [generateWebhookSecret()] } : {}) };
@@ -146,6 +150,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     clock,
     callbackVerifiers: callbackVerifiers(config.provider_accounts),
     onEvidence: () => evidence?.poke(),
+    webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
   });
   let apiUrl: string | null = null;
   if (opts.callbacks) {

@@ -80,7 +80,7 @@ async function untilFaultsConsumed(): Promise<void> {
 describe('accepted sends', () => {
   it.each(['email', 'sms', 'push'] as const)('%s: accepted with the id the ledger recorded', async (channel) => {
     const adapter = adapterFor(channel);
-    expect(adapter.capabilities).toEqual({ lookup: false, dedupesByKey: false });
+    expect(adapter.capabilities).toEqual({ lookup: true, dedupesByKey: false });
     const req = request(channel);
     const outcome = await adapter.submit(req);
     const entries = sandbox.ledger.entries();

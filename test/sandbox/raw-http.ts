@@ -97,6 +97,21 @@ export function sendEmail(
   });
 }
 
+/** Sends a valid SMS through the sandbox's Twilio-shaped endpoint. */
+export function sendSms(
+  baseUrl: string,
+  key: string,
+  options: { to?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<RawResult> {
+  return rawRequest(baseUrl, {
+    method: 'POST',
+    path: '/2010-04-01/Accounts/sandbox/Messages.json',
+    headers: { 'idempotency-key': key, 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
+    body: new URLSearchParams({ To: options.to ?? '+15551234567', Body: 'Code 123456' }).toString(),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+}
+
 /** Polls `condition` until it holds or the deadline passes; fails the test on the deadline. */
 export async function waitFor(condition: () => boolean, deadlineMs = 5_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;

@@ -48,6 +48,7 @@ describe('send endpoints accept and record', () => {
         destination: 'ada@example.test',
         provider_message_id: res.body.id,
         received_at: expect.any(String),
+        statuses: [],
       },
     ]);
     expect(Number.isNaN(Date.parse(entries[0]!.received_at))).toBe(false);

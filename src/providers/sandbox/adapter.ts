@@ -1,16 +1,27 @@
 /**
  * Herald's adapter for the sandbox provider. It sends each submission once, with Herald's
- * idempotency key, and reports a classified outcome; the sandbox does not deduplicate by key,
- * so the adapter says so in its capabilities and the delivery layer must not resend an
- * `unknown` blindly.
+ * idempotency key, and reports a classified outcome. What the provider behind the account
+ * can do comes from the account's `capabilities` (a sandbox account imitates a provider):
+ * look-up by reference (default on: the sandbox answers `GET /v1/messages`) and dedupe by key
+ * (default off, as the sandbox's default; only then may an `unknown` be resent with the same
+ * key). With callback secrets configured it also verifies the sandbox's delivery callbacks.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
+import type {
+  AdapterCapabilities,
+  LookupRequest,
+  LookupResult,
+  ProviderAccountConfig,
+  ProviderAdapter,
+  SubmitRequest,
+} from '../provider.js';
 import { buildWireRequest } from './build-request.js';
+import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
 import { classifyResponse, classifyTransportFailure } from './classify.js';
-import { postOnce } from './http-exchange.js';
+import { exchangeOnce, postOnce } from './http-exchange.js';
+import { classifyLookup, LOOKUP_PATH } from './lookup.js';
 
 // 64 sockets per account: well above what one worker's batch needs against one provider,
 // and a hard cap so a stalled provider cannot make Herald open sockets without bound.
@@ -30,9 +41,18 @@ function describeUnexpected(error: unknown): string {
   return typeof code === 'string' ? `${name} ${code}` : name;
 }
 
+/** The account's declared capabilities, with the sandbox defaults: lookup true, dedupesByKey false. */
+export function sandboxCapabilities(account: ProviderAccountConfig): AdapterCapabilities {
+  return {
+    lookup: account.capabilities?.lookup ?? true,
+    dedupesByKey: account.capabilities?.dedupes_by_key ?? false,
+  };
+}
+
 /**
  * Creates the adapter for one sandbox account; throws at once if `base_url` is not an
- * http(s) URL, because that is a configuration error no retry can fix.
+ * http(s) URL or a callback secret is empty, because those are configuration errors no
+ * retry can fix.
  */
 export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAdapter {
   const base = new URL(account.base_url);
@@ -82,12 +102,44 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
     }
   };
 
-  return {
+  const lookup = async (request: LookupRequest, signal?: AbortSignal): Promise<LookupResult> => {
+    try {
+      const url = new URL(base.origin);
+      url.pathname = basePath + LOOKUP_PATH;
+      url.searchParams.set('reference', request.idempotencyKey);
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'user-agent': 'herald-sandbox-adapter',
+      };
+      const apiKey = resolveApiKey(account);
+      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
+      const result = await exchangeOnce({
+        method: 'GET',
+        url,
+        headers,
+        body: Buffer.alloc(0),
+        timeoutMs: account.timeout_ms,
+        signal,
+        agent,
+      });
+      return classifyLookup(result, request.idempotencyKey, request.channel);
+    } catch (error) {
+      // Never "not found" on a surprise: only an authoritative answer may say that.
+      return { kind: 'error', code: 'adapter_error', message: describeUnexpected(error) };
+    }
+  };
+
+  const capabilities = sandboxCapabilities(account);
+  const secrets = resolveCallbackSecrets(account);
+  const adapter: ProviderAdapter = {
     kind: 'sandbox',
-    capabilities: { lookup: false, dedupesByKey: false },
+    capabilities,
     submit,
+    ...(capabilities.lookup ? { lookup } : {}),
+    ...(secrets === null ? {} : { callbacks: createSandboxCallbackVerifier(secrets) }),
     close: async () => {
       agent.destroy();
     },
   };
+  return adapter;
 }

@@ -1,5 +1,5 @@
 /**
- * One HTTP POST with the bookkeeping that truthful classification needs: how far the request
+ * One HTTP request (a send's POST, a look-up's GET) with the bookkeeping that truthful classification needs: how far the request
  * got (connecting, writing, written: the request's 'finish' event, i.e. the whole request was
  * handed to the kernel) when something went wrong, and the status whenever one arrived. It
  * never throws for network trouble and never retries: both are decisions for the caller.
@@ -12,6 +12,8 @@ import type { ExchangeStage, TransportFailure } from './classify.js';
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface ExchangeRequest {
+  /** Default POST. */
+  method?: 'POST' | 'GET';
   url: URL;
   headers: Record<string, string>;
   body: Buffer;
@@ -50,6 +52,11 @@ function errorCode(error: unknown): string | undefined {
  * timeout or an abort still resolves as that response, with whatever body arrived.
  */
 export function postOnce(options: ExchangeRequest): Promise<ExchangeResult> {
+  return exchangeOnce({ ...options, method: 'POST' });
+}
+
+/** Sends one request with `options.method` (default POST); otherwise exactly as postOnce. */
+export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> {
   const { url, signal } = options;
   return new Promise((resolve) => {
     if (signal?.aborted === true) {
@@ -82,7 +89,7 @@ export function postOnce(options: ExchangeRequest): Promise<ExchangeResult> {
 
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request(url, {
-      method: 'POST',
+      method: options.method ?? 'POST',
       agent: options.agent,
       headers: { ...options.headers, 'content-length': String(options.body.length) },
     });

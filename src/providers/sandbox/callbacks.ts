@@ -1,0 +1,132 @@
+/**
+ * Verification and parsing of the sandbox's delivery callbacks: Standard Webhooks signatures
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`) checked over the raw bytes before
+ * anything is parsed, then one JSON event per request:
+ *
+ *   {"type":"message.<status>","timestamp":"<ISO>","data":{"event_id":"evt_…",
+ *    "provider_message_id":"…","reference":"<idempotency key, optional>","channel":"sms",
+ *    "status":"<status>","bounce_type":"hard" (optional)}}
+ *
+ * Details in failures name the check that failed, never a value from the body.
+ */
+import { isChannel, type DownstreamStatus } from '../../domain/index.js';
+import { secretKey, verifyWebhook } from '../../webhooks/standard-webhooks.js';
+import type {
+  CallbackEvent,
+  CallbackParse,
+  CallbackRequest,
+  CallbackVerifier,
+  ProviderAccountConfig,
+} from '../provider.js';
+
+/** The statuses a sandbox callback may carry (`accepted` is the send's answer, never a callback). */
+const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>([
+  'sent',
+  'delivered',
+  'read',
+  'bounced',
+  'failed',
+  'complained',
+]);
+
+/**
+ * Returns the account's callback secrets: the literal `callback_secrets` list when it has
+ * any, else the one secret in the variable `callback_secret_env` names; null when neither
+ * yields a secret (the account then receives no callbacks). Throws when a secret decodes to
+ * no key bytes, a configuration error no retry can fix.
+ */
+export function resolveCallbackSecrets(account: ProviderAccountConfig): string[] | null {
+  let secrets: string[] | null = null;
+  if (account.callback_secrets !== undefined && account.callback_secrets.length > 0) {
+    secrets = [...account.callback_secrets];
+  } else if (account.callback_secret_env !== undefined) {
+    const fromEnv = process.env[account.callback_secret_env];
+    if (fromEnv !== undefined && fromEnv !== '') secrets = [fromEnv];
+  }
+  for (const secret of secrets ?? []) {
+    try {
+      secretKey(secret);
+    } catch {
+      throw new Error(`provider account ${account.id}: a callback secret is empty`);
+    }
+  }
+  return secrets;
+}
+
+function lowercased(headers: CallbackRequest['headers']): CallbackRequest['headers'] {
+  const out: CallbackRequest['headers'] = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function malformed(detail: string): CallbackParse {
+  return { ok: false, status: 400, code: 'callback_malformed', detail };
+}
+
+function optionalString(value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Parses a verified body into one event, or explains (without quoting it) why it cannot. */
+export function parseSandboxCallback(rawBody: Buffer, webhookId: string): CallbackParse {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return malformed('body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return malformed('body is not an object');
+  const { type, timestamp, data } = body as Record<string, unknown>;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return malformed('data is not an object');
+  const fields = data as Record<string, unknown>;
+  const status = fields.status;
+  if (typeof status !== 'string' || !CALLBACK_STATUSES.has(status)) return malformed('data.status is not a callback status');
+  if (type !== `message.${status}`) return malformed('type does not match data.status');
+  if (typeof fields.event_id !== 'string' || fields.event_id === '') return malformed('data.event_id is missing');
+  // The signature covers webhook-id and body together; a disagreement is a sender bug, and
+  // the dedupe key must be one value.
+  if (fields.event_id !== webhookId) return malformed('data.event_id differs from webhook-id');
+  const occurredAt = typeof timestamp === 'string' ? Date.parse(timestamp) : Number.NaN;
+  if (Number.isNaN(occurredAt)) return malformed('timestamp is not an ISO 8601 time');
+  const providerMessageId = optionalString(fields.provider_message_id);
+  const reference = optionalString(fields.reference);
+  if (providerMessageId === undefined) return malformed('data.provider_message_id is not a string');
+  if (reference === undefined) return malformed('data.reference is not a string');
+  if (providerMessageId === null && reference === null) {
+    return malformed('neither data.provider_message_id nor data.reference is given');
+  }
+  if (fields.channel !== undefined && !isChannel(fields.channel)) return malformed('data.channel is not a channel');
+  const bounceType = fields.bounce_type;
+  if (bounceType !== undefined && bounceType !== 'hard' && bounceType !== 'soft') {
+    return malformed('data.bounce_type is neither hard nor soft');
+  }
+  let suppress: CallbackEvent['suppress'] = null;
+  if (status === 'bounced' && bounceType === 'hard') suppress = 'bounced';
+  else if (status === 'complained') suppress = 'complained';
+  const event: CallbackEvent = {
+    eventId: fields.event_id,
+    status: status as DownstreamStatus,
+    providerMessageId,
+    reference,
+    occurredAt,
+    suppress,
+  };
+  return { ok: true, events: [event] };
+}
+
+/** Builds the verifier for an account's secrets (the current one first, older ones while rotating). */
+export function createSandboxCallbackVerifier(secrets: readonly string[]): CallbackVerifier {
+  if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
+  const keys = [...secrets];
+  return {
+    verify(request: CallbackRequest, nowMs: number): CallbackParse {
+      const headers = lowercased(request.headers);
+      const verified = verifyWebhook(keys, headers, request.rawBody, nowMs);
+      if (!verified.ok) {
+        return { ok: false, status: 401, code: 'callback_signature_invalid', detail: verified.reason };
+      }
+      return parseSandboxCallback(request.rawBody, verified.id);
+    },
+  };
+}
