@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   idempotency_key_mismatch: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
   template_not_supported: { status: 422, title: 'Templates are not available yet; send content instead' },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
+  webhook_url_refused: { status: 422, title: 'Herald does not send webhooks to this URL' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
 } as const satisfies Record<string, { status: number; title: string }>;

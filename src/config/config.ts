@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import type { Channel } from '../domain/index.js';
+import ipaddr from 'ipaddr.js';
+import { laneConfigErrors, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,6 +31,15 @@ export interface HeraldConfig {
   sandbox: { enabled: boolean; port: number; api_key?: string };
   worker: WorkerConfig;
   provider_accounts: ProviderAccountConfig[];
+  webhooks: WebhooksConfig;
+}
+
+/** Customer webhooks (outbound). */
+export interface WebhooksConfig {
+  /** CIDR networks webhook URLs may reach although they are not public (e.g. 10.0.0.0/8 for an internal receiver). */
+  allow_networks: string[];
+  timeout_ms: number;
+  concurrency_per_endpoint: number;
 }
 
 /** A configuration problem, with the path of the offending field (e.g. `provider_accounts[0].channel`). */
@@ -133,6 +143,11 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
     },
     provider_accounts: accounts,
+    webhooks: {
+      allow_networks: r.webhooks?.allow_networks ?? [],
+      timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
+      concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
+    },
   };
   checkConsistency(cfg);
   return cfg;
@@ -152,6 +167,9 @@ export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAc
 
 /** Rules the schema cannot express: unique ids, and a lease that outlives every call. */
 export function checkConsistency(cfg: HeraldConfig): void {
+  cfg.webhooks.allow_networks.forEach((n, i) => {
+    if (!ipaddr.isValidCIDR(n)) throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
+  });
   const seen = new Set<string>();
   cfg.provider_accounts.forEach((a, i) => {
     if (seen.has(a.id)) throw new ConfigError(`provider_accounts[${i}].id "${a.id}" is used twice`, `provider_accounts[${i}].id`);
@@ -161,6 +179,10 @@ export function checkConsistency(cfg: HeraldConfig): void {
         `provider_accounts[${i}].api_key_env names ${a.api_key_env}, which is not set in the environment`,
         `provider_accounts[${i}].api_key_env`,
       );
+    }
+    if (a.lanes) {
+      const [first] = laneConfigErrors(a.lanes, `provider_accounts[${i}].lanes`);
+      if (first) throw new ConfigError(`${first.field} ${first.message}`, first.field);
     }
     // Resending with the same key is safe only where the provider deduplicates by key.
     if (a.ambiguity_policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {

@@ -9,3 +9,6 @@ export * from './identity.js';
 export * from './downstream.js';
 export * from './fallback.js';
 export * from './retry-budget.js';
+export * from './rate-limit.js';
+export * from './lanes.js';
+export * from './campaign-plan.js';

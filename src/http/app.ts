@@ -18,6 +18,8 @@ import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
 import { statsRoutes } from './routes/stats.js';
 import { providerAccountRoutes } from './routes/provider-accounts.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import type { AddressPolicy } from '../webhooks/address-policy.js';
 import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
 import { callbackRoutes } from './routes/callbacks.js';
 import type { Clock } from '../clock.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   /** Configured provider accounts, shown (without credentials) at GET /v1/provider-accounts. */
   accounts?: ProviderAccountConfig[];
   clock?: Clock;
+  /** Which customer webhook URLs may be registered (webhooks.allow_networks). Default: public addresses only. */
+  webhookPolicy?: AddressPolicy;
   /** Verifiers of the provider accounts that receive delivery callbacks at POST /v1/callbacks/:id. */
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
@@ -100,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reviewRoutes(v1, deps);
     statsRoutes(v1, deps);
     providerAccountRoutes(v1, deps);
+    webhookRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, Channel, DownstreamStatus, LadderName, Purpose, SubmitOutcome } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, DownstreamStatus, LadderName, LaneConfig, Purpose, SubmitOutcome } from '../domain/index.js';
 
 export interface MessageContent {
   subject?: string | null;
@@ -130,4 +130,6 @@ export interface ProviderAccountConfig {
   evidence_window_seconds?: number;
   /** How long after a submission went `unknown` a look-up's "not found" counts as authoritative. Default 30. */
   lookup_grace_seconds?: number;
+  /** How the account's rate and worker concurrency split between purposes. Default DEFAULT_LANES (auth 20% for otp and alert, bulk the rest). */
+  lanes?: LaneConfig[];
 }

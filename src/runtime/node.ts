@@ -28,6 +28,9 @@ import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
+import { AddressPolicy } from '../webhooks/address-policy.js';
+import { WebhookRelay } from '../webhooks/webhook-relay.js';
+import { WebhookSender } from '../webhooks/webhook-sender.js';
 
 export type Role = 'api' | 'worker';
 
@@ -41,6 +44,8 @@ export interface HeraldNode {
   reconciler: Reconciler | null;
   /** Merges recorded provider callback events into deliveries (worker role). */
   evidence: EvidenceApplier | null;
+  /** Customer webhooks: outbox relay and signed sender (worker role). */
+  webhooks: { relay: WebhookRelay; sender: WebhookSender } | null;
   adapters: Map<string, ProviderAdapter>;
   /** This process's delivery counters, shared by every role it runs. */
   counters: DeliveryCounters;
@@ -147,6 +152,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let fallbacks: FallbackScheduler | null = null;
   let reconciler: Reconciler | null = null;
   let evidence: EvidenceApplier | null = null;
+  let webhooks: HeraldNode['webhooks'] = null;
+  const webhookPolicy = new AddressPolicy({ allowNetworks: config.webhooks.allow_networks });
   let unlisten: (() => Promise<void>) | null = null;
 
   if (opts.roles.includes('api')) {
@@ -169,6 +176,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
       // In one process, recorded callbacks are applied at once; other processes poll every second.
       onEvidence: () => evidence?.poke(),
+      webhookPolicy,
     });
   }
   if (opts.roles.includes('worker')) {
@@ -202,6 +210,19 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       ...(opts.random ? { random: opts.random } : {}),
     });
     evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
+    webhooks = {
+      relay: new WebhookRelay({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms }),
+      sender: new WebhookSender({
+        store,
+        clock,
+        logger,
+        policy: webhookPolicy,
+        timeoutMs: config.webhooks.timeout_ms,
+        concurrencyPerEndpoint: config.webhooks.concurrency_per_endpoint,
+        intervalMs: config.worker.sweep_interval_ms,
+        ...(opts.random ? { random: opts.random } : {}),
+      }),
+    };
   }
 
   return {
@@ -212,6 +233,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     fallbacks,
     reconciler,
     evidence,
+    webhooks,
     adapters,
     counters,
     async start() {
@@ -227,6 +249,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       fallbacks?.start();
       reconciler?.start();
       evidence?.start();
+      webhooks?.relay.start();
+      webhooks?.sender.start();
       if (!app) return null;
       return app.listen({ host: config.host, port: config.port });
     },
@@ -240,6 +264,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await fallbacks?.stop();
       await reconciler?.stop();
       await evidence?.stop();
+      await webhooks?.relay.stop();
+      await webhooks?.sender.stop();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));
       if (!opts.store) await store.close();
     },

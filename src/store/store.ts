@@ -22,6 +22,8 @@ import type {
 } from '../domain/index.js';
 import type { MessageContent } from '../providers/provider.js';
 import type { AttemptResolution, EvidenceStore } from './evidence-store.js';
+import type { LimiterStore } from './limiter-store.js';
+import type { WebhookStore } from './webhook-store.js';
 
 export interface RecipientInput {
   id: string;
@@ -220,6 +222,8 @@ export interface ClaimedDelivery {
 
 export interface ClaimRequest {
   providerAccount: string;
+  /** Only deliveries of these purposes (one lane's); every purpose when absent. */
+  purposes?: readonly Purpose[];
   workerId: string;
   now: number;
   leaseMs: number;
@@ -256,7 +260,7 @@ export interface ApiKeyRecord {
   tenantId: string;
 }
 
-export interface Store extends EvidenceStore {
+export interface Store extends EvidenceStore, LimiterStore, WebhookStore {
   readonly driver: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations; returns the names applied now. */
   migrate(): Promise<string[]>;
@@ -323,8 +327,8 @@ export interface Store extends EvidenceStore {
   listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]>;
   /** `ready`/`retryable` deliveries whose `expires_at` is at or before `now`. */
   listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]>;
-  /** Earliest `next_attempt_at` among an account's ready/retryable deliveries not yet expired at `now`, or null. */
-  nextDueAt(providerAccount: string, now: number): Promise<number | null>;
+  /** Earliest `next_attempt_at` among an account's ready/retryable deliveries (of these purposes, when given) not yet expired at `now`, or null. */
+  nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null>;
   /**
    * The tenant's review queue, newest first (cursor as in listDeliveries): `terminal`
    * deliveries that ended exhausted, rejected or unresolved, and `unknown` deliveries not

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   expectCleanStop,
+  getNotification,
+  poll,
   killChildren,
   ledger,
   otpRequest,
@@ -55,6 +57,12 @@ describe('herald start', () => {
     const entries = await ledger(banner.sandboxUrl!);
     expect(entries).toHaveLength(1);
     expect(entries[0]!.idempotency_key).toBe(delivery.idempotency_key);
+
+    // The embedded sandbox calls back with signed delivery events: the status becomes delivered.
+    await poll(async () => {
+      const { json } = await getNotification(banner.apiUrl, key, sent.json.id);
+      return json.deliveries[0]?.downstream_status === 'delivered' ? true : undefined;
+    }, 'downstream_status delivered from the sandbox callbacks', 10_000);
   });
 
   it('never writes a destination or a message body to stdout or stderr, even at debug level with request logs', async () => {

@@ -47,7 +47,13 @@ describe('resolveConfig', () => {
       sandbox: { enabled: true, port: 8025 },
       worker: { batch_size: 64, loops_per_account: 2, lease_ms: 30_000, poll_interval_ms: 1_000, sweep_interval_ms: 1_000 },
       provider_accounts: [],
+      webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
     });
+  });
+
+  it('reads the webhooks section: networks the operator opens, timeout and concurrency', () => {
+    const cfg = resolveConfig({ webhooks: { allow_networks: ['127.0.0.0/8', '::1/128'], timeout_ms: 20_000, concurrency_per_endpoint: 2 } });
+    expect(cfg.webhooks).toEqual({ allow_networks: ['127.0.0.0/8', '::1/128'], timeout_ms: 20_000, concurrency_per_endpoint: 2 });
   });
 
   it('defaults each account and turns the sandbox off once accounts are configured', () => {
@@ -190,6 +196,14 @@ describe('a bad field yields a ConfigError naming it', () => {
       message: /provider_accounts\[1\]\.id "sms-main" is used twice/,
     },
     { name: 'not an object', raw: [1, 2], field: '(root)', message: /\(root\) must be object/ },
+    {
+      name: 'webhook network not in CIDR form',
+      raw: { webhooks: { allow_networks: ['10.0.0.0/8', 'localhost'] } },
+      field: 'webhooks.allow_networks[1]',
+      message: /webhooks\.allow_networks\[1\] "localhost" is not a network in CIDR form/,
+    },
+    { name: 'webhook timeout too long', raw: { webhooks: { timeout_ms: 120_000 } }, field: 'webhooks.timeout_ms', message: /webhooks\.timeout_ms must be <= 60000/ },
+    { name: 'unknown webhooks key', raw: { webhooks: { retries: 3 } }, field: 'webhooks.retries', message: /webhooks\.retries is not a known setting/ },
   ];
 
   it.each(cases)('$name', ({ raw, field, message }) => {

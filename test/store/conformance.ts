@@ -506,6 +506,8 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
               retryAfterMs: null,
               workerId: 'worker-1',
               lateOutcome: null,
+              ambiguityPolicy: null,
+              resolution: null,
             },
           ]);
         }

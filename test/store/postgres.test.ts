@@ -7,7 +7,11 @@ import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/
 import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
 import { evidenceConformance } from './evidence-conformance.js';
+import { limiterConformance } from './limiter-conformance.js';
 import { T0 } from './fixtures.js';
+import { loadMigrations } from '../../src/store/named-sql.js';
+import { fileURLToPath } from 'node:url';
+import { webhookConformance } from './webhooks-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -29,6 +33,8 @@ async function postgresFixture(): Promise<StoreFixture> {
 
 storeConformance('postgres', postgresFixture);
 evidenceConformance('postgres', postgresFixture);
+limiterConformance('postgres', postgresFixture);
+webhookConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {
@@ -36,7 +42,8 @@ describe('Postgres migrations', () => {
     const stores = Array.from({ length: 4 }, () => openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 2 }));
     try {
       const applied = (await Promise.all(stores.map((s) => s.migrate()))).flat();
-      expect(applied).toEqual(['0001_initial']);
+      // Every migration in the driver's folder, each applied once.
+      expect(applied.sort()).toEqual(loadMigrations(fileURLToPath(new URL('../../src/store/postgres/migrations', import.meta.url))).map((m) => m.name));
       await stores[0]!.ensureTenant({ id: 't1', name: 'One' }, T0);
       await stores[1]!.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
       expect(await stores[2]!.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });

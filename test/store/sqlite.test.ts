@@ -10,7 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
 import { evidenceConformance } from './evidence-conformance.js';
+import { limiterConformance } from './limiter-conformance.js';
 import { T0 } from './fixtures.js';
+import { loadMigrations } from '../../src/store/named-sql.js';
+import { fileURLToPath } from 'node:url';
+import { webhookConformance } from './webhooks-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -36,6 +40,8 @@ async function sqliteFixture(): Promise<StoreFixture> {
 
 storeConformance('sqlite', sqliteFixture);
 evidenceConformance('sqlite', sqliteFixture);
+limiterConformance('sqlite', sqliteFixture);
+webhookConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {
@@ -45,7 +51,8 @@ describe('SQLite migrations on a new file', () => {
     const b = openSqliteStore({ path });
     try {
       const [fromA, fromB] = await Promise.all([a.migrate(), b.migrate()]);
-      expect([...fromA, ...fromB]).toEqual(['0001_initial']);
+      // Every migration in the driver's folder, each applied once (by whichever instance got there first).
+      expect([...fromA, ...fromB].sort()).toEqual(loadMigrations(fileURLToPath(new URL('../../src/store/sqlite/migrations', import.meta.url))).map((m) => m.name));
       expect(await a.migrate()).toEqual([]);
       expect(await b.migrate()).toEqual([]);
       await a.ensureTenant({ id: 't1', name: 'One' }, T0);

@@ -11,6 +11,7 @@ import { parseFlags, portFlag } from '../args.js';
 import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { printBanner } from './banner.js';
+import { generateWebhookSecret } from '../../webhooks/standard-webhooks.js';
 
 export const SERVE_FLAGS = {
   config: { type: 'string', short: 'c' },
@@ -48,6 +49,8 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   if (config.provider_accounts.length === 0 && config.sandbox.enabled) {
     // No accounts configured: send through the sandbox (embedded here, or `herald sandbox` on its port).
     config.provider_accounts = sandboxAccounts(sandbox?.url ?? `http://127.0.0.1:${config.sandbox.port}`, config.sandbox.api_key);
+    // The embedded sandbox calls back with delivery events, signed with a secret made for this run.
+    if (sandbox) config.provider_accounts = config.provider_accounts.map((a) => ({ ...a, callback_secrets: [generateWebhookSecret()] }));
     checkConsistency(config);
   }
   const store = await openStore(config);
@@ -55,6 +58,11 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, Date.now());
   const node = await createHeraldNode({ config, roles, logger, store });
   const apiUrl = await node.start();
+  if (sandbox && apiUrl) {
+    for (const a of config.provider_accounts) {
+      if (a.kind === 'sandbox' && a.callback_secrets?.[0]) sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets[0] });
+    }
+  }
   // Handlers before the banner: whoever waits for the banner may signal at once, and a signal
   // with no handler yet would kill the process without a graceful stop.
   const stopped = new Promise<void>((resolve) => {

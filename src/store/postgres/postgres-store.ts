@@ -7,9 +7,13 @@
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATES, type AmbiguityPolicy, type Channel, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { DELIVERY_STATES, PURPOSES, type AmbiguityPolicy, type Channel, type DeliveryState, type Purpose, type RateLimit, type SubmitOutcome } from '../../domain/index.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import { PostgresEvidence } from './evidence.js';
+import { PostgresLimiter } from './limiter.js';
+import type { PermitRequest } from '../limiter-store.js';
+import { PostgresWebhooks } from './webhooks.js';
+import type { NewWebhookEndpoint, WebhookEndpointView, WebhookMessage, WebhookStore, WebhookTarget } from '../webhook-store.js';
 import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, toDueFallback, type Row } from '../rows.js';
 import { toNotificationSource, toReplayRecord } from '../rows.js';
@@ -460,7 +464,7 @@ export class PostgresStore implements Store {
   async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (req.limit <= 0) return [];
     const leaseUntil = req.now + req.leaseMs;
-    const rows = await this.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil]);
+    const rows = await this.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]]);
     return rows.map((r) => ({
       deliveryId: String(r.id),
       notificationId: String(r.notification_id),
@@ -562,8 +566,8 @@ export class PostgresStore implements Store {
     return (await this.q('pending_expired', [now, Math.max(0, limit)])).map(toDeliveryFacts);
   }
 
-  async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
-    const [r] = await this.q('next_due_at', [providerAccount, now]);
+  async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
+    const [r] = await this.q('next_due_at', [providerAccount, now, [...(purposes ?? PURPOSES)]]);
     return r && r.at !== null ? Number(r.at) : null;
   }
 
@@ -631,8 +635,67 @@ export class PostgresStore implements Store {
     return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
   }
 
-  /** The guarded transition (applyTransitions' own statement) and the audit row, in one transaction. */
+  /** Customer webhooks (see webhook-store.ts), in their own module. */
+  private readonly webhooks = new PostgresWebhooks(this);
+
+  createWebhookEndpoint(e: NewWebhookEndpoint): Promise<void> {
+    return this.webhooks.createEndpoint(e);
+  }
+
+  listWebhookEndpoints(tenantId: string): Promise<WebhookEndpointView[]> {
+    return this.webhooks.listEndpoints(tenantId);
+  }
+
+  async getWebhookEndpoint(tenantId: string, id: string): Promise<WebhookEndpointView | null> {
+    return (await this.webhooks.listEndpoints(tenantId, id))[0] ?? null;
+  }
+
+  deleteWebhookEndpoint(tenantId: string, id: string): Promise<boolean> {
+    return this.webhooks.deleteEndpoint(tenantId, id);
+  }
+
+  rotateWebhookSecret(r: { tenantId: string; id: string; secret: string; previousUntil: number; now: number }): Promise<boolean> {
+    return this.webhooks.rotateSecret(r);
+  }
+
+  enableWebhookEndpoint(r: { tenantId: string; id: string; now: number }): Promise<boolean> {
+    return this.webhooks.enableEndpoint(r);
+  }
+
+  relayOutbox(r: { now: number; limit: number }): Promise<{ published: number; messages: number }> {
+    return this.webhooks.relayOutbox(r);
+  }
+
+  pruneWebhookHistory(r: { outboxBefore: number; messagesBefore: number; limit: number }): Promise<{ outbox: number; messages: number }> {
+    return this.webhooks.pruneHistory(r);
+  }
+
+  claimWebhookEndpoints(r: { now: number; owner: string; leaseMs: number; limit: number }): Promise<WebhookTarget[]> {
+    return this.webhooks.claimEndpoints(r);
+  }
+
+  listWebhookHeads(r: { endpointId: string; now: number; limit: number }): Promise<WebhookMessage[]> {
+    return this.webhooks.listHeads(r);
+  }
+
+  recordWebhookAttempts(r: Parameters<WebhookStore['recordWebhookAttempts']>[0]): Promise<void> {
+    return this.webhooks.recordAttempts(r);
+  }
+
+  releaseWebhookEndpoint(r: { endpointId: string; owner: string }): Promise<void> {
+    return this.webhooks.releaseEndpoint(r);
+  }
+
   private readonly evidence = new PostgresEvidence(this);
+  private readonly limiter = new PostgresLimiter(this);
+
+  acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }> {
+    return this.limiter.acquirePermits(r);
+  }
+
+  throttleAccount(r: { providerAccount: string; now: number; retryAfterMs: number | null; limit: RateLimit }): Promise<number> {
+    return this.limiter.throttleAccount(r);
+  }
 
   recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }> {
     return this.evidence.recordProviderEvents(events);
@@ -670,6 +733,7 @@ export class PostgresStore implements Store {
     return this.evidence.listSuppressions(tenantId, limit);
   }
 
+  /** The guarded transition (applyTransitions' own statement) and the audit row, in one transaction. */
   async replayDelivery(r: { write: TransitionWrite; audit: ReplayAudit }): Promise<boolean> {
     const w = r.write;
     const account = await this.tx(async (c) => {

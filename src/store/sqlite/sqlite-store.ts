@@ -7,11 +7,15 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATES, type AmbiguityPolicy, type Channel, type DeliveryState, type SubmitOutcome } from '../../domain/index.js';
+import { DELIVERY_STATES, PURPOSES, type AmbiguityPolicy, type Channel, type DeliveryState, type Purpose, type RateLimit, type SubmitOutcome } from '../../domain/index.js';
 import { attemptFields, transitionPayload } from '../transition-fields.js';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import { SqliteEvidence } from './evidence.js';
+import { SqliteLimiter } from './limiter.js';
+import type { PermitRequest } from '../limiter-store.js';
+import { SqliteWebhooks } from './webhooks.js';
+import type { NewWebhookEndpoint, WebhookEndpointView, WebhookMessage, WebhookStore, WebhookTarget } from '../webhook-store.js';
 import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
 import {
   StoreConflictError,
@@ -43,6 +47,12 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a writer waits for the lock held by another process before failing. */
   busyTimeoutMs?: number;
+}
+
+/** The @otp … @alert flags of the per-lane statements: 1 for the given purposes (all when absent). */
+function purposeFlags(purposes: readonly Purpose[] | undefined): Record<Purpose, number> {
+  const on = new Set<Purpose>(purposes ?? PURPOSES);
+  return Object.fromEntries(PURPOSES.map((p) => [p, on.has(p) ? 1 : 0])) as Record<Purpose, number>;
 }
 
 /** Opens (creating if needed) a SQLite store; call `migrate()` before use. */
@@ -390,6 +400,7 @@ export class SqliteStore implements Store {
         now: req.now,
         // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
         limit: Math.max(0, req.limit),
+        ...purposeFlags(req.purposes),
       }) as Row[];
       const claimed: ClaimedDelivery[] = [];
       for (const row of due) {
@@ -442,7 +453,67 @@ export class SqliteStore implements Store {
     return tx.immediate().map((l) => l.deliveryId);
   }
 
+  /** Customer webhooks (see webhook-store.ts), in their own module. */
+  private readonly webhooks = new SqliteWebhooks(this);
+
+  async createWebhookEndpoint(e: NewWebhookEndpoint): Promise<void> {
+    this.webhooks.createEndpoint(e);
+  }
+
+  async listWebhookEndpoints(tenantId: string): Promise<WebhookEndpointView[]> {
+    return this.webhooks.listEndpoints(tenantId);
+  }
+
+  async getWebhookEndpoint(tenantId: string, id: string): Promise<WebhookEndpointView | null> {
+    return this.webhooks.listEndpoints(tenantId, id)[0] ?? null;
+  }
+
+  async deleteWebhookEndpoint(tenantId: string, id: string): Promise<boolean> {
+    return this.webhooks.deleteEndpoint(tenantId, id);
+  }
+
+  async rotateWebhookSecret(r: { tenantId: string; id: string; secret: string; previousUntil: number; now: number }): Promise<boolean> {
+    return this.webhooks.rotateSecret(r);
+  }
+
+  async enableWebhookEndpoint(r: { tenantId: string; id: string; now: number }): Promise<boolean> {
+    return this.webhooks.enableEndpoint(r);
+  }
+
+  async relayOutbox(r: { now: number; limit: number }): Promise<{ published: number; messages: number }> {
+    return this.webhooks.relayOutbox(r);
+  }
+
+  async pruneWebhookHistory(r: { outboxBefore: number; messagesBefore: number; limit: number }): Promise<{ outbox: number; messages: number }> {
+    return this.webhooks.pruneHistory(r);
+  }
+
+  async claimWebhookEndpoints(r: { now: number; owner: string; leaseMs: number; limit: number }): Promise<WebhookTarget[]> {
+    return this.webhooks.claimEndpoints(r);
+  }
+
+  async listWebhookHeads(r: { endpointId: string; now: number; limit: number }): Promise<WebhookMessage[]> {
+    return this.webhooks.listHeads(r);
+  }
+
+  async recordWebhookAttempts(r: Parameters<WebhookStore['recordWebhookAttempts']>[0]): Promise<void> {
+    this.webhooks.recordAttempts(r);
+  }
+
+  async releaseWebhookEndpoint(r: { endpointId: string; owner: string }): Promise<void> {
+    this.webhooks.releaseEndpoint(r);
+  }
+
   private readonly evidence = new SqliteEvidence(this);
+  private readonly limiter = new SqliteLimiter(this);
+
+  async acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }> {
+    return this.limiter.acquirePermits(r);
+  }
+
+  async throttleAccount(r: { providerAccount: string; now: number; retryAfterMs: number | null; limit: RateLimit }): Promise<number> {
+    return this.limiter.throttleAccount(r);
+  }
 
   async recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }> {
     return this.evidence.recordProviderEvents(events);
@@ -544,8 +615,8 @@ export class SqliteStore implements Store {
     return (this.stmt('pending_expired').all({ now, limit }) as Row[]).map(toDeliveryFacts);
   }
 
-  async nextDueAt(providerAccount: string, now: number): Promise<number | null> {
-    const r = this.stmt('next_due_at').get({ provider_account: providerAccount, now }) as Row | undefined;
+  async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
+    const r = this.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
     return r && r.at !== null ? Number(r.at) : null;
   }
 

@@ -2,16 +2,25 @@
 -- One statement, one round trip, one commit: lock due rows (skipping rows another worker is
 -- claiming), take their leases with a new fencing token, open their attempt rows, and return
 -- what the calls need.
--- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until
+-- The lane's purposes ($6) are walked one index scan each (deliveries_due_purpose), so a
+-- lane's claim never scans another lane's backlog; rows a branch locked but the outer LIMIT
+-- left out are released when this statement's transaction ends.
+-- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until, $6 purposes[]
 WITH due AS (
-  SELECT id FROM deliveries
-  WHERE provider_account = $1
-    AND state IN ('ready', 'retryable')
-    AND next_attempt_at <= $2
-    AND expires_at > $2
-  ORDER BY next_attempt_at, id
+  SELECT d.id FROM unnest($6::text[]) AS p(purpose)
+  CROSS JOIN LATERAL (
+    SELECT id, next_attempt_at FROM deliveries
+    WHERE provider_account = $1
+      AND purpose = p.purpose
+      AND state IN ('ready', 'retryable')
+      AND next_attempt_at <= $2
+      AND expires_at > $2
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+  ) d
+  ORDER BY d.next_attempt_at, d.id
   LIMIT $3
-  FOR UPDATE SKIP LOCKED
 ),
 claimed AS (
   UPDATE deliveries d

@@ -60,6 +60,11 @@ WHERE state IN ('ready', 'retryable') AND expires_at <= $1
 ORDER BY expires_at LIMIT $2;
 
 -- name: next_due_at
--- params: $1 provider_account, $2 now
-SELECT MIN(next_attempt_at) AS at FROM deliveries
-WHERE provider_account = $1 AND state IN ('ready', 'retryable') AND expires_at > $2;
+-- The earliest next_attempt_at among the lane's purposes, one index probe per purpose.
+-- params: $1 provider_account, $2 now, $3 purposes[]
+SELECT MIN(d.next_attempt_at) AS at FROM unnest($3::text[]) AS p(purpose)
+CROSS JOIN LATERAL (
+  SELECT next_attempt_at FROM deliveries
+  WHERE provider_account = $1 AND purpose = p.purpose AND state IN ('ready', 'retryable') AND expires_at > $2
+  ORDER BY next_attempt_at LIMIT 1
+) d;

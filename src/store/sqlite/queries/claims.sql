@@ -3,13 +3,40 @@
 -- measured on SQLite 3.40 (reference/performance-notes.md §1.4).
 
 -- name: claim_select_due
--- params: @provider_account, @now, @limit
-SELECT d.id, n.content_json, n.retry_ladder FROM deliveries d JOIN notifications n ON n.id = d.notification_id
-WHERE d.provider_account = @provider_account
-  AND d.state IN ('ready', 'retryable')
-  AND d.next_attempt_at <= @now
-  AND d.expires_at > @now
-ORDER BY d.next_attempt_at, d.id
+-- The due deliveries of one account among the purposes of one lane (@otp … @alert are 1 for
+-- the lane's purposes, 0 for the others). One branch per purpose, each an ordered walk of the
+-- deliveries_due_purpose index, so a lane's claim never scans another lane's backlog (a code
+-- is found at once behind 600,000 queued campaign messages).
+-- params: @provider_account, @now, @limit, @otp, @transactional, @conversational, @marketing, @alert
+SELECT d.id, n.content_json, n.retry_ladder FROM (
+  SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
+    WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
+    WHERE @transactional AND provider_account = @provider_account AND purpose = 'transactional'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
+    WHERE @conversational AND provider_account = @provider_account AND purpose = 'conversational'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
+    WHERE @marketing AND provider_account = @provider_account AND purpose = 'marketing'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
+    WHERE @alert AND provider_account = @provider_account AND purpose = 'alert'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+    ORDER BY next_attempt_at, id LIMIT @limit)
+) due
+JOIN deliveries d ON d.id = due.id
+JOIN notifications n ON n.id = d.notification_id
+ORDER BY due.next_attempt_at, due.id
 LIMIT @limit;
 
 -- name: claim_update

@@ -1,0 +1,156 @@
+/**
+ * Lanes: a provider account's throughput (rate R, msg/s) and worker concurrency C, split so
+ * that a campaign can never crowd out one-time codes. Each lane names the purposes it carries
+ * and a guaranteed share of R and C. A guaranteed share is reserved: no other lane may use it,
+ * even while it is idle, because capacity lent to a campaign cannot be taken back before the
+ * campaign's permits are spent. What nobody reserved is shared by all lanes.
+ *
+ * So a lane's maximum is R minus the other lanes' guarantees. With the default (auth 20%, bulk
+ * 0%), auth may use all of R and bulk at most 80% of it. The limiter enforces this with two
+ * GCRA states per permit (rate-limit.ts `acquireJoint`): the lane's, at its maximum rate, and
+ * the account's, at R; the lane caps keep ≥ the guaranteed rate free for each lane over time.
+ */
+import { PURPOSES, type Purpose } from './vocabulary.js';
+
+export interface LaneConfig {
+  /** Lower-case letters, digits, `_` or `-`, starting with a letter; unique per account. */
+  name: string;
+  /** The purposes this lane carries; every purpose is in exactly one lane. */
+  purposes: readonly Purpose[];
+  /** Share of the account's rate and concurrency reserved for this lane, 0..1. */
+  guaranteed_share: number;
+}
+
+/**
+ * auth carries codes and alerts with 20% reserved; bulk carries the rest with nothing reserved.
+ * 20%: at the 100/s default account rate that keeps 20 codes per second free during a campaign
+ * that saturates everything else, while the campaign keeps 80% of the account. A code is read
+ * within seconds and then useless (otp ladder: 8 attempts in the first minute); a newsletter
+ * that lands a few minutes later is not. On a 1 msg/s account (a Twilio long code) 20% is one
+ * code every 5 s: raise the share or give codes their own account.
+ */
+export const DEFAULT_LANES: readonly LaneConfig[] = Object.freeze([
+  { name: 'auth', purposes: ['otp', 'alert'], guaranteed_share: 0.2 },
+  { name: 'bulk', purposes: ['transactional', 'conversational', 'marketing'], guaranteed_share: 0 },
+] as const satisfies readonly LaneConfig[]);
+
+/** A problem with a lane configuration, naming the field, e.g. `lanes[1].guaranteed_share`. */
+export interface LaneConfigError {
+  field: string;
+  message: string;
+}
+
+export type LaneCheck<T> = { ok: true; value: T } | { ok: false; errors: LaneConfigError[] };
+
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+// Shares are written as decimals (0.1 + 0.2 + 0.7 sums to 0.9999999999999999 in a double).
+const SHARE_SLACK = 1e-9;
+
+/** Every problem in `lanes` (empty when valid): shape, unique names, shares in 0..1 summing to ≤ 1, every purpose in exactly one lane. */
+export function laneConfigErrors(lanes: unknown, field = 'lanes'): LaneConfigError[] {
+  if (!Array.isArray(lanes) || lanes.length === 0) return [{ field, message: 'must be a non-empty list of lanes' }];
+  const errors: LaneConfigError[] = [];
+  const names = new Map<string, number>();
+  const owner = new Map<string, string>();
+  let total = 0;
+  lanes.forEach((lane: unknown, i) => {
+    const at = `${field}[${i}]`;
+    if (typeof lane !== 'object' || lane === null) return void errors.push({ field: at, message: 'must be an object with name, purposes and guaranteed_share' });
+    const { name, purposes, guaranteed_share: share } = lane as Record<string, unknown>;
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      errors.push({ field: `${at}.name`, message: `must be 1-32 lower-case letters, digits, "_" or "-", starting with a letter; got ${JSON.stringify(name)}` });
+    } else if (names.has(name)) {
+      errors.push({ field: `${at}.name`, message: `"${name}" is already the name of ${field}[${names.get(name)}]` });
+    } else names.set(name, i);
+    if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
+      errors.push({ field: `${at}.guaranteed_share`, message: `must be a number from 0 to 1; got ${JSON.stringify(share)}` });
+    } else total += share;
+    if (!Array.isArray(purposes)) return void errors.push({ field: `${at}.purposes`, message: 'must be a list of purposes' });
+    purposes.forEach((p: unknown, j) => {
+      if (!(PURPOSES as readonly unknown[]).includes(p)) {
+        errors.push({ field: `${at}.purposes[${j}]`, message: `must be one of ${PURPOSES.join(', ')}; got ${JSON.stringify(p)}` });
+      } else if (owner.has(p as string)) {
+        errors.push({ field: `${at}.purposes[${j}]`, message: `"${String(p)}" is already carried by ${owner.get(p as string)}` });
+      } else owner.set(p as string, typeof name === 'string' ? `lane "${name}"` : at);
+    });
+  });
+  if (total > 1 + SHARE_SLACK) errors.push({ field, message: `guaranteed shares sum to ${round(total)}; they must sum to at most 1` });
+  const missing = PURPOSES.filter((p) => !owner.has(p));
+  if (missing.length > 0) errors.push({ field, message: `no lane carries ${missing.join(', ')}; every purpose must be in exactly one lane` });
+  return errors;
+}
+
+/** `lanes` typed as LaneConfig[] when valid, or every problem found. */
+export function validateLanes(lanes: unknown, field = 'lanes'): LaneCheck<LaneConfig[]> {
+  const errors = laneConfigErrors(lanes, field);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: lanes as LaneConfig[] };
+}
+
+/** The lane that carries `purpose`; throws if none does (validated lanes always have one). */
+export function laneFor(purpose: Purpose, lanes: readonly LaneConfig[] = DEFAULT_LANES): LaneConfig {
+  const lane = lanes.find((l) => l.purposes.includes(purpose));
+  if (!lane) throw new RangeError(`no lane carries purpose "${purpose}"`);
+  return lane;
+}
+
+export interface LaneBudget {
+  name: string;
+  /** Msg/s reserved for this lane: guaranteed_share × rate. */
+  guaranteed_rate: number;
+  /** Msg/s this lane may reach by borrowing unreserved capacity: rate minus the other lanes' guaranteed rates. */
+  max_rate: number;
+  /** Worker slots reserved: floor(share × C), at least 1 when the share is above 0. */
+  guaranteed_concurrency: number;
+  /** Worker slots this lane may use: C minus the other lanes' guaranteed slots. */
+  max_concurrency: number;
+}
+
+export interface AccountCapacity {
+  /** The account's rate, msg/s. */
+  rate_per_second: number;
+  /** Concurrent provider calls the account's workers may have in flight, a whole number ≥ 1. */
+  concurrency: number;
+}
+
+/**
+ * Per lane, the guaranteed and maximum rate and concurrency of one account; an error when the
+ * numbers leave a lane with no rate or no worker slot (e.g. concurrency 1 with two lanes).
+ */
+export function laneBudgets(account: AccountCapacity, lanes: readonly LaneConfig[] = DEFAULT_LANES): LaneCheck<LaneBudget[]> {
+  const errors = laneConfigErrors(lanes);
+  const { rate_per_second: rate, concurrency } = account;
+  if (!(rate > 0) || !Number.isFinite(rate)) errors.push({ field: 'rate_per_second', message: `must be a positive number; got ${rate}` });
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) errors.push({ field: 'concurrency', message: `must be a whole number ≥ 1; got ${concurrency}` });
+  if (errors.length > 0) return { ok: false, errors };
+
+  // The slack keeps 0.57 × 100 = 56.99999999999999 from losing a slot.
+  const slots = lanes.map((l) => (l.guaranteed_share > 0 ? Math.max(1, Math.floor(l.guaranteed_share * concurrency + SHARE_SLACK)) : 0));
+  const reservedSlots = slots.reduce((a, b) => a + b, 0);
+  const reservedRate = lanes.reduce((a, l) => a + l.guaranteed_share * rate, 0);
+  const budgets = lanes.map((l, i) => {
+    const guaranteed_rate = l.guaranteed_share * rate;
+    return {
+      name: l.name,
+      guaranteed_rate,
+      max_rate: Math.min(rate, Math.max(0, rate - (reservedRate - guaranteed_rate))),
+      guaranteed_concurrency: slots[i]!,
+      max_concurrency: concurrency - (reservedSlots - slots[i]!),
+    };
+  });
+  if (reservedSlots > concurrency) {
+    errors.push({ field: 'concurrency', message: `${concurrency} worker slots cannot give each of the ${slots.filter((s) => s > 0).length} lanes with a share at least one; it needs ${reservedSlots}` });
+  }
+  budgets.forEach((b, i) => {
+    if (b.max_concurrency < 1 && reservedSlots <= concurrency) {
+      errors.push({ field: `lanes[${i}].guaranteed_share`, message: `lane "${b.name}" gets no worker slot: the other lanes reserve all ${concurrency}` });
+    }
+    if (!(b.max_rate > rate * SHARE_SLACK)) {
+      errors.push({ field: `lanes[${i}].guaranteed_share`, message: `lane "${b.name}" gets no rate: the other lanes reserve all of it` });
+    }
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: budgets };
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

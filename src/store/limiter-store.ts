@@ -1,0 +1,28 @@
+/**
+ * The part of the Store contract that holds the shared rate limiter: one GCRA state per
+ * (provider account, lane) and one per account (lane `*`), read and written in one
+ * transaction per request, so every worker of every process spends the same budget. The
+ * arithmetic is the domain's (`acquireJoint`, `throttle` in src/domain/rate-limit.ts); the
+ * store only makes it atomic.
+ */
+import type { RateLimit } from '../domain/index.js';
+
+/** The account-wide limiter's lane name; lane names are lower-case words, so it cannot collide. */
+export const ACCOUNT_LANE = '*';
+
+export interface PermitRequest {
+  providerAccount: string;
+  lane: string;
+  now: number;
+  requested: number;
+  /** The lane's limit (its maximum rate) and the account's: a permit passes both. */
+  laneLimit: RateLimit;
+  accountLimit: RateLimit;
+}
+
+export interface LimiterStore {
+  /** Grants up to `requested` permits from the lane's and the account's limiter together; `retryAt` says when to ask again when short. */
+  acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }>;
+  /** After a provider's 429: no permit of the account is granted before now + Retry-After (or the domain's default pause). Returns when permits resume. */
+  throttleAccount(r: { providerAccount: string; now: number; retryAfterMs: number | null; limit: RateLimit }): Promise<number>;
+}

@@ -1,0 +1,19 @@
+-- The shared rate limiter's rows (GCRA theoretical arrival times, integer µs). The same
+-- statement names as the SQLite driver's limiter.sql.
+
+-- name: limiter_ensure
+-- params: $1 provider_account, $2 lanes[]
+INSERT INTO rate_limiters (provider_account, lane, tat_us) SELECT $1, l, 0 FROM unnest($2::text[]) AS l
+ON CONFLICT (provider_account, lane) DO NOTHING;
+
+-- name: limiter_lock
+-- Locks the rows in one order (lane name) so concurrent requests cannot deadlock.
+-- params: $1 provider_account, $2 lanes[]
+SELECT lane, tat_us FROM rate_limiters WHERE provider_account = $1 AND lane = ANY($2::text[])
+ORDER BY lane FOR UPDATE;
+
+-- name: limiter_set
+-- params: $1 provider_account, $2 lanes[], $3 tat_us[]
+UPDATE rate_limiters r SET tat_us = w.tat_us
+FROM unnest($2::text[], $3::bigint[]) AS w(lane, tat_us)
+WHERE r.provider_account = $1 AND r.lane = w.lane;

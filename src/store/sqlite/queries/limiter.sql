@@ -1,0 +1,15 @@
+-- The shared rate limiter's rows (GCRA theoretical arrival times, integer µs). The same
+-- statement names as the PostgreSQL driver's limiter.sql.
+
+-- name: limiter_ensure
+-- params: @provider_account, @lane
+INSERT INTO rate_limiters (provider_account, lane, tat_us) VALUES (@provider_account, @lane, 0)
+ON CONFLICT (provider_account, lane) DO NOTHING;
+
+-- name: limiter_get
+-- params: @provider_account, @lane
+SELECT tat_us FROM rate_limiters WHERE provider_account = @provider_account AND lane = @lane;
+
+-- name: limiter_set
+-- params: @provider_account, @lane, @tat_us
+UPDATE rate_limiters SET tat_us = @tat_us WHERE provider_account = @provider_account AND lane = @lane;

@@ -1,0 +1,72 @@
+/**
+ * The outbox relay: a small background service (start/stop, and runOnce() for tests) that
+ * publishes outbox rows into per-endpoint webhook messages (Store.relayOutbox) and prunes what
+ * is no longer needed. It keeps no cursor: every pass asks for rows still unpublished, so a row
+ * whose transaction committed after higher ids were published is picked up by the next pass
+ * (reference/idempotency-and-faults.md §3).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { PeriodicRunner } from '../delivery/periodic.js';
+import type { Store } from '../store/store.js';
+
+export interface WebhookRelayOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+  /** Outbox rows per transaction. Default 500: one commit per batch, short enough not to hold the SQLite writer. */
+  batchSize?: number;
+  /** Published outbox rows are kept this long (for inspection), then deleted. Default 24 h. */
+  outboxRetentionMs?: number;
+  /** Delivered messages are kept this long (the endpoint's `delivered` count), then deleted. Default 7 days. */
+  messageRetentionMs?: number;
+}
+
+export interface RelayPass {
+  published: number;
+  messages: number;
+  prunedOutbox: number;
+  prunedMessages: number;
+}
+
+/** The outbox relay service; see the file comment. */
+export class WebhookRelay {
+  private readonly batchSize: number;
+  private readonly loop: PeriodicRunner;
+
+  constructor(private readonly opts: WebhookRelayOptions) {
+    this.batchSize = opts.batchSize ?? 500;
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'webhook relay' });
+  }
+
+  /** Publishes every row unpublished at this instant, batch by batch, then prunes one batch of history. */
+  async runOnce(): Promise<RelayPass> {
+    const pass: RelayPass = { published: 0, messages: 0, prunedOutbox: 0, prunedMessages: 0 };
+    for (;;) {
+      const r = await this.opts.store.relayOutbox({ now: this.opts.clock.now(), limit: this.batchSize });
+      pass.published += r.published;
+      pass.messages += r.messages;
+      if (r.published < this.batchSize) break;
+    }
+    const now = this.opts.clock.now();
+    const pruned = await this.opts.store.pruneWebhookHistory({
+      outboxBefore: now - (this.opts.outboxRetentionMs ?? 24 * 3_600_000),
+      messagesBefore: now - (this.opts.messageRetentionMs ?? 7 * 24 * 3_600_000),
+      limit: this.batchSize,
+    });
+    pass.prunedOutbox = pruned.outbox;
+    pass.prunedMessages = pruned.messages;
+    return pass;
+  }
+
+  /** Starts the loop (first pass after one interval). */
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops the loop and waits for a pass in progress. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}
