@@ -26,6 +26,11 @@ export interface WorkerConfig {
 export interface HeraldConfig {
   host: string;
   port: number;
+  /**
+   * The base URL recipients and providers reach Herald at (no trailing slash), for links Herald
+   * puts in messages, e.g. one-click unsubscribe. Default http://<host>:<port>.
+   */
+  public_url: string;
   data_dir: string;
   database: { synchronous: 'FULL' | 'NORMAL' };
   sandbox: { enabled: boolean; port: number; api_key?: string };
@@ -55,6 +60,9 @@ export class ConfigError extends Error {
 }
 
 export const DEFAULT_SANDBOX_PORT = 8025;
+/** The automatic sandbox accounts' limit: far above what one machine sends (~3,000/s measured), so only a quota set on the sandbox limits it. */
+export const SANDBOX_RATE_PER_SECOND = 100_000;
+export const SANDBOX_BURST = 10_000;
 const DEFAULT_ACCOUNT = { rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', timeout_ms: 10_000 } as const;
 
 function fieldPath(instancePath: string): string {
@@ -132,6 +140,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
   const cfg: HeraldConfig = {
     host: overrides.host ?? r.host ?? '127.0.0.1',
     port: overrides.port ?? r.port ?? 8080,
+    public_url: '',
     data_dir: resolve(overrides.dataDir ?? r.data_dir ?? './herald-data'),
     database: { synchronous: r.database?.synchronous ?? 'FULL' },
     sandbox: { enabled: sandboxEnabled, port: sandboxPort, ...(r.sandbox?.api_key ? { api_key: r.sandbox.api_key } : {}) },
@@ -149,14 +158,35 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
   };
+  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port);
   checkConsistency(cfg);
   return cfg;
+}
+
+/** The configured public URL without its trailing slash, or http://<host>:<port> (an IPv6 host in brackets). */
+export function publicUrl(configured: string | undefined, host: string, port: number): string {
+  if (configured !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(configured);
+    } catch {
+      throw new ConfigError(`public_url "${configured}" is not a URL`, 'public_url');
+    }
+    if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.search || u.hash || u.username || u.password) {
+      throw new ConfigError('public_url must be an http(s) URL without credentials, query or fragment, e.g. https://herald.example.com', 'public_url');
+    }
+    return u.href.replace(/\/+$/, '');
+  }
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** The accounts `herald start` uses when none are configured: one sandbox account per channel. */
 export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAccountConfig[] {
   return (['email', 'sms', 'push'] as Channel[]).map((channel) => ({
     ...DEFAULT_ACCOUNT,
+    // The sandbox has no quota unless one is set on it: do not let a made-up one slow it down.
+    rate_per_second: SANDBOX_RATE_PER_SECOND,
+    burst: SANDBOX_BURST,
     id: `sandbox-${channel}`,
     kind: 'sandbox' as const,
     channel,

@@ -11,6 +11,7 @@ import {
   decide,
   defaultLadderFor,
   LADDERS,
+  PURPOSES,
   type BudgetAssessment,
   type LadderName,
   type Purpose,
@@ -18,14 +19,17 @@ import {
   type RetryPolicy,
   type SubmitOutcome,
 } from '../domain/index.js';
+import { workerLanes, type WorkerLane } from './worker-lanes.js';
 
 /** Health buckets are 10 s wide; the budget looks at the last minute (6 buckets). */
 export const HEALTH_BUCKET_MS = 10_000;
 export const HEALTH_WINDOW_MS = 60_000;
 import type { DeliveryCounters } from '../metrics/counters.js';
-import type { ProviderAdapter } from '../providers/provider.js';
+import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
 import { WakeSignal } from './wake-signal.js';
+import { SendTimeChecks } from './send-time-checks.js';
+import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -46,6 +50,14 @@ export interface WorkerOptions {
   wake?: WakeSignal;
   /** The process's delivery counters (api_attempts, accepted/ambiguous submissions, expired challenges). Default: none kept. */
   counters?: DeliveryCounters;
+  /**
+   * The accounts' configuration (rate, burst, lanes). With it, every call takes a permit from
+   * the shared limiter in the store and claims are made per lane; without it (some tests), one
+   * unlimited lane per account.
+   */
+  accounts?: readonly ProviderAccountConfig[];
+  /** Base URL of the one-click unsubscribe links put in marketing e-mail (config `public_url`). Without it, none are added. */
+  publicUrl?: string;
 }
 
 export interface BatchResult {
@@ -53,6 +65,8 @@ export interface BatchResult {
   applied: number;
   /** Outcomes refused by the fencing token: the lease had already been rescued. */
   stale: number;
+  /** Set when the rate limiter, not the queue, cut the claim short: when permits are available again. */
+  permitsAt?: number | null;
 }
 
 export class DeliveryWorker {
@@ -64,6 +78,10 @@ export class DeliveryWorker {
   readonly wake: WakeSignal;
   private running = false;
   private loops: Promise<void>[] = [];
+  /** Per account, its lanes with their purposes, batch size and limits. */
+  private readonly lanes: Map<string, WorkerLane[]>;
+  /** Opt-outs and suppressions, checked after every claim and before any call. */
+  private readonly checks: SendTimeChecks;
 
   constructor(private readonly opts: WorkerOptions) {
     this.batchSize = opts.batchSize ?? 64;
@@ -74,28 +92,71 @@ export class DeliveryWorker {
       opts.policyFor ?? ((c) => LADDERS[c.retryLadder ?? opts.ladderOverrides?.get(c.providerAccount)?.[c.purpose] ?? defaultLadderFor(c.purpose)]);
     this.random = opts.random ?? Math.random;
     this.wake = opts.wake ?? new WakeSignal();
+    const links = opts.publicUrl ? new UnsubscribeLinks({ store: opts.store, clock: opts.clock, publicUrl: opts.publicUrl }) : null;
+    this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links });
+    const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
+    this.lanes = new Map(
+      [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.loopsPerAccount ?? 2 })] as const),
+    );
   }
 
-  /** Claims and processes one batch for one provider account; resolves when its outcomes are written. */
-  async runOnce(providerAccount: string): Promise<BatchResult> {
+  /**
+   * Claims and processes one batch for one provider account (one lane of it, or every lane in
+   * turn when none is named); resolves when its outcomes are written.
+   */
+  async runOnce(providerAccount: string, laneName?: string): Promise<BatchResult> {
     const adapter = this.opts.adapters.get(providerAccount);
     if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
-    const claimed = await this.opts.store.claimBatch({
+    const lanes = this.lanes.get(providerAccount)!;
+    if (laneName === undefined) {
+      const total: BatchResult = { claimed: 0, applied: 0, stale: 0 };
+      for (const l of lanes) addInto(total, await this.runLane(adapter, providerAccount, l));
+      return total;
+    }
+    const lane = lanes.find((l) => l.name === laneName);
+    if (!lane) throw new Error(`provider account ${providerAccount} has no lane ${laneName}`);
+    return this.runLane(adapter, providerAccount, lane);
+  }
+
+  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane): Promise<BatchResult> {
+    const req = {
       providerAccount,
+      ...(lane.purposes.length === PURPOSES.length ? {} : { purposes: lane.purposes }),
       workerId: this.opts.workerId,
       now: this.opts.clock.now(),
       leaseMs: this.leaseMs,
-      limit: this.batchSize,
-    });
-    if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0 };
-    const stopRenewing = this.renewWhileRunning(claimed);
+      limit: lane.batchSize,
+    };
+    // With a limiter, the claim takes no more deliveries than the shared limiter grants right
+    // now, and spends one permit per delivery, in one transaction: every worker of every
+    // process draws on the same rows, so together they never exceed the account's rate.
+    const { claimed, retryAt } = lane.limits
+      ? await this.opts.store.claimWithPermits({ ...req, lane: lane.name, laneLimit: lane.limits.lane, accountLimit: lane.limits.account })
+      : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
+    if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
+    // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
+    // batch; what must not be sent is stopped here and written with the others' outcomes.
+    const { send, stopped } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
+    const stopRenewing = this.renewWhileRunning(send);
     let outcomes: SubmitOutcome[];
     try {
-      outcomes = await Promise.all(claimed.map((c) => this.call(adapter, c)));
+      outcomes = await Promise.all(send.map((c) => this.call(adapter, c)));
     } finally {
       stopRenewing();
     }
-    return this.record(claimed, outcomes);
+    await this.throttleIfRefused(providerAccount, lane, outcomes);
+    return { ...(await this.record(send, outcomes, stopped)), permitsAt: retryAt };
+  }
+
+  /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */
+  private async throttleIfRefused(account: string, lane: WorkerLane, outcomes: SubmitOutcome[]): Promise<void> {
+    if (!lane.limits) return;
+    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled');
+    if (throttled.length === 0) return;
+    const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
+    await this.opts.store
+      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
+      .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'));
   }
 
   /**
@@ -126,9 +187,7 @@ export class DeliveryWorker {
       let claimedThisRound = 0;
       for (const account of this.opts.adapters.keys()) {
         const r = await this.runOnce(account);
-        total.claimed += r.claimed;
-        total.applied += r.applied;
-        total.stale += r.stale;
+        addInto(total, r);
         claimedThisRound += r.claimed;
       }
       if (claimedThisRound === 0) return total;
@@ -166,10 +225,11 @@ export class DeliveryWorker {
     }
   }
 
-  private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[]): Promise<BatchResult> {
+  /** Writes the calls' outcomes and the deliveries the send-time checks stopped (`stopped`) in one batch. */
+  private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], stopped: TransitionWrite[] = []): Promise<BatchResult> {
     const now = this.opts.clock.now();
-    const account = claimed[0]!.providerAccount;
-    const budget = (await this.budgetOf(account, now)).state;
+    const account = claimed[0]?.providerAccount;
+    const budget = account === undefined ? 'healthy' : (await this.budgetOf(account, now)).state;
     const writes: TransitionWrite[] = [];
     claimed.forEach((c, i) => {
       const outcome = outcomes[i]!;
@@ -187,14 +247,21 @@ export class DeliveryWorker {
         attempt: { number: c.attemptNumber, outcome },
       });
     });
-    const results = await this.opts.store.applyTransitions(writes);
+    const all = await this.opts.store.applyTransitions([...writes, ...stopped]);
+    const results = all.slice(0, writes.length);
+    // A stopped delivery whose lease was rescued meanwhile was not sent either: its `unknown` is reconciled as usual.
+    const stoppedApplied = all.slice(writes.length).filter((r) => r.applied).length;
     results.forEach((r, i) => {
       if (r.applied) this.count(claimed[i]!, outcomes[i]!, writes[i]!);
     });
     const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
     if (late.length > 0) await this.recordLate(late, now);
-    await this.recordHealth(account, outcomes, now);
-    return { claimed: claimed.length, applied: results.length - late.length, stale: late.length };
+    if (account !== undefined) await this.recordHealth(account, outcomes, now);
+    return {
+      claimed: claimed.length + stopped.length,
+      applied: results.length - late.length + stoppedApplied,
+      stale: late.length + stopped.length - stoppedApplied,
+    };
   }
 
   private readonly budgets = new Map<string, { at: number; assessment: BudgetAssessment }>();
@@ -279,24 +346,32 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     const loops = this.opts.loopsPerAccount ?? 2;
-    for (const account of this.opts.adapters.keys()) {
-      for (let i = 0; i < loops; i++) this.loops.push(this.loop(account));
+    for (const [account, lanes] of this.lanes) {
+      // Every lane has its own loops: a full marketing backlog never sits in front of a code.
+      for (const lane of lanes) for (let i = 0; i < loops; i++) this.loops.push(this.loop(account, lane));
     }
   }
 
-  private async loop(account: string): Promise<void> {
+  private async loop(account: string, lane: WorkerLane): Promise<void> {
     while (this.running) {
       let result: BatchResult;
       try {
-        result = await this.runOnce(account);
+        result = await this.runOnce(account, lane.name);
       } catch (err) {
         this.opts.logger.error({ err, providerAccount: account }, 'claim loop failed; retrying after the poll interval');
         await this.wake.wait(account, this.pollIntervalMs);
         continue;
       }
       if (!this.running) break;
-      if (result.claimed === this.batchSize) continue; // more is probably waiting
-      const next = await this.opts.store.nextDueAt(account, this.opts.clock.now()).catch(() => null);
+      if (result.claimed === lane.batchSize) continue; // more is probably waiting
+      if (result.permitsAt != null) {
+        // Work is waiting for permits: come back when the limiter has them (or on a wake-up).
+        const untilPermits = result.permitsAt - this.opts.clock.now();
+        if (untilPermits > 0) await this.wake.wait(account, Math.min(this.pollIntervalMs, untilPermits));
+        continue;
+      }
+      const purposes = lane.purposes.length === PURPOSES.length ? undefined : lane.purposes;
+      const next = await this.opts.store.nextDueAt(account, this.opts.clock.now(), purposes).catch(() => null);
       const untilDue = next === null ? this.pollIntervalMs : next - this.opts.clock.now();
       if (untilDue > 0) await this.wake.wait(account, Math.min(this.pollIntervalMs, untilDue));
     }
@@ -309,4 +384,10 @@ export class DeliveryWorker {
     await Promise.allSettled(this.loops);
     this.loops = [];
   }
+}
+
+function addInto(total: BatchResult, r: BatchResult): void {
+  total.claimed += r.claimed;
+  total.applied += r.applied;
+  total.stale += r.stale;
 }

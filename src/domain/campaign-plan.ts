@@ -38,7 +38,10 @@ export type PlanReason =
 export interface CampaignOptions {
   /** Null when no start time works (no capacity). `earlier_by_ms`: how much before start_at; `missed_by_ms` > 0 when the latest start is already past. */
   start_earlier: { latest_start_at: number; earlier_by_ms: number; missed_by_ms: number } | null;
-  /** Null when no rate is enough (empty window). The provider rate assumes the reserved share stays reserved. */
+  /**
+   * Null when no rate is enough (empty window). Rates are rounded up to 6 significant digits.
+   * The lane rate includes the other load; the provider rate assumes the reserved share stays reserved.
+   */
   more_capacity: { lane_rate_needed: number; provider_rate_needed: number | null } | null;
   smaller_audience: { max_audience: number };
   /** Null when no deadline works (no capacity). */
@@ -66,18 +69,30 @@ export interface CampaignPlan {
 
 /**
  * How many messages `rate` msg/s sends in `windowMs`, rounded down. Rates are decimals, so the
- * product is forgiven a relative 1e-12 (a few thousand ulps) before rounding down: 33.3/s × 30 s
- * must count as 999, not 998.9999999999999, and a rate computed as N / window must fit N.
+ * product is forgiven a millionth of a message plus a relative 1e-12 (a few thousand ulps)
+ * before rounding down: 33.3/s × 30 s must count as 999, not 998.9999999999999, and a rate
+ * computed as N / window must fit N.
  */
 function fits(rate: number, windowMs: number): number {
   if (!(windowMs > 0 && rate > 0)) return 0;
   const x = (rate * windowMs) / 1_000;
-  return Math.floor(x + 1e-9 + x * 1e-12);
+  return Math.floor(x + 1e-6 + x * 1e-12);
 }
 
-/** The shortest whole-ms window in which `rate` sends `n` (rate > 0): consistent with `fits`. */
-function drainMs(n: number, rate: number): number {
+/** `x` rounded up to 6 significant digits: a rate a person can type into a config, never below what is needed. */
+function ceilSignificant(x: number): number {
+  if (!(x > 0)) return x;
+  const r = Number(x.toPrecision(6));
+  // Within 1e-13 is float noise (0.1 + 0.2 is 0.30000000000000004): `fits` forgives 1e-12.
+  if (r >= x * (1 - 1e-13)) return r;
+  const unit = 10 ** (Math.floor(Math.log10(x)) - 5);
+  return Number((r + unit).toPrecision(6));
+}
+
+/** The shortest whole-ms window in which `rate` sends `n` (rate > 0), consistent with `fits`; null past 2^53 ms (a rate of ~0 msg/s). */
+function drainMs(n: number, rate: number): number | null {
   let w = Math.ceil((n * 1_000) / rate);
+  if (!Number.isSafeInteger(w)) return null;
   while (w > 0 && fits(rate, w - 1) >= n) w--;
   while (fits(rate, w) < n) w++;
   return w;
@@ -101,6 +116,7 @@ export function planCampaign(input: CampaignPlanInput): CampaignPlan {
   const windowMs = Math.max(0, deadline - start);
   const available = Math.max(0, input.laneMaxRate - other);
   const drain = n === 0 ? 0 : available > 0 ? drainMs(n, available) : null;
+  if (n > 0 && drain === null && available > 0) throw new RangeError(`laneMaxRate − otherLaneLoad = ${available} msg/s is too small to plan with`);
 
   const plan: CampaignPlan = {
     audience_size: n,
@@ -119,7 +135,7 @@ export function planCampaign(input: CampaignPlanInput): CampaignPlan {
   if (windowMs > 0 && n <= fits(available, windowMs)) return { ...plan, feasible: true };
 
   const reason: PlanReason = windowMs === 0 ? 'deadline_not_after_start' : available === 0 ? 'no_capacity' : 'rate_too_low';
-  const laneRateNeeded = plan.required_rate === null ? null : plan.required_rate + other;
+  const laneRateNeeded = plan.required_rate === null ? null : ceilSignificant(plan.required_rate + other);
   const latestStart = drain === null ? null : deadline - drain;
   return {
     ...plan,
@@ -128,7 +144,7 @@ export function planCampaign(input: CampaignPlanInput): CampaignPlan {
       start_earlier:
         latestStart === null ? null : { latest_start_at: latestStart, earlier_by_ms: start - latestStart, missed_by_ms: Math.max(0, input.now - latestStart) },
       more_capacity:
-        laneRateNeeded === null ? null : { lane_rate_needed: laneRateNeeded, provider_rate_needed: reserved < 1 ? laneRateNeeded / (1 - reserved) : null },
+        laneRateNeeded === null ? null : { lane_rate_needed: laneRateNeeded, provider_rate_needed: reserved < 1 ? ceilSignificant(laneRateNeeded / (1 - reserved)) : null },
       smaller_audience: { max_audience: fits(available, windowMs) },
       later_deadline: drain === null ? null : { earliest_deadline_at: start + drain },
     },

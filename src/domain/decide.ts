@@ -28,6 +28,11 @@ export type DeliveryEvent =
   | { type: 'expire' }
   | { type: 'cancel' }
   | { type: 'supersede' }
+  /**
+   * The send-time check found the recipient unsubscribed or the address suppressed: nothing
+   * may be sent. From `submitting` the claim's attempt row is closed as not sent by the caller.
+   */
+  | { type: 'suppress'; reason: 'suppressed' | 'unsubscribed' }
   /** An operator's replay; from `unknown` only with the duplicate risk accepted explicitly. */
   | { type: 'replay'; acceptDuplicateRisk: boolean }
   | { type: 'evidence'; found: true; providerMessageId: string | null }
@@ -144,6 +149,11 @@ export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionC
       // Only what has not been handed over: a submission in flight or unknown may already be out.
       if (state !== 'ready' && state !== 'retryable') return { ok: false, reason: `nothing pending to supersede in ${state}` };
       return terminal(state, 'supersede', 'superseded');
+    case 'suppress':
+      // Not from `unknown` or `accepted`: a submission that may be out cannot be taken back,
+      // and recording it as not sent would be a lie. The claim's own check runs before the call.
+      if (state !== 'ready' && state !== 'retryable' && state !== 'submitting') return { ok: false, reason: `nothing unsent to stop in ${state}` };
+      return terminal(state, 'suppress', event.reason);
     case 'evidence':
       return evidence(d, event, ctx);
     case 'ambiguity_policy':

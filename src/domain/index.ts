@@ -12,3 +12,4 @@ export * from './retry-budget.js';
 export * from './rate-limit.js';
 export * from './lanes.js';
 export * from './campaign-plan.js';
+export * from './preferences.js';

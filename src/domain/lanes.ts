@@ -15,7 +15,7 @@ import { PURPOSES, type Purpose } from './vocabulary.js';
 export interface LaneConfig {
   /** Lower-case letters, digits, `_` or `-`, starting with a letter; unique per account. */
   name: string;
-  /** The purposes this lane carries; every purpose is in exactly one lane. */
+  /** The purposes this lane carries, at least one; every purpose is in exactly one lane. */
   purposes: readonly Purpose[];
   /** Share of the account's rate and concurrency reserved for this lane, 0..1. */
   guaranteed_share: number;
@@ -65,7 +65,8 @@ export function laneConfigErrors(lanes: unknown, field = 'lanes'): LaneConfigErr
     if (typeof share !== 'number' || !(share >= 0 && share <= 1)) {
       errors.push({ field: `${at}.guaranteed_share`, message: `must be a number from 0 to 1; got ${JSON.stringify(share)}` });
     } else total += share;
-    if (!Array.isArray(purposes)) return void errors.push({ field: `${at}.purposes`, message: 'must be a list of purposes' });
+    // A lane with no purpose would hold its share of the account for nothing.
+    if (!Array.isArray(purposes) || purposes.length === 0) return void errors.push({ field: `${at}.purposes`, message: 'must be a non-empty list of purposes' });
     purposes.forEach((p: unknown, j) => {
       if (!(PURPOSES as readonly unknown[]).includes(p)) {
         errors.push({ field: `${at}.purposes[${j}]`, message: `must be one of ${PURPOSES.join(', ')}; got ${JSON.stringify(p)}` });

@@ -104,7 +104,7 @@ export function acquireJoint(
   let granted = req.requested;
   states.forEach((s, i) => (granted = Math.min(granted, grantable(s.tatUs, nowUs, ts[i]!, checkBurst(req.limits[i]!.burst), granted))));
   // A refusal leaves the state untouched (GCRA's rule): nothing was spent.
-  const next = granted === 0 ? states.map((s) => ({ tatUs: s.tatUs })) : states.map((s, i) => ({ tatUs: nowUs + granted * ts[i]! }));
+  const next = granted === 0 ? states.map((s) => ({ tatUs: s.tatUs })) : states.map((s, i) => ({ tatUs: Math.max(s.tatUs, nowUs) + granted * ts[i]! }));
   const retryAt = granted < req.requested ? Math.max(...next.map((s, i) => availableAt(s, req.limits[i]!))) : null;
   return { states: next, granted, retryAt };
 }

@@ -12,6 +12,7 @@ export type TransitionEvent =
   | 'cancel'
   | 'evidence'
   | 'supersede'
+  | 'suppress'
   | 'replay'
   | 'ambiguity_policy';
 
@@ -29,16 +30,19 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'ready', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'ready', to: 'terminal', on: 'cancel', when: 'cancelled before any attempt' },
   { from: 'ready', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
+  { from: 'ready', to: 'terminal', on: 'suppress', when: 'the recipient opted out (unsubscribed) or the address is on the suppression list (suppressed): not sent' },
   { from: 'submitting', to: 'accepted', on: 'outcome', when: 'the provider acknowledged the submission' },
   { from: 'submitting', to: 'unknown', on: 'outcome', when: 'timeout, reset after write, or any ambiguous answer' },
   { from: 'submitting', to: 'unknown', on: 'lease_expired', when: 'the lease ran out: the call may have happened' },
   { from: 'submitting', to: 'retryable', on: 'outcome', when: 'a definite retryable or throttled answer, next attempt before expiry' },
   { from: 'submitting', to: 'terminal', on: 'outcome', when: 'permanent refusal (rejected), attempts used up (exhausted), or next attempt at or after expiry (expired)' },
+  { from: 'submitting', to: 'terminal', on: 'suppress', when: 'the check after the claim, before the call, found the recipient unsubscribed or the address suppressed: the attempt closes as not sent' },
   { from: 'retryable', to: 'submitting', on: 'claim', when: 'next_attempt_at reached, before expiry' },
   { from: 'retryable', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
   { from: 'retryable', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
   { from: 'retryable', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
+  { from: 'retryable', to: 'terminal', on: 'suppress', when: 'the recipient opted out (unsubscribed) or the address was suppressed between attempts: not sent again' },
   { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator asked to retry now, before expiry' },
   { from: 'retryable', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived: the resend is not needed' },
   { from: 'ready', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived (a replayed delivery): the resend is not needed' },

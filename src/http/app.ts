@@ -19,9 +19,16 @@ import { reviewRoutes } from './routes/review.js';
 import { statsRoutes } from './routes/stats.js';
 import { providerAccountRoutes } from './routes/provider-accounts.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { audienceRoutes } from './routes/audiences.js';
+import { recipientProfileRoutes } from './routes/recipient-profiles.js';
 import type { AddressPolicy } from '../webhooks/address-policy.js';
 import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
 import { callbackRoutes } from './routes/callbacks.js';
+import { preferenceRoutes } from './routes/preferences.js';
+import { suppressionRoutes } from './routes/suppressions.js';
+import { unsubscribeRoutes } from './routes/unsubscribe.js';
+import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 
 export interface AppDeps {
@@ -44,6 +51,10 @@ export interface AppDeps {
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
   onEvidence?: () => void;
+  /** Verifies one-click unsubscribe tokens at /v1/unsubscribe/:token. Default: one over `store` (the key is in the database). */
+  unsubscribe?: UnsubscribeLinks;
+  /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
+  onCampaignRunnable?: () => void;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -72,6 +83,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
+    // for the longest recipient ids; Fastify's default of 100 would answer 414.
+    routerOptions: { maxParamLength: 1600 },
     // Strict bodies: unknown fields are errors, not silently dropped; "2" is not 2.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
   }) as unknown as FastifyInstance;
@@ -97,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await callbackRoutes(app, deps);
+  await unsubscribeRoutes(app, deps);
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);
@@ -105,6 +120,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     statsRoutes(v1, deps);
     providerAccountRoutes(v1, deps);
     webhookRoutes(v1, deps);
+    preferenceRoutes(v1, deps);
+    suppressionRoutes(v1, deps);
+    campaignRoutes(v1, deps);
+    audienceRoutes(v1, deps);
+    recipientProfileRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -86,6 +86,17 @@ export class IntakeService {
     return account;
   }
 
+  /**
+   * The notification a body becomes, checked exactly as `submit` checks it, without writing it:
+   * campaign fan-out builds many and commits them in one transaction. Throws HeraldError for a
+   * body `submit` would refuse.
+   */
+  prepare(tenantId: string, body: NotificationRequest, now: number): NewNotification {
+    const { expiresAt, fallback } = checkNotificationRequest(body, now);
+    const accounts = body.channels.map((c) => this.accountFor(c));
+    return { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
+  }
+
   /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
   async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
     const now = this.opts.clock.now();

@@ -90,8 +90,9 @@ export const notificationRequestSchema = {
       additionalProperties: false,
       required: ['key', 'generation'],
       properties: {
-        // `ntf:` is reserved: a notification without a group is its own group `ntf:<id>`.
-        key: { type: 'string', minLength: 1, maxLength: 200, pattern: '^(?!ntf:)' },
+        // `ntf:` and `cmp:` are reserved: a notification without a group is its own group `ntf:<id>`,
+        // and campaign fan-out names its groups `cmp:<campaign id>:<recipient id>`.
+        key: { type: 'string', minLength: 1, maxLength: 200, pattern: '^(?!ntf:|cmp:)' },
         generation: { type: 'integer', minimum: 1, maximum: 2147483647 },
       },
     },
@@ -139,14 +140,22 @@ export interface CheckedRequest {
   fallback: { afterMs: number; evidence: FallbackEvidence } | null;
 }
 
+/**
+ * The first address of a recipient that is present but malformed (`field` is `email` or
+ * `phone`), or null: the checks intake makes, shared with audience uploads and stored profiles.
+ */
+export function recipientAddressError(r: RecipientInput): { field: 'email' | 'phone'; message: string } | null {
+  if (r.email != null && !EMAIL.test(r.email)) return { field: 'email', message: 'must be an e-mail address with a domain, e.g. ada@example.com' };
+  if (r.phone != null && (!E164.test(r.phone) || !isValidPhoneNumber(r.phone))) {
+    return { field: 'phone', message: 'must be a valid phone number in E.164 form, e.g. +14155550123' };
+  }
+  return null;
+}
+
 export function checkNotificationRequest(body: NotificationRequest, now: number): CheckedRequest {
   const r = body.recipient;
-  if (r.email != null && !EMAIL.test(r.email)) {
-    throw fieldError('recipient.email', 'must be an e-mail address with a domain, e.g. ada@example.com');
-  }
-  if (r.phone != null && (!E164.test(r.phone) || !isValidPhoneNumber(r.phone))) {
-    throw fieldError('recipient.phone', 'must be a valid phone number in E.164 form, e.g. +14155550123');
-  }
+  const bad = recipientAddressError(r);
+  if (bad) throw fieldError(`recipient.${bad.field}`, bad.message);
   for (const channel of body.channels) {
     if (destinationFor(channel, r) === null) {
       throw fieldError(ADDRESS_FIELD[channel], `is required for the ${channel} channel`);

@@ -9,6 +9,11 @@ export interface MessageContent {
   subject?: string | null;
   text: string;
   html?: string | null;
+  /**
+   * E-mail header fields Herald adds at send time (List-Unsubscribe for marketing mail); never
+   * stored with the notification and never taken from a producer. Other channels ignore them.
+   */
+  headers?: Record<string, string> | null;
 }
 
 export interface SubmitRequest {

@@ -24,6 +24,7 @@ import { createSandboxAdapter } from '../providers/sandbox/adapter.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from '../providers/sandbox/callbacks.js';
 import type { CallbackVerifier } from '../providers/provider.js';
 import { EvidenceApplier } from '../delivery/evidence-applier.js';
+import { CampaignRunner } from '../campaigns/campaign-runner.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -44,6 +45,8 @@ export interface HeraldNode {
   reconciler: Reconciler | null;
   /** Merges recorded provider callback events into deliveries (worker role). */
   evidence: EvidenceApplier | null;
+  /** Fans running campaigns out, holds paused ones, finishes them (worker role). */
+  campaigns: CampaignRunner | null;
   /** Customer webhooks: outbox relay and signed sender (worker role). */
   webhooks: { relay: WebhookRelay; sender: WebhookSender } | null;
   adapters: Map<string, ProviderAdapter>;
@@ -152,6 +155,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let fallbacks: FallbackScheduler | null = null;
   let reconciler: Reconciler | null = null;
   let evidence: EvidenceApplier | null = null;
+  let campaigns: CampaignRunner | null = null;
   let webhooks: HeraldNode['webhooks'] = null;
   const webhookPolicy = new AddressPolicy({ allowNetworks: config.webhooks.allow_networks });
   let unlisten: (() => Promise<void>) | null = null;
@@ -176,6 +180,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
       // In one process, recorded callbacks are applied at once; other processes poll every second.
       onEvidence: () => evidence?.poke(),
+      // In one process, a started or resumed campaign fans out at once; other processes poll every second.
+      onCampaignRunnable: () => campaigns?.poke(),
       webhookPolicy,
     });
   }
@@ -194,8 +200,11 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       loopsPerAccount: config.worker.loops_per_account,
       leaseMs: config.worker.lease_ms,
       pollIntervalMs: config.worker.poll_interval_ms,
+      // Marketing e-mail carries one-click unsubscribe links to this URL (RFC 8058).
+      publicUrl: config.public_url,
       ...(opts.random ? { random: opts.random } : {}),
       counters,
+      accounts: config.provider_accounts,
     });
     sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     fallbacks = new FallbackScheduler({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, wake: (account) => wake.notify(account) });
@@ -210,6 +219,16 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       ...(opts.random ? { random: opts.random } : {}),
     });
     evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
+    campaigns = new CampaignRunner({
+      store,
+      clock,
+      logger,
+      // Fan-out builds each notification with intake's own rules (no idempotency keys, no wake: the runner wakes).
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
+      accounts: config.provider_accounts,
+      wake: (account) => wake.notify(account),
+      intervalMs: config.worker.sweep_interval_ms,
+    });
     webhooks = {
       relay: new WebhookRelay({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms }),
       sender: new WebhookSender({
@@ -233,6 +252,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     fallbacks,
     reconciler,
     evidence,
+    campaigns,
     webhooks,
     adapters,
     counters,
@@ -249,6 +269,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       fallbacks?.start();
       reconciler?.start();
       evidence?.start();
+      campaigns?.start();
       webhooks?.relay.start();
       webhooks?.sender.start();
       if (!app) return null;
@@ -264,6 +285,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await fallbacks?.stop();
       await reconciler?.stop();
       await evidence?.stop();
+      await campaigns?.stop();
       await webhooks?.relay.stop();
       await webhooks?.sender.stop();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));

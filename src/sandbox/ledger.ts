@@ -15,6 +15,8 @@ export interface LedgerEntry {
   provider_message_id: string;
   /** ISO 8601. */
   received_at: string;
+  /** Email only, when the request had them: the extra header fields it carried (e.g. List-Unsubscribe). */
+  headers?: Record<string, string>;
   /**
    * The delivery statuses the sandbox's callbacks emitted for this message, in emission
    * order, first emissions only (a reordered pair shows reordered; a duplicate does not
@@ -52,6 +54,7 @@ export class Ledger {
       destination: entry.destination,
       provider_message_id: entry.provider_message_id,
       received_at: entry.received_at,
+      ...(entry.headers ? { headers: { ...entry.headers } } : {}),
     };
     this.#entries.push(copy);
     const sameKey = this.#byKey.get(copy.idempotency_key);

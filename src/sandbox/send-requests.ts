@@ -15,6 +15,8 @@ export type SendEndpoint =
 export interface ValidSend {
   channel: Channel;
   destination: string;
+  /** Email only: the extra header fields of a Resend-shaped body (`headers`), as sent. */
+  headers?: Record<string, string>;
 }
 
 export type SendValidation =
@@ -108,11 +110,24 @@ function validateEmail(raw: Buffer): SendValidation {
     }
   }
   if (body.text === undefined && body.html === undefined) return invalid('text or html is required');
+  const headers = body.headers;
+  if (headers !== undefined) {
+    if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return invalid('headers must be an object');
+    // A field name is a token (RFC 5322 ftext); a value may not break out of its line.
+    for (const [name, value] of Object.entries(headers)) {
+      if (!/^[!-9;-~]+$/.test(name) || typeof value !== 'string' || /[\r\n]/.test(value)) {
+        return invalid('headers must map header names to single-line strings');
+      }
+    }
+  }
   const rejected = to.some(
     (address) => address.split('@')[1]?.toLowerCase() === MAGIC_REJECT_EMAIL_DOMAIN,
   );
   if (rejected) return INVALID_DESTINATION;
-  return { ok: true, send: { channel: 'email', destination: to.join(', ') } };
+  return {
+    ok: true,
+    send: { channel: 'email', destination: to.join(', '), ...(headers === undefined ? {} : { headers: { ...(headers as Record<string, string>) } }) },
+  };
 }
 
 function validateSms(raw: Buffer): SendValidation {

@@ -146,6 +146,7 @@ export async function handleSend(
         destination,
         provider_message_id: acceptance.providerMessageId,
         received_at: receivedAt.toISOString(),
+        ...(validation.send.headers ? { headers: validation.send.headers } : {}),
       });
       ctx.memory.remember(channel, key, acceptance, receivedAt.getTime());
       // Resolves at once, or once the first callback was delivered with emit_before_response.

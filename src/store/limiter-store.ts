@@ -6,6 +6,7 @@
  * store only makes it atomic.
  */
 import type { RateLimit } from '../domain/index.js';
+import type { ClaimedDelivery, ClaimRequest } from './store.js';
 
 /** The account-wide limiter's lane name; lane names are lower-case words, so it cannot collide. */
 export const ACCOUNT_LANE = '*';
@@ -20,7 +21,21 @@ export interface PermitRequest {
   accountLimit: RateLimit;
 }
 
+/** A claim that spends one permit per delivery it takes. */
+export interface PermittedClaimRequest extends ClaimRequest {
+  lane: string;
+  laneLimit: RateLimit;
+  accountLimit: RateLimit;
+}
+
 export interface LimiterStore {
+  /**
+   * Claims up to `limit` due deliveries, but no more than the limiter grants now, and spends
+   * exactly one permit per delivery claimed, in one transaction: no permit is wasted on work
+   * that was not there, and none is granted twice. `retryAt` (when the limiter, not the queue,
+   * cut the claim short) says when permits are available again.
+   */
+  claimWithPermits(r: PermittedClaimRequest): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }>;
   /** Grants up to `requested` permits from the lane's and the account's limiter together; `retryAt` says when to ask again when short. */
   acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }>;
   /** After a provider's 429: no permit of the account is granted before now + Retry-After (or the domain's default pause). Returns when permits resume. */

@@ -24,6 +24,8 @@ import type { MessageContent } from '../providers/provider.js';
 import type { AttemptResolution, EvidenceStore } from './evidence-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { WebhookStore } from './webhook-store.js';
+import type { CampaignStore } from './campaign-store.js';
+import type { PreferenceStore } from './preference-store.js';
 
 export interface RecipientInput {
   id: string;
@@ -260,7 +262,7 @@ export interface ApiKeyRecord {
   tenantId: string;
 }
 
-export interface Store extends EvidenceStore, LimiterStore, WebhookStore {
+export interface Store extends EvidenceStore, LimiterStore, WebhookStore, CampaignStore, PreferenceStore {
   readonly driver: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations; returns the names applied now. */
   migrate(): Promise<string[]>;

@@ -42,6 +42,7 @@ describe('resolveConfig', () => {
     expect(cfg).toEqual({
       host: '127.0.0.1',
       port: 8080,
+      public_url: 'http://127.0.0.1:8080',
       data_dir: resolve('./herald-data'),
       database: { synchronous: 'FULL' },
       sandbox: { enabled: true, port: 8025 },
@@ -49,6 +50,15 @@ describe('resolveConfig', () => {
       provider_accounts: [],
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
     });
+  });
+
+  it('public_url: the configured http(s) URL without its trailing slash, else http://<host>:<port>', () => {
+    expect(resolveConfig({ public_url: 'https://herald.example.com/' }).public_url).toBe('https://herald.example.com');
+    expect(resolveConfig({ public_url: 'https://example.com/herald//' }).public_url).toBe('https://example.com/herald');
+    expect(resolveConfig({ host: '::1', port: 9000 }).public_url).toBe('http://[::1]:9000');
+    for (const bad of ['herald.example.com', 'ftp://example.com', 'https://u:p@example.com', 'https://example.com/?a=1', 'https://example.com/#x']) {
+      expect(() => resolveConfig({ public_url: bad }), bad).toThrow(/public_url/);
+    }
   });
 
   it('reads the webhooks section: networks the operator opens, timeout and concurrency', () => {

@@ -51,6 +51,11 @@ describe('purpose ladders through the worker', () => {
 
   it('a 429 with Retry-After: 90 moves the next attempt at least 90 s out, on every purpose', async () => {
     for (const purpose of ['otp', 'transactional', 'conversational', 'marketing', 'alert']) {
+      // The previous purpose's 429 paused the whole account for 90 s (the shared limiter); after
+      // it, permits come back at the account's rate, so give them a second, and let the previous
+      // purpose's retry through before the next 429 is armed.
+      h.clock.advance(91_000);
+      await h.worker.drain();
       h.sandbox.faults.set({ mode: 'rate_limit', count: 1, retry_after_seconds: 90 });
       const sent = await h.send(otpBody({ purpose, ttl_seconds: 3600, recipient: { id: `r-${purpose}`, phone: '+14155550123' } }));
       const t0 = h.clock.now();
@@ -59,6 +64,21 @@ describe('purpose ladders through the worker', () => {
       expect(d.state, purpose).toBe('retryable');
       expect(Date.parse(d.next_attempt_at) - t0, purpose).toBeGreaterThanOrEqual(90_000);
     }
+  });
+
+  it('a 429 pauses the whole account: no other delivery of it is attempted before Retry-After has passed', async () => {
+    h.sandbox.faults.set({ mode: 'rate_limit', count: 1, retry_after_seconds: 30 });
+    const first = await h.send(otpBody({ recipient: { id: 'r-a', phone: '+14155550123' } }));
+    await h.worker.drain();
+    expect((await deliveryOf(first.json.id)).state).toBe('retryable');
+    const other = await h.send(otpBody({ purpose: 'transactional', recipient: { id: 'r-b', phone: '+14155550124' } }));
+    h.clock.advance(29_999);
+    expect((await h.worker.drain()).claimed).toBe(0);
+    expect((await deliveryOf(other.json.id)).state).toBe('ready');
+    expect(h.sandbox.ledger.entries()).toHaveLength(0);
+    h.clock.advance(1_000);
+    await h.worker.drain();
+    expect((await deliveryOf(other.json.id)).state).toBe('accepted');
   });
 
   it('a permanent error stops at once on every purpose', async () => {

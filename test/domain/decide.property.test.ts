@@ -2,8 +2,8 @@
  * Property tests for `decide`: random event sequences applied to one delivery, with a clock
  * that only moves forward, random retry policies (exponential or scheduled, every jitter
  * mode) and a seeded random. A run starts from a fresh `ready` delivery or, sometimes, from a
- * `terminal` one whose reason was set outside `decide` (suppressed, unsubscribed, ...), so
- * replay is exercised against every reason. Each property also counts the cases it actually
+ * `terminal` one with any reason (suppressed, unsubscribed, superseded, ...), so replay is
+ * exercised against every reason. Each property also counts the cases it actually
  * exercised and asserts those counts are non-zero, so a generator change cannot turn a
  * property into one that holds vacuously.
  */
@@ -95,6 +95,7 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.constant({ type: 'expire' as const }), weight: 2 },
   { arbitrary: fc.constant({ type: 'cancel' as const }), weight: 1 },
   { arbitrary: fc.constant({ type: 'supersede' as const }), weight: 1 },
+  { arbitrary: fc.constantFrom('suppressed' as const, 'unsubscribed' as const).map((reason) => ({ type: 'suppress' as const, reason })), weight: 1 },
   { arbitrary: fc.boolean().map((acceptDuplicateRisk) => ({ type: 'replay' as const, acceptDuplicateRisk })), weight: 2 },
   {
     arbitrary: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }).map((providerMessageId) => ({
@@ -462,7 +463,21 @@ const EXAMPLES: Scenario[] = [
       at({ type: 'ambiguity_policy', policy: 'user_resend', dedupesByKey: false, windowClosed: false }),
     ],
   },
-  // Reasons set outside decide(): never replayable; nor is expired.
+  // Sent by nobody, whatever comes next: the send-time check stops a claimed delivery, then a
+  // queued one; neither is replayable.
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 34,
+    steps: [at({ type: 'claim' }), at({ type: 'suppress', reason: 'unsubscribed' }), at(replay(true)), at({ type: 'claim' })],
+  },
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 35,
+    steps: [at({ type: 'suppress', reason: 'suppressed' }), at(replay(false))],
+  },
+  {
+    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 36,
+    steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'suppress', reason: 'unsubscribed' })],
+  },
+  // "Do not send" reasons: never replayable; nor is expired.
   ...(['suppressed', 'unsubscribed', 'superseded', 'expired'] as const).map(
     (reason, i): Scenario => ({
       start: T, initial: { reason, attemptCount: 1 }, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 21 + i,
@@ -640,8 +655,8 @@ describe('decide over random event sequences', () => {
     expect([...replayedReasons].sort()).toEqual([...REPLAYABLE_REASONS].sort());
     // Every reason is refused sometimes: the non-replayable ones always, the others after expiry.
     expect([...refusedReasons].sort()).toEqual([...TERMINAL_REASONS].sort());
-    // Every reason decide() owns shows up; suppressed/unsubscribed are set outside decide().
-    expect([...reasons].sort()).toEqual(['cancelled', 'exhausted', 'expired', 'rejected', 'superseded', 'unresolved']);
+    // Every terminal reason is one decide() produces, and each shows up.
+    expect([...reasons].sort()).toEqual([...TERMINAL_REASONS].sort());
   });
 
   /**
@@ -687,6 +702,27 @@ describe('decide over random event sequences', () => {
     expect(reachedMax).toBeGreaterThan(0);
     expect(pastCap).toBeGreaterThan(0);
     expect(exhaustedAgain).toBeGreaterThan(0);
+  });
+
+  it('suppress ends exactly the unsent deliveries (ready, retryable, submitting) with its own reason, and nothing else', () => {
+    const stoppedFrom = new Map<string, number>();
+    let refused = 0;
+    property(({ trace }) => {
+      for (const t of trace) {
+        if (t.event.type !== 'suppress') continue;
+        const unsent = t.before.state === 'ready' || t.before.state === 'retryable' || t.before.state === 'submitting';
+        if (!unsent) {
+          // unknown and accepted may already be out; terminal is final.
+          expect(t.decision.ok).toBe(false);
+          refused++;
+          continue;
+        }
+        expect(t.decision).toMatchObject({ ok: true, to: 'terminal', terminalReason: t.event.reason, nextAttemptAt: null });
+        stoppedFrom.set(t.before.state, (stoppedFrom.get(t.before.state) ?? 0) + 1);
+      }
+    });
+    expect([...stoppedFrom.keys()].sort()).toEqual(['ready', 'retryable', 'submitting']);
+    expect(refused).toBeGreaterThan(0);
   });
 
   it('honours a definite Retry-After as a lower bound', () => {

@@ -38,6 +38,8 @@ const NOT_FOUND: DeliveryEvent = { type: 'evidence', found: false, authoritative
 const WINDOW_CLOSED: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
 const NO_ANSWER_YET: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: false };
 const SUPERSEDE: DeliveryEvent = { type: 'supersede' };
+const UNSUBSCRIBED: DeliveryEvent = { type: 'suppress', reason: 'unsubscribed' };
+const SUPPRESSED: DeliveryEvent = { type: 'suppress', reason: 'suppressed' };
 const POLICY_EVENT = (
   policy: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate',
   over: { dedupesByKey?: boolean; windowClosed?: boolean } = {},
@@ -72,6 +74,16 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
   'ready -> terminal on supersede': [
     { name: 'a newer generation was accepted', d: snap('ready'), event: SUPERSEDE, now: T0, expected: { terminalReason: 'superseded', nextAttemptAt: null } },
     { name: 'superseded even after expires_at', d: snap('ready'), event: SUPERSEDE, now: T0 + 2 * HOUR, expected: { terminalReason: 'superseded' } },
+  ],
+  'ready -> terminal on suppress': [
+    { name: 'the recipient unsubscribed before the first claim', d: snap('ready'), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed', nextAttemptAt: null } },
+  ],
+  'submitting -> terminal on suppress': [
+    { name: 'the check after the claim finds the address suppressed', d: snap('submitting', { attemptCount: 1 }), event: SUPPRESSED, now: T0, expected: { terminalReason: 'suppressed', nextAttemptAt: null } },
+    { name: 'the check after the claim finds the recipient unsubscribed', d: snap('submitting', { attemptCount: 2 }), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed' } },
+  ],
+  'retryable -> terminal on suppress': [
+    { name: 'unsubscribed between attempts', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed', nextAttemptAt: null } },
   ],
   'submitting -> accepted on outcome': [
     {
@@ -367,7 +379,17 @@ describe('decide: events that do not apply', () => {
     NOT_FOUND,
     WINDOW_CLOSED,
     SUPERSEDE,
+    UNSUBSCRIBED,
+    SUPPRESSED,
   ];
+
+  it('does not stop what may already be out: suppress is refused in unknown and accepted', () => {
+    for (const state of ['unknown', 'accepted'] as const) {
+      for (const e of [UNSUBSCRIBED, SUPPRESSED]) {
+        expect(decide(snap(state, { attemptCount: 1 }), e, ctx(T0))).toEqual({ ok: false, reason: `nothing unsent to stop in ${state}` });
+      }
+    }
+  });
 
   it('refuses every event but replay on a terminal delivery, whatever its reason and the clock (and evidence of arrival for an unresolved one)', () => {
     for (const terminalReason of TERMINAL_REASONS) {

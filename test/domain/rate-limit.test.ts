@@ -19,6 +19,14 @@ import {
 
 const T0 = 1_700_000_000_000;
 
+/** A loop guard: a limiter that never makes a caller wait would otherwise hang the test instead of failing it. */
+function guard(limit = 2_000_000): () => void {
+  let steps = 0;
+  return () => {
+    if (++steps > limit) throw new Error(`no progress after ${limit} calls`);
+  };
+}
+
 /** One grant: when (µs, as the limiter resolved `now`) and how many. */
 interface Grant {
   atUs: number;
@@ -138,10 +146,12 @@ describe('acquire: properties', () => {
     fc.assert(
       fc.property(fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1_000), fc.integer({ min: 1, max: 20 }), windowArb, (rate, burst, windowMs) => {
         const limit = { ratePerSecond: rate, burst };
+        const step = guard();
         let state = IDLE_LIMITER_STATE;
         let now = T0;
         let total = 0;
         while (now < T0 + windowMs) {
+          step();
           const r = acquire(state, { ...limit, now, requested: 1_000 });
           total += r.granted;
           state = r.state;
@@ -184,11 +194,13 @@ describe('acquire: properties', () => {
         const slackUs = (limit.burst - 1) * t - (t % 1_000 === 0 ? 0 : 999);
         fc.pre(slackUs >= 0);
         const lateMax = Math.floor(slackUs / 1_000);
+        const step = guard();
         let state = IDLE_LIMITER_STATE;
         let now = T0;
         let total = 0;
         let i = seed;
         while (now < T0 + windowMs) {
+          step();
           const r = acquire(state, { ...limit, now, requested });
           total += r.granted;
           state = r.state;
@@ -203,11 +215,13 @@ describe('acquire: properties', () => {
   });
 
   it('burst 1 with an interval that is not whole ms loses the fraction to a ms-granular caller (why the docs ask for burst ≥ 2)', () => {
+    const step = guard();
     const limit = { ratePerSecond: 300, burst: 1 }; // T = 3,334 µs; retryAt rounds up to 4 ms
     let state = IDLE_LIMITER_STATE;
     let now = T0;
     let total = 0;
     while (now < T0 + 10_000) {
+      step();
       const r = acquire(state, { ...limit, now, requested: 1 });
       total += r.granted;
       state = r.state;
@@ -219,6 +233,7 @@ describe('acquire: properties', () => {
     let n2 = T0;
     let t2 = 0;
     while (n2 < T0 + 10_000) {
+      step();
       const r = acquire(s2, { ratePerSecond: 300, burst: 2, now: n2, requested: 2 });
       t2 += r.granted;
       s2 = r.state;

@@ -61,6 +61,11 @@ const GRID_EVENTS: DeliveryEvent[] = [
   { type: 'evidence', found: false, authoritative: true, windowClosed: false },
   { type: 'evidence', found: false, authoritative: false, windowClosed: true },
   { type: 'supersede' },
+  { type: 'ambiguity_policy', policy: 'user_resend', dedupesByKey: false, windowClosed: false },
+  { type: 'ambiguity_policy', policy: 'wait_for_evidence', dedupesByKey: false, windowClosed: true },
+  { type: 'ambiguity_policy', policy: 'accept_duplicate', dedupesByKey: false, windowClosed: false },
+  { type: 'suppress', reason: 'suppressed' },
+  { type: 'suppress', reason: 'unsubscribed' },
   { type: 'replay', acceptDuplicateRisk: false },
   { type: 'replay', acceptDuplicateRisk: true },
 ];

@@ -15,6 +15,7 @@ import { ReplayService } from '../../src/delivery/replay-service.js';
 import { Sweeper } from '../../src/delivery/sweeper.js';
 import { FallbackScheduler } from '../../src/delivery/fallback-scheduler.js';
 import { EvidenceApplier } from '../../src/delivery/evidence-applier.js';
+import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
 import { generateWebhookSecret } from '../../src/webhooks/standard-webhooks.js';
 import { buildApp } from '../../src/http/app.js';
@@ -54,6 +55,9 @@ export interface Harness {
     leaseMs?: number;
     random?: () => number;
     ladderOverrides?: ReadonlyMap<string, Partial<Record<Purpose, LadderName>>>;
+    /** Another connection (openPeerStore()), as a worker in another process would have. */
+    store?: Store;
+    batchSize?: number;
   }): DeliveryWorker;
   worker: DeliveryWorker;
   sweeper: Sweeper;
@@ -62,6 +66,8 @@ export interface Harness {
   reconciler: Reconciler;
   /** Merges recorded callback events into deliveries; drive it with runOnce(). */
   evidence: EvidenceApplier;
+  /** Fans campaigns out, holds paused ones, finishes them; drive it with runOnce(). */
+  campaigns: CampaignRunner;
   /** With `callbacks: true`: the listening API's URL, which the sandbox posts its callbacks to. */
   apiUrl: string | null;
   /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
@@ -98,12 +104,33 @@ export interface HarnessOptions {
   seed?: number;
   /** Networks webhook URLs may point at (config webhooks.allow_networks). Default none: public addresses only. */
   webhookAllowNetworks?: string[];
+  /**
+   * Wall-clock time instead of the manual clock, for tests of real-time behaviour (rate limits
+   * measured by the sandbox's per-second ledger). advance/set are then refused.
+   */
+  wallClock?: boolean;
+}
+
+/** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
+class WallClock extends ManualClock {
+  constructor() {
+    super(0);
+  }
+  override now(): number {
+    return Date.now();
+  }
+  override advance(): void {
+    throw new Error('a wall-clock harness cannot advance time');
+  }
+  override set(): void {
+    throw new Error('a wall-clock harness cannot set time');
+  }
 }
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const driver = opts.driver ?? 'sqlite';
   const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
-  const clock = new ManualClock(T0);
+  const clock = opts.wallClock ? new WallClock() : new ManualClock(T0);
   // One clock for both sides: the sandbox signs callbacks with it and Herald checks their timestamps.
   const sandbox = await startSandbox({ port: 0, seed: opts.seed ?? 1, now: () => new Date(clock.now()) });
   const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
@@ -165,15 +192,16 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
     allAdapters.push(...adapters.values());
     const w = new DeliveryWorker({
-      store,
+      store: o.store ?? store,
       adapters,
       clock,
       logger: silentLogger,
       workerId: o.workerId ?? `worker-${workers.length + 1}`,
       leaseMs: o.leaseMs ?? 30_000,
-      batchSize: 16,
+      batchSize: o.batchSize ?? 16,
       random: o.random ?? (() => 0.5),
       counters,
+      accounts: config.provider_accounts,
       ...(o.ladderOverrides ? { ladderOverrides: o.ladderOverrides } : {}),
     });
     workers.push(w);
@@ -201,6 +229,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     worker,
     sweeper,
     fallbacks: new FallbackScheduler({ store, clock, logger: silentLogger }),
+    campaigns: new CampaignRunner({ store, clock, logger: silentLogger, intake: new IntakeService({ store, accounts: config.provider_accounts, clock }), accounts: config.provider_accounts }),
     reconciler,
     evidence,
     apiUrl,

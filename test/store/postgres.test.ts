@@ -12,6 +12,8 @@ import { T0 } from './fixtures.js';
 import { loadMigrations } from '../../src/store/named-sql.js';
 import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
+import { campaignConformance } from './campaign-conformance.js';
+import { preferencesConformance } from './preferences-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -35,6 +37,8 @@ storeConformance('postgres', postgresFixture);
 evidenceConformance('postgres', postgresFixture);
 limiterConformance('postgres', postgresFixture);
 webhookConformance('postgres', postgresFixture);
+campaignConformance('postgres', postgresFixture);
+preferencesConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

@@ -15,6 +15,8 @@ import { T0 } from './fixtures.js';
 import { loadMigrations } from '../../src/store/named-sql.js';
 import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
+import { campaignConformance } from './campaign-conformance.js';
+import { preferencesConformance } from './preferences-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -42,6 +44,8 @@ storeConformance('sqlite', sqliteFixture);
 evidenceConformance('sqlite', sqliteFixture);
 limiterConformance('sqlite', sqliteFixture);
 webhookConformance('sqlite', sqliteFixture);
+campaignConformance('sqlite', sqliteFixture);
+preferencesConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

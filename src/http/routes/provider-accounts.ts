@@ -1,7 +1,8 @@
-/** GET /v1/provider-accounts: each configured account, its ambiguity policy and its retry budget now. */
+/** GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy and its retry budget now. */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { assessBudget, DEFAULT_RETRY_BUDGET } from '../../domain/index.js';
+import { assessBudget, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, laneBudgets } from '../../domain/index.js';
+import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import { HEALTH_WINDOW_MS } from '../../delivery/worker.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
@@ -34,6 +35,12 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
             burst: a.burst,
             ambiguity_policy: a.ambiguity_policy,
             timeout_ms: a.timeout_ms,
+            lanes: lanesView(a),
+            capabilities: { lookup: a.capabilities?.lookup ?? a.kind === 'sandbox', dedupes_by_key: a.capabilities?.dedupes_by_key ?? false },
+            // Whether delivery callbacks are accepted at /v1/callbacks/<id>; the secrets themselves are never shown.
+            callbacks: Boolean(a.callback_secrets?.length || a.callback_secret_env),
+            evidence_window_seconds: a.evidence_window_seconds ?? DEFAULT_EVIDENCE_WINDOW_S,
+            lookup_grace_seconds: a.lookup_grace_seconds ?? DEFAULT_LOOKUP_GRACE_S,
             // Credentials are never shown.
             retry_budget: {
               state: budget.state,
@@ -51,4 +58,21 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       return { items };
     },
   );
+}
+
+/**
+ * The account's lanes with the rates the limiter gives them: a lane's guaranteed rate is
+ * reserved for it, its maximum is what it may reach by borrowing what nobody reserved.
+ */
+function lanesView(a: ProviderAccountConfig) {
+  const lanes = a.lanes ?? DEFAULT_LANES;
+  // Concurrency is a worker setting; the rates do not depend on it.
+  const budgets = laneBudgets({ rate_per_second: a.rate_per_second, concurrency: 1_000 }, lanes);
+  return lanes.map((l, i) => ({
+    name: l.name,
+    purposes: l.purposes,
+    guaranteed_share: l.guaranteed_share,
+    guaranteed_rate: budgets.ok ? budgets.value[i]!.guaranteed_rate : null,
+    max_rate: budgets.ok ? budgets.value[i]!.max_rate : null,
+  }));
 }

@@ -27,6 +27,8 @@ export function buildWireRequest(channel: Channel, request: SubmitRequest): Wire
         text: content.text,
       };
       if (content.html !== undefined && content.html !== null) payload.html = content.html;
+      // Resend takes extra header fields as an object of strings.
+      if (content.headers) payload.headers = { ...content.headers };
       return {
         path: '/emails',
         contentType: 'application/json',

@@ -5,7 +5,8 @@
  * once per batch of up to 64 permits, so at 2,000 msg/s that is ~30 requests a second.
  */
 import { acquireJoint, throttle, type RateLimit } from '../../domain/index.js';
-import { ACCOUNT_LANE, type PermitRequest } from '../limiter-store.js';
+import { ACCOUNT_LANE, type PermitRequest, type PermittedClaimRequest } from '../limiter-store.js';
+import type { ClaimedDelivery } from '../store.js';
 import type { Client, PostgresStore } from './postgres-store.js';
 
 /** Limiter methods of the PostgreSQL store. */
@@ -26,6 +27,23 @@ export class PostgresLimiter {
       const out = acquireJoint(states, { now: r.now, requested: r.requested, limits: [r.laneLimit, r.accountLimit] });
       if (out.granted > 0) await this.s.q('limiter_set', [r.providerAccount, lanes, out.states.map((s) => s.tatUs)], c);
       return { granted: out.granted, retryAt: out.retryAt };
+    });
+  }
+
+  async claimWithPermits(r: PermittedClaimRequest): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
+    const lanes = [r.lane, ACCOUNT_LANE];
+    const limits = [r.laneLimit, r.accountLimit];
+    return this.s.tx(async (c) => {
+      // The limiter rows stay locked until commit: claims of one account take turns here, so
+      // the permits counted are exactly the rows claimed.
+      const tats = await this.lock(c, r.providerAccount, lanes);
+      const states = lanes.map((l) => ({ tatUs: tats.get(l) ?? 0 }));
+      const offer = acquireJoint(states, { now: r.now, requested: Math.max(0, r.limit), limits });
+      if (offer.granted === 0) return { claimed: [], retryAt: offer.retryAt };
+      const claimed = await this.s.claimOn({ ...r, limit: offer.granted }, c);
+      const spent = acquireJoint(states, { now: r.now, requested: claimed.length, limits });
+      if (spent.granted > 0) await this.s.q('limiter_set', [r.providerAccount, lanes, spent.states.map((s) => s.tatUs)], c);
+      return { claimed, retryAt: offer.granted < r.limit ? offer.retryAt : null };
     });
   }
 

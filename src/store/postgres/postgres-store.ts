@@ -10,8 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, PURPOSES, type AmbiguityPolicy, type Channel, type DeliveryState, type Purpose, type RateLimit, type SubmitOutcome } from '../../domain/index.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import { PostgresEvidence } from './evidence.js';
+import { PostgresPreferences } from './preferences.js';
+import type { OptOut } from '../../domain/index.js';
+import type { OptOutSource, SendCheck, StoredOptOut } from '../preference-store.js';
+import { PostgresCampaigns } from './campaigns.js';
+import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, CampaignStore, FanOutBatch, NewCampaign, RecipientProfile } from '../campaign-store.js';
+import type { RecipientInput } from '../store.js';
 import { PostgresLimiter } from './limiter.js';
-import type { PermitRequest } from '../limiter-store.js';
+import type { PermitRequest, PermittedClaimRequest } from '../limiter-store.js';
 import { PostgresWebhooks } from './webhooks.js';
 import type { NewWebhookEndpoint, WebhookEndpointView, WebhookMessage, WebhookStore, WebhookTarget } from '../webhook-store.js';
 import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
@@ -297,38 +303,7 @@ export class PostgresStore implements Store {
   private async createGroup(items: CreateItem[]): Promise<Array<Settled<void>>> {
     if (items.length === 1) return [await settle(this.createOne(items[0]!.n, items[0]!.idem))];
     const withKey = items.filter((i) => i.idem);
-    const nts = items.map((i) => i.n);
-    // Deliveries in key order, so two groups naming the same delivery key wait for each other instead of deadlocking.
-    const ds = nts
-      .flatMap((n) => n.deliveries.map((d, position) => ({ n, d, position })))
-      .sort((a, b) => (a.d.idempotencyKey < b.d.idempotencyKey ? -1 : a.d.idempotencyKey > b.d.idempotencyKey ? 1 : 0));
-    const params = [
-      nts.map((n) => n.id),
-      nts.map((n) => n.tenantId),
-      nts.map((n) => n.recipient.id),
-      nts.map((n) => JSON.stringify(n.recipient)),
-      nts.map((n) => n.purpose),
-      nts.map((n) => JSON.stringify(n.channels)),
-      nts.map((n) => JSON.stringify(n.content)),
-      nts.map((n) => n.groupKey),
-      nts.map((n) => n.generation),
-      nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
-      nts.map((n) => n.expiresAt),
-      nts.map((n) => n.createdAt),
-      ds.map((x) => x.d.id),
-      ds.map((x) => x.n.id),
-      ds.map((x) => x.position),
-      ds.map((x) => x.d.channel),
-      ds.map((x) => x.d.providerAccount),
-      ds.map((x) => x.d.destination),
-      ds.map((x) => x.d.idempotencyKey),
-      nts.map((n) => createdPayload(n)),
-      withKey.map((i) => i.idem!.tenantId),
-      withKey.map((i) => i.idem!.key),
-      withKey.map((i) => i.idem!.fingerprint),
-      withKey.map((i) => i.idem!.statusCode),
-      withKey.map((i) => JSON.stringify(i.idem!.body)),
-    ];
+    const params = createManyParams(items);
     let accounts: string[];
     try {
       const run = async (c: pg.Pool | Client): Promise<Row | undefined> => {
@@ -462,9 +437,14 @@ export class PostgresStore implements Store {
   }
 
   async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.claimOn(req, this.pool);
+  }
+
+  /** claimBatch on a given client (inside the limiter's transaction) or the pool (its own). */
+  async claimOn(req: ClaimRequest, client: pg.Pool | Client): Promise<ClaimedDelivery[]> {
     if (req.limit <= 0) return [];
     const leaseUntil = req.now + req.leaseMs;
-    const rows = await this.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]]);
+    const rows = await this.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]], client);
     return rows.map((r) => ({
       deliveryId: String(r.id),
       notificationId: String(r.notification_id),
@@ -686,8 +666,134 @@ export class PostgresStore implements Store {
     return this.webhooks.releaseEndpoint(r);
   }
 
+  /** Recipients, audiences and campaigns (see campaign-store.ts), in their own module. */
+  private readonly campaigns = new PostgresCampaigns(this);
+
+  putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): Promise<{ created: boolean; profile: RecipientProfile }> {
+    return this.campaigns.putRecipient(r);
+  }
+
+  getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]> {
+    return this.campaigns.getRecipients(tenantId, ids);
+  }
+
+  createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): Promise<void> {
+    return this.campaigns.createAudience(a);
+  }
+
+  appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number> {
+    return this.campaigns.appendAudienceRows(audienceId, rows);
+  }
+
+  sealAudience(r: Parameters<CampaignStore['sealAudience']>[0]): Promise<AudienceView> {
+    return this.campaigns.sealAudience(r);
+  }
+
+  deleteAudience(audienceId: string): Promise<void> {
+    return this.campaigns.deleteAudience(audienceId);
+  }
+
+  pruneLoadingAudiences(before: number): Promise<number> {
+    return this.campaigns.pruneLoadingAudiences(before);
+  }
+
+  getAudience(tenantId: string, id: string): Promise<AudienceView | null> {
+    return this.campaigns.getAudience(tenantId, id);
+  }
+
+  readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
+    return this.campaigns.readAudienceRows(audienceId, afterPosition, limit);
+  }
+
+  audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
+    return this.campaigns.audienceLinesWithout(audienceId, channel, limit);
+  }
+
+  createCampaign(c: NewCampaign): Promise<void> {
+    return this.campaigns.createCampaign(c);
+  }
+
+  getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
+    return this.campaigns.getCampaign(tenantId, id);
+  }
+
+  transitionCampaign(r: Parameters<CampaignStore['transitionCampaign']>[0]): Promise<boolean> {
+    return this.campaigns.transitionCampaign(r);
+  }
+
+  pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): Promise<boolean> {
+    return this.campaigns.pauseCampaign(r);
+  }
+
+  resumeCampaign(r: { tenantId: string; id: string; now: number }): Promise<boolean> {
+    return this.campaigns.resumeCampaign(r);
+  }
+
+  holdPausedDeliveries(r: { holdUntil: number }): Promise<number> {
+    return this.campaigns.holdPausedDeliveries(r);
+  }
+
+  listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
+    return this.campaigns.listActiveCampaigns(limit);
+  }
+
+  fanOutBatch(b: FanOutBatch): Promise<boolean> {
+    return this.campaigns.fanOutBatch(b);
+  }
+
+  countCampaignQueued(campaignId: string): Promise<number> {
+    return this.campaigns.countCampaignQueued(campaignId);
+  }
+
+  campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
+    return this.campaigns.campaignDeliveryCounts(campaignId);
+  }
+
+  listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {
+    return this.campaigns.listCampaignPending(campaignId, limit);
+  }
+
+  finishCampaign(r: { id: string; now: number }): Promise<'complete' | 'cancel' | null> {
+    return this.campaigns.finishCampaign(r);
+  }
+
+  /** Opt-outs, manual suppressions, the send-time check and server secrets (see preference-store.ts), in their own module. */
+  private readonly preferences = new PostgresPreferences(this);
+
+  replaceOptOuts(r: { tenantId: string; recipientId: string; optOuts: readonly OptOut[]; source: OptOutSource; now: number }): Promise<StoredOptOut[]> {
+    return this.preferences.replaceOptOuts(r);
+  }
+
+  addOptOut(r: { tenantId: string; recipientId: string; optOut: OptOut; source: OptOutSource; now: number }): Promise<boolean> {
+    return this.preferences.addOptOut(r);
+  }
+
+  listOptOuts(tenantId: string, recipientId: string): Promise<StoredOptOut[]> {
+    return this.preferences.list(tenantId, recipientId);
+  }
+
+  addSuppression(r: { tenantId: string; channel: Channel; destination: string; now: number }): Promise<boolean> {
+    return this.preferences.addSuppression(r);
+  }
+
+  removeSuppression(r: { tenantId: string; channel: Channel; destination: string }): Promise<boolean> {
+    return this.preferences.removeSuppression(r);
+  }
+
+  sendabilityOf(deliveryIds: readonly string[]): Promise<SendCheck[]> {
+    return this.preferences.sendabilityOf(deliveryIds);
+  }
+
+  serverSecret(name: string, generate: () => string, now: number): Promise<string> {
+    return this.preferences.serverSecret(name, generate, now);
+  }
+
   private readonly evidence = new PostgresEvidence(this);
   private readonly limiter = new PostgresLimiter(this);
+
+  claimWithPermits(r: PermittedClaimRequest): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
+    return this.limiter.claimWithPermits(r);
+  }
 
   acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }> {
     return this.limiter.acquirePermits(r);
@@ -874,6 +980,43 @@ class Coalescer<T, R> {
         this.schedule();
       });
   }
+}
+
+/** Parameters of notification_create_many for a group (deliveries in key order). Exported for the driver's own campaign fan-out (campaigns.ts). */
+export function createManyParams(items: ReadonlyArray<{ n: NewNotification; idem?: (IdempotencyCompletion & { tenantId: string }) | undefined }>): unknown[] {
+  const withKey = items.filter((i) => i.idem);
+  const nts = items.map((i) => i.n);
+  // Deliveries in key order, so two groups naming the same delivery key wait for each other instead of deadlocking.
+  const ds = nts
+    .flatMap((n) => n.deliveries.map((d, position) => ({ n, d, position })))
+    .sort((a, b) => (a.d.idempotencyKey < b.d.idempotencyKey ? -1 : a.d.idempotencyKey > b.d.idempotencyKey ? 1 : 0));
+  return [
+    nts.map((n) => n.id),
+    nts.map((n) => n.tenantId),
+    nts.map((n) => n.recipient.id),
+    nts.map((n) => JSON.stringify(n.recipient)),
+    nts.map((n) => n.purpose),
+    nts.map((n) => JSON.stringify(n.channels)),
+    nts.map((n) => JSON.stringify(n.content)),
+    nts.map((n) => n.groupKey),
+    nts.map((n) => n.generation),
+    nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
+    nts.map((n) => n.expiresAt),
+    nts.map((n) => n.createdAt),
+    ds.map((x) => x.d.id),
+    ds.map((x) => x.n.id),
+    ds.map((x) => x.position),
+    ds.map((x) => x.d.channel),
+    ds.map((x) => x.d.providerAccount),
+    ds.map((x) => x.d.destination),
+    ds.map((x) => x.d.idempotencyKey),
+    nts.map((n) => createdPayload(n)),
+    withKey.map((i) => i.idem!.tenantId),
+    withKey.map((i) => i.idem!.key),
+    withKey.map((i) => i.idem!.fingerprint),
+    withKey.map((i) => i.idem!.statusCode),
+    withKey.map((i) => JSON.stringify(i.idem!.body)),
+  ];
 }
 
 /** Parameters of notification_create for one notification (and its idempotency completion). */

@@ -1,6 +1,7 @@
 /** The SQLite driver's rate limiter rows (see src/store/limiter-store.ts): one IMMEDIATE transaction per request. */
 import { acquireJoint, throttle } from '../../domain/index.js';
-import { ACCOUNT_LANE, type PermitRequest } from '../limiter-store.js';
+import { ACCOUNT_LANE, type PermitRequest, type PermittedClaimRequest } from '../limiter-store.js';
+import type { ClaimedDelivery } from '../store.js';
 import type { Row } from '../rows.js';
 import type { SqliteStore } from './sqlite-store.js';
 import type { RateLimit } from '../../domain/index.js';
@@ -23,6 +24,24 @@ export class SqliteLimiter {
         this.s.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: out.states[1]!.tatUs });
       }
       return { granted: out.granted, retryAt: out.retryAt };
+    });
+    return tx.immediate();
+  }
+
+  claimWithPermits(r: PermittedClaimRequest): { claimed: ClaimedDelivery[]; retryAt: number | null } {
+    const tx = this.s.db.transaction(() => {
+      const states = [{ tatUs: this.tat(r.providerAccount, r.lane) }, { tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }];
+      const limits = [r.laneLimit, r.accountLimit];
+      const offer = acquireJoint(states, { now: r.now, requested: Math.max(0, r.limit), limits });
+      if (offer.granted === 0) return { claimed: [], retryAt: offer.retryAt };
+      const claimed = this.s.claimSync({ ...r, limit: offer.granted });
+      // Spend exactly what was claimed (the same arithmetic on the same states grants it).
+      const spent = acquireJoint(states, { now: r.now, requested: claimed.length, limits });
+      if (spent.granted > 0) {
+        this.s.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: r.lane, tat_us: spent.states[0]!.tatUs });
+        this.s.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: spent.states[1]!.tatUs });
+      }
+      return { claimed, retryAt: offer.granted < r.limit ? offer.retryAt : null };
     });
     return tx.immediate();
   }

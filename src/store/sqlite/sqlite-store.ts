@@ -12,8 +12,14 @@ import { attemptFields, transitionPayload } from '../transition-fields.js';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 import { loadMigrations, loadNamedSql } from '../named-sql.js';
 import { SqliteEvidence } from './evidence.js';
+import { SqlitePreferences } from './preferences.js';
+import type { OptOut } from '../../domain/index.js';
+import type { OptOutSource, SendCheck, StoredOptOut } from '../preference-store.js';
+import { SqliteCampaigns } from './campaigns.js';
+import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, CampaignStore, FanOutBatch, NewCampaign, RecipientProfile } from '../campaign-store.js';
+import type { RecipientInput } from '../store.js';
 import { SqliteLimiter } from './limiter.js';
-import type { PermitRequest } from '../limiter-store.js';
+import type { PermitRequest, PermittedClaimRequest } from '../limiter-store.js';
 import { SqliteWebhooks } from './webhooks.js';
 import type { NewWebhookEndpoint, WebhookEndpointView, WebhookMessage, WebhookStore, WebhookTarget } from '../webhook-store.js';
 import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
@@ -258,8 +264,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** The statements of one notification; runs inside a transaction or savepoint. */
-  private insertNotification(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): CreatedNotification {
+  /** The statements of one notification; runs inside a transaction or savepoint. The driver's own (campaign fan-out, campaigns.ts, batches it); nothing outside src/store/sqlite calls it. */
+  insertNotification(n: NewNotification, idem: (IdempotencyCompletion & { tenantId: string }) | undefined): CreatedNotification {
     // One writer at a time in SQLite: the generation check and the supersede below cannot race.
     const latest = this.stmt('latest_generation').get({ tenant_id: n.tenantId, group_key: n.groupKey }) as Row | undefined;
     checkGeneration(latest?.generation, n.generation);
@@ -393,6 +399,10 @@ export class SqliteStore implements Store {
   }
 
   async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
+    return this.claimTx(req).immediate();
+  }
+
+  private claimTx(req: ClaimRequest) {
     const leaseUntil = req.now + req.leaseMs;
     const tx = this.db.transaction((): ClaimedDelivery[] => {
       const due = this.stmt('claim_select_due').all({
@@ -439,7 +449,12 @@ export class SqliteStore implements Store {
       }
       return claimed;
     });
-    return tx.immediate();
+    return tx;
+  }
+
+  /** claimBatch's transaction, for a caller already inside one (the limiter's claimWithPermits). */
+  claimSync(req: ClaimRequest): ClaimedDelivery[] {
+    return this.claimTx(req)();
   }
 
   async renewLeases(r: { leases: Array<{ deliveryId: string; leaseVersion: number }>; workerId: string; leaseUntil: number; now: number }): Promise<string[]> {
@@ -504,8 +519,134 @@ export class SqliteStore implements Store {
     this.webhooks.releaseEndpoint(r);
   }
 
+  /** Recipients, audiences and campaigns (see campaign-store.ts), in their own module. */
+  private readonly campaigns = new SqliteCampaigns(this);
+
+  async putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): Promise<{ created: boolean; profile: RecipientProfile }> {
+    return this.campaigns.putRecipient(r);
+  }
+
+  async getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]> {
+    return this.campaigns.getRecipients(tenantId, ids);
+  }
+
+  async createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): Promise<void> {
+    this.campaigns.createAudience(a);
+  }
+
+  async appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number> {
+    return this.campaigns.appendAudienceRows(audienceId, rows);
+  }
+
+  async sealAudience(r: Parameters<CampaignStore['sealAudience']>[0]): Promise<AudienceView> {
+    return this.campaigns.sealAudience(r);
+  }
+
+  async deleteAudience(audienceId: string): Promise<void> {
+    this.campaigns.deleteAudience(audienceId);
+  }
+
+  async pruneLoadingAudiences(before: number): Promise<number> {
+    return this.campaigns.pruneLoadingAudiences(before);
+  }
+
+  async getAudience(tenantId: string, id: string): Promise<AudienceView | null> {
+    return this.campaigns.getAudience(tenantId, id);
+  }
+
+  async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
+    return this.campaigns.readAudienceRows(audienceId, afterPosition, limit);
+  }
+
+  async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
+    return this.campaigns.audienceLinesWithout(audienceId, channel, limit);
+  }
+
+  async createCampaign(c: NewCampaign): Promise<void> {
+    this.campaigns.createCampaign(c);
+  }
+
+  async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
+    return this.campaigns.getCampaign(tenantId, id);
+  }
+
+  async transitionCampaign(r: Parameters<CampaignStore['transitionCampaign']>[0]): Promise<boolean> {
+    return this.campaigns.transitionCampaign(r);
+  }
+
+  async pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): Promise<boolean> {
+    return this.campaigns.pauseCampaign(r);
+  }
+
+  async resumeCampaign(r: { tenantId: string; id: string; now: number }): Promise<boolean> {
+    return this.campaigns.resumeCampaign(r);
+  }
+
+  async holdPausedDeliveries(r: { holdUntil: number }): Promise<number> {
+    return this.campaigns.holdPausedDeliveries(r);
+  }
+
+  async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
+    return this.campaigns.listActiveCampaigns(limit);
+  }
+
+  async fanOutBatch(b: FanOutBatch): Promise<boolean> {
+    return this.campaigns.fanOutBatch(b);
+  }
+
+  async countCampaignQueued(campaignId: string): Promise<number> {
+    return this.campaigns.countCampaignQueued(campaignId);
+  }
+
+  async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
+    return this.campaigns.campaignDeliveryCounts(campaignId);
+  }
+
+  async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {
+    return this.campaigns.listCampaignPending(campaignId, limit);
+  }
+
+  async finishCampaign(r: { id: string; now: number }): Promise<'complete' | 'cancel' | null> {
+    return this.campaigns.finishCampaign(r);
+  }
+
+  /** Opt-outs, manual suppressions, the send-time check and server secrets (see preference-store.ts), in their own module. */
+  private readonly preferences = new SqlitePreferences(this);
+
+  async replaceOptOuts(r: { tenantId: string; recipientId: string; optOuts: readonly OptOut[]; source: OptOutSource; now: number }): Promise<StoredOptOut[]> {
+    return this.preferences.replaceOptOuts(r);
+  }
+
+  async addOptOut(r: { tenantId: string; recipientId: string; optOut: OptOut; source: OptOutSource; now: number }): Promise<boolean> {
+    return this.preferences.addOptOut(r);
+  }
+
+  async listOptOuts(tenantId: string, recipientId: string): Promise<StoredOptOut[]> {
+    return this.preferences.list(tenantId, recipientId);
+  }
+
+  async addSuppression(r: { tenantId: string; channel: Channel; destination: string; now: number }): Promise<boolean> {
+    return this.preferences.addSuppression(r);
+  }
+
+  async removeSuppression(r: { tenantId: string; channel: Channel; destination: string }): Promise<boolean> {
+    return this.preferences.removeSuppression(r);
+  }
+
+  async sendabilityOf(deliveryIds: readonly string[]): Promise<SendCheck[]> {
+    return this.preferences.sendabilityOf(deliveryIds);
+  }
+
+  async serverSecret(name: string, generate: () => string, now: number): Promise<string> {
+    return this.preferences.serverSecret(name, generate, now);
+  }
+
   private readonly evidence = new SqliteEvidence(this);
   private readonly limiter = new SqliteLimiter(this);
+
+  async claimWithPermits(r: PermittedClaimRequest): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
+    return this.limiter.claimWithPermits(r);
+  }
 
   async acquirePermits(r: PermitRequest): Promise<{ granted: number; retryAt: number | null }> {
     return this.limiter.acquirePermits(r);

@@ -1,0 +1,94 @@
+/**
+ * The body of POST /v1/campaigns: its JSON schema (Fastify validates shape and rejects unknown
+ * fields) and the checks a schema cannot express. The message itself (content, ttl, metadata)
+ * is checked by intake's own rules, so a campaign cannot hold a message POST /v1/notifications
+ * would refuse.
+ */
+import { CHANNELS, type Channel } from '../domain/index.js';
+import { CAMPAIGN_PURPOSES, type CampaignPurpose } from '../domain/campaign-status.js';
+import { fieldError } from '../errors.js';
+import { checkNotificationRequest, MAX_TTL_SECONDS, notificationRequestSchema, type NotificationRequest } from '../intake/notification-request.js';
+import type { MessageContent } from '../providers/provider.js';
+import type { RecipientInput } from '../store/store.js';
+
+export interface CampaignRequest {
+  name?: string;
+  channel: Channel;
+  purpose: CampaignPurpose;
+  content?: MessageContent;
+  template?: NotificationRequest['template'];
+  deadline_at: string;
+  ttl_seconds?: number;
+  metadata?: Record<string, unknown>;
+  audience: { audience_id?: string; recipients?: RecipientInput[]; recipient_ids?: string[] };
+  /** `if_feasible`: start at once when the plan says the deadline can be met; otherwise (and by default) stay a draft. */
+  start?: 'if_feasible' | 'draft';
+}
+
+/**
+ * Inline lists are for small audiences: the JSON body is capped at 256 KiB (about 2,000
+ * recipients with addresses, 10,000 ids). Larger ones are uploaded to POST /v1/audiences.
+ */
+export const MAX_INLINE_RECIPIENTS = 10_000;
+
+const props = notificationRequestSchema.properties;
+
+export const campaignRequestSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['channel', 'purpose', 'deadline_at', 'audience'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    channel: { type: 'string', enum: [...CHANNELS] },
+    purpose: { type: 'string', enum: [...CAMPAIGN_PURPOSES], description: 'Bulk purposes only: codes and alerts are never campaigns.' },
+    content: props.content,
+    template: props.template,
+    deadline_at: { type: 'string', format: 'date-time', description: 'When every recipient should have been sent to (RFC 3339). The plan says whether the lane can make it.' },
+    ttl_seconds: { ...props.ttl_seconds, description: "Each message's lifetime, counted from its fan-out. Default: the purpose's (3 days for marketing, 1 day for transactional)." },
+    metadata: { ...props.metadata, description: "Copied to every notification, with `campaign_id` added." },
+    audience: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+      description: 'Exactly one of: an uploaded audience, recipients inline, or ids of stored recipients.',
+      properties: {
+        audience_id: { type: 'string', minLength: 1, maxLength: 100, description: 'An audience uploaded with POST /v1/audiences.' },
+        recipients: { type: 'array', maxItems: MAX_INLINE_RECIPIENTS, items: props.recipient },
+        recipient_ids: {
+          type: 'array',
+          maxItems: MAX_INLINE_RECIPIENTS,
+          items: { type: 'string', minLength: 1, maxLength: 200 },
+          description: 'Recipients stored with PUT /v1/recipients/{id}.',
+        },
+      },
+    },
+    start: { type: 'string', enum: ['if_feasible', 'draft'], description: '`if_feasible` starts at once when the deadline can be met. Default `draft`: start with POST /v1/campaigns/{id}/start.' },
+  },
+} as const;
+
+/** A recipient with every address, so intake's message checks see only the campaign's own fields. */
+const ANY_RECIPIENT: RecipientInput = { id: 'campaign-check', email: 'check@example.com', phone: '+14155550123', push_token: 'campaign-check' };
+
+/** Checks what the schema cannot; returns the deadline (epoch ms) and each message's lifetime. Throws HeraldError naming the field. */
+export function checkCampaignRequest(body: CampaignRequest, now: number): { deadlineAt: number; ttlMs: number } {
+  const deadlineAt = Date.parse(body.deadline_at);
+  if (Number.isNaN(deadlineAt)) throw fieldError('deadline_at', 'must be an RFC 3339 date-time');
+  if (deadlineAt <= now) throw fieldError('deadline_at', 'is in the past');
+  if (deadlineAt > now + MAX_TTL_SECONDS * 1000) throw fieldError('deadline_at', 'is more than 30 days ahead');
+  // Intake's checks of the message (template, content, subject for email, ttl, metadata size),
+  // with the campaign's own field names.
+  const { expiresAt } = checkNotificationRequest(
+    {
+      recipient: ANY_RECIPIENT,
+      purpose: body.purpose,
+      channels: [body.channel],
+      ...(body.content !== undefined ? { content: body.content } : {}),
+      ...(body.template !== undefined ? { template: body.template } : {}),
+      ...(body.ttl_seconds !== undefined ? { ttl_seconds: body.ttl_seconds } : {}),
+      ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+    },
+    now,
+  );
+  return { deadlineAt, ttlMs: expiresAt - now };
+}

@@ -1,0 +1,201 @@
+/**
+ * What the campaign routes do: create a campaign with its plan (nothing is sent before the
+ * caller starts it, or before `start: if_feasible` finds the plan feasible), start it with a
+ * fresh plan, pause, resume, cancel, and show it with its progress. Fan-out itself is the
+ * campaign runner's (campaign-runner.ts); this only changes what the runner will find.
+ */
+import type { Clock } from '../clock.js';
+import { planCampaign, type CampaignPlan } from '../domain/index.js';
+import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction } from '../domain/campaign-status.js';
+import { fieldError, HeraldError } from '../errors.js';
+import { requestFingerprint } from '../intake/fingerprint.js';
+import { isId, newId } from '../intake/ids.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
+import type { AudienceView, CampaignRecord } from '../store/campaign-store.js';
+import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
+import type { Store } from '../store/store.js';
+import { AudienceLoader } from './audience-loader.js';
+import type { ParsedLine } from './audience-parser.js';
+import { campaignJson, campaignProgress, laneCapacity } from './campaign-progress.js';
+import { checkCampaignRequest, type CampaignRequest } from './campaign-request.js';
+
+export interface CampaignServiceOptions {
+  store: Store;
+  accounts: ProviderAccountConfig[];
+  clock: Clock;
+  /** Called when a campaign starts or resumes (wakes an in-process campaign runner). */
+  onRunnable?: () => void;
+}
+
+export type CampaignJson = ReturnType<typeof campaignJson>;
+
+/** Yields an inline list as parsed lines, numbered from 1, so inline and uploaded audiences load the same way. */
+async function* inline(items: ReadonlyArray<Record<string, unknown>>): AsyncGenerator<ParsedLine[]> {
+  for (let i = 0; i < items.length; i += 1_000) {
+    yield items.slice(i, i + 1_000).map((fields, j) => ({ kind: 'row' as const, line: i + j + 1, fields }));
+  }
+}
+
+export class CampaignService {
+  readonly loader: AudienceLoader;
+
+  constructor(private readonly opts: CampaignServiceOptions) {
+    this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock });
+  }
+
+  private account(channel: CampaignRecord['channel']): ProviderAccountConfig {
+    // The same rule as intake's: the first account configured for the channel sends it.
+    const a = this.opts.accounts.find((x) => x.channel === channel);
+    if (!a) throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [{ field: 'channel', message: `${channel} has no provider account` }]);
+    return a;
+  }
+
+  /**
+   * `create` under an Idempotency-Key (null: none): the same key and body replay the first answer,
+   * so a retried `"start": "if_feasible"` cannot start a second campaign to the same people. A
+   * refusal frees the key (nothing was written). The campaign and the stored answer are two
+   * commits: a crash between them leaves the key locked for a minute, then a retry creates again.
+   */
+  async createOnce(tenantId: string, body: CampaignRequest, key: string | null): Promise<{ body: unknown; replayed: boolean }> {
+    if (key === null) return { body: await this.create(tenantId, body), replayed: false };
+    const { store, clock } = this.opts;
+    const fingerprint = requestFingerprint('POST', 'POST /v1/campaigns', body);
+    const r = await store.reserveIdempotencyKey({ tenantId, key, fingerprint, now: clock.now(), lockMs: 60_000, retentionMs: 24 * 3600_000 });
+    if (r.kind === 'replay') return { body: r.body, replayed: true };
+    if (r.kind === 'mismatch') throw new HeraldError('idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body');
+    if (r.kind === 'in_progress') throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
+    let created: CampaignJson;
+    try {
+      created = await this.create(tenantId, body);
+    } catch (err) {
+      await store.releaseIdempotencyKey({ tenantId, key }).catch(() => {});
+      throw err;
+    }
+    await store.completeIdempotencyKey({ tenantId, key, fingerprint, statusCode: 201, body: created });
+    return { body: created, replayed: false };
+  }
+
+  /** Plans a new campaign over its audience and stores it: `running` when `start: if_feasible` and the plan is feasible, else `draft`. */
+  async create(tenantId: string, body: CampaignRequest): Promise<CampaignJson> {
+    const { store, clock } = this.opts;
+    const now = clock.now();
+    const { deadlineAt, ttlMs } = checkCampaignRequest(body, now);
+    const account = this.account(body.channel);
+    const audience = await this.audience(tenantId, body);
+    const owned = body.audience.audience_id === undefined;
+    try {
+      const missing = audience.size - audience.withAddress[body.channel];
+      if (missing > 0) {
+        const lines = await store.audienceLinesWithout(audience.id, body.channel, 10);
+        const label = (line: number) =>
+          audience.source === 'inline' ? `audience.recipients[${line - 1}]` : audience.source === 'recipient_ids' ? `audience.recipient_ids[${line - 1}]` : `line ${line}`;
+        const field = ADDRESS_COLUMN[body.channel];
+        throw new HeraldError(
+          'audience_invalid',
+          `${missing} of ${audience.size} recipients have no ${field}, which the ${body.channel} channel needs${owned ? '' : ` (audience ${audience.id})`}`,
+          lines.map((l) => ({ field: `${label(l)}.${field}`, message: `is required for the ${body.channel} channel` })),
+        );
+      }
+      const capacity = laneCapacity(account, body.purpose);
+      const plan = planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
+      const start = body.start === 'if_feasible' && plan.feasible;
+      const id = newId('cmp', now);
+      await store.createCampaign({
+        id,
+        tenantId,
+        name: body.name ?? null,
+        status: start ? 'running' : 'draft',
+        channel: body.channel,
+        purpose: body.purpose,
+        providerAccount: account.id,
+        lane: capacity.lane,
+        content: body.content!,
+        metadata: body.metadata ?? null,
+        ttlMs,
+        audienceId: audience.id,
+        audienceSize: audience.size,
+        deadlineAt,
+        plan,
+        createdAt: now,
+        startedAt: start ? now : null,
+      });
+      if (start) this.opts.onRunnable?.();
+      return this.get(tenantId, id);
+    } catch (err) {
+      // An inline audience belongs to this request alone.
+      if (owned) await store.deleteAudience(audience.id).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async audience(tenantId: string, body: CampaignRequest): Promise<AudienceView> {
+    const a = body.audience;
+    if (a.audience_id !== undefined) {
+      const found = isId('aud', a.audience_id) ? await this.opts.store.getAudience(tenantId, a.audience_id) : null;
+      if (!found || found.status !== 'ready') throw fieldError('audience.audience_id', 'names no audience of yours; upload one with POST /v1/audiences');
+      return found;
+    }
+    if (a.recipients !== undefined) {
+      return this.loader.load(tenantId, 'inline', inline(a.recipients as unknown as Array<Record<string, unknown>>), (line) => `audience.recipients[${line - 1}]`);
+    }
+    const ids = a.recipient_ids ?? [];
+    return this.loader.load(tenantId, 'recipient_ids', inline(ids.map((id) => ({ id }))), (line) => `audience.recipient_ids[${line - 1}]`);
+  }
+
+  /** The campaign with its progress; not_found for an unknown id or another tenant's. */
+  async get(tenantId: string, id: string): Promise<CampaignJson> {
+    const c = await this.record(tenantId, id);
+    // The account that was chosen at creation; 0 msg/s if the configuration no longer has it.
+    const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
+    const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
+    const counts = await this.opts.store.campaignDeliveryCounts(c.id);
+    return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now()), rate);
+  }
+
+  private async record(tenantId: string, id: string): Promise<CampaignRecord> {
+    const c = isId('cmp', id) ? await this.opts.store.getCampaign(tenantId, id) : null;
+    if (!c) throw new HeraldError('not_found', `no campaign ${id}`);
+    return c;
+  }
+
+  /** The caller's confirmation: draft → running, with the plan made again for starting now. */
+  async start(tenantId: string, id: string): Promise<CampaignJson> {
+    const c = await this.record(tenantId, id);
+    const now = this.opts.clock.now();
+    const capacity = laneCapacity(this.account(c.channel), c.purpose);
+    const plan: CampaignPlan = planCampaign({ audienceSize: c.audienceSize, now, deadlineAt: c.deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
+    if (!(await this.opts.store.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
+    this.opts.onRunnable?.();
+    return this.get(tenantId, id);
+  }
+
+  /** running → paused: fan-out stops and queued deliveries are held; calls in flight finish. */
+  async pause(tenantId: string, id: string): Promise<CampaignJson> {
+    await this.record(tenantId, id);
+    if (!(await this.opts.store.pauseCampaign({ tenantId, id, now: this.opts.clock.now(), holdUntil: CAMPAIGN_HOLD_UNTIL }))) await this.refuse(tenantId, id, 'pause');
+    return this.get(tenantId, id);
+  }
+
+  /** paused → running: held deliveries are due again (their retry times kept) and fan-out continues. */
+  async resume(tenantId: string, id: string): Promise<CampaignJson> {
+    await this.record(tenantId, id);
+    if (!(await this.opts.store.resumeCampaign({ tenantId, id, now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'resume');
+    this.opts.onRunnable?.();
+    return this.get(tenantId, id);
+  }
+
+  /** draft, running or paused → cancelled: nothing more is fanned out and the runner cancels what is queued. */
+  async cancel(tenantId: string, id: string): Promise<CampaignJson> {
+    await this.record(tenantId, id);
+    if (!(await this.opts.store.transitionCampaign({ tenantId, id, action: 'cancel', now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'cancel');
+    this.opts.onRunnable?.();
+    return this.get(tenantId, id);
+  }
+
+  /** The guarded update refused: say what the campaign is now (it may have changed since it was read). */
+  private async refuse(tenantId: string, id: string, action: CampaignAction): Promise<never> {
+    const c = await this.record(tenantId, id);
+    const from = CAMPAIGN_TRANSITIONS[action].from.join(', ');
+    throw new HeraldError('campaign_state_conflict', `campaign ${id} is ${c.status}; ${action} applies to a campaign that is ${from}`);
+  }
+}

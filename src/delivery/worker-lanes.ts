@@ -1,0 +1,40 @@
+/**
+ * How a worker splits one provider account into lanes: which purposes each lane claims, how
+ * many deliveries it claims at once (its share of the worker's concurrency), and the two rate
+ * limits its permits must pass (the lane's maximum rate, and the account's rate). The numbers
+ * come from the domain's `laneBudgets`; this file only maps configuration onto them.
+ */
+import { DEFAULT_LANES, laneBudgets, PURPOSES, type Purpose, type RateLimit } from '../domain/index.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
+
+export interface WorkerLane {
+  name: string;
+  purposes: readonly Purpose[];
+  /** Deliveries one claim of this lane takes: its maximum concurrency spread over the lane's loops. */
+  batchSize: number;
+  /** Null: no limiter (an account the worker has no configuration for). */
+  limits: { lane: RateLimit; account: RateLimit } | null;
+}
+
+/**
+ * The lanes of one account for a worker with `loops` claim loops per lane of up to `batchSize`
+ * each. Without configuration: one lane with every purpose and no limiter. Lane budgets are
+ * validated with the configuration, so an invalid one here is a programming error.
+ */
+export function workerLanes(account: ProviderAccountConfig | undefined, opts: { batchSize: number; loops: number }): WorkerLane[] {
+  if (!account) return [{ name: 'all', purposes: PURPOSES, batchSize: opts.batchSize, limits: null }];
+  const lanes = account.lanes ?? DEFAULT_LANES;
+  const concurrency = opts.batchSize * opts.loops;
+  const budgets = laneBudgets({ rate_per_second: account.rate_per_second, concurrency }, lanes);
+  if (!budgets.ok) throw new Error(`provider account ${account.id}: ${budgets.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
+  const accountLimit: RateLimit = { ratePerSecond: account.rate_per_second, burst: account.burst };
+  return lanes.map((l, i) => {
+    const b = budgets.value[i]!;
+    return {
+      name: l.name,
+      purposes: l.purposes,
+      batchSize: Math.max(1, Math.min(opts.batchSize, Math.floor(b.max_concurrency / opts.loops))),
+      limits: { lane: { ratePerSecond: b.max_rate, burst: account.burst }, account: accountLimit },
+    };
+  });
+}

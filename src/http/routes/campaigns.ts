@@ -1,0 +1,119 @@
+/**
+ * Campaigns: POST /v1/campaigns (plan first; nothing is sent before a start), GET
+ * /v1/campaigns/:id (progress and projected finish), and POST /v1/campaigns/:id/start, /pause,
+ * /resume and /cancel. Audiences are uploaded at POST /v1/audiences (audiences.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../../clock.js';
+import { CampaignService } from '../../campaigns/campaign-service.js';
+import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
+import type { ProviderAccountConfig } from '../../providers/provider.js';
+import type { Store } from '../../store/store.js';
+import { parseIdempotencyKey } from '../idempotency-header.js';
+
+const problemRef = { $ref: 'problem#' };
+const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+const noFields = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+export interface CampaignRouteDeps {
+  store: Store;
+  accounts?: ProviderAccountConfig[];
+  clock?: Clock;
+  /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
+  onCampaignRunnable?: () => void;
+}
+
+/** A body-less POST is an empty object. */
+async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+const ACTIONS = {
+  start: {
+    summary: 'Start a draft campaign (the caller’s confirmation)',
+    description: 'Plans again for starting now (the stored `plan` is replaced) and starts fan-out whether or not the deadline can still be met.',
+  },
+  pause: {
+    summary: 'Pause a running campaign',
+    description:
+      'Fan-out stops and every queued delivery is held; calls already in flight finish. A delivery that fails while paused is retried after ' +
+      '`resume`, never skipped; one that expires while paused is counted as `expired`.',
+  },
+  resume: {
+    summary: 'Resume a paused campaign',
+    description: 'Held deliveries are due again (a retry keeps its own time if that is later) and fan-out continues from where it stopped.',
+  },
+  cancel: {
+    summary: 'Cancel a campaign',
+    description: 'Nothing more is fanned out and every queued delivery ends `terminal/cancelled`; calls in flight finish.',
+  },
+} as const;
+
+/** Registers the campaign routes on an authenticated scope. */
+export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): void {
+  const campaigns = new CampaignService({
+    store: deps.store,
+    accounts: deps.accounts ?? [],
+    clock: deps.clock ?? systemClock,
+    ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
+  });
+
+  app.post<{ Body: CampaignRequest }>(
+    '/v1/campaigns',
+    {
+      schema: {
+        summary: 'Create a campaign and get its plan',
+        description:
+          'One message to an audience on one channel, by a deadline. The answer (`201`) holds the **plan**: audience size, the rate the deadline ' +
+          'requires, the rate the lane gives (provider rate minus the other lanes’ reserved shares), the best-case drain time, whether the deadline is ' +
+          'feasible and, when not, the options with their numbers. Nothing is sent until `POST /v1/campaigns/{id}/start`, or at once with ' +
+          '`"start": "if_feasible"` when the plan is feasible. Send `Idempotency-Key` to make retries safe, as for POST /v1/notifications.',
+        tags: ['campaigns'],
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', description: 'RFC 8941 sf-string or bare token, 1-255 chars' } },
+        },
+        body: campaignRequestSchema,
+        response: { 400: problemRef, 401: problemRef, 409: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
+      },
+    },
+    async (request, reply) => {
+      const r = await campaigns.createOnce(request.tenantId, request.body, parseIdempotencyKey(request.raw.rawHeaders));
+      if (r.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(r.body);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/campaigns/:id',
+    {
+      schema: {
+        summary: 'A campaign with its progress and projected finish',
+        description:
+          'Progress counts come from one aggregate over the campaign’s deliveries: queued (held while paused), sending, unknown, accepted (and of ' +
+          'those sent on, or bounced), failed, expired, suppressed, unsubscribed, cancelled; plus recipients not fanned out yet.',
+        tags: ['campaigns'],
+        params: idParams,
+        response: { 401: problemRef, 404: problemRef },
+      },
+    },
+    async (request) => campaigns.get(request.tenantId, request.params.id),
+  );
+
+  for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
+    app.post<{ Params: { id: string } }>(
+      `/v1/campaigns/:id/${action}`,
+      {
+        preValidation: emptyBodyIsObject,
+        schema: {
+          ...ACTIONS[action],
+          tags: ['campaigns'],
+          params: idParams,
+          body: noFields,
+          response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+        },
+      },
+      async (request) => campaigns[action](request.tenantId, request.params.id),
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Stored recipient profiles: PUT /v1/recipients/:id and GET /v1/recipients/:id. A campaign's
+ * audience may then name recipients by id alone. (Preferences live under
+ * /v1/recipients/:id/preferences, in their own route file.)
+ */
+import type { FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from '../../clock.js';
+import { fieldError, HeraldError } from '../../errors.js';
+import { notificationRequestSchema, recipientAddressError } from '../../intake/notification-request.js';
+import type { RecipientProfile } from '../../store/campaign-store.js';
+import type { Store } from '../../store/store.js';
+
+const problemRef = { $ref: 'problem#' };
+const recipientProps = notificationRequestSchema.properties.recipient.properties;
+
+export interface RecipientProfileRouteDeps {
+  store: Store;
+  clock?: Clock;
+}
+
+interface ProfileBody {
+  email?: string;
+  phone?: string;
+  push_token?: string;
+  locale?: string;
+}
+
+/** A recipient profile as the API shows it. */
+export function recipientProfileJson(p: RecipientProfile) {
+  return {
+    id: p.id,
+    email: p.email,
+    phone: p.phone,
+    push_token: p.push_token,
+    locale: p.locale,
+    created_at: new Date(p.createdAt).toISOString(),
+    updated_at: new Date(p.updatedAt).toISOString(),
+  };
+}
+
+const idParams = { type: 'object', properties: { id: recipientProps.id }, required: ['id'] } as const;
+
+/** Registers the recipient profile routes on an authenticated scope. */
+export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProfileRouteDeps): void {
+  const clock = deps.clock ?? systemClock;
+
+  app.put<{ Params: { id: string }; Body: ProfileBody }>(
+    '/v1/recipients/:id',
+    {
+      schema: {
+        summary: 'Store a recipient’s addresses and locale',
+        description:
+          'Creates (`201`) or replaces (`200`) the profile: a field left out is cleared. Addresses are checked as POST /v1/notifications checks them. ' +
+          'A campaign audience may then list the recipient by id alone.',
+        tags: ['recipients'],
+        params: idParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { email: recipientProps.email, phone: recipientProps.phone, push_token: recipientProps.push_token, locale: recipientProps.locale },
+        },
+        response: { 400: problemRef, 401: problemRef },
+      },
+    },
+    async (request, reply) => {
+      const recipient = { id: request.params.id, ...request.body };
+      const bad = recipientAddressError(recipient);
+      if (bad) throw fieldError(bad.field, bad.message);
+      const { created, profile } = await deps.store.putRecipient({ tenantId: request.tenantId, recipient, now: clock.now() });
+      return reply.code(created ? 201 : 200).send(recipientProfileJson(profile));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/recipients/:id',
+    {
+      schema: { summary: 'A stored recipient profile', tags: ['recipients'], params: idParams, response: { 401: problemRef, 404: problemRef } },
+    },
+    async (request) => {
+      const [p] = await deps.store.getRecipients(request.tenantId, [request.params.id]);
+      if (!p) throw new HeraldError('not_found', `no recipient ${request.params.id}`);
+      return recipientProfileJson(p);
+    },
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * The part of the Store contract that keeps campaigns: stored recipient profiles, audiences
+ * (written batch by batch while an upload is parsed, never held whole in memory), campaigns
+ * with their fan-out cursor, and the campaign's deliveries seen as one group (progress counts,
+ * pause holds, resume releases). Both drivers implement it and pass
+ * test/store/campaign-conformance.ts.
+ */
+import type { CampaignAction, CampaignPurpose, CampaignStatus } from '../domain/campaign-status.js';
+import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
+import type { MessageContent } from '../providers/provider.js';
+import type { DeliveryFacts, NewNotification, RecipientInput } from './store.js';
+
+/** A stored recipient (PUT /v1/recipients/:id). Absent addresses are null. */
+export interface RecipientProfile {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  push_token: string | null;
+  locale: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type AudienceSource = 'ndjson' | 'csv' | 'inline' | 'recipient_ids';
+
+/** One recipient of an audience: its place in the list and the source line it came from. */
+export interface AudienceRow {
+  position: number;
+  /** 1-based line of the upload (or index + 1 in an inline list), for error messages. */
+  line: number;
+  recipient: RecipientInput;
+}
+
+export interface AudienceView {
+  id: string;
+  tenantId: string;
+  status: 'loading' | 'ready';
+  source: AudienceSource;
+  size: number;
+  /** Rows skipped because their recipient id was already in the audience (the first one is kept). */
+  duplicates: number;
+  /** How many recipients have each address. */
+  withAddress: Record<Channel, number>;
+  createdAt: number;
+}
+
+export interface NewCampaign {
+  id: string;
+  tenantId: string;
+  name: string | null;
+  status: 'draft' | 'running';
+  channel: Channel;
+  purpose: CampaignPurpose;
+  providerAccount: string;
+  lane: string;
+  content: MessageContent;
+  metadata: Record<string, unknown> | null;
+  /** Each notification's lifetime, counted from its fan-out. */
+  ttlMs: number;
+  audienceId: string;
+  audienceSize: number;
+  deadlineAt: number;
+  /** The planner's answer (src/domain/campaign-plan.ts), stored as given. */
+  plan: unknown;
+  createdAt: number;
+  startedAt: number | null;
+}
+
+export interface CampaignRecord extends Omit<NewCampaign, 'status'> {
+  status: CampaignStatus;
+  /** The last audience position fanned out (or skipped); 0 before the first batch. */
+  fannedOutPosition: number;
+  fannedOut: number;
+  skipped: number;
+  updatedAt: number;
+  pausedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** One group of a campaign's deliveries, as the progress query counts them. */
+export interface CampaignDeliveryCount {
+  state: DeliveryState;
+  terminalReason: TerminalReason | null;
+  downstreamStatus: DownstreamStatus | null;
+  /** Held by a pause (only ever true for ready/retryable deliveries of a paused campaign). */
+  held: boolean;
+  count: number;
+}
+
+/** One fan-out batch, committed with the cursor move in one transaction. */
+export interface FanOutBatch {
+  campaignId: string;
+  /** The cursor as the runner read it: the batch applies only if it is still there (and the campaign still running). */
+  expectPosition: number;
+  /** The last audience position this batch covers. */
+  toPosition: number;
+  /** Built by intake (`IntakeService.prepare`); generation 1 of group `cmp:<campaign>:<recipient>`. */
+  notifications: NewNotification[];
+  /** Rows intake refused; counted, never sent. */
+  skipped: number;
+  now: number;
+}
+
+export interface CampaignStore {
+  /** Creates or replaces a recipient profile; `created` is false when it replaced one. */
+  putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): Promise<{ created: boolean; profile: RecipientProfile }>;
+  /** The tenant's stored profiles among `ids` (unknown ids are absent), in no particular order. */
+  getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]>;
+
+  /** Starts an audience in status `loading`. */
+  createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): Promise<void>;
+  /** Appends rows in one transaction; a recipient id already in the audience is skipped. Returns how many were written. */
+  appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number>;
+  /** Marks a loading audience `ready`, counting its rows and their addresses; returns it. */
+  sealAudience(r: { audienceId: string; duplicates: number; now: number }): Promise<AudienceView>;
+  /** Deletes an audience and its rows (a failed upload). A campaign's audience cannot be deleted. */
+  deleteAudience(audienceId: string): Promise<void>;
+  /** Deletes audiences still `loading` that were created before `before` (their upload died); returns how many. */
+  pruneLoadingAudiences(before: number): Promise<number>;
+  getAudience(tenantId: string, id: string): Promise<AudienceView | null>;
+  /** Up to `limit` rows after `afterPosition`, in position order. */
+  readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]>;
+  /** Source lines (first `limit`, in order) of rows without the channel's address. */
+  audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]>;
+
+  createCampaign(c: NewCampaign): Promise<void>;
+  getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null>;
+  /**
+   * Applies a caller's action (start, cancel; pause and resume have their own methods) as a
+   * guarded update from the statuses CAMPAIGN_TRANSITIONS allows. `plan` replaces the stored
+   * plan when given. False when the campaign is not (or no longer) in one of them.
+   */
+  transitionCampaign(r: { tenantId: string; id: string; action: 'start' | 'cancel'; now: number; plan?: unknown }): Promise<boolean>;
+  /**
+   * running → paused, and in the same transaction every ready/retryable delivery of the campaign
+   * is held: its next_attempt_at moves to `holdUntil`, the real one is kept. False when not running.
+   */
+  pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): Promise<boolean>;
+  /** paused → running, and every held delivery is released: due at its real time, or now if that has passed. False when not paused. */
+  resumeCampaign(r: { tenantId: string; id: string; now: number }): Promise<boolean>;
+  /** Holds ready/retryable deliveries of paused campaigns that are not held yet (a call that ended retryable during the pause); returns how many. */
+  holdPausedDeliveries(r: { holdUntil: number }): Promise<number>;
+  /** Running, paused and cancelled campaigns not finished yet, oldest first. */
+  listActiveCampaigns(limit: number): Promise<CampaignRecord[]>;
+  /**
+   * Writes a batch's notifications through intake's own insert path, links their deliveries
+   * to the campaign and moves the cursor, in one transaction; false (and nothing written) when
+   * the campaign is no longer running or its cursor moved (another runner took the batch).
+   */
+  fanOutBatch(b: FanOutBatch): Promise<boolean>;
+  /** The campaign's ready and retryable deliveries (held ones included). */
+  countCampaignQueued(campaignId: string): Promise<number>;
+  /** The campaign's deliveries grouped by state, terminal reason, downstream status and hold: one aggregate query. */
+  campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]>;
+  /** Up to `limit` of the campaign's ready/retryable deliveries, for cancellation. */
+  listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]>;
+  /**
+   * Finishes a campaign when nothing more will happen: a running one with every recipient
+   * fanned out and no delivery ready, retryable, submitting or unknown becomes `completed`; a
+   * cancelled one with nothing ready, retryable or submitting gets its finish time. Returns the
+   * action taken, or null when it is not finished yet.
+   */
+  finishCampaign(r: { id: string; now: number }): Promise<Extract<CampaignAction, 'complete' | 'cancel'> | null>;
+}

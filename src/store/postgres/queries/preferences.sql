@@ -1,0 +1,59 @@
+-- Preferences: recipients' opt-outs, manual suppressions, the worker's send-time check and
+-- server secrets. The same statement names as the SQLite driver's preferences.sql.
+
+-- name: opt_out_insert
+-- An opt-out already recorded keeps its time and source: no row returned.
+-- params: $1 tenant_id, $2 recipient_id, $3 channel, $4 purpose, $5 source, $6 now
+INSERT INTO recipient_preferences (tenant_id, recipient_id, channel, purpose, source, opted_out_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (tenant_id, recipient_id, channel, purpose) DO NOTHING
+RETURNING channel;
+
+-- name: opt_outs_delete_others
+-- Removes the recipient's opt-outs whose `channel|purpose` is not in $3.
+-- params: $1 tenant_id, $2 recipient_id, $3 keep[] ('channel|purpose')
+DELETE FROM recipient_preferences
+WHERE tenant_id = $1 AND recipient_id = $2
+  AND NOT (channel || '|' || purpose = ANY($3::text[]));
+
+-- name: opt_outs_list
+-- params: $1 tenant_id, $2 recipient_id
+SELECT channel, purpose, source, opted_out_at FROM recipient_preferences
+WHERE tenant_id = $1 AND recipient_id = $2
+ORDER BY channel, purpose;
+
+-- name: suppression_add_manual
+-- An address already suppressed (any reason) is left as it was: no row returned.
+-- params: $1 tenant_id, $2 channel, $3 destination, $4 now
+INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
+VALUES ($1, $2, $3, 'manual', NULL, $4)
+ON CONFLICT (tenant_id, channel, destination) DO NOTHING
+RETURNING destination;
+
+-- name: suppression_delete
+-- params: $1 tenant_id, $2 channel, $3 destination
+DELETE FROM suppressions WHERE tenant_id = $1 AND channel = $2 AND destination = $3
+RETURNING destination;
+
+-- name: sendability_of
+-- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient
+-- that names its channel or every channel (one row with NULL opt columns when none does), with
+-- the suppression of its destination. Primary-key lookups only (suppressions, recipient_preferences).
+-- params: $1 ids[]
+SELECT d.id, d.purpose, d.channel, n.recipient_id, s.reason AS suppression,
+       p.channel AS opt_channel, p.purpose AS opt_purpose
+FROM deliveries d
+JOIN notifications n ON n.id = d.notification_id
+LEFT JOIN suppressions s ON s.tenant_id = d.tenant_id AND s.channel = d.channel AND s.destination = d.destination
+LEFT JOIN recipient_preferences p ON p.tenant_id = d.tenant_id AND p.recipient_id = n.recipient_id AND p.channel IN ('*', d.channel)
+WHERE d.id = ANY($1::text[]);
+
+-- name: server_secret_insert
+-- The first process to ask stores its value; later ones change nothing.
+-- params: $1 name, $2 value, $3 now
+INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3)
+ON CONFLICT (name) DO NOTHING;
+
+-- name: server_secret_get
+-- params: $1 name
+SELECT value FROM server_secrets WHERE name = $1;

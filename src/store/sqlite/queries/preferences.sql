@@ -1,0 +1,56 @@
+-- Preferences: recipients' opt-outs, manual suppressions, the worker's send-time check and
+-- server secrets. The same statement names as the PostgreSQL driver's preferences.sql.
+
+-- name: opt_out_insert
+-- An opt-out already recorded keeps its time and source: changes = 0.
+-- params: @tenant_id, @recipient_id, @channel, @purpose, @source, @now
+INSERT INTO recipient_preferences (tenant_id, recipient_id, channel, purpose, source, opted_out_at)
+VALUES (@tenant_id, @recipient_id, @channel, @purpose, @source, @now)
+ON CONFLICT (tenant_id, recipient_id, channel, purpose) DO NOTHING;
+
+-- name: opt_outs_delete_others
+-- Removes the recipient's opt-outs whose `channel|purpose` is not in @keep.
+-- params: @tenant_id, @recipient_id, @keep (JSON array of 'channel|purpose')
+DELETE FROM recipient_preferences
+WHERE tenant_id = @tenant_id AND recipient_id = @recipient_id
+  AND channel || '|' || purpose NOT IN (SELECT value FROM json_each(@keep));
+
+-- name: opt_outs_list
+-- params: @tenant_id, @recipient_id
+SELECT channel, purpose, source, opted_out_at FROM recipient_preferences
+WHERE tenant_id = @tenant_id AND recipient_id = @recipient_id
+ORDER BY channel, purpose;
+
+-- name: suppression_add_manual
+-- An address already suppressed (any reason) is left as it was: changes = 0.
+-- params: @tenant_id, @channel, @destination, @now
+INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
+VALUES (@tenant_id, @channel, @destination, 'manual', NULL, @now)
+ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
+
+-- name: suppression_delete
+-- params: @tenant_id, @channel, @destination
+DELETE FROM suppressions WHERE tenant_id = @tenant_id AND channel = @channel AND destination = @destination;
+
+-- name: sendability_of
+-- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient
+-- that names its channel or every channel (one row with NULL opt columns when none does), with
+-- the suppression of its destination. Primary-key lookups only (suppressions, recipient_preferences).
+-- params: @ids (JSON array of delivery ids)
+SELECT d.id, d.purpose, d.channel, n.recipient_id, s.reason AS suppression,
+       p.channel AS opt_channel, p.purpose AS opt_purpose
+FROM deliveries d
+JOIN notifications n ON n.id = d.notification_id
+LEFT JOIN suppressions s ON s.tenant_id = d.tenant_id AND s.channel = d.channel AND s.destination = d.destination
+LEFT JOIN recipient_preferences p ON p.tenant_id = d.tenant_id AND p.recipient_id = n.recipient_id AND p.channel IN ('*', d.channel)
+WHERE d.id IN (SELECT value FROM json_each(@ids));
+
+-- name: server_secret_insert
+-- The first process to ask stores its value; later ones change nothing.
+-- params: @name, @value, @now
+INSERT INTO server_secrets (name, value, created_at) VALUES (@name, @value, @now)
+ON CONFLICT (name) DO NOTHING;
+
+-- name: server_secret_get
+-- params: @name
+SELECT value FROM server_secrets WHERE name = @name;
