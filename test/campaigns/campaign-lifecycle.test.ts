@@ -168,4 +168,33 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
     expect(await campaign(id)).toMatchObject({ status: 'cancelled', progress: { cancelled: 8, queued: 0, projected_finish: { remaining: 0 } } });
     expect((await campaign(id)).finished_at).not.toBeNull();
   });
+
+  it('an unsubscribe mid-campaign stops the remaining send to that recipient: terminal/unsubscribed, never in the ledger', async () => {
+    const created = await h.post('/v1/campaigns', campaignBody({ start: 'if_feasible', audience: { recipients: recipients(40) } }));
+    expect(created.status).toBe(201);
+    await h.campaigns.runOnce();
+    // Part of the campaign goes out...
+    const w = h.newWorker({ batchSize: 4 });
+    await w.runOnce('sandbox-email', 'bulk');
+    await w.runOnce('sandbox-email', 'bulk');
+    const sent = destinations();
+    expect(sent.size).toBeGreaterThan(0);
+    expect(sent.size).toBeLessThan(40);
+    // ...then a recipient still queued unsubscribes from marketing e-mail.
+    const quitter = recipients(40).find((r) => !sent.has(r.email))!;
+    const put = await h.app.inject({
+      method: 'PUT',
+      url: `/v1/recipients/${quitter.id}/preferences`,
+      headers: { authorization: `Bearer ${h.apiKey}` },
+      payload: { opt_outs: [{ channel: 'email', purpose: 'marketing' }] },
+    });
+    expect(put.statusCode).toBe(200);
+    await h.worker.drain();
+    await h.campaigns.runOnce();
+    expect(destinations().has(quitter.email)).toBe(false);
+    expect(destinations().size).toBe(39);
+    const done = await campaign(created.json.id);
+    expect(done.progress).toMatchObject({ accepted: 39, unsubscribed: 1, queued: 0 });
+    expect([...ledgerKeys().values()].every((n) => n === 1)).toBe(true);
+  });
 });

@@ -46,6 +46,9 @@ it('keeps one ledger entry per delivery across Herald restarts, including an unk
         channel,
         base_url: sandboxUrl,
         timeout_ms: 2_000,
+        // No look-up: the reconciler would settle the unknown as accepted by asking the sandbox
+        // (test/delivery/reconciler.test.ts); here it must stay unknown and never be resent.
+        capabilities: { lookup: false },
       })),
     }),
   );

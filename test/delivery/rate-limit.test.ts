@@ -96,7 +96,17 @@ describe.each(DRIVERS)('shared rate limiter on %s', (driver) => {
   it('a code submitted during a saturated campaign jumps the backlog: it is sent within its lane budget, not after the campaign', async () => {
     await start();
     const N = 900; // ~5.6 s of campaign at the bulk lane's 80% of the rate
-    for (let i = 0; i < N; i++) await h.send(sms(i, 'marketing'));
+    const created = await h.post('/v1/campaigns', {
+      channel: 'sms',
+      purpose: 'marketing',
+      content: { text: 'Winter sale' },
+      deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
+      audience: { recipients: Array.from({ length: N }, (_, i) => ({ id: `c-${i}`, phone: `+1415556${String(i).padStart(4, '0')}` })) },
+      start: 'if_feasible',
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.status).toBe('running');
+    await h.campaigns.runOnce(); // fan-out: the whole audience is queued at once (it is < 30 s of the lane's rate)
     const pool = [h.newWorker({ workerId: 'w0', store: h.openPeerStore(), batchSize: 32 }), h.newWorker({ workerId: 'w1', store: h.openPeerStore(), batchSize: 32 })];
     for (const w of pool) w.start();
     await waitFor(async () => h.sandbox.ledger.entries({ channel: 'sms' }).length >= 150, 20_000);
@@ -110,5 +120,7 @@ describe.each(DRIVERS)('shared rate limiter on %s', (driver) => {
     // The code went out while most of the campaign was still queued behind it.
     expect(sentBefore).toBeLessThan(N / 2);
     expect(maxInWindow(h.sandbox.ledger.entries({ channel: 'sms' }), 1000)).toBeLessThanOrEqual(QUOTA);
+    await h.campaigns.runOnce();
+    expect((await h.get(`/v1/campaigns/${created.json.id}`)).json.progress).toMatchObject({ accepted: N });
   }, 60_000);
 });
