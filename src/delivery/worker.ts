@@ -365,9 +365,13 @@ export class DeliveryWorker {
       if (!this.running) break;
       if (result.claimed === lane.batchSize) continue; // more is probably waiting
       if (result.permitsAt != null) {
-        // Work is waiting for permits: come back when the limiter has them (or on a wake-up).
-        const untilPermits = result.permitsAt - this.opts.clock.now();
-        if (untilPermits > 0) await this.wake.wait(account, Math.min(this.pollIntervalMs, untilPermits));
+        // Work is waiting for permits, not permits for work: a wake-up (new work) would not help,
+        // so sleep on a timer. And not just until the next single permit: until half a batch
+        // has accrued at the lane's rate, so claims come back with batches instead of queueing
+        // on the limiter's lock one permit at a time.
+        const halfBatchMs = lane.limits ? (500 * lane.batchSize) / lane.limits.lane.ratePerSecond : 0;
+        const untilPermits = Math.max(result.permitsAt - this.opts.clock.now(), Math.min(250, halfBatchMs));
+        if (untilPermits > 0) await sleep(Math.min(this.pollIntervalMs, untilPermits));
         continue;
       }
       const purposes = lane.purposes.length === PURPOSES.length ? undefined : lane.purposes;
@@ -390,4 +394,9 @@ function addInto(total: BatchResult, r: BatchResult): void {
   total.claimed += r.claimed;
   total.applied += r.applied;
   total.stale += r.stale;
+}
+
+/** Real time, on purpose: permits accrue with the wall clock the provider counts in. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

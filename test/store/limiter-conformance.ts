@@ -67,6 +67,25 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       expect((await ask(store, T0 + 2 * SECOND, 1)).granted).toBe(1);
     });
 
+    it('claimWithPermits takes no more than the limiter grants, spends one permit per row claimed, and says when to return only if the limiter cut it short', async () => {
+      await seedDeliveries(store, { tenantId: TENANT, count: 12, providerAccount: ACCOUNT, channel: 'sms', purpose: 'transactional' });
+      const now = T0 + 20 * SECOND;
+      const claim = (limit: number, at = now) =>
+        store.claimWithPermits({ providerAccount: ACCOUNT, workerId: 'w', now: at, leaseMs: 30 * SECOND, limit, lane: 'bulk', laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT });
+      // The burst (10) is the limit: 10 of 12 claimed, and a time to come back.
+      const first = await claim(16);
+      expect(first.claimed).toHaveLength(10);
+      expect(first.retryAt).toBe(now + 13);
+      // No permit left now: nothing claimed, nothing spent.
+      expect(await claim(16)).toEqual({ claimed: [], retryAt: now + 13 });
+      // Later the queue (2 rows) is the limit, not the limiter: no retry time...
+      const second = await claim(16, now + 1_000);
+      expect(second.claimed).toHaveLength(2);
+      expect(second.retryAt).toBeNull();
+      // ...and only the 2 permits were spent: 8 more are available at once for another lane.
+      expect((await ask(store, now + 1_000, 10, 'auth', ACCOUNT_LIMIT)).granted).toBe(8);
+    });
+
     it('claims and finds due work per lane: a code is claimed ahead of an older marketing backlog', async () => {
       const marketing = await seedDeliveries(store, { tenantId: TENANT, count: 5, providerAccount: ACCOUNT, channel: 'sms', purpose: 'marketing' });
       const [otp] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: ACCOUNT, channel: 'sms', purpose: 'otp', createdAt: T0 + 10 * SECOND });

@@ -33,6 +33,11 @@ export class PostgresLimiter {
   async claimWithPermits(r: PermittedClaimRequest): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
     const lanes = [r.lane, ACCOUNT_LANE];
     const limits = [r.laneLimit, r.accountLimit];
+    // Nothing due: answer without taking the limiter's lock. Every idle loop woken by a
+    // notification (a code another worker already took) would otherwise queue on that lock
+    // behind the claims that do have work (measured: ~120 empty claims/s in bench:campaign).
+    const due = await this.s.nextDueAt(r.providerAccount, r.now, r.purposes);
+    if (due === null || due > r.now) return { claimed: [], retryAt: null };
     return this.s.tx(async (c) => {
       // The limiter rows stay locked until commit: claims of one account take turns here, so
       // the permits counted are exactly the rows claimed.
@@ -43,7 +48,8 @@ export class PostgresLimiter {
       const claimed = await this.s.claimOn({ ...r, limit: offer.granted }, c);
       const spent = acquireJoint(states, { now: r.now, requested: claimed.length, limits });
       if (spent.granted > 0) await this.s.q('limiter_set', [r.providerAccount, lanes, spent.states.map((s) => s.tatUs)], c);
-      return { claimed, retryAt: offer.granted < r.limit ? offer.retryAt : null };
+      // Only when the limiter, not the queue, cut the claim short is there a reason to come back at retryAt.
+      return { claimed, retryAt: claimed.length === offer.granted && offer.granted < r.limit ? offer.retryAt : null };
     });
   }
 

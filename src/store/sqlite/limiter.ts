@@ -29,6 +29,9 @@ export class SqliteLimiter {
   }
 
   claimWithPermits(r: PermittedClaimRequest): { claimed: ClaimedDelivery[]; retryAt: number | null } {
+    // Nothing due: answer without writing (a write transaction is the one lock SQLite has).
+    const due = this.s.nextDueSync(r.providerAccount, r.now, r.purposes);
+    if (due === null || due > r.now) return { claimed: [], retryAt: null };
     const tx = this.s.db.transaction(() => {
       const states = [{ tatUs: this.tat(r.providerAccount, r.lane) }, { tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }];
       const limits = [r.laneLimit, r.accountLimit];
@@ -41,7 +44,8 @@ export class SqliteLimiter {
         this.s.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: r.lane, tat_us: spent.states[0]!.tatUs });
         this.s.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: spent.states[1]!.tatUs });
       }
-      return { claimed, retryAt: offer.granted < r.limit ? offer.retryAt : null };
+      // Only when the limiter, not the queue, cut the claim short is there a reason to come back at retryAt.
+      return { claimed, retryAt: claimed.length === offer.granted && offer.granted < r.limit ? offer.retryAt : null };
     });
     return tx.immediate();
   }

@@ -757,6 +757,11 @@ export class SqliteStore implements Store {
   }
 
   async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
+    return this.nextDueSync(providerAccount, now, purposes);
+  }
+
+  /** nextDueAt without the promise, for the driver's own transactions. */
+  nextDueSync(providerAccount: string, now: number, purposes?: readonly Purpose[]): number | null {
     const r = this.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
     return r && r.at !== null ? Number(r.at) : null;
   }
