@@ -367,10 +367,12 @@ export class DeliveryWorker {
       if (result.permitsAt != null) {
         // Work is waiting for permits, not permits for work: a wake-up (new work) would not help,
         // so sleep on a timer. And not just until the next single permit: until half a batch
-        // has accrued at the lane's rate, so claims come back with batches instead of queueing
-        // on the limiter's lock one permit at a time.
-        const halfBatchMs = lane.limits ? (500 * lane.batchSize) / lane.limits.lane.ratePerSecond : 0;
-        const untilPermits = Math.max(result.permitsAt - this.opts.clock.now(), Math.min(250, halfBatchMs));
+        // has accrued at the lane's rate (no more than the burst, which is all the limiter ever
+        // holds), so claims come back with batches instead of queueing on the limiter's lock one
+        // permit at a time.
+        const accrue = lane.limits ? Math.min(lane.batchSize / 2, lane.limits.lane.burst, lane.limits.account.burst) : 0;
+        const accrueMs = lane.limits ? (1000 * accrue) / lane.limits.lane.ratePerSecond : 0;
+        const untilPermits = Math.max(result.permitsAt - this.opts.clock.now(), Math.min(250, accrueMs));
         if (untilPermits > 0) await sleep(Math.min(this.pollIntervalMs, untilPermits));
         continue;
       }
