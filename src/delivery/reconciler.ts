@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, defaultLadderFor, LADDERS, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
+import { decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { AttemptResolution, UnknownDelivery } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
@@ -156,8 +156,7 @@ export class Reconciler {
 
   /** The ladder a retry follows: the notification's choice, else the account's for the purpose, else the purpose's. */
   private retryPolicy(u: UnknownDelivery): RetryPolicy {
-    const account = this.accounts.get(u.providerAccount);
-    return LADDERS[u.retryLadder ?? account?.retry_ladders?.[u.purpose] ?? defaultLadderFor(u.purpose)];
+    return ladderFor(u.purpose, u.retryLadder, this.accounts.get(u.providerAccount)?.retry_ladders);
   }
 
   start(): void {

@@ -9,8 +9,7 @@ import type { Clock } from '../clock.js';
 import {
   assessBudget,
   decide,
-  defaultLadderFor,
-  LADDERS,
+  ladderFor,
   PURPOSES,
   type BudgetAssessment,
   type LadderName,
@@ -44,7 +43,7 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** The retry policy for a claimed delivery. Default: the ladder of its purpose (src/domain/ladders.ts). */
   policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
-  /** Provider accounts' ladder choices per purpose (used by the default policyFor). */
+  /** Provider accounts' ladder choices per purpose, replacing `accounts[].retry_ladders` (tests use it). */
   ladderOverrides?: ReadonlyMap<string, Partial<Record<Purpose, LadderName>>>;
   random?: Random;
   wake?: WakeSignal;
@@ -87,14 +86,15 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 64;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+    const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
     // The notification's choice, else the provider account's for the purpose, else the purpose's own.
     this.policyFor =
-      opts.policyFor ?? ((c) => LADDERS[c.retryLadder ?? opts.ladderOverrides?.get(c.providerAccount)?.[c.purpose] ?? defaultLadderFor(c.purpose)]);
+      opts.policyFor ??
+      ((c) => ladderFor(c.purpose, c.retryLadder, opts.ladderOverrides?.get(c.providerAccount) ?? configs.get(c.providerAccount)?.retry_ladders));
     this.random = opts.random ?? Math.random;
     this.wake = opts.wake ?? new WakeSignal();
     const links = opts.publicUrl ? new UnsubscribeLinks({ store: opts.store, clock: opts.clock, publicUrl: opts.publicUrl }) : null;
     this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links });
-    const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
     this.lanes = new Map(
       [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.loopsPerAccount ?? 2 })] as const),
     );
@@ -137,7 +137,9 @@ export class DeliveryWorker {
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
     // batch; what must not be sent is stopped here and written with the others' outcomes.
     const { send, stopped } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
-    const stopRenewing = this.renewWhileRunning(send);
+    // Every claimed lease is renewed, the stopped ones too: they are written with the batch at
+    // the end, and a lease that ran out meanwhile would be declared `unknown` though nothing was sent.
+    const stopRenewing = this.renewWhileRunning(claimed);
     let outcomes: SubmitOutcome[];
     try {
       outcomes = await Promise.all(send.map((c) => this.call(adapter, c)));

@@ -81,6 +81,15 @@ export function defaultLadderFor(purpose: Purpose): LadderName {
   return purpose;
 }
 
+/**
+ * The ladder a delivery retries on: the notification's own choice, else its provider
+ * account's choice for the purpose, else the purpose's. Written once: the worker and the
+ * reconciler both schedule retries with it.
+ */
+export function ladderFor(purpose: Purpose, notificationLadder: LadderName | null, accountLadders?: Partial<Record<Purpose, LadderName>>): Ladder {
+  return LADDERS[notificationLadder ?? accountLadders?.[purpose] ?? defaultLadderFor(purpose)];
+}
+
 /** True when `value` names a ladder. */
 export function isLadderName(value: unknown): value is LadderName {
   return typeof value === 'string' && (LADDER_NAMES as readonly string[]).includes(value);

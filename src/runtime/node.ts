@@ -194,7 +194,6 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       logger,
       wake,
       // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
-      ladderOverrides: new Map(config.provider_accounts.filter((a) => a.retry_ladders).map((a) => [a.id, a.retry_ladders!] as const)),
       workerId: opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
       batchSize: config.worker.batch_size,
       loopsPerAccount: config.worker.loops_per_account,

@@ -2,11 +2,9 @@
 import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
 import type { CampaignStatus } from '../domain/campaign-status.js';
 import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, RecipientProfile } from './campaign-store.js';
-import type { Row } from './rows.js';
+import { numOrNull, strOrNull, type Row } from './rows.js';
 import type { RecipientInput } from './store.js';
 
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** A `recipients` row. */
 export function toRecipientProfile(r: Row): RecipientProfile {

@@ -1,11 +1,8 @@
 /** Row mappers for the evidence tables, shared by both drivers. */
 import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
 import type { PendingEvidence, Suppression, SuppressionReason, UnknownDelivery, EvidenceWrite } from './evidence-store.js';
-import type { Row } from './rows.js';
+import { num, numOrNull, strOrNull, type Row } from './rows.js';
 
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** A row of `evidence_pending` as a PendingEvidence. */
 export function toPendingEvidence(r: Row): PendingEvidence {

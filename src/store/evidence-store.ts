@@ -4,7 +4,7 @@
  * they feed, and the reconciler's queue of `unknown` deliveries. Both drivers implement it
  * and pass test/store/evidence-conformance.ts.
  */
-import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, SuppressionCause, TerminalReason } from '../domain/index.js';
 import type { CallbackEvent } from '../providers/provider.js';
 import type { TransitionWrite } from './store.js';
 
@@ -44,8 +44,8 @@ export interface PendingEvidence {
   delivery: EvidenceTarget;
 }
 
-/** Why an address is suppressed. */
-export type SuppressionReason = 'bounced' | 'complained' | 'manual';
+/** Why an address is suppressed: the domain's list (src/domain/preferences.ts), which the schema's CHECK repeats. */
+export type SuppressionReason = SuppressionCause;
 
 export interface Suppression {
   tenantId: string;

@@ -3,9 +3,12 @@ import type { AttemptView, DeliveryFacts, DeliveryView, DueFallback, Notificatio
 
 export type Row = Record<string, unknown>;
 
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** A number column (drivers return BIGINT as a numeric string). */
+export const num = (v: unknown): number => Number(v);
+/** A nullable number column. */
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** A nullable text column. */
+export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** A `deliveries` row as the contract's DeliveryView. */
 export function toDeliveryView(r: Row): DeliveryView {

@@ -10,7 +10,7 @@
  * batch: an event that causally follows another (a later transition of the same delivery) is
  * always behind it.
  */
-import type { Row } from './rows.js';
+import { numOrNull, strOrNull, type Row } from './rows.js';
 
 export type WebhookEndpointStatus = 'active' | 'disabled';
 /** `gone`: the endpoint answered 410. `failing`: it kept failing for longer than the sender allows. */
@@ -147,7 +147,6 @@ export interface WebhookStore {
   releaseWebhookEndpoint(r: { endpointId: string; owner: string }): Promise<void>;
 }
 
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /** A `webhook_endpoints` row (with `pending`/`delivered` counts) as the contract's view. */
 export function toWebhookEndpointView(r: Row): WebhookEndpointView {
@@ -155,7 +154,7 @@ export function toWebhookEndpointView(r: Row): WebhookEndpointView {
     id: String(r.id),
     tenantId: String(r.tenant_id),
     url: String(r.url),
-    description: r.description === null || r.description === undefined ? null : String(r.description),
+    description: strOrNull(r.description),
     eventTypes: JSON.parse(String(r.event_types_json)) as string[],
     status: r.status as WebhookEndpointStatus,
     disabledReason: (r.disabled_reason ?? null) as WebhookDisabledReason | null,

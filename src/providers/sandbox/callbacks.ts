@@ -9,7 +9,7 @@
  *
  * Details in failures name the check that failed, never a value from the body.
  */
-import { isChannel, type DownstreamStatus } from '../../domain/index.js';
+import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
 import { secretKey, verifyWebhook } from '../../webhooks/standard-webhooks.js';
 import type {
   CallbackEvent,
@@ -19,15 +19,8 @@ import type {
   ProviderAccountConfig,
 } from '../provider.js';
 
-/** The statuses a sandbox callback may carry (`accepted` is the send's answer, never a callback). */
-const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>([
-  'sent',
-  'delivered',
-  'read',
-  'bounced',
-  'failed',
-  'complained',
-]);
+/** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
+const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>(DOWNSTREAM_STATUSES.filter((s) => s !== 'accepted'));
 
 /**
  * Returns the account's callback secrets: the literal `callback_secrets` list when it has

@@ -7,7 +7,7 @@ import { changesDelivery, downstreamEvent, toPendingEvidence, toSuppression, toU
 import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
 import type { TransitionWrite } from '../store.js';
 import { transitionPayload } from '../transition-fields.js';
-import type { Client, PostgresStore } from './postgres-store.js';
+import type { PostgresStore } from './postgres-store.js';
 
 /** Evidence methods of the PostgreSQL store, over its pool and named statements. */
 export class PostgresEvidence {
@@ -32,49 +32,72 @@ export class PostgresEvidence {
     return (await this.s.q('evidence_pending', [Math.max(1, limit)])).map(toPendingEvidence);
   }
 
+  /**
+   * The whole batch in five statements in one transaction, not five per delivery: evidence
+   * arrives at about twice the send rate (sent, then delivered), so this is a hot path.
+   */
   async applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {
     if (writes.length === 0) return [];
+    const now = writes[0]!.now;
     return this.s.tx(async (c) => {
-      const out: boolean[] = [];
-      for (const w of writes) out.push(await this.applyOne(w, c));
-      return out;
-    });
-  }
+      const changing = writes.filter(changesDelivery);
+      const applied = new Map<string, { tenantId: string; notificationId: string }>();
+      if (changing.length > 0) {
+        const rows = await this.s.q(
+          'deliveries_evidence_apply',
+          [
+            changing.map((w) => w.deliveryId),
+            changing.map((w) => w.expect.state),
+            changing.map((w) => w.expect.leaseVersion),
+            changing.map((w) => w.expect.downstreamStatus),
+            changing.map((w) => w.transition?.to ?? null),
+            changing.map((w) => w.transition?.terminalReason ?? null),
+            changing.map((w) => w.transition?.nextAttemptAt ?? null),
+            changing.map((w) => w.downstreamStatus),
+            changing.map((w) => w.providerMessageId),
+            now,
+          ],
+          c,
+        );
+        for (const r of rows) applied.set(String(r.id), { tenantId: String(r.tenant_id), notificationId: String(r.notification_id) });
+      }
+      // A write that changes nothing on the delivery only settles its events.
+      const ok = writes.map((w) => !changesDelivery(w) || applied.has(w.deliveryId));
+      const done = writes.filter((_, i) => ok[i]);
 
-  private async applyOne(w: EvidenceWrite, c: Client): Promise<boolean> {
-    const changes = changesDelivery(w);
-    if (changes) {
-      const t = w.transition;
-      const [row] = await this.s.q(
-        'delivery_evidence_apply',
-        [
-          w.deliveryId,
-          w.expect.state,
-          w.expect.leaseVersion,
-          w.expect.downstreamStatus,
-          t?.to ?? null,
-          t?.terminalReason ?? null,
-          t?.nextAttemptAt ?? null,
-          w.downstreamStatus,
-          w.providerMessageId,
-          w.now,
-        ],
-        c,
-      );
-      if (!row) return false;
-      const outbox = (eventType: string, payload: string) =>
-        this.s.q('outbox_insert', [row.tenant_id, row.notification_id, w.deliveryId, eventType, payload, w.now], c);
-      if (t) await outbox(`delivery.${t.to}`, transitionPayload({ deliveryId: w.deliveryId, expect: w.expect, transition: t, now: w.now }));
-      const ds = downstreamEvent(w);
-      if (ds) await outbox(ds.eventType, ds.payload);
-      if (w.resolvesAttempt !== null) await this.s.q('attempt_resolve', [w.deliveryId, w.resolvesAttempt, 'callback', null], c);
-    }
-    if (w.suppress) {
-      const x = w.suppress;
-      await this.s.q('suppression_insert', [x.tenantId, x.channel, x.destination, x.reason, x.sourceDeliveryId, w.now], c);
-    }
-    await this.s.q('provider_events_settle', [w.rowIds, w.deliveryId, changes ? 'applied' : 'no_change', w.now], c);
-    return true;
+      const events: Array<{ tenantId: string; notificationId: string; deliveryId: string; type: string; payload: string }> = [];
+      for (const w of done) {
+        const where = applied.get(w.deliveryId);
+        if (!where) continue;
+        const t = w.transition;
+        if (t) events.push({ ...where, deliveryId: w.deliveryId, type: `delivery.${t.to}`, payload: transitionPayload({ deliveryId: w.deliveryId, expect: w.expect, transition: t, now }) });
+        const ds = downstreamEvent(w);
+        if (ds) events.push({ ...where, deliveryId: w.deliveryId, type: ds.eventType, payload: ds.payload });
+      }
+      if (events.length > 0) {
+        await this.s.q(
+          'outbox_insert_many',
+          [events.map((e) => e.tenantId), events.map((e) => e.notificationId), events.map((e) => e.deliveryId), events.map((e) => e.type), events.map((e) => e.payload), now],
+          c,
+        );
+      }
+
+      const resolved = done.filter((w) => applied.has(w.deliveryId) && w.resolvesAttempt !== null);
+      if (resolved.length > 0) await this.s.q('attempts_resolve_many', [resolved.map((w) => w.deliveryId), resolved.map((w) => w.resolvesAttempt), 'callback'], c);
+
+      const suppress = done.flatMap((w) => (w.suppress ? [w.suppress] : []));
+      if (suppress.length > 0) {
+        await this.s.q(
+          'suppressions_insert_many',
+          [suppress.map((x) => x.tenantId), suppress.map((x) => x.channel), suppress.map((x) => x.destination), suppress.map((x) => x.reason), suppress.map((x) => x.sourceDeliveryId), now],
+          c,
+        );
+      }
+
+      const settled = done.flatMap((w) => w.rowIds.map((id) => ({ id, deliveryId: w.deliveryId, outcome: changesDelivery(w) ? 'applied' : 'no_change' })));
+      await this.s.q('provider_events_settle', [settled.map((e) => e.id), settled.map((e) => e.deliveryId), settled.map((e) => e.outcome), now], c);
+      return ok;
+    });
   }
 
   async pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }> {

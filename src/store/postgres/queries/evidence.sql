@@ -28,25 +28,50 @@ WHERE e.applied_at IS NULL AND d.state <> 'submitting'
 ORDER BY e.id
 LIMIT $1;
 
--- name: delivery_evidence_apply
--- Merges evidence into a delivery, guarded by state, fencing token and the downstream status
--- read (null-safe); with $5 NULL only the downstream status and provider id change.
--- params: $1 id, $2 expect_state, $3 expect_lease_version, $4 expect_downstream, $5 to_state, $6 terminal_reason,
---         $7 next_attempt_at, $8 downstream_status, $9 provider_message_id, $10 now
-UPDATE deliveries
-SET state = COALESCE($5::text, state),
-    terminal_reason = CASE WHEN $5::text IS NULL THEN terminal_reason ELSE $6::text END,
-    next_attempt_at = CASE WHEN $5::text IS NULL THEN next_attempt_at ELSE $7::bigint END,
-    downstream_status = $8::text,
-    provider_message_id = COALESCE(provider_message_id, $9::text),
+-- name: deliveries_evidence_apply
+-- A batch of evidence merges in one statement (one row per delivery). Each applies only if
+-- the delivery is still as read: state, fencing token and downstream status (null-safe); with
+-- to_state NULL only the downstream status and provider id change. Returns what applied.
+-- params: $1 ids[], $2 expect_states[], $3 expect_lease_versions[], $4 expect_downstreams[], $5 to_states[],
+--         $6 terminal_reasons[], $7 next_attempt_ats[], $8 downstream_statuses[], $9 provider_message_ids[], $10 now
+UPDATE deliveries d
+SET state = COALESCE(w.to_state, d.state),
+    terminal_reason = CASE WHEN w.to_state IS NULL THEN d.terminal_reason ELSE w.reason END,
+    next_attempt_at = CASE WHEN w.to_state IS NULL THEN d.next_attempt_at ELSE w.next_at END,
+    downstream_status = w.downstream,
+    provider_message_id = COALESCE(d.provider_message_id, w.pmid),
     updated_at = $10
-WHERE id = $1 AND state = $2 AND lease_version = $3 AND downstream_status IS NOT DISTINCT FROM $4::text
-RETURNING tenant_id, notification_id;
+FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[])
+  AS w(id, expect_state, expect_lv, expect_downstream, to_state, reason, next_at, downstream, pmid)
+WHERE d.id = w.id AND d.state = w.expect_state AND d.lease_version = w.expect_lv
+  AND d.downstream_status IS NOT DISTINCT FROM w.expect_downstream
+RETURNING d.id, d.tenant_id, d.notification_id;
+
+-- name: outbox_insert_many
+-- Events in array order (a transition before the downstream change it came with).
+-- params: $1 tenant_ids[], $2 notification_ids[], $3 delivery_ids[], $4 event_types[], $5 payloads[], $6 now
+INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
+SELECT t, n, d, e, p, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS x(t, n, d, e, p, i)
+ORDER BY i;
+
+-- name: attempts_resolve_many
+-- The attempts whose ambiguity a callback settled (first resolution wins).
+-- params: $1 delivery_ids[], $2 numbers[], $3 resolution
+UPDATE attempts a SET resolution = COALESCE(a.resolution, $3::text)
+FROM unnest($1::text[], $2::int[]) AS w(id, number)
+WHERE a.delivery_id = w.id AND a.number = w.number;
+
+-- name: suppressions_insert_many
+-- params: $1 tenant_ids[], $2 channels[], $3 destinations[], $4 reasons[], $5 source_delivery_ids[], $6 now
+INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
+SELECT t, c, d, r, s, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(t, c, d, r, s)
+ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
 
 -- name: provider_events_settle
--- params: $1 ids[], $2 delivery_id, $3 outcome, $4 now
-UPDATE provider_events SET applied_at = $4, outcome = $3, delivery_id = $2
-WHERE id = ANY($1::bigint[]) AND applied_at IS NULL;
+-- params: $1 row_ids[], $2 delivery_ids[], $3 outcomes[], $4 now
+UPDATE provider_events e SET applied_at = $4, outcome = w.outcome, delivery_id = w.delivery_id
+FROM unnest($1::bigint[], $2::text[], $3::text[]) AS w(id, delivery_id, outcome)
+WHERE e.id = w.id AND e.applied_at IS NULL;
 
 -- name: provider_events_orphan
 -- Parked events no delivery ever claimed, past retention.
