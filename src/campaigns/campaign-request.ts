@@ -8,7 +8,7 @@ import { CHANNELS, type Channel } from '../domain/index.js';
 import { CAMPAIGN_PURPOSES, type CampaignPurpose } from '../domain/campaign-status.js';
 import { fieldError } from '../errors.js';
 import { checkNotificationRequest, MAX_TTL_SECONDS, notificationRequestSchema, type NotificationRequest } from '../intake/notification-request.js';
-import type { MessageContent } from '../providers/provider.js';
+import type { MessageContent } from '../domain/index.js';
 import type { RecipientInput } from '../store/store.js';
 
 export interface CampaignRequest {

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
-import { PeriodicRunner } from '../delivery/periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import { HeraldError } from '../errors.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { NotificationRequest } from '../intake/notification-request.js';

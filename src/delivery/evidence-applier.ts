@@ -12,7 +12,7 @@ import type { Clock } from '../clock.js';
 import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../domain/index.js';
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
-import { PeriodicRunner } from './periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 
 export interface EvidenceApplierOptions {
   store: Store;

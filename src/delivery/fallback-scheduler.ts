@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from './periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import { decideFallback } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 

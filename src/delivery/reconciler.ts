@@ -14,7 +14,7 @@ import { decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Rando
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { AttemptResolution, UnknownDelivery } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
-import { PeriodicRunner } from './periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 
 export interface ReconcilerOptions {
   store: Store;

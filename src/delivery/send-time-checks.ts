@@ -9,7 +9,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, type Random, type RetryPolicy, type SubmitOutcome } from '../domain/index.js';
-import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
 
 export interface SendTimeChecksOptions {
@@ -17,7 +16,16 @@ export interface SendTimeChecksOptions {
   clock: Clock;
   logger: Logger;
   /** Builds List-Unsubscribe headers for marketing e-mail; without it (no public URL) none are added. */
-  links?: UnsubscribeLinks | null;
+  links?: UnsubscribeHeaderBuilder | null;
+}
+
+/**
+ * The one thing the worker needs from preferences/: the header fields of a one-click
+ * unsubscribe link (RFC 8058) for one recipient's scope. Injected, so delivery/ does not
+ * depend on how links are signed (preferences/unsubscribe-links.ts implements it).
+ */
+export interface UnsubscribeHeaderBuilder {
+  headers(scope: { tenantId: string; recipientId: string; channel: 'email' | 'sms' | 'push'; purpose: 'marketing' }): Promise<Record<string, string>>;
 }
 
 /** A claimed batch split by the checks: what to call, and the writes that stop the others. */

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from './periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';

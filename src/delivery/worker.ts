@@ -9,6 +9,8 @@ import type { Clock } from '../clock.js';
 import {
   assessBudget,
   decide,
+  HEALTH_BUCKET_MS,
+  HEALTH_WINDOW_MS,
   ladderFor,
   PURPOSES,
   type BudgetAssessment,
@@ -19,16 +21,11 @@ import {
   type SubmitOutcome,
 } from '../domain/index.js';
 import { workerLanes, type WorkerLane } from './worker-lanes.js';
-
-/** Health buckets are 10 s wide; the budget looks at the last minute (6 buckets). */
-export const HEALTH_BUCKET_MS = 10_000;
-export const HEALTH_WINDOW_MS = 60_000;
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
 import { WakeSignal } from './wake-signal.js';
-import { SendTimeChecks } from './send-time-checks.js';
-import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
+import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -55,8 +52,8 @@ export interface WorkerOptions {
    * unlimited lane per account.
    */
   accounts?: readonly ProviderAccountConfig[];
-  /** Base URL of the one-click unsubscribe links put in marketing e-mail (config `public_url`). Without it, none are added. */
-  publicUrl?: string;
+  /** Builds the one-click unsubscribe header fields put in marketing e-mail (from config `public_url`). Without it, none are added. */
+  unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
 }
 
 export interface BatchResult {
@@ -93,8 +90,7 @@ export class DeliveryWorker {
       ((c) => ladderFor(c.purpose, c.retryLadder, opts.ladderOverrides?.get(c.providerAccount) ?? configs.get(c.providerAccount)?.retry_ladders));
     this.random = opts.random ?? Math.random;
     this.wake = opts.wake ?? new WakeSignal();
-    const links = opts.publicUrl ? new UnsubscribeLinks({ store: opts.store, clock: opts.clock, publicUrl: opts.publicUrl }) : null;
-    this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links });
+    this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links: opts.unsubscribeLinks ?? null });
     this.lanes = new Map(
       [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.loopsPerAccount ?? 2 })] as const),
     );

@@ -13,3 +13,5 @@ export * from './rate-limit.js';
 export * from './lanes.js';
 export * from './campaign-plan.js';
 export * from './preferences.js';
+export * from './message.js';
+export * from './callback-event.js';

@@ -4,6 +4,10 @@
  * spread over a wider window, so that on recovery they do not all fire at the same moment.
  */
 
+/** Health buckets are 10 s wide; the budget looks at the last minute (6 buckets). */
+export const HEALTH_BUCKET_MS = 10_000;
+export const HEALTH_WINDOW_MS = 60_000;
+
 export interface HealthWindow {
   /** Calls whose outcome was recorded in the window. */
   calls: number;

@@ -16,7 +16,7 @@ import {
 } from '../domain/index.js';
 import { fieldError, HeraldError } from '../errors.js';
 import type { RecipientInput } from '../store/store.js';
-import type { MessageContent } from '../providers/provider.js';
+import type { MessageContent } from '../domain/index.js';
 
 export interface NotificationRequest {
   recipient: RecipientInput;

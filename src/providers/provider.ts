@@ -3,18 +3,9 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, Channel, DownstreamStatus, LadderName, LaneConfig, Purpose, SubmitOutcome } from '../domain/index.js';
+import type { AmbiguityPolicy, CallbackEvent, Channel, LadderName, LaneConfig, MessageContent, Purpose, SubmitOutcome } from '../domain/index.js';
 
-export interface MessageContent {
-  subject?: string | null;
-  text: string;
-  html?: string | null;
-  /**
-   * E-mail header fields Herald adds at send time (List-Unsubscribe for marketing mail); never
-   * stored with the notification and never taken from a producer. Other channels ignore them.
-   */
-  headers?: Record<string, string> | null;
-}
+export type { CallbackEvent, MessageContent } from '../domain/index.js';
 
 export interface SubmitRequest {
   deliveryId: string;
@@ -54,23 +45,6 @@ export type LookupResult =
 export interface LookupRequest {
   idempotencyKey: string;
   channel: Channel;
-}
-
-/**
- * One delivery event from a provider callback, already verified and parsed. Matched to a
- * delivery by `providerMessageId`, else by `reference` (Herald's idempotency key, where the
- * provider echoes it back, like Postmark metadata or SendGrid custom_args).
- */
-export interface CallbackEvent {
-  /** The provider's event id: the dedupe key (a repeated delivery of the same event has the same id). */
-  eventId: string;
-  status: DownstreamStatus;
-  providerMessageId: string | null;
-  reference: string | null;
-  /** Epoch ms when the provider says it happened, if it says. */
-  occurredAt: number | null;
-  /** Set for a hard bounce or a complaint: the address goes on the tenant's suppression list. */
-  suppress: 'bounced' | 'complained' | null;
 }
 
 export type CallbackParse =

@@ -32,6 +32,7 @@ import type { Store } from '../store/store.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
+import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 
 export type Role = 'api' | 'worker';
 
@@ -200,7 +201,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       leaseMs: config.worker.lease_ms,
       pollIntervalMs: config.worker.poll_interval_ms,
       // Marketing e-mail carries one-click unsubscribe links to this URL (RFC 8058).
-      publicUrl: config.public_url,
+      unsubscribeLinks: new UnsubscribeLinks({ store, clock, publicUrl: config.public_url }),
       ...(opts.random ? { random: opts.random } : {}),
       counters,
       accounts: config.provider_accounts,

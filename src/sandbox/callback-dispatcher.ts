@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Channel } from '../domain/index.js';
-import { generateWebhookSecret, isWebhookSecret, signWebhook } from '../webhooks/standard-webhooks.js';
+import { generateWebhookSecret, isWebhookSecret, signWebhook } from '../signing/standard-webhooks.js';
 import type { BehaviourController } from './behaviour.js';
 import { planCallbacks, type CallbackPlan, type CallbackStatus, type PlannedEvent } from './callback-plan.js';
 import { CallbackTransport } from './callback-post.js';

@@ -7,7 +7,7 @@
  */
 import type { CampaignAction, CampaignPurpose, CampaignStatus } from '../domain/campaign-status.js';
 import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
-import type { MessageContent } from '../providers/provider.js';
+import type { MessageContent } from '../domain/index.js';
 import type { DeliveryFacts, NewNotification, RecipientInput } from './store.js';
 
 /** A stored recipient (PUT /v1/recipients/:id). Absent addresses are null. */

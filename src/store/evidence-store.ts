@@ -5,7 +5,7 @@
  * and pass test/store/evidence-conformance.ts.
  */
 import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, SuppressionCause, TerminalReason } from '../domain/index.js';
-import type { CallbackEvent } from '../providers/provider.js';
+import type { CallbackEvent } from '../domain/index.js';
 import type { TransitionWrite } from './store.js';
 
 /** A verified callback event as received for one provider account. */

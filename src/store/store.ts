@@ -20,7 +20,7 @@ import type {
   FallbackEvidence,
   LadderName,
 } from '../domain/index.js';
-import type { MessageContent } from '../providers/provider.js';
+import type { MessageContent } from '../domain/index.js';
 import type { AttemptResolution, EvidenceStore } from './evidence-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { WebhookStore } from './webhook-store.js';

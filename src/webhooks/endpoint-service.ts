@@ -10,7 +10,7 @@ import { HeraldError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointView } from '../store/webhook-store.js';
 import type { AddressPolicy } from './address-policy.js';
-import { generateWebhookSecret } from './standard-webhooks.js';
+import { generateWebhookSecret } from '../signing/standard-webhooks.js';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../delivery/periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import type { Store } from '../store/store.js';
 
 export interface WebhookRelayOptions {

@@ -18,14 +18,14 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../delivery/periodic.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import type { Random } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 import type { WebhookAttemptRecord, WebhookEndpointOutcome, WebhookMessage, WebhookTarget } from '../store/webhook-store.js';
 import type { AddressPolicy } from './address-policy.js';
 import { webhookBody } from './event-types.js';
 import { classifyResult, webhookRetryDelayMs, type AttemptOutcome } from './retry-schedule.js';
-import { signWebhook } from './standard-webhooks.js';
+import { signWebhook } from '../signing/standard-webhooks.js';
 import { WebhookHttpClient } from './webhook-http.js';
 
 export interface WebhookSenderOptions {

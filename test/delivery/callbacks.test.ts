@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeDownstream, type DownstreamStatus } from '../../src/domain/index.js';
-import { signWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { signWebhook } from '../../src/signing/standard-webhooks.js';
 import { createHarness, DRIVERS, otpBody, type Harness, type HarnessOptions } from '../helpers/harness.js';
 
 const emailBody = (i: number) => ({

@@ -12,6 +12,7 @@ import type { ProviderAdapter } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
 import type { Store } from '../../src/store/store.js';
 import { createHarness, DRIVERS, silentLogger, type Harness } from '../helpers/harness.js';
+import { UnsubscribeLinks } from '../../src/preferences/unsubscribe-links.js';
 
 const ADA = 'ada@example.com';
 const PUBLIC_URL = 'https://herald.example.test';
@@ -39,7 +40,7 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
   function worker(batchSize: number, store: Store = h.store): DeliveryWorker {
     const map = new Map(h.config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
     adapters.push(...map.values());
-    return new DeliveryWorker({ store, adapters: map, clock: h.clock, logger: silentLogger, workerId: 'w-prefs', batchSize, random: () => 0.5, publicUrl: PUBLIC_URL });
+    return new DeliveryWorker({ store, adapters: map, clock: h.clock, logger: silentLogger, workerId: 'w-prefs', batchSize, random: () => 0.5, unsubscribeLinks: new UnsubscribeLinks({ store, clock: h.clock, publicUrl: PUBLIC_URL }) });
   }
   const sendOk = async (b: unknown): Promise<string> => {
     const r = await h.send(b);

@@ -17,7 +17,7 @@ import { FallbackScheduler } from '../../src/delivery/fallback-scheduler.js';
 import { EvidenceApplier } from '../../src/delivery/evidence-applier.js';
 import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
-import { generateWebhookSecret } from '../../src/webhooks/standard-webhooks.js';
+import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
 import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';

@@ -8,7 +8,7 @@ import type { CallbackRequest, ProviderAccountConfig, ProviderAdapter } from '..
 import { createSandboxAdapter } from '../../src/providers/sandbox/adapter.js';
 import { createSandboxCallbackVerifier } from '../../src/providers/sandbox/callbacks.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { generateWebhookSecret, signWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { generateWebhookSecret, signWebhook } from '../../src/signing/standard-webhooks.js';
 import { startReceiver } from '../sandbox/callback-receiver.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -3,7 +3,7 @@
  * registration changes while events are pending, close, and reproducibility per seed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { startReceiver, type CallbackReceiver } from './callback-receiver.js';
 import { answered, freshKey, rawRequest, sendSms, waitFor, type RawResult } from './raw-http.js';

@@ -4,7 +4,7 @@
  * retries. Tests wait with `sandbox.idle()`, never with a sleep.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { startReceiver, type CallbackReceiver } from './callback-receiver.js';
 import { answered, freshKey, rawRequest, sendEmail, sendSms } from './raw-http.js';

@@ -1,6 +1,6 @@
 /** The settings control API: `/behaviour` and `/callbacks/<channel>`, and the matching start options. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isWebhookSecret } from '../../src/webhooks/standard-webhooks.js';
+import { isWebhookSecret } from '../../src/signing/standard-webhooks.js';
 import {
   BehaviourSpecError,
   CallbackSpecError,

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { WebhookEndpoints } from '../../src/webhooks/endpoint-service.js';
-import { verifyWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { WebhookRelay } from '../../src/webhooks/webhook-relay.js';
 import { WebhookSender, type SendPass } from '../../src/webhooks/webhook-sender.js';
 import { DRIVERS } from '../helpers/harness.js';

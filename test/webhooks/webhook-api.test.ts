@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
-import { verifyWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { WebhookRelay } from '../../src/webhooks/webhook-relay.js';
 import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
 import { createHarness, otpBody, type Harness } from '../helpers/harness.js';

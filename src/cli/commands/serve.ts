@@ -11,7 +11,7 @@ import { parseFlags, portFlag } from '../args.js';
 import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { printBanner } from './banner.js';
-import { generateWebhookSecret } from '../../webhooks/standard-webhooks.js';
+import { generateWebhookSecret } from '../../signing/standard-webhooks.js';
 
 export const SERVE_FLAGS = {
   config: { type: 'string', short: 'c' },

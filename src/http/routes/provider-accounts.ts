@@ -1,9 +1,8 @@
 /** GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy and its retry budget now. */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { assessBudget, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, laneBudgets } from '../../domain/index.js';
+import { assessBudget, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, HEALTH_WINDOW_MS, laneBudgets } from '../../domain/index.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
-import { HEALTH_WINDOW_MS } from '../../delivery/worker.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 

@@ -10,7 +10,7 @@
  * Details in failures name the check that failed, never a value from the body.
  */
 import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
-import { secretKey, verifyWebhook } from '../../webhooks/standard-webhooks.js';
+import { secretKey, verifyWebhook } from '../../signing/standard-webhooks.js';
 import type {
   CallbackEvent,
   CallbackParse,

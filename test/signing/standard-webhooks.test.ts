@@ -5,7 +5,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, isWebhookSecret, signWebhook, verifyWebhook } from '../../src/webhooks/standard-webhooks.js';
+import { generateWebhookSecret, isWebhookSecret, signWebhook, verifyWebhook } from '../../src/signing/standard-webhooks.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const ID = 'msg_p5jXN8AQM9LWM0D4loKWxJek';

@@ -1,0 +1,11 @@
+/** What a notification says, as stored with it and handed to a provider adapter. */
+export interface MessageContent {
+  subject?: string | null;
+  text: string;
+  html?: string | null;
+  /**
+   * E-mail header fields Herald adds at send time (List-Unsubscribe for marketing mail); never
+   * stored with the notification and never taken from a producer. Other channels ignore them.
+   */
+  headers?: Record<string, string> | null;
+}
