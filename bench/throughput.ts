@@ -135,12 +135,12 @@ const CHANNEL = flags.channel as Channel;
 if (!['sms', 'email', 'push'].includes(CHANNEL)) fail('--channel must be sms, email or push');
 const DRIVERS = flags.driver === 'both' ? (['sqlite', 'postgres'] as const) : [flags.driver as 'sqlite' | 'postgres'];
 if (!DRIVERS.every((d) => d === 'sqlite' || d === 'postgres')) fail('--driver must be sqlite, postgres or both');
-const PHASES = new Set(flags.phases!.split(',').map((s) => s.trim()));
+const PHASES = new Set(flags.phases.split(',').map((s) => s.trim()));
 if (![...PHASES].every((p) => ['e2e', 'intake', 'delivery', 'nohttp'].includes(p))) fail('--phases takes e2e, intake, delivery, nohttp');
 if (PHASES.has('delivery') && !PHASES.has('intake')) PHASES.add('intake'); // the backlog comes from intake
 const SYNCHRONOUS = flags.synchronous as 'FULL' | 'NORMAL';
 if (SYNCHRONOUS !== 'FULL' && SYNCHRONOUS !== 'NORMAL') fail('--synchronous must be FULL or NORMAL');
-const PG_URL = flags['pg-url']!;
+const PG_URL = flags['pg-url'];
 const QUIET_WAIT_S = Number(flags['quiet-wait']);
 const MAX_OTHER = Number(flags['max-other']);
 if (!Number.isFinite(MAX_OTHER) || MAX_OTHER < 0) fail('--max-other must be a number of cores');
@@ -255,7 +255,7 @@ interface Child {
 function startChild(args: string[], name: string): Child {
   const profArgs = PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROF_DIR, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : [];
   const proc = spawn(process.execPath, [...profArgs, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
   return { proc, lines };
 }
 async function nextLine(c: Child, what: string): Promise<string> {
@@ -849,7 +849,9 @@ async function dropStaleSchemas(): Promise<void> {
       try {
         process.kill(pid, 0);
         alive = true;
-      } catch {}
+      } catch {
+        // ESRCH: the process that made this schema is gone, so the schema is an orphan.
+      }
       if (!alive) await c.query(`DROP SCHEMA IF EXISTS ${nspname} CASCADE`);
     }
   } finally {

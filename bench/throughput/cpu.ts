@@ -116,7 +116,7 @@ export function startCpuMeter(groups: CpuGroups): { stop(): Record<string, numbe
       let ours = 0;
       for (const [k, f] of Object.entries(groups)) {
         out[k] = (f() - before[k]!) / 1000;
-        ours += out[k]!;
+        ours += out[k];
       }
       const m1 = machineCpu();
       out.irq = (m1.irq - m0.irq) / 1000;

@@ -87,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h': {
         const topic = rest[0];
-        if (topic && HELPS[topic]) process.stdout.write(HELPS[topic]!);
+        if (topic && HELPS[topic]) process.stdout.write(HELPS[topic]);
         else if (topic === 'sandbox') return await sandboxCommand(['--help']);
         else if (topic === 'migrate') return await migrateCommand(['--help']);
         else if (topic === 'keys') return await keysCommand(['--help']);

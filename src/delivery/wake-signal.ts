@@ -30,7 +30,7 @@ export class WakeSignal {
       }
       const done = () => {
         clearTimeout(timer);
-        set!.delete(done);
+        set.delete(done);
         resolve();
       };
       const timer = setTimeout(done, Math.max(0, ms));

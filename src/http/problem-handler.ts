@@ -17,7 +17,7 @@ function fieldOf(v: NonNullable<FastifyError['validation']>[number], context: st
     .split('/')
     .filter(Boolean)
     .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
-  const params = v.params as Record<string, unknown>;
+  const params = v.params;
   const prefix = context === 'querystring' ? 'query.' : '';
   if (v.keyword === 'additionalProperties') {
     const extra = String(params.additionalProperty);

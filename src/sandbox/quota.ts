@@ -70,7 +70,7 @@ export class QuotaController {
 
   /** Returns the quotas in force, by channel. */
   get(): QuotaSetting {
-    return Object.fromEntries(this.#rates) as QuotaSetting;
+    return Object.fromEntries(this.#rates);
   }
 
   /** Decides whether one more send on `channel` may be accepted at `nowMs`, given what the ledger holds. */

@@ -103,6 +103,7 @@ export class AddressPolicy {
     if (raw.length > MAX_URL_LENGTH) return { ok: false, reason: `is longer than ${MAX_URL_LENGTH} characters` };
     // The URL parser would silently drop tabs and newlines and read `\` as `/`: a URL that
     // means something other than it says is refused instead of repaired.
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
     if (/[\s\\\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: 'contains whitespace, control characters or backslashes' };
     let url: URL;
     try {

@@ -106,10 +106,7 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
     h.sandbox.faults.set({ mode: 'server_error', count: 5 });
     const inFlight = h.worker.runOnce('sandbox-email');
     // The batch is claimed (committed) before its calls start; they take 300 ms each.
-    for (const deadline = Date.now() + 5_000; (await campaign(id)).progress.sending === 0; ) {
-      if (Date.now() > deadline) throw new Error('the worker never claimed a batch');
-      await new Promise((r) => setImmediate(r));
-    }
+    await expect.poll(async () => (await campaign(id)).progress.sending, { timeout: 5_000, interval: 1, message: 'the worker never claimed a batch' }).toBeGreaterThan(0);
     const paused = await h.post(`/v1/campaigns/${id}/pause`);
     const sending = paused.json.progress.sending as number;
     expect(sending).toBeGreaterThan(5);

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(ROOT, 'bin/herald.js');
@@ -58,11 +59,11 @@ export function spawnHerald(args: string[], opts: { env?: Record<string, string>
   let exit: Exit | null = null;
   const listeners = new Set<() => void>();
   const changed = () => listeners.forEach((l) => l());
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+  proc.stdout.setEncoding('utf8').on('data', (d: string) => {
     out += d;
     changed();
   });
-  proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => {
     err += d;
     changed();
   });
@@ -161,19 +162,19 @@ export function removeTempDirs(): void {
   tempDirs.clear();
 }
 
-/** Polls `check` until it returns a value other than undefined, or throws at the deadline. */
+/** Polls `check` (with vi.waitFor) until it returns a value other than undefined, or throws at the deadline naming `what`. */
 export async function poll<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+  try {
+    return await vi.waitFor(
+      async () => {
+        const value = await check();
+        if (value === undefined) throw new Error('not yet');
+        return value;
+      },
+      { timeout: timeoutMs, interval: intervalMs },
+    );
+  } catch (e) {
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${e instanceof Error ? e.message : JSON.stringify(e)}`, { cause: e });
   }
 }
 

@@ -5,7 +5,7 @@
  * change nothing, a callback can arrive before the send call returns, and a callback settles
  * an `unknown` before any timer does.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeDownstream, type DownstreamStatus } from '../../src/domain/index.js';
 import { signWebhook } from '../../src/signing/standard-webhooks.js';
 import { createHarness, DRIVERS, otpBody, type Harness, type HarnessOptions } from '../helpers/harness.js';
@@ -17,16 +17,6 @@ const emailBody = (i: number) => ({
   content: { subject: 'Receipt', text: `Receipt ${i}` },
   ttl_seconds: 3600,
 });
-
-/** Polls until `check` passes (callbacks travel over real sockets), failing after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
   let h: Harness;
@@ -101,11 +91,14 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
     let drained = false;
     const draining = h.worker.drain().then(() => (drained = true));
     let passes = 0;
-    await eventually(async () => {
-      await h.evidence.runOnce();
-      passes++;
-      return drained;
-    }, 90_000);
+    await vi.waitFor(
+      async () => {
+        await h.evidence.runOnce();
+        passes++;
+        if (!drained) throw new Error('the worker has not drained its queue yet');
+      },
+      { timeout: 90_000, interval: 10 },
+    );
     await draining;
     await h.sandbox.idle();
     await h.evidence.runOnce();
@@ -120,7 +113,7 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       const d = await deliveryOf(id);
       const entry = h.sandbox.ledger.entries({ idempotency_key: d.idempotency_key })[0]!;
       // The expected status, computed from what the sandbox emitted (in emission order; the join does not depend on it).
-      const expected = (entry.statuses as DownstreamStatus[]).reduce<DownstreamStatus | null>((acc, s) => mergeDownstream(acc, s), 'accepted');
+      const expected = (entry.statuses).reduce<DownstreamStatus | null>((acc, s) => mergeDownstream(acc, s), 'accepted');
       expect(d.downstream_status, `${id}: emitted ${entry.statuses.join(',')}`).toBe(expected);
       if (expected === 'bounced') {
         bounced++;

@@ -20,7 +20,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     const sent = await h.send(body);
     expect(sent.status).toBe(202);
     const t0 = h.clock.now();
-    await h.newWorker({ random: () => 0, ...(overrides ? { ladderOverrides: overrides as never } : {}) }).drain();
+    await h.newWorker({ random: () => 0, ...(overrides ? { ladderOverrides: overrides } : {}) }).drain();
     const d = (await h.get(`/v1/notifications/${sent.json.id}`)).json.deliveries[0];
     expect(d.state).toBe('retryable');
     return Date.parse(d.next_attempt_at) - t0;

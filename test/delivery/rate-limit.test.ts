@@ -30,14 +30,6 @@ function maxInWindow(entries: LedgerEntry[], ms: number): number {
   return best;
 }
 
-async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const sms = (i: number, purpose: string) => ({
   recipient: { id: `r-${i}`, phone: `+1415555${String(1000 + i).padStart(4, '0')}` },
   purpose,
@@ -79,7 +71,7 @@ describe.each(DRIVERS)('shared rate limiter on %s', (driver) => {
       for (let i = 0; i < N; i++) expect((await h.send(sms(i, i % 5 === 0 ? 'otp' : 'transactional'))).status).toBe(202);
       const pool = Array.from({ length: workers }, (_, i) => h.newWorker({ workerId: `w${i}`, store: h.openPeerStore(), batchSize: 32 }));
       for (const w of pool) w.start();
-      await waitFor(async () => h.sandbox.ledger.entries({ channel: 'sms' }).length >= N, 30_000);
+      await expect.poll(() => h.sandbox.ledger.entries({ channel: 'sms' }).length, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(N);
       await Promise.all(pool.map((w) => w.stop()));
       const entries = h.sandbox.ledger.entries({ channel: 'sms' });
       expect(entries).toHaveLength(N);
@@ -109,13 +101,13 @@ describe.each(DRIVERS)('shared rate limiter on %s', (driver) => {
     await h.campaigns.runOnce(); // fan-out: the whole audience is queued at once (it is < 30 s of the lane's rate)
     const pool = [h.newWorker({ workerId: 'w0', store: h.openPeerStore(), batchSize: 32 }), h.newWorker({ workerId: 'w1', store: h.openPeerStore(), batchSize: 32 })];
     for (const w of pool) w.start();
-    await waitFor(async () => h.sandbox.ledger.entries({ channel: 'sms' }).length >= 150, 20_000);
+    await expect.poll(() => h.sandbox.ledger.entries({ channel: 'sms' }).length, { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(150);
     const code = await h.send(sms(5000, 'otp'));
     for (const w of pool) w.wake.notify('sandbox-sms');
     const key = (await h.get(`/v1/notifications/${code.json.id}`)).json.deliveries[0].idempotency_key;
-    await waitFor(async () => h.sandbox.ledger.countByKey(key) === 1, 20_000);
+    await expect.poll(() => h.sandbox.ledger.countByKey(key), { timeout: 20_000, interval: 50 }).toBe(1);
     const sentBefore = h.sandbox.ledger.entries({ channel: 'sms' }).length;
-    await waitFor(async () => h.sandbox.ledger.entries({ channel: 'sms' }).length >= N + 1, 30_000);
+    await expect.poll(() => h.sandbox.ledger.entries({ channel: 'sms' }).length, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(N + 1);
     await Promise.all(pool.map((w) => w.stop()));
     // The code went out while most of the campaign was still queued behind it.
     expect(sentBefore).toBeLessThan(N / 2);

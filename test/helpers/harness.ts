@@ -145,7 +145,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   if (driver === 'postgres') {
     const pg = await openTestPostgresStore();
     store = pg.store;
-    dropSchema = pg.drop;
+    dropSchema = () => pg.drop();
     openPeerStore = () => {
       const s = openPostgresStore({ connectionString: pgUrl(), schema: pg.schema, maxConnections: 2 });
       peers.push(s);

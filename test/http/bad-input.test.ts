@@ -31,7 +31,7 @@ async function post(req: RawRequest): Promise<LightMyRequestResponse> {
     method: 'POST',
     url: '/v1/notifications',
     headers,
-    ...(payload === undefined ? {} : { payload: payload as string }),
+    ...(payload === undefined ? {} : { payload: payload }),
   });
 }
 

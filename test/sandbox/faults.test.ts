@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FaultSpecError, startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { answered, freshKey, rawRequest, sendEmail, waitFor, type RawResult } from './raw-http.js';
+import { answered, freshKey, rawRequest, sendEmail, type RawResult } from './raw-http.js';
 
 let sandbox: SandboxHandle;
 
@@ -227,7 +227,7 @@ describe('close', () => {
     target.faults.set({ mode: 'timeout_before_accept', count: 1 });
     const held = sendEmail(target.url, freshKey(), { timeoutMs: 20_000 });
     // The fault is consumed once the sandbox has the whole request and is holding it.
-    await waitFor(() => target.faults.list().length === 0);
+    await expect.poll(() => target.faults.list().length, { interval: 5 }).toBe(0);
     const started = Date.now();
     await target.close();
     expect(Date.now() - started).toBeLessThan(1_000);
