@@ -2,9 +2,54 @@
  * Import rules for src/, checked in CI (`npm run lint:deps`). docs/architecture.md explains
  * each part and why it may import what it does; change both together.
  */
+
+/**
+ * What each part of src/ may import besides itself (docs/architecture.md, "Parts"). Leaves
+ * first; a part may import only parts listed for it, so a new arrow is a decision made here.
+ */
+const ALLOWED = {
+  domain: [],
+  clock: [],
+  errors: [],
+  signing: [],
+  periodic: [],
+  store: ['domain'],
+  providers: ['domain', 'signing'],
+  sandbox: ['domain', 'signing'],
+  metrics: ['domain'],
+  config: ['domain', 'providers'],
+  intake: ['domain', 'clock', 'errors', 'metrics', 'providers', 'store'],
+  preferences: ['domain', 'clock', 'store'],
+  delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
+  webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
+  campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store'],
+  http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
+  runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'http', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
+  cli: ['domain', 'config', 'http', 'intake', 'runtime', 'sandbox', 'signing', 'store'],
+};
+
+/** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */
+const partPath = (part) => `^src/(${part}/|${part}\\.ts$)`;
+
+const partRules = Object.entries(ALLOWED).map(([part, allowed]) => ({
+  name: `imports-of-${part}`,
+  severity: 'error',
+  comment: `src/${part} may import only: ${allowed.length ? allowed.join(', ') : 'nothing else in src/'} (see ALLOWED).`,
+  from: { path: partPath(part) },
+  to: { path: '^src/', pathNot: [partPath(part), ...allowed.map(partPath)] },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...partRules,
+    {
+      name: 'every-part-listed',
+      severity: 'error',
+      comment: 'A new folder under src/ gets a line in ALLOWED (and a paragraph in docs/architecture.md).',
+      from: { path: '^src/', pathNot: Object.keys(ALLOWED).map(partPath) },
+      to: {},
+    },
     {
       name: 'no-file-cycle',
       severity: 'error',

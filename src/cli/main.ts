@@ -22,9 +22,9 @@ const SANDBOX_FALLBACK_OPTIONS = `      --sandbox-port N  port of a running \`he
 
 const START_HELP = `Usage: herald start [options]
 
-Runs everything in one process: the API, the delivery workers, the sweeper and, unless
-provider accounts are configured (or --no-sandbox), the sandbox provider, on an embedded
-SQLite file.
+Runs everything in one process: the API and every background service of \`herald worker\`
+(see \`herald worker --help\`) and, unless provider accounts are configured (or
+--no-sandbox), the sandbox provider, on an embedded SQLite file.
 
 ${SERVE_OPTIONS}      --sandbox-port N  sandbox port (default 8025)
       --no-sandbox      do not start the embedded sandbox
@@ -42,8 +42,17 @@ ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
 
 const WORKER_HELP = `Usage: herald worker [options]
 
-Runs only the delivery workers and the sweeper: claims due deliveries, calls providers,
-records outcomes, rescues expired leases into \`unknown\`.
+Runs the background services, no HTTP API:
+  delivery worker     claims due deliveries per provider account and lane, calls providers,
+                      records every outcome (persist before the call, never resend on ambiguity)
+  sweeper             expired leases become \`unknown\`; expired challenges end \`terminal/expired\`
+  reconciler          settles \`unknown\` deliveries: look-up by reference, else the account's
+                      ambiguity policy
+  evidence applier    applies recorded provider callbacks to deliveries (downstream status)
+  fallback scheduler  creates the next channel's delivery when the previous one missed its deadline
+  campaign runner     fans campaigns out into notifications at their planned pace
+  webhook relay       publishes outbox events and sends signed customer webhooks
+Run as many as you like against one PostgreSQL database; they share the provider quotas.
 
 ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
 
@@ -54,7 +63,7 @@ Usage: herald <command> [options]
 Commands:
   start          API + workers + sandbox provider in one process (the default way to run)
   api            the HTTP API only
-  worker         the delivery workers and sweeper only
+  worker         the background services only (delivery, sweeper, reconciler, evidence, ...)
   sandbox        the sandbox provider alone (ledger + fault injection)
   migrate        apply database migrations
   keys create    create an API key (printed once)

@@ -178,7 +178,7 @@ export class DeliveryWorker {
     return () => clearInterval(timer);
   }
 
-  /** Processes every account until none has due work; for tests and `herald worker --once`. */
+  /** Processes every account until none has due work (tests and benchmarks drive the worker with it). */
   async drain(): Promise<BatchResult> {
     const total: BatchResult = { claimed: 0, applied: 0, stale: 0 };
     for (;;) {

@@ -1,6 +1,6 @@
 /**
  * Which URLs Herald may send customer webhooks to (OWASP SSRF cheat sheet, "requests to any
- * external address"; reference/security-baseline.md §6). Only http/https, no credentials in
+ * external address"). Only http/https, no credentials in
  * the URL, and every address the host resolves to must be public: loopback, private, link-local
  * (cloud metadata), CGNAT, ULA, multicast, unspecified, IPv4-mapped, NAT64, documentation and
  * other reserved ranges are refused unless the operator allows a network explicitly

@@ -1,6 +1,6 @@
 /**
  * How a webhook request's result is read and when the next one may go: Standard Webhooks'
- * producer rules (reference/webhook-signatures.md). 2xx is delivered; 410 Gone disables the
+ * producer rules (standardwebhooks.com, "Retry schedule"). 2xx is delivered; 410 Gone disables the
  * endpoint; anything else (3xx included: redirects are never followed) is a failure retried on
  * the spec's example schedule, with a Retry-After on 429/502/503/504 honoured as a lower bound.
  */

@@ -3,7 +3,7 @@
  * publishes outbox rows into per-endpoint webhook messages (Store.relayOutbox) and prunes what
  * is no longer needed. It keeps no cursor: every pass asks for rows still unpublished, so a row
  * whose transaction committed after higher ids were published is picked up by the next pass
- * (reference/idempotency-and-faults.md §3).
+ * (PostgreSQL hands out sequence values before commit, so ids do not follow commit order).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';

@@ -1,7 +1,7 @@
 /**
- * Idempotency-Key on POST /v1/notifications, against the intake items (1-10) of the fault
- * checklist in docs/reference/idempotency-and-faults.md: replay, mismatch, concurrency,
- * crashes on either side of the commit, key scoping, retention and header syntax.
+ * Idempotency-Key on POST /v1/notifications (draft-ietf-httpapi-idempotency-key-header), for
+ * every intake fault that matters: replay, mismatch, concurrency, crashes on either side of
+ * the commit, key scoping, retention and header syntax.
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';

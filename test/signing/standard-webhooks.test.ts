@@ -1,6 +1,6 @@
 /**
  * Standard Webhooks signing and verification against the spec's vector and the cases of its
- * reference JavaScript suite (reference/webhook-signatures.md), cross-checked with the
+ * reference JavaScript suite (github.com/standard-webhooks/standard-webhooks, libraries/javascript), cross-checked with the
  * `standardwebhooks` package.
  */
 import { Webhook } from 'standardwebhooks';

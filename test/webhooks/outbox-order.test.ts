@@ -1,6 +1,5 @@
 /**
- * Outbox rows that commit out of id order are not skipped (reference/idempotency-and-faults.md
- * §3). PostgreSQL hands out sequence values before commit: a transaction holding a lower id can
+ * Outbox rows that commit out of id order are not skipped. PostgreSQL hands out sequence values before commit: a transaction holding a lower id can
  * commit after a higher id was already relayed. SQLite has one writer, so rowids follow commit
  * order, but a row with a lower id can still appear late (written with an explicit id). In both,
  * the relay reads `published_at IS NULL`, not "after the last id seen", and gets the late row.

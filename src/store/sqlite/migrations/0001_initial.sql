@@ -111,7 +111,7 @@ CREATE TABLE attempts (
 );
 
 -- Events for customer webhooks and the live stream. SQLite has one writer at a time, so
--- rowids follow commit order here (see reference/idempotency-and-faults.md §3).
+-- rowids follow commit order here (PostgreSQL's sequences do not: a lower id can commit later).
 CREATE TABLE outbox (
   id               INTEGER PRIMARY KEY AUTOINCREMENT,
   tenant_id        TEXT NOT NULL,
