@@ -11,6 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
 import { laneConfigErrors, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
+import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
@@ -83,21 +84,41 @@ function describe(err: ErrorObject): { field: string; message: string } {
     const missing = (err.params as { missingProperty: string }).missingProperty;
     field = field ? `${field}.${missing}` : missing;
     message = 'is required';
+  } else if (err.keyword === 'false schema') {
+    message = "is not a setting of this account's kind";
   } else if (err.keyword === 'enum') {
     message = `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   }
   return { field: field || '(root)', message };
 }
 
+/**
+ * The published schema with each provider kind's `settings` schema composed in: an account's
+ * `settings` must match the schema of its `kind` (providers/registry.ts), so a wrong setting
+ * fails at load naming its field, like every other.
+ */
+export function composedConfigSchema(): Record<string, unknown> {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as {
+    definitions: { provider_account: { allOf?: unknown[] } & Record<string, unknown> };
+  } & Record<string, unknown>;
+  schema.definitions.provider_account.allOf = [...PROVIDER_KINDS.values()].map((k) => ({
+    if: { properties: { kind: { const: k.kind } }, required: ['kind'] },
+    then: { properties: { settings: k.settingsSchema ?? false }, ...(k.settingsSchema === null ? {} : { required: ['settings'] }) },
+  }));
+  return schema;
+}
+
 let validator: ReturnType<Ajv['compile']> | null = null;
 function validate(raw: unknown): void {
   if (!validator) {
     const ajv = new Ajv({ allErrors: true, strict: true });
-    validator = ajv.compile(JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')));
+    validator = ajv.compile(composedConfigSchema());
   }
   if (!validator(raw)) {
-    const first = describe(validator.errors![0]!);
-    const all = validator.errors!.map(describe).map((e) => `${e.field} ${e.message}`);
+    // An `if`/`then` failure (a kind's settings) is also reported as the `then` errors themselves: keep those.
+    const errors = validator.errors!.filter((e) => e.keyword !== 'if');
+    const first = describe(errors[0]!);
+    const all = errors.map(describe).map((e) => `${e.field} ${e.message}`);
     throw new ConfigError(`invalid configuration: ${all.join('; ')}`, first.field);
   }
 }
@@ -132,9 +153,12 @@ export interface ConfigOverrides {
 export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): HeraldConfig {
   if (raw !== undefined) validate(raw);
   const r = (raw ?? {}) as Partial<Record<string, any>>;
-  const accounts = ((r.provider_accounts ?? []) as Array<Partial<ProviderAccountConfig>>).map(
-    (a) => ({ ...DEFAULT_ACCOUNT, ...a }) as ProviderAccountConfig,
-  );
+  // Each kind's defaults (from its provider's own guidance) under what the account says.
+  const accounts = ((r.provider_accounts ?? []) as Array<Partial<ProviderAccountConfig> & { kind: string }>).map((a) => {
+    const kind = providerKind(a.kind).defaults;
+    const capabilities = { ...kind.capabilities, ...a.capabilities };
+    return { ...DEFAULT_ACCOUNT, ...kind, ...a, capabilities } as ProviderAccountConfig;
+  });
   const sandboxEnabled = overrides.sandbox ?? r.sandbox?.enabled ?? accounts.length === 0;
   const sandboxPort = overrides.sandboxPort ?? r.sandbox?.port ?? DEFAULT_SANDBOX_PORT;
   const cfg: HeraldConfig = {
@@ -204,12 +228,13 @@ export function checkConsistency(cfg: HeraldConfig): void {
   cfg.provider_accounts.forEach((a, i) => {
     if (seen.has(a.id)) throw new ConfigError(`provider_accounts[${i}].id "${a.id}" is used twice`, `provider_accounts[${i}].id`);
     seen.add(a.id);
-    if (a.api_key_env && process.env[a.api_key_env] === undefined) {
-      throw new ConfigError(
-        `provider_accounts[${i}].api_key_env names ${a.api_key_env}, which is not set in the environment`,
-        `provider_accounts[${i}].api_key_env`,
-      );
+    const kind = providerKind(a.kind);
+    if (!kind.channels.includes(a.channel)) {
+      throw new ConfigError(`provider_accounts[${i}].channel ${a.channel}: a ${a.kind} account sends ${kind.channels.join(', ')}`, `provider_accounts[${i}].channel`);
     }
+    // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
+    const [problem] = kind.check(a, process.env);
+    if (problem) throw new ConfigError(`provider_accounts[${i}].${problem.field} ${problem.message}`, `provider_accounts[${i}].${problem.field}`);
     if (a.lanes) {
       const [first] = laneConfigErrors(a.lanes, `provider_accounts[${i}].lanes`);
       if (first) throw new ConfigError(`${first.field} ${first.message}`, first.field);
@@ -219,12 +244,6 @@ export function checkConsistency(cfg: HeraldConfig): void {
       throw new ConfigError(
         `provider_accounts[${i}].ambiguity_policy resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
         `provider_accounts[${i}].ambiguity_policy`,
-      );
-    }
-    if (a.callback_secret_env && process.env[a.callback_secret_env] === undefined) {
-      throw new ConfigError(
-        `provider_accounts[${i}].callback_secret_env names ${a.callback_secret_env}, which is not set in the environment`,
-        `provider_accounts[${i}].callback_secret_env`,
       );
     }
     // A lease shorter than a call would let the rescuer declare `unknown` while the call is still running.

@@ -81,9 +81,13 @@ export interface ProviderAdapter {
 /** One configured provider account, as read from configuration. */
 export interface ProviderAccountConfig {
   id: string;
-  kind: 'sandbox';
+  /** A name in `PROVIDER_KINDS` (registry.ts). */
+  kind: string;
   channel: Channel;
-  base_url: string;
+  /** The provider's endpoint; required by the sandbox, an override (e.g. a regional or test endpoint) for other kinds. */
+  base_url?: string;
+  /** The kind's own settings (host, sender, credentials), validated by the kind's `settingsSchema`. */
+  settings?: Record<string, unknown>;
   /** A literal credential, or the name of an environment variable holding it. */
   api_key?: string;
   api_key_env?: string;

@@ -20,8 +20,7 @@ import { buildApp } from '../http/app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import { createSandboxAdapter } from '../providers/sandbox/adapter.js';
-import { createSandboxCallbackVerifier, resolveCallbackSecrets } from '../providers/sandbox/callbacks.js';
+import { providerKind } from '../providers/registry.js';
 import type { CallbackVerifier } from '../providers/provider.js';
 import { EvidenceApplier } from '../delivery/evidence-applier.js';
 import { CampaignRunner } from '../campaigns/campaign-runner.js';
@@ -114,22 +113,14 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
   return openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
 }
 
-/** Builds the adapter for one configured provider account. */
+/** Builds the adapter for one configured provider account, by its kind (providers/registry.ts). */
 export function createAdapter(account: ProviderAccountConfig): ProviderAdapter {
-  switch (account.kind) {
-    case 'sandbox':
-      return createSandboxAdapter(account);
-  }
+  return providerKind(account.kind).createAdapter(account);
 }
 
-/** The verifier of an account's delivery callbacks, or null when it has no callback secret. */
+/** The verifier of an account's delivery callbacks, or null when it receives none. */
 export function createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null {
-  switch (account.kind) {
-    case 'sandbox': {
-      const secrets = resolveCallbackSecrets(account);
-      return secrets ? createSandboxCallbackVerifier(secrets) : null;
-    }
-  }
+  return providerKind(account.kind).createCallbackVerifier(account);
 }
 
 /** Every configured account's callback verifier, by account id (accounts without callbacks are absent). */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA_PATH, ConfigError, readConfigFile, resolveConfig } from '../../src/config/config.js';
+import { PROVIDER_KINDS } from '../../src/providers/registry.js';
 
 let dir: string;
 beforeEach(() => {
@@ -66,12 +67,39 @@ describe('resolveConfig', () => {
     expect(cfg.webhooks).toEqual({ allow_networks: ['127.0.0.0/8', '::1/128'], timeout_ms: 20_000, concurrency_per_endpoint: 2 });
   });
 
-  it('defaults each account and turns the sandbox off once accounts are configured', () => {
+  it('defaults each account from its kind and turns the sandbox off once accounts are configured', () => {
     const cfg = resolveConfig({ provider_accounts: [account()] });
     expect(cfg.sandbox.enabled).toBe(false);
     expect(cfg.provider_accounts).toEqual([
-      { ...account(), rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', timeout_ms: 10_000 },
+      {
+        ...account(),
+        rate_per_second: 100,
+        burst: 100,
+        ambiguity_policy: 'wait_for_evidence',
+        timeout_ms: 10_000,
+        capabilities: { lookup: true, dedupes_by_key: false },
+      },
     ]);
+  });
+
+  it('the published schema names exactly the registered provider kinds', () => {
+    const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'));
+    expect([...schema.definitions.provider_account.properties.kind.enum].sort()).toEqual([...PROVIDER_KINDS.keys()].sort());
+  });
+
+  it("keeps an account's own capabilities over its kind's defaults, field by field", () => {
+    const cfg = resolveConfig({ provider_accounts: [account({ capabilities: { lookup: false } })] });
+    expect(cfg.provider_accounts[0]!.capabilities).toEqual({ lookup: false, dedupes_by_key: false });
+  });
+
+  it("refuses settings on a kind that has none, and a kind's rule the schema cannot express, naming the field", () => {
+    expect(() => resolveConfig({ provider_accounts: [account({ settings: { host: 'x' } })] })).toThrow(
+      /^invalid configuration: provider_accounts\[0\]\.settings is not a setting of this account's kind$/,
+    );
+    const { base_url: _omitted, ...withoutUrl } = account();
+    const err = configError(() => resolveConfig({ provider_accounts: [withoutUrl] }));
+    expect(err.field).toBe('provider_accounts[0].base_url');
+    expect(err.message).toContain('is required for a sandbox account');
   });
 
   it('lets overrides win over the file', () => {

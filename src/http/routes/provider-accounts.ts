@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { assessBudget, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, HEALTH_WINDOW_MS, laneBudgets } from '../../domain/index.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
+import { providerKind } from '../../providers/registry.js';
 import type { Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -30,6 +31,8 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
             id: a.id,
             kind: a.kind,
             channel: a.channel,
+            // The kind's settings that are safe to show (host, sender); credentials never are.
+            settings: providerKind(a.kind).describe(a),
             rate_per_second: a.rate_per_second,
             burst: a.burst,
             ambiguity_policy: a.ambiguity_policy,

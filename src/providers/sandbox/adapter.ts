@@ -55,6 +55,7 @@ export function sandboxCapabilities(account: ProviderAccountConfig): AdapterCapa
  * retry can fix.
  */
 export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAdapter {
+  if (account.base_url === undefined) throw new Error(`provider account ${account.id}: a sandbox account needs base_url`);
   const base = new URL(account.base_url);
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
     throw new Error(`provider account ${account.id}: base_url must be http or https`);

@@ -1,0 +1,53 @@
+/**
+ * A provider kind: everything Herald needs to know about one way of sending (sandbox, smtp,
+ * resend, ...) to configure, check, build and describe its accounts. Each kind's folder
+ * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
+ * on `kind`.
+ */
+import type { AmbiguityPolicy, Channel, LadderName, Purpose } from '../domain/index.js';
+import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
+
+/** A configuration problem an account of this kind has, with the field it is about (e.g. `settings.host`). */
+export interface AccountProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * What a kind's accounts get when they do not say otherwise, taken from the provider's own
+ * published guidance (each kind's `docs/providers/<kind>.md` gives the source).
+ */
+export interface ProviderDefaults {
+  timeout_ms: number;
+  rate_per_second: number;
+  burst: number;
+  ambiguity_policy: AmbiguityPolicy;
+  retry_ladders?: Partial<Record<Purpose, LadderName>>;
+  capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+}
+
+export interface ProviderKind {
+  readonly kind: string;
+  /** The channels an account of this kind can serve. */
+  readonly channels: readonly Channel[];
+  /** One line for docs and `herald --help`: what this kind sends through. */
+  readonly summary: string;
+  readonly defaults: ProviderDefaults;
+  /**
+   * JSON Schema (draft-07) of the account's `settings` object, or null when the kind has
+   * none. Composed into the configuration schema, so a bad setting fails at load naming its field.
+   */
+  readonly settingsSchema: Record<string, unknown> | null;
+  /**
+   * Rules the schema cannot express, checked at load: credentials present (in the environment
+   * or a file), addresses that parse, the account's common fields this kind needs. Never
+   * includes a credential's value in a message.
+   */
+  check(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[];
+  /** Builds the account's adapter; throws only for a configuration error `check` lets through. */
+  createAdapter(account: ProviderAccountConfig): ProviderAdapter;
+  /** The account's callback verifier, or null when it receives no callbacks. */
+  createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null;
+  /** The account's settings that are safe to show (`GET /v1/provider-accounts`): never a credential. */
+  describe(account: ProviderAccountConfig): Record<string, unknown>;
+}
