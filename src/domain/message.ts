@@ -8,4 +8,8 @@ export interface MessageContent {
    * stored with the notification and never taken from a producer. Other channels ignore them.
    */
   headers?: Record<string, string> | null;
+  /** E-mail: the sender as the producer asked (`Name <address>` or an address), overriding the account's `from`; validated at intake. */
+  from?: string | null;
+  /** E-mail: where replies go (an address, or `Name <address>`), overriding the account's `reply_to`; validated at intake. */
+  replyTo?: string | null;
 }

@@ -7,6 +7,15 @@
 import type { AmbiguityPolicy, Channel, LadderName, Purpose } from '../domain/index.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
+/** One finding of `herald doctor`: what was asked of the provider and what it said. */
+export interface DoctorCheck {
+  /** What was checked, e.g. "credentials accepted", "sender domain verified". */
+  name: string;
+  ok: boolean;
+  /** What the provider answered, for a person: never a credential, a destination or a body. */
+  detail: string;
+}
+
 /** A configuration problem an account of this kind has, with the field it is about (e.g. `settings.host`). */
 export interface AccountProblem {
   field: string;
@@ -50,4 +59,10 @@ export interface ProviderKind {
   createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null;
   /** The account's settings that are safe to show (`GET /v1/provider-accounts`): never a credential. */
   describe(account: ProviderAccountConfig): Record<string, unknown>;
+  /**
+   * Asks the provider, without sending anything, whether this account can send: the endpoint
+   * answers, the credentials are accepted, the sender is verified. Never throws for a
+   * provider's answer: each finding says what went wrong.
+   */
+  doctor(account: ProviderAccountConfig, signal: AbortSignal): Promise<DoctorCheck[]>;
 }

@@ -2,6 +2,7 @@
 import type { ProviderKind } from '../kinds.js';
 import { createSandboxAdapter } from './adapter.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
+import { sandboxDoctor } from './doctor.js';
 
 export const sandboxKind: ProviderKind = {
   kind: 'sandbox',
@@ -28,4 +29,5 @@ export const sandboxKind: ProviderKind = {
     return secrets ? createSandboxCallbackVerifier(secrets) : null;
   },
   describe: (account) => ({ base_url: account.base_url }),
+  doctor: sandboxDoctor,
 };
