@@ -15,3 +15,4 @@ export * from './campaign-plan.js';
 export * from './preferences.js';
 export * from './message.js';
 export * from './callback-event.js';
+export * from './mailbox.js';

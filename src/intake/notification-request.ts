@@ -5,6 +5,7 @@
  */
 import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
+  parseMailbox,
   CHANNELS,
   FALLBACK_EVIDENCE,
   LADDER_NAMES,
@@ -70,6 +71,8 @@ export const notificationRequestSchema = {
         subject: { type: 'string', minLength: 1, maxLength: 998 },
         text: { type: 'string', minLength: 1, maxLength: 65536 },
         html: { type: 'string', minLength: 1, maxLength: 196608 },
+        from: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: the sender, `Name <address>` or an address, instead of the account's from (its domain must be one the provider lets the account send from)." },
+        reply_to: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: where replies go, `Name <address>` or an address, instead of the account's reply_to." },
       },
     },
     template: {
@@ -169,6 +172,12 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
   if (body.content === undefined) throw fieldError('content', 'is required');
   if (body.channels.includes('email') && body.content.subject === undefined) {
     throw fieldError('content.subject', 'is required for the email channel');
+  }
+  for (const field of ['from', 'reply_to'] as const) {
+    const value = body.content[field];
+    if (value == null) continue;
+    if (!body.channels.includes('email')) throw fieldError(`content.${field}`, 'applies only to the email channel');
+    if (parseMailbox(value) === null) throw fieldError(`content.${field}`, 'must be an e-mail address or `Name <address>`, e.g. "Ada <ada@example.com>"');
   }
   if (body.expires_at !== undefined && body.ttl_seconds !== undefined) {
     throw fieldError('expires_at', 'and ttl_seconds are exclusive: give one');

@@ -98,6 +98,8 @@ export interface ProviderAccountConfig {
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
+  /** E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses larger ones with 422 content_too_large. */
+  max_html_bytes?: number;
   /**
    * What the provider behind this account can do (sandbox accounts declare which provider
    * they imitate). Defaults per kind; for the sandbox: lookup true, dedupes_by_key false.

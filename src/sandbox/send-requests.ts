@@ -104,6 +104,7 @@ function validateEmail(raw: Buffer): SendValidation {
   }
   if (typeof body.subject !== 'string') return invalid('subject must be a string');
   if (body.from !== undefined && typeof body.from !== 'string') return invalid('from must be a string');
+  if (body.reply_to !== undefined && typeof body.reply_to !== 'string') return invalid('reply_to must be a string');
   for (const field of ['text', 'html'] as const) {
     if (body[field] !== undefined && typeof body[field] !== 'string') {
       return invalid(`${field} must be a string`);
