@@ -239,12 +239,15 @@ export function checkConsistency(cfg: HeraldConfig): void {
       const [first] = laneConfigErrors(a.lanes, `provider_accounts[${i}].lanes`);
       if (first) throw new ConfigError(`${first.field} ${first.message}`, first.field);
     }
-    // Resending with the same key is safe only where the provider deduplicates by key.
-    if (a.ambiguity_policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
-      throw new ConfigError(
-        `provider_accounts[${i}].ambiguity_policy resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
-        `provider_accounts[${i}].ambiguity_policy`,
-      );
+    // Resending with the same key is safe only where the provider deduplicates by key, for every purpose.
+    const policies: Array<[string, string]> = [['ambiguity_policy', a.ambiguity_policy], ...Object.entries(a.ambiguity_policies ?? {}).map(([p, v]) => [`ambiguity_policies.${p}`, v] as [string, string])];
+    for (const [field, policy] of policies) {
+      if (policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
+        throw new ConfigError(
+          `provider_accounts[${i}].${field} resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
+          `provider_accounts[${i}].${field}`,
+        );
+      }
     }
     // A lease shorter than a call would let the rescuer declare `unknown` while the call is still running.
     if (cfg.worker.lease_ms < a.timeout_ms + 1_000) {

@@ -31,6 +31,8 @@ export interface ProviderDefaults {
   rate_per_second: number;
   burst: number;
   ambiguity_policy: AmbiguityPolicy;
+  /** Per purpose, where the provider calls for another policy than `ambiguity_policy`. */
+  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
 }

@@ -94,6 +94,8 @@ export interface ProviderAccountConfig {
   rate_per_second: number;
   burst: number;
   ambiguity_policy: AmbiguityPolicy;
+  /** Per purpose, a policy other than `ambiguity_policy` (see `ambiguityPolicyFor`). */
+  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   /** Per purpose, the ladder this account's deliveries retry on (a notification's own choice wins). */
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */

@@ -233,6 +233,24 @@ describe('a bad field yields a ConfigError naming it', () => {
       field: 'provider_accounts[1].id',
       message: /provider_accounts\[1\]\.id "sms-main" is used twice/,
     },
+    {
+      name: 'resend_same_key without a deduplicating provider',
+      raw: { provider_accounts: [account({ ambiguity_policy: 'resend_same_key' })] },
+      field: 'provider_accounts[0].ambiguity_policy',
+      message: /resend_same_key needs a provider that deduplicates by key/,
+    },
+    {
+      name: 'resend_same_key for one purpose without a deduplicating provider',
+      raw: { provider_accounts: [account({ ambiguity_policies: { marketing: 'resend_same_key' } })] },
+      field: 'provider_accounts[0].ambiguity_policies.marketing',
+      message: /ambiguity_policies\.marketing resend_same_key needs a provider that deduplicates by key/,
+    },
+    {
+      name: 'an ambiguity policy for a purpose that does not exist',
+      raw: { provider_accounts: [account({ ambiguity_policies: { newsletter: 'user_resend' } })] },
+      field: 'provider_accounts[0].ambiguity_policies.newsletter',
+      message: /is not a known setting/,
+    },
     { name: 'not an object', raw: [1, 2], field: '(root)', message: /\(root\) must be object/ },
     {
       name: 'webhook network not in CIDR form',
