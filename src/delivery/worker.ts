@@ -64,7 +64,9 @@ const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'l
 
 /**
  * Per claimed delivery, the end of the lease this worker still holds: the claim's, moved on by
- * each renewal that counted; absent once a renewal found it rescued.
+ * each renewal that counted; absent once a renewal found it rescued. (Today a batch's calls all
+ * start as its renewals begin, so their checks see the claim's own lease end; a call started
+ * later would see what the renewals left.)
  */
 type HeldLeases = Map<string, number>;
 
@@ -267,10 +269,10 @@ export class DeliveryWorker {
         // gets the time left by Herald's clock, counted from the wall clock's now, until the
         // earlier of expiry and `writeBy`, the last moment a write still leaves the whole timeout
         // inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
-        // started at its claim may write until 17 s after it; the sandbox transport's own 10 s timer,
-        // started before connecting, ends a wait for a socket first, so this binds only when
-        // something between the check above and the request (an adapter fetching a token, an
-        // event loop stalled for seconds) pushes the write past the lease's reach: the same
+        // started at its claim may write until 17 s after it; the sandbox transport's own 10 s
+        // timer, started before connecting, ends a wait for a socket first, so this binds only
+        // when something between the check above and the request (an adapter fetching a token,
+        // an event loop stalled for seconds) pushes the write past the lease's reach: the same
         // freeze, a few lines later.
         sendBy: Date.now() + (Math.min(c.expiresAt, writeBy) - now),
       });
