@@ -10,6 +10,7 @@ export * from './downstream.js';
 export * from './fallback.js';
 export * from './retry-budget.js';
 export * from './rate-limit.js';
+export * from './lease.js';
 export * from './lanes.js';
 export * from './campaign-plan.js';
 export * from './preferences.js';
