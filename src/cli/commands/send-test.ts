@@ -132,7 +132,7 @@ export async function sendTestCommand(argv: string[], out: NodeJS.WritableStream
           say(`o${a.number}`, `${at(a.finished_at)}  attempt ${a.number}: ${a.outcome}${detail}`);
         }
       }
-      say(`s:${last.state}:${last.attempts.length}`, `${at(null)}  state ${last.state}${last.terminal_reason ? `/${last.terminal_reason}` : ''}${last.next_attempt_at ? `, next attempt at ${last.next_attempt_at}` : ''}`);
+      say(`s:${last.state}:${last.attempts.length}`, `${at(null)}  state ${last.state}${last.terminal_reason ? `/${last.terminal_reason}` : ''}${last.state === 'retryable' && last.next_attempt_at ? `, next attempt at ${last.next_attempt_at}` : ''}`);
       if (last.downstream_status) say(`d:${last.downstream_status}`, `${at(null)}  provider evidence: ${last.downstream_status}`);
       if (last.state === 'accepted' && acceptedAt === null) acceptedAt = Date.now();
       if (last.state === 'terminal') break;
