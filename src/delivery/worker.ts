@@ -177,7 +177,9 @@ export class DeliveryWorker {
   /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */
   private async throttleIfRefused(account: string, lane: WorkerLane, outcomes: SubmitOutcome[]): Promise<void> {
     if (!lane.limits) return;
-    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled');
+    // Only an account-wide throttle pauses the account; one device's limit (scope destination)
+    // holds back that delivery alone, on its own ladder.
+    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled' && o.scope !== 'destination');
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
     await this.opts.store

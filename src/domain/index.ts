@@ -17,3 +17,4 @@ export * from './preferences.js';
 export * from './message.js';
 export * from './callback-event.js';
 export * from './mailbox.js';
+export * from './push-target.js';
