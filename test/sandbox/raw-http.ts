@@ -111,12 +111,3 @@ export function sendSms(
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
 }
-
-/** Polls `condition` until it holds or the deadline passes; fails the test on the deadline. */
-export async function waitFor(condition: () => boolean, deadlineMs = 5_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
