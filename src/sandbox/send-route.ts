@@ -19,6 +19,7 @@ import type { QuotaController } from './quota.js';
 import {
   buildAcceptance,
   expectedContentType,
+  invalidDestinationBody,
   validateSend,
   type SendEndpoint,
   type ValidSend,
@@ -134,7 +135,7 @@ export async function handleSend(
       );
       return;
     case 'reject_permanent':
-      writeJson(res, 400, { error: 'invalid_destination' });
+      writeJson(res, 400, invalidDestinationBody(validation.send.destination));
       return;
     case 'lose_response_after_accept':
     case 'none': {

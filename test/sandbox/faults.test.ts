@@ -82,7 +82,8 @@ describe('each fault mode through the HTTP control API', () => {
     await postFault({ mode: 'reject_permanent', count: 1 });
     const res = answered(await sendEmail(sandbox.url, freshKey()));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_destination' });
+    // Quoting the destination, as Twilio does: clients must not copy provider text.
+    expect(res.body).toEqual({ error: 'invalid_destination', message: expect.stringContaining('ada@example.test') });
     expect(sandbox.ledger.entries()).toEqual([]);
   });
 

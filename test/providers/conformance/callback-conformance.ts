@@ -21,6 +21,7 @@ const EVENT: SampleEvent = {
   reference: 'ref-canary-0001',
   channel: 'sms',
   status: 'delivered',
+  occurredAt: NOW - 60_000,
   destination: '+15550197341',
 };
 
@@ -86,6 +87,7 @@ export function describeCallbackVerifierConformance(subject: CallbackVerifierSub
     }
 
     it('the same event delivered twice parses to the same event id; another event to another', () => {
+      // A provider's retry: the same event, signed again later.
       const first = eventIds(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - 30_000 })));
       const again = eventIds(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW })));
       const other = eventIds(verify([current], subject.deliver(ANOTHER_EVENT, { key: current, atMs: NOW })));

@@ -16,6 +16,8 @@ export interface SampleEvent {
   reference: string;
   channel: Channel;
   status: 'sent' | 'delivered' | 'failed';
+  /** When the event happened (epoch ms): part of the event, unlike the time a delivery of it is signed. */
+  occurredAt: number;
   /** Where the provider's callback quotes the destination (Twilio's `To`); a subject may leave it out. */
   destination: string;
 }
@@ -29,7 +31,8 @@ export interface CallbackVerifierSubject {
   verifier(keys: readonly string[]): CallbackVerifier;
   /**
    * One event as the provider delivers it, signed with the private side of `key` at `atMs`
-   * (epoch ms). The body must contain `event.providerMessageId` verbatim: the suite tampers with it.
+   * (epoch ms); a second delivery of the same event differs only where the provider's retries
+   * differ. The body must contain `event.providerMessageId` verbatim: the suite tampers with it.
    */
   deliver(event: SampleEvent, options: { key: string; atMs: number }): CallbackRequest;
   /** How far a signed timestamp may be from now, or why the scheme signs none. */

@@ -58,10 +58,10 @@ export const sandboxCallbackSubject: CallbackVerifierSubject = {
   newKey: generateWebhookSecret,
   verifier: (keys) => createSandboxCallbackVerifier(keys),
   deliver(event, { key, atMs }) {
-    // The sandbox's callbacks carry no destination.
+    // The sandbox's callbacks carry no destination; a retry re-signs the same bytes.
     const rawBody = callbackEventBody({
       eventId: event.eventId,
-      occurredAt: new Date(atMs),
+      occurredAt: new Date(event.occurredAt),
       providerMessageId: event.providerMessageId,
       reference: event.reference,
       channel: event.channel,
