@@ -221,4 +221,3 @@ export interface WebhookStore {
   /** Gives the endpoint's lease back if `owner` still holds it. */
   releaseWebhookEndpoint(r: WebhookEndpointLease): Promise<void>;
 }
-

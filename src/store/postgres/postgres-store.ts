@@ -37,7 +37,7 @@ import type {
   Unsubscribe,
 } from '../core-store.js';
 import { loadMigrations } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView } from '../rows.js';
 import type { Store } from '../store.js';
 import { PostgresCampaigns } from './campaigns.js';
 import { claimOn, nextDue } from './claims.js';
@@ -45,6 +45,7 @@ import { Coalescer } from './coalescer.js';
 import { PostgresEvidence } from './evidence.js';
 import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
+import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
 import { PostgresPreferences } from './preferences.js';
@@ -75,6 +76,7 @@ export class PostgresStore implements Store {
   readonly driver = 'postgres' as const;
   private readonly sql: PostgresContext;
   private readonly notifications: NotificationWriter;
+  private readonly reservations: IdempotencyReservations;
   readonly evidence: PostgresEvidence;
   readonly limiter: PostgresLimiter;
   readonly webhooks: PostgresWebhooks;
@@ -97,6 +99,7 @@ export class PostgresStore implements Store {
     pool.on('error', () => {});
     this.sql = new PostgresContext(pool, schema);
     this.notifications = new NotificationWriter(this.sql);
+    this.reservations = new IdempotencyReservations(this.sql);
     this.evidence = new PostgresEvidence(this.sql);
     this.limiter = new PostgresLimiter(this.sql);
     this.webhooks = new PostgresWebhooks(this.sql);
@@ -169,58 +172,10 @@ export class PostgresStore implements Store {
     return r?.e === true;
   }
 
+  /** A new key is taken by a coalesced insert; one that exists is decided in a transaction (see IdempotencyReservations). */
   async reserveIdempotencyKey(r: IdempotencyRequest): Promise<Reservation> {
-    const params = [r.tenantId, r.key, r.fingerprint, r.now + r.lockMs, r.now, r.now + r.retentionMs];
-    // A new key (the usual case) is taken by the insert alone, committed with the inserts of
-    // concurrent requests in one statement (see Coalescer); a key that exists is decided in the
-    // transaction below, which starts with the same insert.
-    if (await this.reservations.push(params)) return { kind: 'reserved' };
-    return this.sql.tx(async (c) => {
-      if ((await this.sql.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' } as const;
-      const [row] = await this.sql.q('idempotency_get', [r.tenantId, r.key], c);
-      if (!row) {
-        // Deleted between our insert attempt and the read (released or pruned): it is ours now.
-        await this.sql.q('idempotency_insert', params, c);
-        return { kind: 'reserved' } as const;
-      }
-      if (row.status === 'completed') {
-        if (Number(row.expires_at) <= r.now) {
-          await this.sql.q('idempotency_replace', params, c);
-          return { kind: 'reserved' } as const;
-        }
-        if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' } as const;
-        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) } as const;
-      }
-      if (Number(row.locked_until) > r.now) {
-        return row.fingerprint === r.fingerprint ? ({ kind: 'in_progress' } as const) : ({ kind: 'mismatch' } as const);
-      }
-      await this.sql.q('idempotency_replace', params, c);
-      return { kind: 'reserved' } as const;
-    });
+    return this.reservations.reserve(r);
   }
-
-  /** Inserts new reservations, many per statement; answers, for each, whether it was inserted. */
-  private readonly reservations = new Coalescer<unknown[], boolean>(async (rows) => {
-    // A key named twice in one group is inserted once; the repeat is decided on its own afterwards.
-    const seen = new Set<string>();
-    const first = rows.map((p) => {
-      const id = JSON.stringify([p[0], p[1]]);
-      return seen.has(id) ? false : (seen.add(id), true);
-    });
-    // In key order, so two groups naming the same keys wait for each other instead of deadlocking.
-    const batch = rows.filter((_, i) => first[i]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : String(a[1]) > String(b[1]) ? 1 : 0));
-    const col = (j: number) => batch.map((p) => p[j]);
-    let inserted: Row[];
-    try {
-      inserted = await this.sql.q('idempotency_insert_many', [col(0), col(1), col(2), col(3), col(4), col(5)]);
-    } catch (err) {
-      // Refused by the server, nothing inserted: each is decided by the transaction path alone.
-      if (err instanceof pg.DatabaseError) return rows.map(() => ({ ok: true, value: false }));
-      throw err;
-    }
-    const taken = new Set(inserted.map((r) => JSON.stringify([r.tenant_id, r.key])));
-    return rows.map((p, i) => ({ ok: true, value: first[i]! && taken.has(JSON.stringify([p[0], p[1]])) }));
-  }, 2, 256);
 
   async releaseIdempotencyKey(r: IdempotencyKeyRef): Promise<void> {
     await this.sql.q('idempotency_release', [r.tenantId, r.key]);

@@ -5,6 +5,8 @@
  *
  * The store implements the core of the contract itself and composes the parts, each a table
  * module over the shared SqliteContext (sql-context.ts); no module imports this file back.
+ * Intake's writes (createNotification, reserveIdempotencyKey) are group-committed: see
+ * SqliteContext.grouped for exactly when a caller's write is durable.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -298,10 +300,5 @@ export class SqliteStore implements Store {
   async listenForReady(): Promise<Unsubscribe> {
     // One process per SQLite file is the norm; intake wakes its own workers in memory.
     return async () => {};
-  }
-
-  /** The schema as SQLite reports it; used by the schema/domain agreement tests. */
-  schemaSql(): string {
-    return (this.sql.db.prepare("SELECT group_concat(sql, ';\n') AS s FROM sqlite_master WHERE sql IS NOT NULL").get() as Row).s as string;
   }
 }
