@@ -165,6 +165,7 @@ export interface CampaignFinishRequest {
 /** How a campaign finished: `complete` (every recipient fanned out and settled) or `cancel` (a cancelled one drained). */
 export type CampaignFinish = Extract<CampaignAction, 'complete' | 'cancel'>;
 
+/** `store.campaigns`; implemented by sqlite/campaigns.ts and postgres/campaigns.ts. */
 export interface CampaignStore {
   /** Creates or replaces a recipient profile; `created` is false when it replaced one. */
   putRecipient(r: RecipientPut): Promise<RecipientPutResult>;

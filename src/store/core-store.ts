@@ -309,7 +309,7 @@ export type ReadyListener = (providerAccount: string) => void;
 /** Stops a listener; resolves once it is stopped. */
 export type Unsubscribe = () => Promise<void>;
 
-/** The core methods; `Store` (store.ts) adds migrations, close and the named parts. */
+/** The core methods, implemented by sqlite/sqlite-store.ts and postgres/postgres-store.ts themselves; `Store` (store.ts) adds migrations, close and the named parts. */
 export interface CoreStore {
   /** Creates the tenant unless it exists (then it is left as it was). */
   ensureTenant(tenant: NewTenant, now: number): Promise<void>;

@@ -132,6 +132,7 @@ export interface UnknownResolution {
   resolution: AttemptResolution;
 }
 
+/** `store.evidence`; implemented by sqlite/evidence.ts and postgres/evidence.ts. */
 export interface EvidenceStore {
   /**
    * Records verified events in one transaction, ignoring ones already recorded (same account

@@ -36,6 +36,7 @@ export interface FallbackResolution {
   nextDueAt: number;
 }
 
+/** `store.fallbacks`; implemented by sqlite/fallbacks.ts and postgres/fallbacks.ts. */
 export interface FallbackStore {
   /** Pending fallbacks past their deadline, or whose previous channel already ended. */
   listDueFallbacks(now: number, limit: number): Promise<DueFallback[]>;

@@ -18,6 +18,7 @@ export interface ProviderHealth {
   failures: number;
 }
 
+/** `store.health`; implemented by sqlite/health.ts and postgres/health.ts. */
 export interface HealthStore {
   /** Adds a batch's call counts to the account's health bucket (shared by every worker). */
   recordProviderCalls(r: ProviderCalls): Promise<void>;

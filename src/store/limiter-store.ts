@@ -48,6 +48,7 @@ export interface AccountThrottle {
   limit: RateLimit;
 }
 
+/** `store.limiter`; implemented by sqlite/limiter.ts and postgres/limiter.ts. */
 export interface LimiterStore {
   /**
    * Claims up to `limit` due deliveries, but no more than the limiter grants now, and spends

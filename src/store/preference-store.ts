@@ -70,6 +70,7 @@ export interface SendCheck {
   verdict: Sendability;
 }
 
+/** `store.preferences`; implemented by sqlite/preferences.ts and postgres/preferences.ts. */
 export interface PreferenceStore {
   /**
    * Makes `optOuts` the recipient's whole set, in one transaction: opt-outs already recorded

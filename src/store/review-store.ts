@@ -52,6 +52,7 @@ export interface ReplayRecord extends ReplayAudit {
 /** What a notification was asked to send, as stored: enough to send it again as a new generation. */
 export type NotificationSource = Omit<NewNotification, 'deliveries' | 'fallback' | 'retryLadder'>;
 
+/** `store.review`; implemented by sqlite/review.ts and postgres/review.ts. */
 export interface ReviewStore {
   /**
    * The tenant's review queue, newest first (cursor as in listDeliveries): `terminal`

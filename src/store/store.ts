@@ -32,6 +32,7 @@ export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
 
+/** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
   readonly driver: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations; returns the names applied now. */

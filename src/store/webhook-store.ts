@@ -174,6 +174,7 @@ export interface WebhookAttemptRound extends WebhookEndpointLease {
   endpoint: WebhookEndpointOutcome;
 }
 
+/** `store.webhooks`; implemented by sqlite/webhooks.ts and postgres/webhooks.ts. */
 export interface WebhookStore {
   /** Registers an endpoint, active, with its signing secret. */
   createWebhookEndpoint(e: NewWebhookEndpoint): Promise<void>;
