@@ -8,13 +8,14 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
+import { endpointUrl, parseBaseUrl } from '../http/endpoint.js';
 import { exchangeOnce, postOnce } from '../http/exchange.js';
 import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildPostmarkEmail } from './build-request.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';
 import { classifyPostmarkResponse } from './classify.js';
-import { classifyPostmarkLookup, combineLookups, lookupPath } from './lookup.js';
+import { classifyPostmarkLookup, combineLookups, lookupQuery } from './lookup.js';
 import { POSTMARK_API_URL, readPostmarkSettings } from './settings.js';
 
 // 64 sockets per account: a hard cap so a stalled endpoint cannot make Herald open sockets without bound.
@@ -25,12 +26,9 @@ export function postmarkCapabilities(account: ProviderAccountConfig): AdapterCap
   return { lookup: account.capabilities?.lookup ?? true, dedupesByKey: false };
 }
 
-/** The endpoint, `base_url` or Postmark's own, with no trailing slash. */
+/** The endpoint: `base_url`, or Postmark's own. */
 export function postmarkBase(account: ProviderAccountConfig): URL {
-  const base = new URL(account.base_url ?? POSTMARK_API_URL);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  base.pathname = base.pathname.replace(/\/+$/, '');
-  return base;
+  return parseBaseUrl(account.id, account.base_url ?? POSTMARK_API_URL);
 }
 
 /** Creates the adapter; throws for a configuration error (unreadable credential, bad base_url) no retry can fix. */
@@ -52,7 +50,7 @@ export function createPostmarkAdapter(account: ProviderAccountConfig): ProviderA
     }
     try {
       const result = await postOnce({
-        url: new URL(`${base.pathname}/email`, base.origin),
+        url: endpointUrl(base, '/email'),
         headers: { ...headers, 'content-type': 'application/json' },
         body: buildPostmarkEmail(request, settings),
         timeoutMs: account.timeout_ms,
@@ -70,7 +68,7 @@ export function createPostmarkAdapter(account: ProviderAccountConfig): ProviderA
   const lookupStream = async (reference: string, stream: string, signal?: AbortSignal): Promise<LookupResult> => {
     const result = await exchangeOnce({
       method: 'GET',
-      url: new URL(base.pathname + lookupPath(reference, stream), base.origin),
+      url: endpointUrl(base, '/messages/outbound', lookupQuery(reference, stream)),
       headers,
       body: Buffer.alloc(0),
       timeoutMs: account.timeout_ms,

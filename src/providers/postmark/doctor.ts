@@ -6,11 +6,15 @@
  * the address (`GET /senders`). Those two need account-level access, which a server token lacks.
  */
 import { parseMailbox } from '../email-address.js';
+import { endpointUrl } from '../http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { postmarkBase } from './adapter.js';
 import { postmarkErrorCode } from './classify.js';
 import { readPostmarkSettings } from './settings.js';
+
+// Postmark's list endpoints take count (at most 500) and offset.
+const PAGE = new URLSearchParams({ count: '500', offset: '0' });
 
 type Answer = { status: number; body: Record<string, unknown> | null };
 
@@ -39,14 +43,14 @@ async function senderCheck(base: URL, accountToken: string, from: string, signal
   const mailbox = parseMailbox(from);
   if (mailbox === null) return { name: 'sender verified', ok: false, detail: 'settings.from is not an address' };
   const headers = { 'x-postmark-account-token': accountToken };
-  const domains = await getJson(new URL(`${base.pathname}/domains?count=500&offset=0`, base.origin), headers, signal);
+  const domains = await getJson(endpointUrl(base, '/domains', PAGE), headers, signal);
   if (domains.status !== 200) return { name: 'sender verified', ok: false, detail: `Postmark refused the account token: ${what(domains)}` };
   const domain = list(domains.body, 'Domains').find((d) => typeof d.Name === 'string' && d.Name.toLowerCase() === mailbox.domain);
   if (domain?.DKIMVerified === true) {
     const returnPath = domain.ReturnPathDomainVerified === true ? '' : '; its Return-Path domain is not verified (SPF alignment for DMARC)';
     return { name: 'sender verified', ok: true, detail: `${mailbox.domain} has DKIM verified${returnPath}` };
   }
-  const senders = await getJson(new URL(`${base.pathname}/senders?count=500&offset=0`, base.origin), headers, signal);
+  const senders = await getJson(endpointUrl(base, '/senders', PAGE), headers, signal);
   const signature = list(senders.body, 'SenderSignatures').find((s) => typeof s.EmailAddress === 'string' && s.EmailAddress.toLowerCase() === mailbox.address.toLowerCase());
   if (signature?.Confirmed === true) return { name: 'sender verified', ok: true, detail: `the sender signature for ${mailbox.address} is confirmed` };
   const why = domain === undefined ? `${mailbox.domain} is not a domain of the account` : `${mailbox.domain} has DKIM not yet verified`;
@@ -65,7 +69,7 @@ export async function postmarkDoctor(account: ProviderAccountConfig, signal: Abo
   const token = { 'x-postmark-server-token': settings.serverToken };
   const checks: DoctorCheck[] = [];
   try {
-    const server = await getJson(new URL(`${base.pathname}/server`, base.origin), token, signal);
+    const server = await getJson(endpointUrl(base, '/server'), token, signal);
     if (server.status !== 200) return [{ name: 'credentials accepted', ok: false, detail: `Postmark refused the server token: ${what(server)}` }];
     checks.push({ name: 'credentials accepted', ok: true, detail: `server ${typeof server.body?.Name === 'string' ? server.body.Name : '(unnamed)'}` });
     const delivery = server.body?.DeliveryType;
@@ -75,7 +79,7 @@ export async function postmarkDoctor(account: ProviderAccountConfig, signal: Abo
         : { name: 'server delivers', ok: true, detail: `delivery type ${typeof delivery === 'string' ? delivery : 'not stated'}` },
     );
     for (const stream of new Set([settings.transactionalStream, settings.broadcastStream])) {
-      const answer = await getJson(new URL(`${base.pathname}/message-streams/${encodeURIComponent(stream)}`, base.origin), token, signal);
+      const answer = await getJson(endpointUrl(base, `/message-streams/${encodeURIComponent(stream)}`), token, signal);
       const archived = typeof answer.body?.ArchivedAt === 'string';
       checks.push(
         answer.status === 200 && !archived

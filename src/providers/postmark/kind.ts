@@ -1,10 +1,10 @@
 /** The postmark provider kind: e-mail through Postmark's HTTP API (docs/providers/postmark.md). */
 import { credentialSource } from '../credentials.js';
 import type { ProviderKind } from '../kinds.js';
-import { createPostmarkAdapter, postmarkBase } from './adapter.js';
+import { createPostmarkAdapter } from './adapter.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';
 import { postmarkDoctor } from './doctor.js';
-import { DEFAULT_BROADCAST_STREAM, DEFAULT_TRANSACTIONAL_STREAM, postmarkProblems, postmarkSettingsSchema, readPostmarkSettings } from './settings.js';
+import { DEFAULT_BROADCAST_STREAM, DEFAULT_TRANSACTIONAL_STREAM, POSTMARK_API_URL, postmarkProblems, postmarkSettingsSchema, readPostmarkSettings } from './settings.js';
 
 export const postmarkKind: ProviderKind = {
   kind: 'postmark',
@@ -34,7 +34,7 @@ export const postmarkKind: ProviderKind = {
   describe(account) {
     const s = account.settings ?? {};
     return {
-      base_url: postmarkBase(account).href.replace(/\/$/, ''),
+      base_url: account.base_url ?? POSTMARK_API_URL,
       from: s.from,
       ...(typeof s.reply_to === 'string' ? { reply_to: s.reply_to } : {}),
       transactional_stream: typeof s.transactional_stream === 'string' ? s.transactional_stream : DEFAULT_TRANSACTIONAL_STREAM,

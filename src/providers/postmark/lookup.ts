@@ -15,10 +15,9 @@ import { postmarkErrorCode } from './classify.js';
 /** Enough to see a message and a resend of it; far below Postmark's 500 per page. */
 export const LOOKUP_PAGE_SIZE = 10;
 
-/** The query path (relative to the base URL) for one stream. */
-export function lookupPath(reference: string, stream: string): string {
-  const query = new URLSearchParams({ count: String(LOOKUP_PAGE_SIZE), offset: '0', messagestream: stream, [`metadata_${REFERENCE_FIELD}`]: reference });
-  return `/messages/outbound?${query.toString()}`;
+/** The query of `GET /messages/outbound` for one stream. */
+export function lookupQuery(reference: string, stream: string): URLSearchParams {
+  return new URLSearchParams({ count: String(LOOKUP_PAGE_SIZE), offset: '0', messagestream: stream, [`metadata_${REFERENCE_FIELD}`]: reference });
 }
 
 function errorForStatus(status: number, body: unknown): LookupResult {

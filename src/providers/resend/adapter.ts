@@ -11,6 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { resolveCallbackSecrets } from '../callback-secrets.js';
+import { endpointUrl, parseBaseUrl } from '../http/endpoint.js';
 import { postOnce } from '../http/exchange.js';
 import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { AdapterCapabilities, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
@@ -28,12 +29,9 @@ export function resendCapabilities(account: ProviderAccountConfig): AdapterCapab
   return { lookup: false, dedupesByKey: account.capabilities?.dedupes_by_key ?? true };
 }
 
-/** The endpoint, `base_url` or Resend's own, with no trailing slash. */
+/** The endpoint: `base_url`, or Resend's own. */
 export function resendBase(account: ProviderAccountConfig): URL {
-  const base = new URL(account.base_url ?? RESEND_API_URL);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  base.pathname = base.pathname.replace(/\/+$/, '');
-  return base;
+  return parseBaseUrl(account.id, account.base_url ?? RESEND_API_URL);
 }
 
 /** Creates the adapter; throws for a configuration error (unreadable key, bad base_url) no retry can fix. */
@@ -42,7 +40,7 @@ export function createResendAdapter(account: ProviderAccountConfig): ProviderAda
   const base = resendBase(account);
   const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
   const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-  const url = new URL(`${base.pathname}/emails`, base.origin);
+  const url = endpointUrl(base, '/emails');
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== 'email') {

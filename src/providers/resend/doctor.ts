@@ -5,6 +5,7 @@
  * and leaves the domain unchecked.
  */
 import { parseMailbox } from '../email-address.js';
+import { endpointUrl } from '../http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { resendBase } from './adapter.js';
@@ -40,7 +41,7 @@ export async function resendDoctor(account: ProviderAccountConfig, signal: Abort
     return [{ name: 'credentials configured', ok: false, detail: (err as Error).message }];
   }
   const base = resendBase(account);
-  const url = new URL(`${base.pathname}/domains`, base.origin);
+  const url = endpointUrl(base, '/domains');
   let answer: { status: number; body: unknown };
   try {
     answer = await getJson(url, settings.apiKey, signal);

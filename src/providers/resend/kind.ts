@@ -1,10 +1,10 @@
 /** The resend provider kind: e-mail through Resend's HTTP API (docs/providers/resend.md). */
 import { resolveCallbackSecrets } from '../callback-secrets.js';
 import type { ProviderKind } from '../kinds.js';
-import { createResendAdapter, resendBase } from './adapter.js';
+import { createResendAdapter } from './adapter.js';
 import { createResendCallbackVerifier } from './callbacks.js';
 import { resendDoctor } from './doctor.js';
-import { resendProblems, resendSettingsSchema } from './settings.js';
+import { RESEND_API_URL, resendProblems, resendSettingsSchema } from './settings.js';
 
 export const resendKind: ProviderKind = {
   kind: 'resend',
@@ -33,7 +33,7 @@ export const resendKind: ProviderKind = {
   describe(account) {
     const s = account.settings ?? {};
     return {
-      base_url: resendBase(account).href.replace(/\/$/, ''),
+      base_url: account.base_url ?? RESEND_API_URL,
       from: s.from,
       ...(typeof s.reply_to === 'string' ? { reply_to: s.reply_to } : {}),
       callbacks: (account.callback_secrets?.length ?? 0) > 0 || account.callback_secret_env !== undefined,
