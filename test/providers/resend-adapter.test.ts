@@ -90,7 +90,7 @@ describe('resend adapter: the wire', () => {
   });
 
   it("uses the message's own sender and reply-to over the account's", async () => {
-    await build().submit(request({ content: { subject: 'x', text: 'y', from: 'Billing <billing@herald.test>', replyTo: 'Desk <desk@herald.test>' } }));
+    await build().submit(request({ content: { subject: 'x', text: 'y', from: 'Billing <billing@herald.test>', reply_to: 'Desk <desk@herald.test>' } }));
     expect(fake.received[0]?.json).toMatchObject({ from: 'Billing <billing@herald.test>', reply_to: 'Desk <desk@herald.test>' });
   });
 

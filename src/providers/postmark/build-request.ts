@@ -24,7 +24,7 @@ export function buildPostmarkEmail(
     TextBody: content.text,
   };
   if (content.html !== undefined && content.html !== null) body.HtmlBody = content.html;
-  const replyTo = content.replyTo ?? settings.replyTo;
+  const replyTo = content.reply_to ?? settings.replyTo;
   if (replyTo !== null) body.ReplyTo = replyTo;
   if (content.headers && Object.keys(content.headers).length > 0) {
     body.Headers = Object.entries(content.headers).map(([Name, Value]) => ({ Name, Value }));

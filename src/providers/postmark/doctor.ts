@@ -5,7 +5,7 @@
  * sender: its domain with DKIM verified (`GET /domains`) or a confirmed sender signature for
  * the address (`GET /senders`). Those two need account-level access, which a server token lacks.
  */
-import { parseMailbox } from '../email-address.js';
+import { mailboxDomain, parseMailbox } from '../../domain/index.js';
 import { endpointUrl } from '../http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
@@ -40,8 +40,9 @@ function list(body: Record<string, unknown> | null, field: string): Array<Record
 }
 
 async function senderCheck(base: URL, accountToken: string, from: string, signal: AbortSignal): Promise<DoctorCheck> {
-  const mailbox = parseMailbox(from);
-  if (mailbox === null) return { name: 'sender verified', ok: false, detail: 'settings.from is not an address' };
+  const parsed = parseMailbox(from);
+  if (parsed === null) return { name: 'sender verified', ok: false, detail: 'settings.from is not an address' };
+  const mailbox = { address: parsed.address, domain: mailboxDomain(parsed) };
   const headers = { 'x-postmark-account-token': accountToken };
   const domains = await getJson(endpointUrl(base, '/domains', PAGE), headers, signal);
   if (domains.status !== 200) return { name: 'sender verified', ok: false, detail: `Postmark refused the account token: ${what(domains)}` };

@@ -4,10 +4,9 @@
  * and an optional account token for `herald doctor`'s sender check. Checked at load, naming
  * the field; credentials are read (literal, `_env` or `_file`), never quoted.
  */
-import type { Purpose } from '../../domain/index.js';
+import { parseMailbox, type Purpose } from '../../domain/index.js';
 import type { AccountProblem } from '../kinds.js';
 import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
-import { parseMailbox } from '../email-address.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Postmark's public API (https://postmarkapp.com/developer/api/overview); `base_url` overrides it. */

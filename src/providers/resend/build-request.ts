@@ -39,7 +39,7 @@ export function buildResendEmail(request: SubmitRequest, sender: ResendSender): 
     text: content.text,
   };
   if (content.html !== undefined && content.html !== null) body.html = content.html;
-  const replyTo = content.replyTo ?? sender.replyTo;
+  const replyTo = content.reply_to ?? sender.replyTo;
   if (replyTo !== null) body.reply_to = replyTo;
   if (content.headers && Object.keys(content.headers).length > 0) body.headers = { ...content.headers };
   const tags: Array<{ name: string; value: string }> = [{ name: PURPOSE_TAG, value: request.purpose }];

@@ -4,7 +4,7 @@
  * key cannot list domains: Resend answers 401 `restricted_api_key`, which proves the key valid
  * and leaves the domain unchecked.
  */
-import { parseMailbox } from '../email-address.js';
+import { mailboxDomain, parseMailbox } from '../../domain/index.js';
 import { endpointUrl } from '../http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
@@ -50,7 +50,8 @@ export async function resendDoctor(account: ProviderAccountConfig, signal: Abort
     return [{ name: 'endpoint answers', ok: false, detail: `${base.origin} did not answer (${cause})` }];
   }
   const name = resendErrorName(answer.body);
-  const domain = parseMailbox(settings.from)?.domain ?? '';
+  const mailbox = parseMailbox(settings.from);
+  const domain = mailbox === null ? '' : mailboxDomain(mailbox);
   if (answer.status === 401 && name === 'restricted_api_key') {
     return [
       { name: 'credentials accepted', ok: true, detail: 'Resend knows the key; it is sending-only (restricted_api_key)' },

@@ -3,9 +3,9 @@
  * optional reply-to. Checked at load, so a sender Resend would refuse (`invalid_from_address`)
  * or a missing key fails before the first send, naming the field.
  */
+import { parseMailbox } from '../../domain/index.js';
 import type { AccountProblem } from '../kinds.js';
 import { credentialProblem, credentialSchema, readCredential } from '../credentials.js';
-import { parseMailbox } from '../email-address.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Resend's public API (https://resend.com/docs/api-reference); `base_url` overrides it. */
