@@ -8,9 +8,12 @@
  * Postmark gives no event id, so one is derived from the fields that make an event itself,
  * hashed so no address is kept in it (docs/providers/postmark.md, "Event ids"):
  *   Delivery        sha256 of ["Delivery", MessageID, Recipient, DeliveredAt]
- *   Bounce          sha256 of ["Bounce", MessageID, ID]          (ID: the bounce's own id)
- *   SpamComplaint   sha256 of ["SpamComplaint", MessageID, ID]
- * as `pm_` + base64url. A retried webhook carries the same fields, so it dedupes.
+ *   Bounce          sha256 of ["Bounce", MessageID, ID, Type, BouncedAt]   (ID: the bounce's own id)
+ *   SpamComplaint   sha256 of ["SpamComplaint", MessageID, ID, Type, BouncedAt]
+ * as `pm_` + base64url, each field as the JSON text gives it (a number in decimal). A retried
+ * webhook carries the same fields, so it dedupes. Type and BouncedAt ride along because bounce
+ * IDs are 64-bit and a JSON number keeps 53 bits: two bounces of one message whose IDs round
+ * to the same double still differ in time or type.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DownstreamStatus } from '../../domain/index.js';
@@ -122,7 +125,7 @@ export function parsePostmarkEvent(rawBody: Buffer): CallbackParse {
     const id = field(record, 'ID');
     at = field(record, 'BouncedAt');
     if (id === null) return malformed('ID is missing');
-    identity = [type, messageId, id];
+    identity = [type, messageId, id, field(record, 'Type') ?? '', at ?? ''];
     if (type === 'SpamComplaint') mapping = { status: 'complained', suppress: 'complained' };
     else {
       const bounceType = field(record, 'Type');
