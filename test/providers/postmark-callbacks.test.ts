@@ -120,9 +120,14 @@ describe('postmark callbacks: derived event ids', () => {
   });
 
   it('two bounces whose 64-bit IDs round to the same JSON number still differ by time', () => {
-    const first = postmarkRecords.bounce(MESSAGE, REF, 'SoftBounce', 4323372036854775807);
-    const second = { ...postmarkRecords.bounce(MESSAGE, REF, 'SoftBounce', 4323372036854775806), BouncedAt: '2026-11-29T12:30:00Z' };
-    expect(eventId(first)).not.toBe(eventId(second));
+    // Bounce IDs are 64-bit; written as JSON numbers these two parse to the same double.
+    const raw = (id: string, at: string) => JSON.stringify({ ...postmarkRecords.bounce(MESSAGE, REF, 'SoftBounce', 1), BouncedAt: at }).replace('"ID":1,', `"ID":${id},`);
+    const parse = (text: string) => createPostmarkCallbackVerifier([CREDENTIALS]).verify({ ...postmarkWebhook({}, CREDENTIALS), rawBody: Buffer.from(text) }, NOW);
+    const first = parse(raw('4323372036854775807', '2026-11-29T12:00:06Z'));
+    const second = parse(raw('4323372036854775806', '2026-11-29T12:30:00Z'));
+    expect(first.ok && second.ok).toBe(true);
+    if (!first.ok || !second.ok) return;
+    expect(first.events[0]?.eventId).not.toBe(second.events[0]?.eventId);
   });
 
   it('the metadata and the details do not change the id (Postmark may send a field more on a retry)', () => {

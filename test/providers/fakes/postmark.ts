@@ -130,7 +130,9 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
     if (typeof json.To !== 'string' || json.To.trim() === '') return fail(422, 300, "Zero recipients specified.");
     const to = json.To.split(',');
     if (to.length > 50) return fail(422, 300, 'Maximum of 50 recipients allowed per email message.');
-    if (to.some((t) => addressOf(t) === null)) return fail(422, 300, "Error parsing 'To': Illegal email address.");
+    const illegal = to.find((t) => addressOf(t) === null);
+    // Postmark quotes the address in its ErrorCode 300 messages (support article 1180), so an adapter copying them leaks.
+    if (illegal !== undefined) return fail(422, 300, `Error parsing 'To': Illegal email address '${illegal}'. It must contain the '@' symbol.`);
     if (typeof json.TextBody !== 'string' && typeof json.HtmlBody !== 'string') return fail(422, 300, 'Provide either email TextBody or HtmlBody or both.');
     if (json.ReplyTo !== undefined && (typeof json.ReplyTo !== 'string' || addressOf(json.ReplyTo) === null)) return fail(422, 300, "Invalid 'ReplyTo' address.");
     const metadata = json.Metadata;
@@ -144,7 +146,7 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
     const stream = json.MessageStream ?? 'outbound';
     if (typeof stream !== 'string' || !streams.has(stream)) return fail(422, 300, 'The message stream for the provided MessageStream was not found.');
     if (to.some((t) => inactive.has((addressOf(t) ?? '').toLowerCase()))) {
-      return fail(422, 406, 'You tried to send to recipient(s) that have been marked as inactive.');
+      return fail(422, 406, `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${String(json.To)}.`);
     }
     return null;
   };
@@ -184,7 +186,7 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
       case 'accept':
         return ok(create());
       case 'permanent':
-        return fail(422, 300, 'Invalid email request.');
+        return fail(422, 300, `Invalid email request for '${String(json.To)}'.`);
       case 'error_code':
         return fail(answer.status ?? 422, answer.code, 'Scripted error.');
       case 'unavailable':
@@ -324,7 +326,7 @@ export const postmarkRecords = {
     Details: 'Test delivery webhook details',
     Metadata: reference === null ? {} : { herald_reference: reference },
   }),
-  bounce: (messageId: string, reference: string | null, type: string, id = 4323372036854775807): PostmarkRecord => ({
+  bounce: (messageId: string, reference: string | null, type: string, id = 4323372036): PostmarkRecord => ({
     RecordType: 'Bounce',
     ID: id,
     Type: type,
