@@ -64,7 +64,7 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       });
     };
 
-    it('accepted with Resend\'s id; a signed callback moves the status; a forged one is 401 and changes nothing', async () => {
+    it("accepted with Resend's id; a signed callback moves the status; a forged one is 401 and changes nothing", async () => {
       await start();
       const sent = await h!.send(emailBody(1));
       expect(sent.status).toBe(202);
@@ -73,7 +73,10 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       expect(d0).toMatchObject({ state: 'accepted', provider_message_id: resend!.emails[0]?.id });
       expect(resend!.received[0]?.idempotencyKey).toBe(d0.idempotency_key);
 
-      const delivered = resendWebhook({ type: 'email.delivered', emailId: d0.provider_message_id, reference: d0.idempotency_key }, { secrets: [secret], svixId: 'msg_e2e_1', atMs: h!.clock.now() });
+      const delivered = resendWebhook(
+        { type: 'email.delivered', emailId: d0.provider_message_id, reference: d0.idempotency_key },
+        { secrets: [secret], svixId: 'msg_e2e_1', atMs: h!.clock.now() },
+      );
       expect((await callback(delivered.rawBody, delivered.headers)).statusCode).toBe(200);
       // Svix retries the event under the same svix-id: recorded once.
       const again = await callback(delivered.rawBody, delivered.headers);
@@ -81,14 +84,20 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       await h!.evidence.runOnce();
       expect(await deliveryOf(sent.json.id)).toMatchObject({ downstream_status: 'delivered' });
 
-      const forged = resendWebhook({ type: 'email.bounced', emailId: d0.provider_message_id, reference: d0.idempotency_key, bounceType: 'Permanent' }, { secrets: [generateWebhookSecret()], svixId: 'msg_e2e_2', atMs: h!.clock.now() });
+      const forged = resendWebhook(
+        { type: 'email.bounced', emailId: d0.provider_message_id, reference: d0.idempotency_key, bounceType: 'Permanent' },
+        { secrets: [generateWebhookSecret()], svixId: 'msg_e2e_2', atMs: h!.clock.now() },
+      );
       const refused = await callback(forged.rawBody, forged.headers);
       expect(refused.statusCode).toBe(401);
       await h!.evidence.runOnce();
       expect(await deliveryOf(sent.json.id)).toMatchObject({ downstream_status: 'delivered' });
       expect(await h!.store.getSuppression(h!.tenantId, 'email', ADDRESS)).toBeNull();
 
-      const bounced = resendWebhook({ type: 'email.bounced', emailId: d0.provider_message_id, reference: d0.idempotency_key, bounceType: 'Permanent' }, { secrets: [secret], svixId: 'msg_e2e_3', atMs: h!.clock.now() });
+      const bounced = resendWebhook(
+        { type: 'email.bounced', emailId: d0.provider_message_id, reference: d0.idempotency_key, bounceType: 'Permanent' },
+        { secrets: [secret], svixId: 'msg_e2e_3', atMs: h!.clock.now() },
+      );
       expect((await callback(bounced.rawBody, bounced.headers)).statusCode).toBe(200);
       await h!.evidence.runOnce();
       expect(await h!.store.getSuppression(h!.tenantId, 'email', ADDRESS)).not.toBeNull();
@@ -125,7 +134,12 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
                 ...a,
                 kind: 'postmark',
                 base_url: url,
-                settings: { server_token: POSTMARK_TOKEN, from: 'Herald <noreply@herald.test>', webhook_username: WEBHOOK.username, webhook_password: WEBHOOK.password },
+                settings: {
+                  server_token: POSTMARK_TOKEN,
+                  from: 'Herald <noreply@herald.test>',
+                  webhook_username: WEBHOOK.username,
+                  webhook_password: WEBHOOK.password,
+                },
                 ambiguity_policy: 'wait_for_evidence',
                 capabilities: { lookup: true, dedupes_by_key: false },
               },

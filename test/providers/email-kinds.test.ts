@@ -48,10 +48,16 @@ function configError(fn: () => unknown): ConfigError {
 }
 
 describe('resend kind: configuration', () => {
-  it('loads with the defaults from Resend\'s guidance', () => {
+  it("loads with the defaults from Resend's guidance", () => {
     vi.stubEnv('RESEND_KEY_TEST', 're_secret_value_1');
     const a = load(resendRaw());
-    expect(a).toMatchObject({ rate_per_second: 2, burst: 2, timeout_ms: 10_000, ambiguity_policy: 'resend_same_key', capabilities: { lookup: false, dedupes_by_key: true } });
+    expect(a).toMatchObject({
+      rate_per_second: 2,
+      burst: 2,
+      timeout_ms: 10_000,
+      ambiguity_policy: 'resend_same_key',
+      capabilities: { lookup: false, dedupes_by_key: true },
+    });
   });
 
   it('names the field of every mistake, never the credential', () => {
@@ -100,7 +106,13 @@ describe('postmark kind: configuration', () => {
     vi.stubEnv('POSTMARK_TOKEN_TEST', 'pm-token-secret');
     const a = load(postmarkRaw());
     expect(a).toMatchObject({ rate_per_second: 10, burst: 10, ambiguity_policy: 'wait_for_evidence', capabilities: { lookup: true, dedupes_by_key: false } });
-    expect(postmarkKind.describe(a)).toEqual({ base_url: 'https://api.postmarkapp.com', from: 'Acme <noreply@acme.test>', transactional_stream: 'outbound', broadcast_stream: 'broadcast', callbacks: false });
+    expect(postmarkKind.describe(a)).toEqual({
+      base_url: 'https://api.postmarkapp.com',
+      from: 'Acme <noreply@acme.test>',
+      transactional_stream: 'outbound',
+      broadcast_stream: 'broadcast',
+      callbacks: false,
+    });
   });
 
   it('names the field of every mistake, never the credential', () => {
@@ -150,7 +162,14 @@ describe('herald doctor for resend', () => {
   });
 
   it('a full-access key and a verified domain: every check passes; an unverified one fails', async () => {
-    const fake = await startResendFake({ apiKey: 're_full', sendingOnlyKey: 're_send', domains: [{ name: 'acme.test', status: 'verified' }, { name: 'pending.test', status: 'pending' }] });
+    const fake = await startResendFake({
+      apiKey: 're_full',
+      sendingOnlyKey: 're_send',
+      domains: [
+        { name: 'acme.test', status: 'verified' },
+        { name: 'pending.test', status: 'pending' },
+      ],
+    });
     try {
       expect((await resendKind.doctor(account(fake.url, { api_key: 're_full' }), signal())).every((c) => c.ok)).toBe(true);
       const pending = await resendKind.doctor(account(fake.url, { api_key: 're_full', from: 'x@pending.test' }), signal());

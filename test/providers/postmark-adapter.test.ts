@@ -17,7 +17,14 @@ const adapters: ProviderAdapter[] = [];
 let sequence = 0;
 
 beforeEach(async () => {
-  fake = await startPostmarkFake({ serverToken: TOKEN, inactive: ['gone@example.test'], streams: [{ id: 'outbound', type: 'Transactional' }, { id: 'news', type: 'Broadcasts' }] });
+  fake = await startPostmarkFake({
+    serverToken: TOKEN,
+    inactive: ['gone@example.test'],
+    streams: [
+      { id: 'outbound', type: 'Transactional' },
+      { id: 'news', type: 'Broadcasts' },
+    ],
+  });
 });
 
 afterEach(async () => {
@@ -63,8 +70,10 @@ function expectPrivate(outcome: SubmitOutcome): void {
 }
 
 describe('postmark adapter: the wire', () => {
-  it('posts with the server token, JSON headers, metadata, the purpose as Tag and the worker\'s headers', async () => {
-    const req = request({ content: { subject: 'Code', text: 'Hi', html: '<p>Hi</p>', reply_to: 'Desk <desk@herald.test>', headers: { 'X-Entity-Ref-ID': 'abc' } } });
+  it("posts with the server token, JSON headers, metadata, the purpose as Tag and the worker's headers", async () => {
+    const req = request({
+      content: { subject: 'Code', text: 'Hi', html: '<p>Hi</p>', reply_to: 'Desk <desk@herald.test>', headers: { 'X-Entity-Ref-ID': 'abc' } },
+    });
     const outcome = await build().submit(req);
     expect(outcome).toEqual({ kind: 'accepted', providerMessageId: fake.messages[0]?.MessageID });
     const [sent] = fake.received;
@@ -120,11 +129,19 @@ describe('postmark adapter: what Postmark refuses', () => {
   });
 
   it('a sender with no signature or verified domain: 422 ErrorCode 400', async () => {
-    expect(await build({}, { from: 'noreply@elsewhere.test' }).submit(request())).toMatchObject({ kind: 'permanent', reason: 'unauthorized', code: 'sender_signature_not_found' });
+    expect(await build({}, { from: 'noreply@elsewhere.test' }).submit(request())).toMatchObject({
+      kind: 'permanent',
+      reason: 'unauthorized',
+      code: 'sender_signature_not_found',
+    });
   });
 
   it('an inactive recipient: 422 ErrorCode 406, permanent unsubscribed_at_provider', async () => {
-    expect(await build().submit(request({ destination: 'gone@example.test' }))).toMatchObject({ kind: 'permanent', reason: 'unsubscribed_at_provider', code: 'inactive_recipient' });
+    expect(await build().submit(request({ destination: 'gone@example.test' }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'unsubscribed_at_provider',
+      code: 'inactive_recipient',
+    });
   });
 
   it('a stream the server does not have: refused (422)', async () => {
@@ -176,7 +193,10 @@ describe('postmark adapter: look-up by metadata', () => {
     const req = request({ purpose: 'marketing' });
     fake.script({ kind: 'accept_then_hang' });
     expect(await adapter.submit(req)).toMatchObject({ kind: 'unknown' });
-    expect(await adapter.lookup!({ idempotencyKey: req.idempotencyKey, channel: 'email' })).toEqual({ kind: 'found', providerMessageId: fake.messages[0]?.MessageID });
+    expect(await adapter.lookup!({ idempotencyKey: req.idempotencyKey, channel: 'email' })).toEqual({
+      kind: 'found',
+      providerMessageId: fake.messages[0]?.MessageID,
+    });
     // One query per stream, each with count, offset, the stream and the metadata filter.
     const queries = fake.lookups.map((q) => Object.fromEntries(q));
     expect(queries).toEqual(
@@ -212,6 +232,9 @@ describe('postmark adapter: look-up by metadata', () => {
   });
 
   it('a wrong token: error, not not_found', async () => {
-    expect(await build({}, { server_token: 'wrong' }).lookup!({ idempotencyKey: 'hk_x', channel: 'email' })).toMatchObject({ kind: 'error', code: 'provider_auth_failed' });
+    expect(await build({}, { server_token: 'wrong' }).lookup!({ idempotencyKey: 'hk_x', channel: 'email' })).toMatchObject({
+      kind: 'error',
+      code: 'provider_auth_failed',
+    });
   });
 });

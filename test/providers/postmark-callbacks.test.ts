@@ -18,9 +18,14 @@ function verify(record: PostmarkRecord, sent: { username: string; password: stri
 }
 
 describe('postmark callbacks: credentials', () => {
-  it('the URL\'s credentials: events; wrong, missing or not Basic: 401, nothing parsed', () => {
+  it("the URL's credentials: events; wrong, missing or not Basic: 401, nothing parsed", () => {
     expect(verify(postmarkRecords.delivery(MESSAGE, REF)).ok).toBe(true);
-    expect(verify(postmarkRecords.delivery(MESSAGE, REF), { ...CREDENTIALS, password: 'wrong' })).toEqual({ ok: false, status: 401, code: 'callback_signature_invalid', detail: 'bad_credentials' });
+    expect(verify(postmarkRecords.delivery(MESSAGE, REF), { ...CREDENTIALS, password: 'wrong' })).toEqual({
+      ok: false,
+      status: 401,
+      code: 'callback_signature_invalid',
+      detail: 'bad_credentials',
+    });
     expect(verify(postmarkRecords.delivery(MESSAGE, REF), { username: 'other', password: CREDENTIALS.password })).toMatchObject({ ok: false, status: 401 });
     expect(verify(postmarkRecords.delivery(MESSAGE, REF), null)).toMatchObject({ ok: false, status: 401, detail: 'missing_credentials' });
     const bearer = { ...postmarkWebhook(postmarkRecords.delivery(MESSAGE, REF), null), headers: { authorization: 'Bearer x' } };
@@ -77,21 +82,32 @@ describe('postmark callbacks: records on the lattice', () => {
     });
   }
 
-  it('occurredAt is the record\'s own time', () => {
+  it("occurredAt is the record's own time", () => {
     const parse = verify(postmarkRecords.delivery(MESSAGE, REF, '2026-11-29T12:00:05Z'));
     expect(parse).toMatchObject({ ok: true, events: [{ occurredAt: Date.parse('2026-11-29T12:00:05Z') }] });
   });
 
-  it('a message sent without Herald\'s metadata: no reference, the MessageID still matches', () => {
+  it("a message sent without Herald's metadata: no reference, the MessageID still matches", () => {
     expect(verify(postmarkRecords.delivery(MESSAGE, null))).toMatchObject({ ok: true, events: [{ reference: null, providerMessageId: MESSAGE }] });
   });
 
   it('signed-but-unreadable is 400 naming the check, never quoting the body', () => {
     const pairs = [CREDENTIALS];
-    const malformed = (rawBody: string) => createPostmarkCallbackVerifier(pairs).verify({ ...postmarkWebhook({}, CREDENTIALS), rawBody: Buffer.from(rawBody) }, NOW);
+    const malformed = (rawBody: string) =>
+      createPostmarkCallbackVerifier(pairs).verify({ ...postmarkWebhook({}, CREDENTIALS), rawBody: Buffer.from(rawBody) }, NOW);
     expect(malformed('not json canary.wren@example.test')).toEqual({ ok: false, status: 400, code: 'callback_malformed', detail: 'body is not JSON' });
-    expect(malformed(JSON.stringify({ RecordType: 'Delivery', Recipient: 'canary.wren@example.test' }))).toEqual({ ok: false, status: 400, code: 'callback_malformed', detail: 'MessageID is missing' });
-    expect(malformed(JSON.stringify({ RecordType: 'Bounce', MessageID: MESSAGE, Type: 'HardBounce' }))).toEqual({ ok: false, status: 400, code: 'callback_malformed', detail: 'ID is missing' });
+    expect(malformed(JSON.stringify({ RecordType: 'Delivery', Recipient: 'canary.wren@example.test' }))).toEqual({
+      ok: false,
+      status: 400,
+      code: 'callback_malformed',
+      detail: 'MessageID is missing',
+    });
+    expect(malformed(JSON.stringify({ RecordType: 'Bounce', MessageID: MESSAGE, Type: 'HardBounce' }))).toEqual({
+      ok: false,
+      status: 400,
+      code: 'callback_malformed',
+      detail: 'ID is missing',
+    });
     expect(malformed(JSON.stringify({ MessageID: MESSAGE }))).toEqual({ ok: false, status: 400, code: 'callback_malformed', detail: 'RecordType is missing' });
   });
 });
@@ -121,8 +137,10 @@ describe('postmark callbacks: derived event ids', () => {
 
   it('two bounces whose 64-bit IDs round to the same JSON number still differ by time', () => {
     // Bounce IDs are 64-bit; written as JSON numbers these two parse to the same double.
-    const raw = (id: string, at: string) => JSON.stringify({ ...postmarkRecords.bounce(MESSAGE, REF, 'SoftBounce', 1), BouncedAt: at }).replace('"ID":1,', `"ID":${id},`);
-    const parse = (text: string) => createPostmarkCallbackVerifier([CREDENTIALS]).verify({ ...postmarkWebhook({}, CREDENTIALS), rawBody: Buffer.from(text) }, NOW);
+    const raw = (id: string, at: string) =>
+      JSON.stringify({ ...postmarkRecords.bounce(MESSAGE, REF, 'SoftBounce', 1), BouncedAt: at }).replace('"ID":1,', `"ID":${id},`);
+    const parse = (text: string) =>
+      createPostmarkCallbackVerifier([CREDENTIALS]).verify({ ...postmarkWebhook({}, CREDENTIALS), rawBody: Buffer.from(text) }, NOW);
     const first = parse(raw('4323372036854775807', '2026-11-29T12:00:06Z'));
     const second = parse(raw('4323372036854775806', '2026-11-29T12:30:00Z'));
     expect(first.ok && second.ok).toBe(true);

@@ -17,7 +17,13 @@ function pm(code: number): unknown {
 type Row = [label: string, status: number, body: unknown, headers: Record<string, string>, expected: Partial<SubmitOutcome> & { kind: SubmitOutcome['kind'] }];
 
 const TABLE: Row[] = [
-  ['200, ErrorCode 0, MessageID', 200, { To: 'x@example.test', SubmittedAt: '2026-11-29T12:00:00Z', MessageID: 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817', ErrorCode: 0, Message: 'OK' }, {}, { kind: 'accepted', providerMessageId: 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817' }],
+  [
+    '200, ErrorCode 0, MessageID',
+    200,
+    { To: 'x@example.test', SubmittedAt: '2026-11-29T12:00:00Z', MessageID: 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817', ErrorCode: 0, Message: 'OK' },
+    {},
+    { kind: 'accepted', providerMessageId: 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817' },
+  ],
   ['200, ErrorCode 0, no MessageID', 200, { ErrorCode: 0, Message: 'OK' }, {}, { kind: 'accepted', providerMessageId: null }],
   ['200 with a refusal inside (ErrorCode 406)', 200, pm(406), {}, { kind: 'permanent', reason: 'unsubscribed_at_provider', code: 'inactive_recipient' }],
   ['200 with an unreadable body', 200, null, {}, { kind: 'unknown', code: 'unreadable_answer' }],
@@ -62,7 +68,13 @@ describe('classifyPostmarkLookup', () => {
   const answer = (body: unknown, status = 200) => ({ kind: 'response' as const, status, retryAfter: null, headers: {}, body });
 
   it('found: the message whose metadata holds exactly the reference', () => {
-    const body = { TotalCount: 2, Messages: [{ MessageID: 'other', Metadata: { herald_reference: `${REF}x` } }, { MessageID: 'mine', Metadata: { herald_reference: REF } }] };
+    const body = {
+      TotalCount: 2,
+      Messages: [
+        { MessageID: 'other', Metadata: { herald_reference: `${REF}x` } },
+        { MessageID: 'mine', Metadata: { herald_reference: REF } },
+      ],
+    };
     expect(classifyPostmarkLookup(answer(body), REF)).toEqual({ kind: 'found', providerMessageId: 'mine' });
   });
 
@@ -73,7 +85,10 @@ describe('classifyPostmarkLookup', () => {
 
   it('error for anything not authoritative', () => {
     expect(classifyPostmarkLookup(answer({ TotalCount: 1 }), REF)).toMatchObject({ kind: 'error', code: 'malformed_response' });
-    expect(classifyPostmarkLookup(answer({ Messages: [{ Metadata: { herald_reference: REF } }] }), REF)).toMatchObject({ kind: 'error', code: 'malformed_response' });
+    expect(classifyPostmarkLookup(answer({ Messages: [{ Metadata: { herald_reference: REF } }] }), REF)).toMatchObject({
+      kind: 'error',
+      code: 'malformed_response',
+    });
     expect(classifyPostmarkLookup(answer(pm(10), 401), REF)).toMatchObject({ kind: 'error', code: 'provider_auth_failed' });
     expect(classifyPostmarkLookup(answer(pm(429), 429), REF)).toMatchObject({ kind: 'error', code: 'rate_limited' });
     expect(classifyPostmarkLookup(answer(null, 500), REF)).toMatchObject({ kind: 'error', code: 'server_error' });

@@ -66,8 +66,16 @@ function expectPrivate(outcome: SubmitOutcome): void {
 }
 
 describe('resend adapter: the wire', () => {
-  it('posts the e-mail with the key, the reference and purpose tags, and the worker\'s headers', async () => {
-    const req = request({ purpose: 'marketing', content: { subject: 'News', text: 'Hello', html: '<p>Hello</p>', headers: { 'List-Unsubscribe': '<https://herald.test/u/abc>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } });
+  it("posts the e-mail with the key, the reference and purpose tags, and the worker's headers", async () => {
+    const req = request({
+      purpose: 'marketing',
+      content: {
+        subject: 'News',
+        text: 'Hello',
+        html: '<p>Hello</p>',
+        headers: { 'List-Unsubscribe': '<https://herald.test/u/abc>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      },
+    });
     const outcome = await build().submit(req);
     expect(outcome).toEqual({ kind: 'accepted', providerMessageId: fake.emails[0]?.id });
     const [sent] = fake.received;

@@ -15,7 +15,10 @@ const SECRET = generateWebhookSecret();
 const REFERENCE = 'hk_resendCallbackReference0000000000000000000';
 
 function deliver(spec: Partial<ResendEventSpec> & { type: string }, options: { secrets?: string[]; svixId?: string; atMs?: number } = {}) {
-  return resendWebhook({ emailId: 'em-4ef9a417', reference: REFERENCE, ...spec }, { secrets: options.secrets ?? [SECRET], svixId: options.svixId ?? 'msg_2Yy8Wz1', atMs: options.atMs ?? NOW });
+  return resendWebhook(
+    { emailId: 'em-4ef9a417', reference: REFERENCE, ...spec },
+    { secrets: options.secrets ?? [SECRET], svixId: options.svixId ?? 'msg_2Yy8Wz1', atMs: options.atMs ?? NOW },
+  );
 }
 
 function verify(request: ReturnType<typeof deliver>, secrets: string[] = [SECRET], now = NOW): CallbackParse {
@@ -53,7 +56,14 @@ describe('resend callbacks: events on the lattice', () => {
         return;
       }
       expect(parse.events).toEqual([
-        { eventId: 'msg_2Yy8Wz1', status: expected.status, providerMessageId: 'em-4ef9a417', reference: REFERENCE, occurredAt: Date.parse('2026-11-29T12:00:00.000Z'), suppress: expected.suppress },
+        {
+          eventId: 'msg_2Yy8Wz1',
+          status: expected.status,
+          providerMessageId: 'em-4ef9a417',
+          reference: REFERENCE,
+          occurredAt: Date.parse('2026-11-29T12:00:00.000Z'),
+          suppress: expected.suppress,
+        },
       ]);
     });
   }
@@ -63,7 +73,10 @@ describe('resend callbacks: events on the lattice', () => {
       const parse = verify(deliver({ type: 'email.delivered', tagsForm }));
       expect(parse).toMatchObject({ ok: true, events: [{ reference: REFERENCE }] });
     }
-    expect(verify(deliver({ type: 'email.delivered', reference: null }))).toMatchObject({ ok: true, events: [{ reference: null, providerMessageId: 'em-4ef9a417' }] });
+    expect(verify(deliver({ type: 'email.delivered', reference: null }))).toMatchObject({
+      ok: true,
+      events: [{ reference: null, providerMessageId: 'em-4ef9a417' }],
+    });
   });
 
   it('the same event delivered again has the same event id (svix-id); another event another', () => {
@@ -79,7 +92,10 @@ describe('resend callbacks: events on the lattice', () => {
   it('signed but unreadable: 400, naming the check, never quoting the body', () => {
     const cases: Array<[string, Buffer]> = [
       ['body is not JSON', Buffer.from('not json canary.wren@example.test')],
-      ['data.email_id is missing', Buffer.from(JSON.stringify({ type: 'email.delivered', created_at: '2026-11-29T12:00:00Z', data: { to: ['canary.wren@example.test'] } }))],
+      [
+        'data.email_id is missing',
+        Buffer.from(JSON.stringify({ type: 'email.delivered', created_at: '2026-11-29T12:00:00Z', data: { to: ['canary.wren@example.test'] } })),
+      ],
       ['data is not an object', Buffer.from(JSON.stringify({ type: 'email.sent', data: 'x' }))],
       ['type is missing', Buffer.from(JSON.stringify({ data: {} }))],
     ];
@@ -105,7 +121,11 @@ describe('resend callbacks: signatures', () => {
   });
 
   it('signed with a secret the account does not list: 401', () => {
-    expect(verify(deliver({ type: 'email.delivered' }, { secrets: [generateWebhookSecret()] }))).toMatchObject({ ok: false, status: 401, detail: 'bad_signature' });
+    expect(verify(deliver({ type: 'email.delivered' }, { secrets: [generateWebhookSecret()] }))).toMatchObject({
+      ok: false,
+      status: 401,
+      detail: 'bad_signature',
+    });
   });
 
   it('missing svix headers: 401', () => {
@@ -115,8 +135,16 @@ describe('resend callbacks: signatures', () => {
   });
 
   it('a timestamp more than 5 minutes away: 401; one inside the tolerance verifies', () => {
-    expect(verify(deliver({ type: 'email.delivered' }, { atMs: NOW - 5 * 60_000 - 1_000 }))).toMatchObject({ ok: false, status: 401, detail: 'stale_timestamp' });
-    expect(verify(deliver({ type: 'email.delivered' }, { atMs: NOW + 5 * 60_000 + 1_000 }))).toMatchObject({ ok: false, status: 401, detail: 'stale_timestamp' });
+    expect(verify(deliver({ type: 'email.delivered' }, { atMs: NOW - 5 * 60_000 - 1_000 }))).toMatchObject({
+      ok: false,
+      status: 401,
+      detail: 'stale_timestamp',
+    });
+    expect(verify(deliver({ type: 'email.delivered' }, { atMs: NOW + 5 * 60_000 + 1_000 }))).toMatchObject({
+      ok: false,
+      status: 401,
+      detail: 'stale_timestamp',
+    });
     expect(verify(deliver({ type: 'email.delivered' }, { atMs: NOW - 4 * 60_000 })).ok).toBe(true);
   });
 
@@ -131,7 +159,11 @@ describe('resend callbacks: signatures', () => {
 
   it("also reads Standard Webhooks' webhook-* header names", () => {
     const request = deliver({ type: 'email.delivered' });
-    const headers = { 'webhook-id': request.headers['svix-id'], 'webhook-timestamp': request.headers['svix-timestamp'], 'webhook-signature': request.headers['svix-signature'] };
+    const headers = {
+      'webhook-id': request.headers['svix-id'],
+      'webhook-timestamp': request.headers['svix-timestamp'],
+      'webhook-signature': request.headers['svix-signature'],
+    };
     expect(verify({ ...request, headers }).ok).toBe(true);
   });
 
@@ -139,11 +171,19 @@ describe('resend callbacks: signatures', () => {
     const now = Date.now();
     const rawBody = resendEventBody({ type: 'email.delivered', emailId: 'em-1', reference: REFERENCE });
     const theirs = new Webhook(SECRET).sign('msg_pkg', new Date(now), rawBody.toString('utf8'));
-    const request = { rawBody, headers: { 'svix-id': 'msg_pkg', 'svix-timestamp': String(Math.floor(now / 1000)), 'svix-signature': theirs }, url: 'https://herald.test/v1/callbacks/r' };
+    const request = {
+      rawBody,
+      headers: { 'svix-id': 'msg_pkg', 'svix-timestamp': String(Math.floor(now / 1000)), 'svix-signature': theirs },
+      url: 'https://herald.test/v1/callbacks/r',
+    };
     expect(verify(request, [SECRET], now)).toMatchObject({ ok: true, events: [{ eventId: 'msg_pkg', status: 'delivered' }] });
 
     const ours = resendWebhook({ type: 'email.delivered', emailId: 'em-1' }, { secrets: [SECRET], svixId: 'msg_ours', atMs: now });
-    const unbranded = { 'webhook-id': String(ours.headers['svix-id']), 'webhook-timestamp': String(ours.headers['svix-timestamp']), 'webhook-signature': String(ours.headers['svix-signature']) };
+    const unbranded = {
+      'webhook-id': String(ours.headers['svix-id']),
+      'webhook-timestamp': String(ours.headers['svix-timestamp']),
+      'webhook-signature': String(ours.headers['svix-signature']),
+    };
     expect(() => new Webhook(SECRET).verify(ours.rawBody.toString('utf8'), unbranded)).not.toThrow();
     expect(() => new Webhook(generateWebhookSecret()).verify(ours.rawBody.toString('utf8'), unbranded)).toThrow();
   });

@@ -21,10 +21,7 @@ export interface PostmarkResponse {
   body: unknown;
 }
 
-type Row =
-  | { kind: 'permanent'; reason: PermanentReason; code: string }
-  | { kind: 'retryable'; code: string }
-  | { kind: 'throttled'; code: string };
+type Row = { kind: 'permanent'; reason: PermanentReason; code: string } | { kind: 'retryable'; code: string } | { kind: 'throttled'; code: string };
 
 /** Postmark API error codes (https://postmarkapp.com/developer/api/overview#error-codes) a send can get. */
 export const POSTMARK_ERROR_CODES: Readonly<Record<number, Row>> = {

@@ -52,7 +52,9 @@ async function senderCheck(base: URL, accountToken: string, from: string, signal
     return { name: 'sender verified', ok: true, detail: `${mailbox.domain} has DKIM verified${returnPath}` };
   }
   const senders = await getJson(endpointUrl(base, '/senders', PAGE), headers, signal);
-  const signature = list(senders.body, 'SenderSignatures').find((s) => typeof s.EmailAddress === 'string' && s.EmailAddress.toLowerCase() === mailbox.address.toLowerCase());
+  const signature = list(senders.body, 'SenderSignatures').find(
+    (s) => typeof s.EmailAddress === 'string' && s.EmailAddress.toLowerCase() === mailbox.address.toLowerCase(),
+  );
   if (signature?.Confirmed === true) return { name: 'sender verified', ok: true, detail: `the sender signature for ${mailbox.address} is confirmed` };
   const why = domain === undefined ? `${mailbox.domain} is not a domain of the account` : `${mailbox.domain} has DKIM not yet verified`;
   return { name: 'sender verified', ok: false, detail: `${why}, and ${mailbox.address} has no confirmed sender signature` };
@@ -84,7 +86,11 @@ export async function postmarkDoctor(account: ProviderAccountConfig, signal: Abo
       const archived = typeof answer.body?.ArchivedAt === 'string';
       checks.push(
         answer.status === 200 && !archived
-          ? { name: `message stream ${stream}`, ok: true, detail: `${typeof answer.body?.MessageStreamType === 'string' ? answer.body.MessageStreamType : 'stream'} exists` }
+          ? {
+              name: `message stream ${stream}`,
+              ok: true,
+              detail: `${typeof answer.body?.MessageStreamType === 'string' ? answer.body.MessageStreamType : 'stream'} exists`,
+            }
           : { name: `message stream ${stream}`, ok: false, detail: archived ? 'the stream is archived' : `Postmark answered ${what(answer)}` },
       );
     }

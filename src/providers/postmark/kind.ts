@@ -4,7 +4,14 @@ import type { ProviderKind } from '../kinds.js';
 import { createPostmarkAdapter } from './adapter.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';
 import { postmarkDoctor } from './doctor.js';
-import { DEFAULT_BROADCAST_STREAM, DEFAULT_TRANSACTIONAL_STREAM, POSTMARK_API_URL, postmarkProblems, postmarkSettingsSchema, readPostmarkSettings } from './settings.js';
+import {
+  DEFAULT_BROADCAST_STREAM,
+  DEFAULT_TRANSACTIONAL_STREAM,
+  POSTMARK_API_URL,
+  postmarkProblems,
+  postmarkSettingsSchema,
+  readPostmarkSettings,
+} from './settings.js';
 
 export const postmarkKind: ProviderKind = {
   kind: 'postmark',

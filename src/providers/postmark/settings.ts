@@ -38,13 +38,24 @@ export const postmarkSettingsSchema: Record<string, unknown> = {
   required: ['from'],
   properties: {
     ...credentialSchema('server_token', 'Postmark server API token (X-Postmark-Server-Token).'),
-    from: { type: 'string', minLength: 3, maxLength: 320, description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".' },
+    from: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 320,
+      description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".',
+    },
     reply_to: { type: 'string', minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' },
-    transactional_stream: { ...STREAM, description: `Message stream for otp, transactional, conversational and alert mail. Default ${DEFAULT_TRANSACTIONAL_STREAM}.` },
+    transactional_stream: {
+      ...STREAM,
+      description: `Message stream for otp, transactional, conversational and alert mail. Default ${DEFAULT_TRANSACTIONAL_STREAM}.`,
+    },
     broadcast_stream: { ...STREAM, description: `Message stream for marketing mail. Default ${DEFAULT_BROADCAST_STREAM}.` },
     ...credentialSchema('webhook_username', "User name in the webhook URL's HTTP Basic credentials (https://user:password@host/v1/callbacks/<account>)."),
     ...credentialSchema('webhook_password', "Password in the webhook URL's HTTP Basic credentials."),
-    ...credentialSchema('webhook_previous_password', 'The password being replaced, accepted too while the webhook URL in Postmark is changed (rotation). Optional.'),
+    ...credentialSchema(
+      'webhook_previous_password',
+      'The password being replaced, accepted too while the webhook URL in Postmark is changed (rotation). Optional.',
+    ),
     ...credentialSchema('account_token', 'Postmark account API token, used only by herald doctor to check the sender. Optional.'),
   },
 };
@@ -61,12 +72,16 @@ export function postmarkProblems(account: ProviderAccountConfig, env: NodeJS.Pro
   if (token) problems.push(token);
   for (const name of ['from', 'reply_to']) {
     const value = setting(account, name);
-    if (value !== undefined && parseMailbox(value) === null) problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
+    if (value !== undefined && parseMailbox(value) === null)
+      problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
   }
   const user = credentialSource(account.settings, 'webhook_username');
   const password = credentialSource(account.settings, 'webhook_password');
   if ((user === null) !== (password === null)) {
-    problems.push({ field: user === null ? 'settings.webhook_username' : 'settings.webhook_password', message: 'is required with the other webhook credential: Postmark sends both in the URL' });
+    problems.push({
+      field: user === null ? 'settings.webhook_username' : 'settings.webhook_password',
+      message: 'is required with the other webhook credential: Postmark sends both in the URL',
+    });
   }
   if (credentialSource(account.settings, 'webhook_previous_password') !== null && password === null) {
     problems.push({ field: 'settings.webhook_previous_password', message: 'is only used beside settings.webhook_password' });
@@ -82,10 +97,16 @@ export function postmarkProblems(account: ProviderAccountConfig, env: NodeJS.Pro
     }
   }
   if (account.api_key !== undefined || account.api_key_env !== undefined) {
-    problems.push({ field: account.api_key !== undefined ? 'api_key' : 'api_key_env', message: 'is not used by postmark accounts: set settings.server_token (or server_token_env, server_token_file)' });
+    problems.push({
+      field: account.api_key !== undefined ? 'api_key' : 'api_key_env',
+      message: 'is not used by postmark accounts: set settings.server_token (or server_token_env, server_token_file)',
+    });
   }
   if (account.callback_secrets !== undefined || account.callback_secret_env !== undefined) {
-    problems.push({ field: account.callback_secrets !== undefined ? 'callback_secrets' : 'callback_secret_env', message: 'is not used: Postmark does not sign webhooks; set settings.webhook_username and settings.webhook_password' });
+    problems.push({
+      field: account.callback_secrets !== undefined ? 'callback_secrets' : 'callback_secret_env',
+      message: 'is not used: Postmark does not sign webhooks; set settings.webhook_username and settings.webhook_password',
+    });
   }
   if (account.capabilities?.dedupes_by_key === true) {
     problems.push({ field: 'capabilities.dedupes_by_key', message: 'cannot be true: Postmark documents no idempotency key, so a resend may send twice' });
@@ -97,7 +118,8 @@ function webhookPairs(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): A
   const s = account.settings;
   const username = readCredential(account.id, s, 'webhook_username', env);
   const pairs = [{ username, password: readCredential(account.id, s, 'webhook_password', env) }];
-  if (credentialSource(s, 'webhook_previous_password') !== null) pairs.push({ username, password: readCredential(account.id, s, 'webhook_previous_password', env) });
+  if (credentialSource(s, 'webhook_previous_password') !== null)
+    pairs.push({ username, password: readCredential(account.id, s, 'webhook_previous_password', env) });
   return pairs;
 }
 

@@ -55,7 +55,11 @@ export async function resendDoctor(account: ProviderAccountConfig, signal: Abort
   if (answer.status === 401 && name === 'restricted_api_key') {
     return [
       { name: 'credentials accepted', ok: true, detail: 'Resend knows the key; it is sending-only (restricted_api_key)' },
-      { name: 'sender domain check', ok: true, detail: `skipped: a sending-only key cannot list domains; check ${domain} in Resend's dashboard, or run doctor with a full-access key` },
+      {
+        name: 'sender domain check',
+        ok: true,
+        detail: `skipped: a sending-only key cannot list domains; check ${domain} in Resend's dashboard, or run doctor with a full-access key`,
+      },
     ];
   }
   if (answer.status !== 200) {
@@ -64,9 +68,13 @@ export async function resendDoctor(account: ProviderAccountConfig, signal: Abort
   }
   const status = domainStatus(answer.body, domain);
   return [
-    { name: 'credentials accepted', ok: true, detail: 'Resend listed the team\'s domains' },
+    { name: 'credentials accepted', ok: true, detail: "Resend listed the team's domains" },
     status === 'verified'
       ? { name: 'sender domain verified', ok: true, detail: `${domain} is verified` }
-      : { name: 'sender domain verified', ok: false, detail: status === null ? `${domain} is not among the team's domains` : `${domain} is ${status}, not verified` },
+      : {
+          name: 'sender domain verified',
+          ok: false,
+          detail: status === null ? `${domain} is not among the team's domains` : `${domain} is ${status}, not verified`,
+        },
   ];
 }

@@ -51,10 +51,16 @@ export function resendProblems(account: ProviderAccountConfig, env: NodeJS.Proce
     }
   }
   if (account.api_key !== undefined || account.api_key_env !== undefined) {
-    problems.push({ field: account.api_key !== undefined ? 'api_key' : 'api_key_env', message: 'is not used by resend accounts: set settings.api_key (or api_key_env, api_key_file)' });
+    problems.push({
+      field: account.api_key !== undefined ? 'api_key' : 'api_key_env',
+      message: 'is not used by resend accounts: set settings.api_key (or api_key_env, api_key_file)',
+    });
   }
   if (account.capabilities?.lookup === true) {
-    problems.push({ field: 'capabilities.lookup', message: "cannot be true: Resend looks messages up by its own id only, which a lost answer never gave (docs/providers/resend.md)" });
+    problems.push({
+      field: 'capabilities.lookup',
+      message: 'cannot be true: Resend looks messages up by its own id only, which a lost answer never gave (docs/providers/resend.md)',
+    });
   }
   if (account.callback_secret_env !== undefined && (env[account.callback_secret_env] ?? '') === '') {
     problems.push({ field: 'callback_secret_env', message: `names ${account.callback_secret_env}, which is not set in the environment` });

@@ -43,7 +43,13 @@ export async function startHttpFake(handle: (request: FakeRequest) => FakeReply 
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://fake.invalid');
-      const request: FakeRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks) };
+      const request: FakeRequest = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       void Promise.resolve(handle(request)).then((reply) => {
         switch (reply.kind) {
           case 'hang':

@@ -109,7 +109,14 @@ function page(request: FakeRequest): { count: number; offset: number } | null {
 export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<PostmarkFake> {
   const domains = new Set((options.domains ?? ['herald.test']).map((d) => d.toLowerCase()));
   const senders = new Set((options.senders ?? []).map((s) => s.toLowerCase()));
-  const streams = new Map((options.streams ?? [{ id: 'outbound', type: 'Transactional' }, { id: 'broadcast', type: 'Broadcasts' }]).map((s) => [s.id, s.type]));
+  const streams = new Map(
+    (
+      options.streams ?? [
+        { id: 'outbound', type: 'Transactional' },
+        { id: 'broadcast', type: 'Broadcasts' },
+      ]
+    ).map((s) => [s.id, s.type]),
+  );
   const inactive = new Set((options.inactive ?? []).map((a) => a.toLowerCase()));
   const queue: PostmarkScript[] = [];
   const lookupQueue: PostmarkLookupScript[] = [];
@@ -120,23 +127,30 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
   const serverAuth = (request: FakeRequest): FakeReply | null =>
     header(request, 'x-postmark-server-token') === options.serverToken ? null : fail(401, 10, 'Request does not contain a valid Server token.');
   const accountAuth = (request: FakeRequest): FakeReply | null =>
-    options.accountToken !== undefined && header(request, 'x-postmark-account-token') === options.accountToken ? null : fail(401, 10, 'Request does not contain a valid Account token.');
+    options.accountToken !== undefined && header(request, 'x-postmark-account-token') === options.accountToken
+      ? null
+      : fail(401, 10, 'Request does not contain a valid Account token.');
 
   const validate = (json: Record<string, unknown>): FakeReply | null => {
     const from = typeof json.From === 'string' ? addressOf(json.From) : null;
     if (from === null) return fail(422, 300, "Invalid 'From' address.");
     const domain = from.slice(from.lastIndexOf('@') + 1).toLowerCase();
-    if (!domains.has(domain) && !senders.has(from.toLowerCase())) return fail(422, 400, "The 'From' address you supplied is not a Sender Signature on your account.");
-    if (typeof json.To !== 'string' || json.To.trim() === '') return fail(422, 300, "Zero recipients specified.");
+    if (!domains.has(domain) && !senders.has(from.toLowerCase()))
+      return fail(422, 400, "The 'From' address you supplied is not a Sender Signature on your account.");
+    if (typeof json.To !== 'string' || json.To.trim() === '') return fail(422, 300, 'Zero recipients specified.');
     const to = json.To.split(',');
     if (to.length > 50) return fail(422, 300, 'Maximum of 50 recipients allowed per email message.');
     const illegal = to.find((t) => addressOf(t) === null);
     // Postmark quotes the address in its ErrorCode 300 messages (support article 1180), so an adapter copying them leaks.
     if (illegal !== undefined) return fail(422, 300, `Error parsing 'To': Illegal email address '${illegal}'. It must contain the '@' symbol.`);
     if (typeof json.TextBody !== 'string' && typeof json.HtmlBody !== 'string') return fail(422, 300, 'Provide either email TextBody or HtmlBody or both.');
-    if (json.ReplyTo !== undefined && (typeof json.ReplyTo !== 'string' || addressOf(json.ReplyTo) === null)) return fail(422, 300, "Invalid 'ReplyTo' address.");
+    if (json.ReplyTo !== undefined && (typeof json.ReplyTo !== 'string' || addressOf(json.ReplyTo) === null))
+      return fail(422, 300, "Invalid 'ReplyTo' address.");
     const metadata = json.Metadata;
-    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) || Object.values(metadata).some((v) => typeof v !== 'string'))) {
+    if (
+      metadata !== undefined &&
+      (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata) || Object.values(metadata).some((v) => typeof v !== 'string'))
+    ) {
       return fail(422, 300, 'Metadata values must be strings.');
     }
     const headers = json.Headers;
@@ -222,7 +236,9 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
     const p = page(request);
     if (p === null) return fail(422, 300, 'The count and offset parameters are required (count at most 500).');
     const stream = request.query.get('messagestream') ?? 'outbound';
-    const filters = [...request.query.entries()].filter(([name]) => name.startsWith('metadata_')).map(([name, value]) => [name.slice('metadata_'.length), value] as const);
+    const filters = [...request.query.entries()]
+      .filter(([name]) => name.startsWith('metadata_'))
+      .map(([name, value]) => [name.slice('metadata_'.length), value] as const);
     const matching = messages.filter((m) => m.MessageStream === stream && filters.every(([field, value]) => m.Metadata[field] === value));
     const view = matching.slice(p.offset, p.offset + p.count).map((m) => ({
       MessageID: m.MessageID,
@@ -270,7 +286,13 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
     }
     if (request.method === 'GET' && request.path === '/messages/outbound') return search(request);
     if (request.method === 'GET' && request.path === '/server') {
-      return serverAuth(request) ?? { kind: 'json', status: 200, body: { ID: 1, Name: 'Herald test server', DeliveryType: options.deliveryType ?? 'Live', ApiTokens: [options.serverToken] } };
+      return (
+        serverAuth(request) ?? {
+          kind: 'json',
+          status: 200,
+          body: { ID: 1, Name: 'Herald test server', DeliveryType: options.deliveryType ?? 'Live', ApiTokens: [options.serverToken] },
+        }
+      );
     }
     const streamPath = /^\/message-streams\/([^/]+)$/.exec(request.path);
     if (request.method === 'GET' && streamPath) {
@@ -286,10 +308,24 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
       if (refused) return refused;
       if (page(request) === null) return fail(422, 300, 'The count and offset parameters are required.');
       if (request.path === '/domains') {
-        const list = [...domains].map((name, i) => ({ ID: i + 1, Name: name, SPFVerified: true, DKIMVerified: true, WeakDKIM: false, ReturnPathDomainVerified: true }));
+        const list = [...domains].map((name, i) => ({
+          ID: i + 1,
+          Name: name,
+          SPFVerified: true,
+          DKIMVerified: true,
+          WeakDKIM: false,
+          ReturnPathDomainVerified: true,
+        }));
         return { kind: 'json', status: 200, body: { TotalCount: list.length, Domains: list } };
       }
-      const list = [...senders].map((address, i) => ({ ID: i + 1, Name: address, Domain: address.slice(address.indexOf('@') + 1), EmailAddress: address, ReplyToEmailAddress: '', Confirmed: true }));
+      const list = [...senders].map((address, i) => ({
+        ID: i + 1,
+        Name: address,
+        Domain: address.slice(address.indexOf('@') + 1),
+        EmailAddress: address,
+        ReplyToEmailAddress: '',
+        Confirmed: true,
+      }));
       return { kind: 'json', status: 200, body: { TotalCount: list.length, SenderSignatures: list } };
     }
     return fail(404, 0, 'Entity does not exist.');
@@ -368,8 +404,24 @@ export const postmarkRecords = {
     Subject: 'Sign-in code',
     Metadata: reference === null ? {} : { herald_reference: reference },
   }),
-  open: (messageId: string): PostmarkRecord => ({ RecordType: 'Open', MessageStream: 'outbound', FirstOpen: true, MessageID: messageId, Recipient: 'canary.wren@example.test', ReceivedAt: '2026-11-29T12:01:00Z', Metadata: {} }),
-  click: (messageId: string): PostmarkRecord => ({ RecordType: 'Click', MessageStream: 'outbound', MessageID: messageId, Recipient: 'canary.wren@example.test', ReceivedAt: '2026-11-29T12:02:00Z', OriginalLink: 'https://example.test', Metadata: {} }),
+  open: (messageId: string): PostmarkRecord => ({
+    RecordType: 'Open',
+    MessageStream: 'outbound',
+    FirstOpen: true,
+    MessageID: messageId,
+    Recipient: 'canary.wren@example.test',
+    ReceivedAt: '2026-11-29T12:01:00Z',
+    Metadata: {},
+  }),
+  click: (messageId: string): PostmarkRecord => ({
+    RecordType: 'Click',
+    MessageStream: 'outbound',
+    MessageID: messageId,
+    Recipient: 'canary.wren@example.test',
+    ReceivedAt: '2026-11-29T12:02:00Z',
+    OriginalLink: 'https://example.test',
+    Metadata: {},
+  }),
   subscriptionChange: (messageId: string): PostmarkRecord => ({
     RecordType: 'SubscriptionChange',
     MessageID: messageId,

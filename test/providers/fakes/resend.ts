@@ -102,10 +102,19 @@ function validate(json: Record<string, unknown>, domains: ReadonlyMap<string, st
   }
   if (json.html === undefined && json.text === undefined) return error(422, 'missing_required_field', 'Missing `html` or `text` field.');
   const from = mailboxAddress(json.from);
-  if (from === null) return error(422, 'invalid_from_address', 'Invalid `from` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.');
+  if (from === null)
+    return error(
+      422,
+      'invalid_from_address',
+      'Invalid `from` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.',
+    );
   const to = stringOrList(json.to);
   if (to === null || to.length === 0 || to.length > 50 || to.some((t) => mailboxAddress(t) === null)) {
-    return error(422, 'validation_error', 'Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.');
+    return error(
+      422,
+      'validation_error',
+      'Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.',
+    );
   }
   if (typeof json.subject !== 'string') return error(422, 'validation_error', 'The `subject` field must be a `string`.');
   for (const part of ['html', 'text']) {
@@ -123,7 +132,15 @@ function validate(json: Record<string, unknown>, domains: ReadonlyMap<string, st
   }
   if (json.tags !== undefined) {
     const tags = json.tags;
-    const bad = !Array.isArray(tags) || tags.some((t) => typeof t !== 'object' || t === null || !TAG.test(String((t as Record<string, unknown>).name)) || !TAG.test(String((t as Record<string, unknown>).value)));
+    const bad =
+      !Array.isArray(tags) ||
+      tags.some(
+        (t) =>
+          typeof t !== 'object' ||
+          t === null ||
+          !TAG.test(String((t as Record<string, unknown>).name)) ||
+          !TAG.test(String((t as Record<string, unknown>).value)),
+      );
     if (bad) return error(422, 'validation_error', 'Tags should only contain ASCII letters, numbers, underscores, or dashes.');
   }
   const domain = from.slice(from.lastIndexOf('@') + 1).toLowerCase();
@@ -135,7 +152,8 @@ function throttle(answer: Extract<ResendScript, { kind: 'throttled' }>): FakeRep
   const headers: Record<string, string> = {};
   if (answer.hint === 'retry_after_seconds') headers['retry-after'] = String(answer.seconds);
   if (answer.hint === 'retry_after_date') headers['retry-after'] = new Date(Date.now() + answer.seconds * 1000).toUTCString();
-  if (answer.hint === 'ratelimit_headers') Object.assign(headers, { 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-reset': String(answer.seconds) });
+  if (answer.hint === 'ratelimit_headers')
+    Object.assign(headers, { 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-reset': String(answer.seconds) });
   const name = answer.name ?? 'rate_limit_exceeded';
   return error(429, name, 'Too many requests. You can only make 2 requests per second.', headers);
 }
@@ -290,7 +308,12 @@ export function resendEventBody(spec: ResendEventSpec): Buffer {
     data.tags = spec.tagsForm === 'array' ? [{ name: 'herald_reference', value: spec.reference }] : { herald_reference: spec.reference, herald_purpose: 'otp' };
   }
   if (spec.type === 'email.bounced') {
-    data.bounce = { diagnosticCode: ['smtp; 550 5.1.1 user unknown'], message: 'The recipient does not exist.', subType: 'General', type: spec.bounceType ?? 'Permanent' };
+    data.bounce = {
+      diagnosticCode: ['smtp; 550 5.1.1 user unknown'],
+      message: 'The recipient does not exist.',
+      subType: 'General',
+      type: spec.bounceType ?? 'Permanent',
+    };
   }
   if (spec.type === 'email.suppressed') {
     data.suppressed = { diagnosticCode: [], message: 'Suppressed.', reason: spec.suppressedReason ?? 'previous_bounce', type: 'OnAccountSuppressionList' };

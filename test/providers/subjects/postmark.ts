@@ -114,7 +114,10 @@ export const postmarkCallbackSubject: CallbackVerifierSubject = {
     const record =
       event.status === 'delivered'
         ? postmarkRecords.delivery(event.providerMessageId, event.reference, at)
-        : { ...postmarkRecords.bounce(event.providerMessageId, event.reference, event.status === 'failed' ? 'SMTPApiError' : 'Transient', bounceId), BouncedAt: at };
+        : {
+            ...postmarkRecords.bounce(event.providerMessageId, event.reference, event.status === 'failed' ? 'SMTPApiError' : 'Transient', bounceId),
+            BouncedAt: at,
+          };
     return postmarkWebhook(record, pair(key));
   },
   timestamp: { skip: 'Postmark signs nothing, so there is no timestamp to be stale' },
