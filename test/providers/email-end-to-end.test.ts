@@ -92,7 +92,7 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       expect(refused.statusCode).toBe(401);
       await h!.evidence.runOnce();
       expect(await deliveryOf(sent.json.id)).toMatchObject({ downstream_status: 'delivered' });
-      expect(await h!.store.getSuppression(h!.tenantId, 'email', ADDRESS)).toBeNull();
+      expect(await h!.store.preferences.getSuppression(h!.tenantId, 'email', ADDRESS)).toBeNull();
 
       const bounced = resendWebhook(
         { type: 'email.bounced', emailId: d0.provider_message_id, reference: d0.idempotency_key, bounceType: 'Permanent' },
@@ -100,7 +100,7 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       );
       expect((await callback(bounced.rawBody, bounced.headers)).statusCode).toBe(200);
       await h!.evidence.runOnce();
-      expect(await h!.store.getSuppression(h!.tenantId, 'email', ADDRESS)).not.toBeNull();
+      expect(await h!.store.preferences.getSuppression(h!.tenantId, 'email', ADDRESS)).not.toBeNull();
     });
 
     it('a lost answer: unknown, resent with the same key by the policy, and Resend answers with the first id (one e-mail)', async () => {
@@ -166,7 +166,7 @@ describe.each(DRIVERS)('e-mail providers end to end on %s', (driver) => {
       expect((await callback(anonymous.rawBody, anonymous.headers)).statusCode).toBe(401);
       await h!.evidence.runOnce();
       expect(await deliveryOf(sent.json.id)).toMatchObject({ downstream_status: 'delivered' });
-      expect(await h!.store.getSuppression(h!.tenantId, 'email', ADDRESS)).toBeNull();
+      expect(await h!.store.preferences.getSuppression(h!.tenantId, 'email', ADDRESS)).toBeNull();
     });
 
     it('a lost answer: the look-up by metadata finds the message, accepted with its id, nothing resent', async () => {
