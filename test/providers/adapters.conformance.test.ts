@@ -1,5 +1,9 @@
 /** Every provider adapter against its fake: one line per adapter (test/providers/conformance/adapter-conformance.ts). */
 import { describeAdapterConformance } from './conformance/adapter-conformance.js';
+import { postmarkSubject } from './subjects/postmark.js';
+import { resendSubject } from './subjects/resend.js';
 import { sandboxSubject } from './subjects/sandbox.js';
 
 describeAdapterConformance(sandboxSubject);
+describeAdapterConformance(resendSubject);
+describeAdapterConformance(postmarkSubject);

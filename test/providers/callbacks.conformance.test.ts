@@ -1,5 +1,9 @@
 /** Every provider kind's callback verifier: one line per kind (test/providers/conformance/callback-conformance.ts). */
 import { describeCallbackVerifierConformance } from './conformance/callback-conformance.js';
+import { postmarkCallbackSubject } from './subjects/postmark.js';
+import { resendCallbackSubject } from './subjects/resend.js';
 import { sandboxCallbackSubject } from './subjects/sandbox.js';
 
 describeCallbackVerifierConformance(sandboxCallbackSubject);
+describeCallbackVerifierConformance(resendCallbackSubject);
+describeCallbackVerifierConformance(postmarkCallbackSubject);

@@ -63,13 +63,18 @@ export function describeCallbackVerifierConformance(subject: CallbackVerifierSub
       expect(parse.events[0]?.eventId).toEqual(expect.stringMatching(/\S/));
     });
 
-    it('a tampered body: 401 callback_signature_invalid', () => {
-      const request = subject.deliver(EVENT, { key: current, atMs: NOW });
-      const raw = request.rawBody.toString('latin1');
-      expect(raw, 'the body must quote the provider message id for this check').toContain(EVENT.providerMessageId);
-      const tampered = Buffer.from(raw.split(EVENT.providerMessageId).join(TAMPERED_ID), 'latin1');
-      refused(verify([current], { ...request, rawBody: tampered }));
-    });
+    const unsigned = subject.unsignedBody;
+    if (unsigned !== undefined) {
+      it.skip(`a tampered body: 401 callback_signature_invalid (skipped: ${unsigned.skip})`, () => {});
+    } else {
+      it('a tampered body: 401 callback_signature_invalid', () => {
+        const request = subject.deliver(EVENT, { key: current, atMs: NOW });
+        const raw = request.rawBody.toString('latin1');
+        expect(raw, 'the body must quote the provider message id for this check').toContain(EVENT.providerMessageId);
+        const tampered = Buffer.from(raw.split(EVENT.providerMessageId).join(TAMPERED_ID), 'latin1');
+        refused(verify([current], { ...request, rawBody: tampered }));
+      });
+    }
 
     it('signed with a key the account does not list: 401', () => {
       refused(verify([current], subject.deliver(EVENT, { key: stranger, atMs: NOW })));
