@@ -75,8 +75,17 @@ export class IntakeService {
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
   }
 
-  /** The account that sends a channel: the first configured one. */
-  private accountFor(channel: Channel): ProviderAccountConfig {
+  /** The account that sends a channel: the one the notification names, else the first configured one. */
+  private accountFor(channel: Channel, pinned?: string): ProviderAccountConfig {
+    if (pinned !== undefined) {
+      const named = this.opts.accounts.find((a) => a.id === pinned);
+      if (!named || named.channel !== channel) {
+        throw new HeraldError('no_provider_account', `no provider account ${pinned} sends the ${channel} channel`, [
+          { field: `provider_accounts.${channel}`, message: named ? `${pinned} sends ${named.channel}, not ${channel}` : `no provider account is called ${pinned}` },
+        ]);
+      }
+      return named;
+    }
     const account = this.opts.accounts.find((a) => a.channel === channel);
     if (!account) {
       throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
@@ -93,7 +102,7 @@ export class IntakeService {
    */
   prepare(tenantId: string, body: NotificationRequest, now: number): NewNotification {
     const { expiresAt, fallback } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c));
+    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
     checkAccountLimits(body, accounts);
     return { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
   }
@@ -104,7 +113,7 @@ export class IntakeService {
     // Everything that can fail on the request's own data fails before the key is taken,
     // so a 400 does not poison the key and the corrected request may reuse it.
     const { expiresAt } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c));
+    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
     checkAccountLimits(body, accounts);
 
     const fingerprint = options.idempotency?.fingerprint ?? requestFingerprint('POST', ROUTE, body);

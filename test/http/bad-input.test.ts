@@ -217,6 +217,27 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'content.reply_to',
   },
+  {
+    name: 'provider_accounts for a channel not in channels',
+    req: { payload: otpBody({ provider_accounts: { email: 'sandbox-email' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'provider_accounts.email',
+  },
+  {
+    name: 'provider_accounts naming no account',
+    req: { payload: otpBody({ provider_accounts: { sms: 'sms-nowhere' } }) },
+    status: 422,
+    code: 'no_provider_account',
+    field: 'provider_accounts.sms',
+  },
+  {
+    name: 'provider_accounts naming an account of another channel',
+    req: { payload: otpBody({ provider_accounts: { sms: 'sandbox-email' } }) },
+    status: 422,
+    code: 'no_provider_account',
+    field: 'provider_accounts.sms',
+  },
   { name: 'missing content', req: { payload: without('content') }, status: 400, code: 'validation_failed', field: 'content' },
   { name: 'content without text', req: { payload: otpBody({ content: { subject: 'Hi' } }) }, status: 400, code: 'validation_failed', field: 'content.text' },
   {
