@@ -26,7 +26,22 @@ export function messageIdFor(idempotencyKey: string, domain: string): string {
 
 /** Header fields Herald writes itself: `content.headers` may not set them. */
 const OWN_HEADERS: ReadonlySet<string> = new Set(
-  ['from', 'sender', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-type', 'content-transfer-encoding', 'return-path', REFERENCE_HEADER].map((h) => h.toLowerCase()),
+  [
+    'from',
+    'sender',
+    'to',
+    'cc',
+    'bcc',
+    'reply-to',
+    'subject',
+    'message-id',
+    'date',
+    'mime-version',
+    'content-type',
+    'content-transfer-encoding',
+    'return-path',
+    REFERENCE_HEADER,
+  ].map((h) => h.toLowerCase()),
 );
 // RFC 5322 §3.6.8: a field name is printable ASCII without ':' and space.
 const FIELD_NAME = /^[!-9;-~]+$/;
@@ -61,7 +76,12 @@ export async function buildMessage(request: SubmitRequest, settings: SmtpSetting
   const { content } = request;
   if (content.html != null && maxHtmlBytes !== undefined) {
     const bytes = Buffer.byteLength(content.html, 'utf8');
-    if (bytes > maxHtmlBytes) return refuse('content_rejected', 'smtp_html_too_large', `the HTML part is ${bytes} bytes, over this account's max_html_bytes (${maxHtmlBytes}); nothing was sent`);
+    if (bytes > maxHtmlBytes)
+      return refuse(
+        'content_rejected',
+        'smtp_html_too_large',
+        `the HTML part is ${bytes} bytes, over this account's max_html_bytes (${maxHtmlBytes}); nothing was sent`,
+      );
   }
   const fromOverride = override(content.from);
   const replyOverride = override(content.reply_to);

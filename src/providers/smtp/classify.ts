@@ -90,7 +90,10 @@ export function parseReply(raw: string): SmtpReply | null {
   const enhanced = first !== null && first[1] === klass ? `${first[1]}.${Number(first[2])}.${Number(first[3])}` : null;
   // Multi-line replies repeat the enhanced code on every line (RFC 2034 §3): keep the text only.
   const strip = (t: string): string => (ENHANCED.exec(t)?.[1] === klass ? t.replace(ENHANCED, '').trim() : t);
-  const text = texts.map(strip).filter((t) => t !== '').join(' ');
+  const text = texts
+    .map(strip)
+    .filter((t) => t !== '')
+    .join(' ');
   return { code, enhanced, text };
 }
 
@@ -233,26 +236,44 @@ export function classifyFailure(failure: SmtpFailure, redact: readonly string[] 
     return classifyFailure({ kind: 'transport', step: failure.step, cause: 'malformed' }, redact);
   }
   if (failure.kind === 'too_large') {
-    return { kind: 'permanent', reason: 'content_rejected', code: 'smtp_message_too_large', message: 'the message is larger than the SIZE the server announced; nothing was sent' };
+    return {
+      kind: 'permanent',
+      reason: 'content_rejected',
+      code: 'smtp_message_too_large',
+      message: 'the message is larger than the SIZE the server announced; nothing was sent',
+    };
   }
   const { step, cause } = failure;
   const detail = failure.code === undefined ? '' : ` (${failure.code})`;
   if (step === 'final') {
     switch (cause) {
       case 'timeout':
-        return { kind: 'unknown', code: 'smtp_final_reply_timeout', message: 'no final reply within timeout_ms after the message was sent; the server may have accepted it' };
+        return {
+          kind: 'unknown',
+          code: 'smtp_final_reply_timeout',
+          message: 'no final reply within timeout_ms after the message was sent; the server may have accepted it',
+        };
       case 'aborted':
         return { kind: 'unknown', code: 'smtp_final_reply_aborted', message: 'aborted after the message was sent; the server may have accepted it' };
       case 'malformed':
-        return { kind: 'unknown', code: 'smtp_final_reply_malformed', message: 'the answer to the end of data was not an SMTP reply; the server may have accepted the message' };
+        return {
+          kind: 'unknown',
+          code: 'smtp_final_reply_malformed',
+          message: 'the answer to the end of data was not an SMTP reply; the server may have accepted the message',
+        };
       default:
-        return { kind: 'unknown', code: 'smtp_final_reply_lost', message: `connection lost after the message was sent, before the final reply${detail}; the server may have accepted it` };
+        return {
+          kind: 'unknown',
+          code: 'smtp_final_reply_lost',
+          message: `connection lost after the message was sent, before the final reply${detail}; the server may have accepted it`,
+        };
     }
   }
   const label = STEP_LABEL[step];
   switch (cause) {
     case 'timeout':
-      if (step === 'queue') return { kind: 'retryable', code: 'smtp_pool_busy', message: 'no pooled connection became free within timeout_ms; the message was not sent' };
+      if (step === 'queue')
+        return { kind: 'retryable', code: 'smtp_pool_busy', message: 'no pooled connection became free within timeout_ms; the message was not sent' };
       if (step === 'connect') return { kind: 'retryable', code: 'smtp_connect_failed', message: 'connecting timed out; the message was not sent' };
       if (step === 'greeting') return { kind: 'retryable', code: 'smtp_greeting_timeout', message: 'no greeting within timeout_ms; the message was not sent' };
       return { kind: 'retryable', code: 'smtp_timeout', message: `no answer to ${label} within timeout_ms; ${notSent(step)}` };

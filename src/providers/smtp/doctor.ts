@@ -23,9 +23,18 @@ const STEPS: readonly Step[] = [
   {
     name: 'TLS',
     covers: ['starttls'],
-    passed: (s) => (s.security === 'none' ? 'security is none: the session is not encrypted' : s.security === 'tls' ? 'implicit TLS; the certificate verified' : 'STARTTLS upgraded the session; the certificate verified'),
+    passed: (s) =>
+      s.security === 'none'
+        ? 'security is none: the session is not encrypted'
+        : s.security === 'tls'
+          ? 'implicit TLS; the certificate verified'
+          : 'STARTTLS upgraded the session; the certificate verified',
   },
-  { name: 'credentials accepted (AUTH)', covers: ['auth'], passed: (s) => (s.auth === null ? 'no credentials configured: the relay is used without AUTH' : 'AUTH succeeded') },
+  {
+    name: 'credentials accepted (AUTH)',
+    covers: ['auth'],
+    passed: (s) => (s.auth === null ? 'no credentials configured: the relay is used without AUTH' : 'AUTH succeeded'),
+  },
 ];
 
 /** Probes the account's relay without sending; each finding says which step failed and what the server answered. */

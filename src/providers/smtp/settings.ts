@@ -30,23 +30,59 @@ export const smtpSettingsSchema: Record<string, unknown> = {
     port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Default 587 for starttls, 465 for tls, 25 for none.' },
     security: {
       enum: ['starttls', 'tls', 'none'],
-      description: 'starttls (default): plain connect, then STARTTLS is required (a server that does not offer it is refused, never used in clear). tls: implicit TLS from the first byte (port 465). none: no TLS at all, only for a relay on the same host or network; refused with credentials.',
+      description:
+        'starttls (default): plain connect, then STARTTLS is required (a server that does not offer it is refused, never used in clear). tls: implicit TLS from the first byte (port 465). none: no TLS at all, only for a relay on the same host or network; refused with credentials.',
     },
     ...credentialSchema('user', 'SMTP AUTH user name.'),
     ...credentialSchema('password', 'SMTP AUTH password.'),
-    from: { type: 'string', minLength: 3, maxLength: 320, description: 'The sender, with an optional display name: "Acme <noreply@acme.example>". A notification\'s content.from overrides it.' },
-    reply_to: { type: 'string', minLength: 3, maxLength: 320, description: "Where replies go, e.g. \"Support <help@acme.example>\". A notification's content.reply_to overrides it." },
-    message_id_domain: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME, description: "The domain of the Message-ID Herald derives from a delivery's idempotency key. Default: the sender's domain." },
-    ehlo_name: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME, description: "The name Herald gives in EHLO. Default: this machine's host name when it is fully qualified, else [127.0.0.1]." },
+    from: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 320,
+      description: 'The sender, with an optional display name: "Acme <noreply@acme.example>". A notification\'s content.from overrides it.',
+    },
+    reply_to: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 320,
+      description: 'Where replies go, e.g. "Support <help@acme.example>". A notification\'s content.reply_to overrides it.',
+    },
+    message_id_domain: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 253,
+      pattern: HOSTNAME,
+      description: "The domain of the Message-ID Herald derives from a delivery's idempotency key. Default: the sender's domain.",
+    },
+    ehlo_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 253,
+      pattern: HOSTNAME,
+      description: "The name Herald gives in EHLO. Default: this machine's host name when it is fully qualified, else [127.0.0.1].",
+    },
     pool_size: { type: 'integer', minimum: 1, maximum: 50, description: `Connections kept open to the relay and reused. Default ${DEFAULT_POOL_SIZE}.` },
     tls: {
       type: 'object',
       additionalProperties: false,
       description: 'How the server certificate is checked.',
       properties: {
-        ca_file: { type: 'string', minLength: 1, description: 'PEM file of the certificate authorities to trust instead of the system ones (a private CA, or a test certificate).' },
-        reject_unauthorized: { type: 'boolean', description: 'Refuse a certificate that does not verify. Default true; false is for tests and turns TLS into encryption without authentication.' },
-        servername: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME, description: 'The name the certificate must carry, when it is not host (e.g. host is an IP address).' },
+        ca_file: {
+          type: 'string',
+          minLength: 1,
+          description: 'PEM file of the certificate authorities to trust instead of the system ones (a private CA, or a test certificate).',
+        },
+        reject_unauthorized: {
+          type: 'boolean',
+          description: 'Refuse a certificate that does not verify. Default true; false is for tests and turns TLS into encryption without authentication.',
+        },
+        servername: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 253,
+          pattern: HOSTNAME,
+          description: 'The name the certificate must carry, when it is not host (e.g. host is an IP address).',
+        },
         min_version: { enum: ['TLSv1.2', 'TLSv1.3'], description: 'Lowest TLS version accepted. Default TLSv1.2 (RFC 8996 deprecates older ones).' },
       },
     },
@@ -80,7 +116,9 @@ interface RawSettings {
 }
 
 function raw(account: ProviderAccountConfig): RawSettings {
-  return (account.settings ?? {}) as RawSettings;
+  // Validated against smtpSettingsSchema at load.
+  const settings: RawSettings = account.settings ?? {};
+  return settings;
 }
 
 const MAILBOX_EXAMPLE = 'e.g. "Acme <noreply@acme.example>" or noreply@acme.example';
@@ -94,10 +132,16 @@ export function smtpSettingsProblems(account: ProviderAccountConfig, env: NodeJS
   const problems: AccountProblem[] = [];
   if (account.base_url !== undefined) problems.push({ field: 'base_url', message: 'is not used by an smtp account: set settings.host and settings.port' });
   if (account.api_key !== undefined || account.api_key_env !== undefined) {
-    problems.push({ field: account.api_key !== undefined ? 'api_key' : 'api_key_env', message: 'is not used by an smtp account: set settings.user and settings.password (or _env / _file)' });
+    problems.push({
+      field: account.api_key !== undefined ? 'api_key' : 'api_key_env',
+      message: 'is not used by an smtp account: set settings.user and settings.password (or _env / _file)',
+    });
   }
   if ((account.callback_secrets?.length ?? 0) > 0 || account.callback_secret_env !== undefined) {
-    problems.push({ field: account.callback_secret_env !== undefined ? 'callback_secret_env' : 'callback_secrets', message: 'is not used: SMTP has no delivery callbacks' });
+    problems.push({
+      field: account.callback_secret_env !== undefined ? 'callback_secret_env' : 'callback_secrets',
+      message: 'is not used: SMTP has no delivery callbacks',
+    });
   }
   // SMTP can be neither asked about a message nor trusted to drop a repeat: claiming either would
   // let an `unknown` be settled or resent on a promise the relay never made.
@@ -106,10 +150,12 @@ export function smtpSettingsProblems(account: ProviderAccountConfig, env: NodeJS
     problems.push({ field: 'capabilities.dedupes_by_key', message: 'cannot be true: SMTP servers do not deduplicate by Message-ID (docs/providers/smtp.md)' });
   }
   if (s.from !== undefined && parseMailbox(s.from) === null) problems.push({ field: 'settings.from', message: `is not a mailbox (${MAILBOX_EXAMPLE})` });
-  if (s.reply_to !== undefined && parseMailbox(s.reply_to) === null) problems.push({ field: 'settings.reply_to', message: `is not a mailbox (${MAILBOX_EXAMPLE})` });
+  if (s.reply_to !== undefined && parseMailbox(s.reply_to) === null)
+    problems.push({ field: 'settings.reply_to', message: `is not a mailbox (${MAILBOX_EXAMPLE})` });
   const user = credentialSource(account.settings, 'user');
   const password = credentialSource(account.settings, 'password');
-  if (user !== null && password === null) problems.push({ field: 'settings.password', message: 'is required when settings.user is set (or set neither, for a relay without AUTH)' });
+  if (user !== null && password === null)
+    problems.push({ field: 'settings.password', message: 'is required when settings.user is set (or set neither, for a relay without AUTH)' });
   if (password !== null && user === null) problems.push({ field: 'settings.user', message: 'is required when settings.password is set' });
   for (const name of ['user', 'password'] as const) {
     if (credentialSource(account.settings, name) === null) continue;
@@ -136,7 +182,10 @@ export function readSmtpSettings(account: ProviderAccountConfig, env: NodeJS.Pro
   const s = raw(account);
   if (s.host === undefined || s.from === undefined) throw new Error(`provider account ${account.id}: settings.host and settings.from are required`);
   const security = s.security ?? 'starttls';
-  const auth = credentialSource(account.settings, 'user') === null ? null : { user: readCredential(account.id, account.settings, 'user', env), pass: readCredential(account.id, account.settings, 'password', env) };
+  const auth =
+    credentialSource(account.settings, 'user') === null
+      ? null
+      : { user: readCredential(account.id, account.settings, 'user', env), pass: readCredential(account.id, account.settings, 'password', env) };
   return {
     host: s.host,
     port: s.port ?? DEFAULT_PORTS[security],

@@ -137,7 +137,10 @@ const ignoreError = (): void => {};
  * Opens and authenticates one session within `limits`. Every failure is a setup failure:
  * nothing of a message has been sent on this connection.
  */
-export async function openSession(settings: SmtpSettings, limits: CallLimits): Promise<{ ok: true; session: OpenSession } | { ok: false; failure: SmtpFailure }> {
+export async function openSession(
+  settings: SmtpSettings,
+  limits: CallLimits,
+): Promise<{ ok: true; session: OpenSession } | { ok: false; failure: SmtpFailure }> {
   const budget = Math.max(1, limits.until - Date.now());
   const connection = new SMTPConnection({
     host: settings.host,
@@ -184,7 +187,7 @@ export async function openSession(settings: SmtpSettings, limits: CallLimits): P
         // Credentials configured are always used, even when EHLO offers no AUTH: a relay that
         // does not authenticate this account should say so, not be used unauthenticated.
         connection.login({ user: settings.auth.user, pass: settings.auth.pass }, (loginErr) => {
-          if (loginErr) return fail(failureOf(loginErr as MailerError, 'auth'));
+          if (loginErr) return fail(failureOf(loginErr, 'auth'));
           authenticating = false;
           settle({ ok: true, session: { connection } });
         });
@@ -246,7 +249,8 @@ export async function sendOnce(session: OpenSession, message: BuiltMessage, limi
           const failure = failureOf(e, step);
           // A refused envelope or message leaves the session usable (after RSET); a 421 or a
           // transport failure does not.
-          const refused = failure.kind === 'reply' && parseReply(failure.reply) !== null && !/^421/.test(failure.reply) && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE');
+          const refused =
+            failure.kind === 'reply' && parseReply(failure.reply) !== null && !/^421/.test(failure.reply) && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE');
           return settle({ ok: false, failure, reusable: refused && !connection.destroyed });
         }
         settle({ ok: true, reply: info.response, serverMessageId: info.serverMessageId ?? null, reusable: true });
@@ -262,7 +266,11 @@ export async function sendOnce(session: OpenSession, message: BuiltMessage, limi
 export async function resetSession(session: OpenSession, timeoutMs: number): Promise<boolean> {
   const { connection } = session;
   if (connection.destroyed) return false;
-  const reset = await withinLimits<boolean>({ until: Date.now() + timeoutMs }, () => false, (settle) => connection.reset((err) => settle(!err)));
+  const reset = await withinLimits<boolean>(
+    { until: Date.now() + timeoutMs },
+    () => false,
+    (settle) => connection.reset((err) => settle(!err)),
+  );
   if (!reset) connection.close();
   return reset;
 }

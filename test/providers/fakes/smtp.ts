@@ -88,7 +88,13 @@ export function testCertificate(): Promise<Certificate> {
     algorithm: 'sha256',
     extensions: [
       { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   }).then((pems) => ({ cert: pems.cert, key: pems.private }));
   return certificate;
@@ -177,7 +183,10 @@ export async function startSmtpFake(options: SmtpFakeOptions = {}): Promise<Smtp
       stream.on('end', () => {
         if (dropInBody) return;
         const raw = Buffer.concat(chunks);
-        const envelope = { from: session.envelope.mailFrom === false ? null : session.envelope.mailFrom.address, to: session.envelope.rcptTo.map((r) => r.address) };
+        const envelope = {
+          from: session.envelope.mailFrom === false ? null : session.envelope.mailFrom.address,
+          to: session.envelope.rcptTo.map((r) => r.address),
+        };
         const user = typeof session.user === 'string' ? session.user : null;
         pending.push(simpleParser(raw).then((parsed) => ({ envelope, user, secure: session.secure, raw, parsed, messageId: parsed.messageId ?? null })));
         const fault = faultAt(session, 'data_end');

@@ -118,7 +118,9 @@ describe('what the server receives', () => {
     const { fake, adapter } = await start();
     const url = 'https://herald.test/v1/unsubscribe/eyJ0IjoiZGVmYXVsdCIsInIiOiJ1c2VyLTEiLCJjIjoiZW1haWwiLCJwIjoibWFya2V0aW5nIn0.c2lnbmF0dXJl';
     const headers = { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
-    expect((await adapter.submit(request({ content: { subject: 'News', text: 'Our news', html: '<p>Our news</p>', headers } }, 'marketing'))).kind).toBe('accepted');
+    expect((await adapter.submit(request({ content: { subject: 'News', text: 'Our news', html: '<p>Our news</p>', headers } }, 'marketing'))).kind).toBe(
+      'accepted',
+    );
     const [mail] = await fake.received();
     expect(headerLine(mail!, 'List-Unsubscribe')).toBe(`List-Unsubscribe: <${url}>`);
     expect(headerLine(mail!, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
@@ -269,7 +271,11 @@ describe('faults at each SMTP stage: what Herald records, how many copies the se
     const big = request({ content: { subject: 'Big', text: 'x', html: `<p>${'y'.repeat(4 * 1024 * 1024)}</p>` } });
     fake.next({ kind: 'drop', at: 'body' });
     const outcome = await adapter.submit(big);
-    expect(outcome).toMatchObject({ kind: 'retryable', code: 'smtp_connection_lost', message: expect.stringMatching(/during the message body.*final "\." was never sent/) });
+    expect(outcome).toMatchObject({
+      kind: 'retryable',
+      code: 'smtp_connection_lost',
+      message: expect.stringMatching(/during the message body.*final "\." was never sent/),
+    });
     expectClean(outcome);
     expect(await fake.received()).toEqual([]);
   });

@@ -3,7 +3,7 @@
  * ConfigError naming the field), what it shows, and `doctor` against a real server: each
  * step reported, the failing one named, nothing ever sent.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,9 @@ afterEach(async () => {
 });
 
 const minimal = (settings: Record<string, unknown> = {}, account: Record<string, unknown> = {}) => ({
-  provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'email', settings: { host: 'smtp.acme.test', from: 'Acme <noreply@acme.test>', ...settings }, ...account }],
+  provider_accounts: [
+    { id: 'mail', kind: 'smtp', channel: 'email', settings: { host: 'smtp.acme.test', from: 'Acme <noreply@acme.test>', ...settings }, ...account },
+  ],
 });
 
 function configError(raw: unknown, env: Record<string, string> = {}): ConfigError {
@@ -54,7 +56,9 @@ describe('configuration', () => {
   });
 
   it("the account's own choices win over the defaults", () => {
-    const [account] = resolveConfig(minimal({}, { timeout_ms: 25_000, max_html_bytes: 2_048, ambiguity_policies: { otp: 'wait_for_evidence' } })).provider_accounts;
+    const [account] = resolveConfig(
+      minimal({}, { timeout_ms: 25_000, max_html_bytes: 2_048, ambiguity_policies: { otp: 'wait_for_evidence' } }),
+    ).provider_accounts;
     expect(account).toMatchObject({ timeout_ms: 25_000, max_html_bytes: 2_048, ambiguity_policies: { otp: 'wait_for_evidence' } });
   });
 
@@ -62,20 +66,44 @@ describe('configuration', () => {
     { name: 'a from that is not a mailbox', raw: minimal({ from: 'Acme noreply at acme' }), field: 'provider_accounts[0].settings.from' },
     { name: 'a from with a header break', raw: minimal({ from: 'Acme <noreply@acme.test>\r\nBcc: x@y.test' }), field: 'provider_accounts[0].settings.from' },
     { name: 'a reply_to that is not a mailbox', raw: minimal({ reply_to: 'support' }), field: 'provider_accounts[0].settings.reply_to' },
-    { name: 'no host', raw: { provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'email', settings: { from: 'a@acme.test' } }] }, field: 'provider_accounts[0].settings.host' },
+    {
+      name: 'no host',
+      raw: { provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'email', settings: { from: 'a@acme.test' } }] },
+      field: 'provider_accounts[0].settings.host',
+    },
     { name: 'no settings at all', raw: { provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'email' }] }, field: 'provider_accounts[0].settings' },
     { name: 'an unknown setting', raw: minimal({ hots: 'x' }), field: 'provider_accounts[0].settings.hots' },
     { name: 'an unknown security mode', raw: minimal({ security: 'opportunistic' }), field: 'provider_accounts[0].settings.security' },
     { name: 'a user without a password', raw: minimal({ user: 'u' }), field: 'provider_accounts[0].settings.password' },
     { name: 'a password over security none', raw: minimal({ security: 'none', user: 'u', password: 'p' }), field: 'provider_accounts[0].settings.security' },
-    { name: 'a password variable that is not set', raw: minimal({ user: 'u', password_env: 'HERALD_TEST_UNSET_SMTP_PASSWORD' }), field: 'provider_accounts[0].settings.password_env' },
-    { name: 'a CA file that cannot be read', raw: minimal({ tls: { ca_file: '/nonexistent/herald-ca.pem' } }), field: 'provider_accounts[0].settings.tls.ca_file' },
+    {
+      name: 'a password variable that is not set',
+      raw: minimal({ user: 'u', password_env: 'HERALD_TEST_UNSET_SMTP_PASSWORD' }),
+      field: 'provider_accounts[0].settings.password_env',
+    },
+    {
+      name: 'a CA file that cannot be read',
+      raw: minimal({ tls: { ca_file: '/nonexistent/herald-ca.pem' } }),
+      field: 'provider_accounts[0].settings.tls.ca_file',
+    },
     { name: 'base_url instead of host', raw: minimal({}, { base_url: 'http://smtp.acme.test' }), field: 'provider_accounts[0].base_url' },
-    { name: 'a claim that SMTP deduplicates', raw: minimal({}, { capabilities: { dedupes_by_key: true } }), field: 'provider_accounts[0].capabilities.dedupes_by_key' },
+    {
+      name: 'a claim that SMTP deduplicates',
+      raw: minimal({}, { capabilities: { dedupes_by_key: true } }),
+      field: 'provider_accounts[0].capabilities.dedupes_by_key',
+    },
     { name: 'a claim that SMTP can be looked up', raw: minimal({}, { capabilities: { lookup: true } }), field: 'provider_accounts[0].capabilities.lookup' },
-    { name: 'resend_same_key (SMTP does not deduplicate)', raw: minimal({}, { ambiguity_policy: 'resend_same_key' }), field: 'provider_accounts[0].ambiguity_policy' },
+    {
+      name: 'resend_same_key (SMTP does not deduplicate)',
+      raw: minimal({}, { ambiguity_policy: 'resend_same_key' }),
+      field: 'provider_accounts[0].ambiguity_policy',
+    },
     { name: 'callback secrets (SMTP has no callbacks)', raw: minimal({}, { callback_secrets: ['whsec_x'] }), field: 'provider_accounts[0].callback_secrets' },
-    { name: 'an sms channel', raw: { provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'sms', settings: { host: 'h', from: 'a@acme.test' } }] }, field: 'provider_accounts[0].channel' },
+    {
+      name: 'an sms channel',
+      raw: { provider_accounts: [{ id: 'mail', kind: 'smtp', channel: 'sms', settings: { host: 'h', from: 'a@acme.test' } }] },
+      field: 'provider_accounts[0].channel',
+    },
   ])('refuses $name, naming $field', ({ raw, field }) => {
     const err = configError(raw);
     expect(err.field).toBe(field);
@@ -100,12 +128,39 @@ describe('configuration', () => {
   });
 });
 
+describe('docs/providers/smtp.md', () => {
+  it('its "Minimal configuration" loads as written', () => {
+    const doc = readFileSync(new URL('../../../docs/providers/smtp.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Minimal configuration'));
+    const json = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(json).toBeDefined();
+    process.env.SMTP_USER = 'doc-user';
+    process.env.SMTP_PASSWORD = 'doc-password';
+    try {
+      const [account] = resolveConfig(JSON.parse(json!)).provider_accounts;
+      expect(account).toMatchObject({ kind: 'smtp', channel: 'email', timeout_ms: 20_000 });
+      expect(smtpKind.describe(account!)).toMatchObject({ port: 587, security: 'starttls', auth: true });
+    } finally {
+      delete process.env.SMTP_USER;
+      delete process.env.SMTP_PASSWORD;
+    }
+  });
+});
+
 describe('describe', () => {
   it('shows where and how it sends, never the credentials', async () => {
     const fake = await startSmtpFake();
     fakes.push(fake);
     const shown = smtpKind.describe(smtpAccount(fake));
-    expect(shown).toMatchObject({ host: fake.host, port: fake.port, security: 'starttls', auth: true, from: 'Acme Receipts <receipts@acme.test>', message_id_domain: 'acme.test', pool_size: 5 });
+    expect(shown).toMatchObject({
+      host: fake.host,
+      port: fake.port,
+      security: 'starttls',
+      auth: true,
+      from: 'Acme Receipts <receipts@acme.test>',
+      message_id_domain: 'acme.test',
+      pool_size: 5,
+    });
     expect(JSON.stringify(shown)).not.toContain(SMTP_PASSWORD);
     expect(JSON.stringify(shown)).not.toContain(SMTP_USER);
   });

@@ -25,7 +25,14 @@ function smtpAccountFrom(fake: SmtpFake, id: string): ProviderAccountConfig {
         kind: 'smtp',
         channel: 'email',
         timeout_ms: 2_000,
-        settings: { host: fake.host, port: fake.port, user: SMTP_USER, password: SMTP_PASSWORD, from: 'Acme Receipts <receipts@acme.test>', tls: { ca_file: fake.caFile } },
+        settings: {
+          host: fake.host,
+          port: fake.port,
+          user: SMTP_USER,
+          password: SMTP_PASSWORD,
+          from: 'Acme Receipts <receipts@acme.test>',
+          tls: { ca_file: fake.caFile },
+        },
       },
     ],
   }).provider_accounts;
@@ -122,34 +129,37 @@ describe.each(DRIVERS)('smtp end to end on %s', (driver) => {
     expect(await fake.received()).toHaveLength(1);
   });
 
-  it.each(['transactional', 'otp'] as const)('a 4xx (451 4.3.0) on %s: retried on the purpose ladder, the second attempt arrives with the same Message-ID', async (purpose) => {
-    await start();
-    fake.next({ kind: 'reply', at: 'data_end', code: 451, text: '4.3.0 Mail server temporarily rejected message.' });
-    const id = await send(purpose);
-    const before = h.clock.now();
-    await h.worker.drain();
+  it.each(['transactional', 'otp'] as const)(
+    'a 4xx (451 4.3.0) on %s: retried on the purpose ladder, the second attempt arrives with the same Message-ID',
+    async (purpose) => {
+      await start();
+      fake.next({ kind: 'reply', at: 'data_end', code: 451, text: '4.3.0 Mail server temporarily rejected message.' });
+      const id = await send(purpose);
+      const before = h.clock.now();
+      await h.worker.drain();
 
-    let d = await deliveryOf(id);
-    expect(d.state).toBe('retryable');
-    expect(d.attempts[0]).toMatchObject({ outcome: 'retryable', error: { code: 'smtp_451_4.3.0' } });
-    // The harness worker draws 0.5 for jitter.
-    expect(Date.parse(d.next_attempt_at) - before).toBe(nextDelayMs(LADDERS[purpose], 1, () => 0.5));
+      let d = await deliveryOf(id);
+      expect(d.state).toBe('retryable');
+      expect(d.attempts[0]).toMatchObject({ outcome: 'retryable', error: { code: 'smtp_451_4.3.0' } });
+      // The harness worker draws 0.5 for jitter.
+      expect(Date.parse(d.next_attempt_at) - before).toBe(nextDelayMs(LADDERS[purpose], 1, () => 0.5));
 
-    // Not before its time.
-    h.clock.set(Date.parse(d.next_attempt_at) - 1);
-    expect((await h.worker.drain()).claimed).toBe(0);
-    expect(await fake.received()).toHaveLength(1);
+      // Not before its time.
+      h.clock.set(Date.parse(d.next_attempt_at) - 1);
+      expect((await h.worker.drain()).claimed).toBe(0);
+      expect(await fake.received()).toHaveLength(1);
 
-    h.clock.set(Date.parse(d.next_attempt_at));
-    expect((await h.worker.drain()).claimed).toBe(1);
-    d = await deliveryOf(id);
-    expect(d.state).toBe('accepted');
-    expect(d.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['retryable', 'accepted']);
-    const received = await fake.received();
-    expect(received).toHaveLength(2);
-    expect(received[1]!.messageId).toBe(received[0]!.messageId);
-    expect(fake.acceptedIds()).toHaveLength(1);
-  });
+      h.clock.set(Date.parse(d.next_attempt_at));
+      expect((await h.worker.drain()).claimed).toBe(1);
+      d = await deliveryOf(id);
+      expect(d.state).toBe('accepted');
+      expect(d.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['retryable', 'accepted']);
+      const received = await fake.received();
+      expect(received).toHaveLength(2);
+      expect(received[1]!.messageId).toBe(received[0]!.messageId);
+      expect(fake.acceptedIds()).toHaveLength(1);
+    },
+  );
 
   it('a 5xx (550 5.1.1) ends terminal/rejected with the enhanced code on the attempt and no address in it; 0 copies', async () => {
     await start();

@@ -22,7 +22,12 @@ function script(fake: SmtpFake, answer: ScriptedAnswer): void {
     case 'accept':
       return;
     case 'permanent':
-      return fake.next({ kind: 'reply', at: 'rcpt', code: 550, text: `5.1.1 <${DESTINATION}>: Recipient address rejected: User unknown in virtual mailbox table` });
+      return fake.next({
+        kind: 'reply',
+        at: 'rcpt',
+        code: 550,
+        text: `5.1.1 <${DESTINATION}>: Recipient address rejected: User unknown in virtual mailbox table`,
+      });
     case 'retryable':
       return fake.next({ kind: 'reply', at: 'data_end', code: 451, text: '4.3.0 Mail server temporarily rejected message.' });
     case 'throttled':
