@@ -3,7 +3,9 @@ import { describeAdapterConformance } from './conformance/adapter-conformance.js
 import { postmarkSubject } from './subjects/postmark.js';
 import { resendSubject } from './subjects/resend.js';
 import { sandboxSubject } from './subjects/sandbox.js';
+import { smtpSubject } from './subjects/smtp.js';
 
 describeAdapterConformance(sandboxSubject);
 describeAdapterConformance(resendSubject);
 describeAdapterConformance(postmarkSubject);
+describeAdapterConformance(smtpSubject);
