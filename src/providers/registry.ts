@@ -4,8 +4,9 @@
  */
 import type { ProviderKind } from './kinds.js';
 import { sandboxKind } from './sandbox/kind.js';
+import { sesKind } from './ses/kind.js';
 
-export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind].map((k) => [k.kind, k] as const));
+export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind, sesKind].map((k) => [k.kind, k] as const));
 
 /** The kind named `kind`; throws for an unknown one (configuration validation refuses those first). */
 export function providerKind(kind: string): ProviderKind {

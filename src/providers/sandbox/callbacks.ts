@@ -15,7 +15,6 @@ import type {
   CallbackEvent,
   CallbackParse,
   CallbackRequest,
-  CallbackVerifier,
   ProviderAccountConfig,
 } from '../provider.js';
 
@@ -108,8 +107,8 @@ export function parseSandboxCallback(rawBody: Buffer, webhookId: string): Callba
   return { ok: true, events: [event] };
 }
 
-/** Builds the verifier for an account's secrets (the current one first, older ones while rotating). */
-export function createSandboxCallbackVerifier(secrets: readonly string[]): CallbackVerifier {
+/** Builds the verifier for an account's secrets (the current one first, older ones while rotating); it answers synchronously. */
+export function createSandboxCallbackVerifier(secrets: readonly string[]): { verify(request: CallbackRequest, nowMs: number): CallbackParse } {
   if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
   const keys = [...secrets];
   return {

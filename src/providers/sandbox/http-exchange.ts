@@ -29,7 +29,8 @@ export interface ExchangeRequest {
 }
 
 export type ExchangeResult =
-  | { kind: 'response'; status: number; retryAfter: string | null; body: unknown }
+  /** `headers`: every response header (lower-case names), for providers that answer in headers too (SES's x-amzn-ErrorType). */
+  | { kind: 'response'; status: number; retryAfter: string | null; body: unknown; headers?: http.IncomingHttpHeaders }
   | { kind: 'failure'; failure: TransportFailure };
 
 function parseJson(raw: Buffer): unknown {
@@ -67,6 +68,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     let settled = false;
     let status: number | null = null;
     let retryAfter: string | null = null;
+    let responseHeaders: http.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let received = 0;
 
@@ -80,7 +82,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     const settleWithResponse = (): void => {
       if (status === null) return;
       // A cut-off body is unparseable JSON, so a partial answer carries body null.
-      settle({ kind: 'response', status, retryAfter, body: parseJson(Buffer.concat(chunks)) });
+      settle({ kind: 'response', status, retryAfter, body: parseJson(Buffer.concat(chunks)), headers: responseHeaders });
     };
     const fail = (cause: TransportFailure['cause'], code?: string): void => {
       if (status !== null) settleWithResponse();
@@ -119,6 +121,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     request.on('error', (error) => fail('error', errorCode(error)));
     request.on('response', (response) => {
       status = response.statusCode ?? 0;
+      responseHeaders = response.headers;
       const header = response.headers['retry-after'];
       retryAfter = typeof header === 'string' ? header : null;
       response.on('data', (chunk: Buffer) => {
