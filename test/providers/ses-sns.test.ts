@@ -210,7 +210,7 @@ describe('subscription confirmation', () => {
     }
     // Only the certificate was fetched (once, it is cached per verifier), never a SubscribeURL.
     expect(sns.confirmations.length).toBe(before[1]);
-    expect(sns.fetched.slice(before[0]!).every((u) => u === cert.url)).toBe(true);
+    expect(sns.fetched.slice(before[0]).every((u) => u === cert.url)).toBe(true);
   });
 
   it('a forged confirmation is refused and confirms nothing', async () => {

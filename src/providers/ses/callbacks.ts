@@ -20,7 +20,7 @@
  *
  * A certificate or confirmation that cannot be fetched right now is 503, so SNS retries.
  */
-import type { CallbackParse, CallbackRequest, CallbackVerifier } from '../provider.js';
+import type { CallbackParse, CallbackRequest } from '../provider.js';
 import { CertificateCache, fetchFromSns, type SnsFetch } from './sns-certificates.js';
 import { certificateUrl, parseSnsEnvelope, parseTopicArn, signatureMatches, subscribeUrl, type SnsEnvelope, type TopicArn } from './sns-message.js';
 import { parseSesEvent } from './ses-events.js';
@@ -51,7 +51,7 @@ function unavailable(detail: string): CallbackParse {
 }
 
 /** Builds the verifier for one account's SNS topics. Throws for a topic ARN that is not one (config validation refuses those first). */
-export function createSesCallbackVerifier(options: SesCallbackVerifierOptions): CallbackVerifier {
+export function createSesCallbackVerifier(options: SesCallbackVerifierOptions): { verify(request: CallbackRequest, nowMs: number): Promise<CallbackParse> } {
   const topics = new Map<string, TopicArn>();
   for (const arn of options.topicArns) {
     const topic = parseTopicArn(arn);

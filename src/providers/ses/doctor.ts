@@ -80,9 +80,13 @@ async function identityCheck(from: string, fetchIdentity: (name: string) => Prom
     }
     const dkim = record(answer.body.DkimAttributes);
     const mailFrom = record(answer.body.MailFromAttributes);
-    const parts = [`identity ${identity} (${String(answer.body.IdentityType ?? 'unknown type')})`];
+    const identityType = typeof answer.body.IdentityType === 'string' ? answer.body.IdentityType : 'unknown type';
+    const parts = [`identity ${identity} (${identityType})`];
     if (typeof dkim.Status === 'string') parts.push(`DKIM ${dkim.Status}`);
-    if (typeof mailFrom.MailFromDomain === 'string') parts.push(`MAIL FROM ${mailFrom.MailFromDomain} ${String(mailFrom.MailFromDomainStatus ?? '')}`.trim());
+    if (typeof mailFrom.MailFromDomain === 'string') {
+      const status = typeof mailFrom.MailFromDomainStatus === 'string' ? mailFrom.MailFromDomainStatus : '';
+      parts.push(`MAIL FROM ${mailFrom.MailFromDomain} ${status}`.trim());
+    }
     if (answer.body.VerifiedForSendingStatus === true) return { name: 'sender verified', ok: true, detail: parts.join(', ') };
     tried.push(`${parts.join(', ')}: not verified for sending`);
   }

@@ -99,7 +99,7 @@ export function parseSesEvent(message: string, eventId: string, fallbackTimeMs: 
   const providerMessageId = typeof mail.messageId === 'string' && mail.messageId !== '' ? mail.messageId : null;
   const tags = record(mail.tags);
   const tagged = tags?.[REFERENCE_TAG];
-  const first = Array.isArray(tagged) ? tagged[0] : undefined;
+  const first: unknown = Array.isArray(tagged) ? (tagged as unknown[])[0] : undefined;
   const reference = typeof first === 'string' && isTagValue(first) ? first : null;
   if (providerMessageId === null && reference === null) return malformed(`mail has neither messageId nor the ${REFERENCE_TAG} tag`);
   const detail = meaning.detailField === null ? null : record(event[meaning.detailField]);

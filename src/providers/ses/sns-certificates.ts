@@ -27,20 +27,13 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export const fetchFromSns: SnsFetch = async (url, signal) => {
   if (url.protocol !== 'https:') throw new Error('SNS URLs are fetched over https only');
   const response = await fetch(url, { redirect: 'error', signal, headers: { accept: '*/*', 'user-agent': 'herald-sns-verifier' } });
-  const reader = response.body?.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_ANSWER_BYTES) {
-        await reader.cancel();
-        throw new Error('SNS answer too large');
-      }
-      chunks.push(value);
-    }
+  // Node's web ReadableStream is async-iterable; leaving the loop early cancels it.
+  for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_ANSWER_BYTES) throw new Error('SNS answer too large');
+    chunks.push(chunk);
   }
   return { status: response.status, body: Buffer.concat(chunks).toString('utf8') };
 };
