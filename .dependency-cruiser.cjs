@@ -25,7 +25,7 @@ const ALLOWED = {
   campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store'],
   http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
   runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'http', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
-  cli: ['domain', 'config', 'http', 'intake', 'runtime', 'sandbox', 'signing', 'store'],
+  cli: ['domain', 'config', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */

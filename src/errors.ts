@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   unsupported_audience_format: { status: 415, title: 'An audience upload must be application/x-ndjson or text/csv' },
   idempotency_key_mismatch: { status: 422, title: 'This Idempotency-Key was used with a different request body' },
   template_not_supported: { status: 422, title: 'Templates are not available yet; send content instead' },
+  content_too_large: { status: 422, title: "A part of the message is larger than the provider account's limit" },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },

@@ -7,6 +7,8 @@ const serve = async (...a: Parameters<typeof import('./commands/serve.js').serve
 const sandboxCommand = async (argv: string[]) => (await import('./commands/sandbox.js')).sandboxCommand(argv);
 const migrateCommand = async (argv: string[]) => (await import('./commands/migrate.js')).migrateCommand(argv);
 const keysCommand = async (argv: string[]) => (await import('./commands/keys.js')).keysCommand(argv);
+const doctorCommand = async (argv: string[]) => (await import('./commands/doctor.js')).doctorCommand(argv);
+const sendTestCommand = async (argv: string[]) => (await import('./commands/send-test.js')).sendTestCommand(argv);
 
 const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
   -p, --port N          API port (default 8080; 0 picks a free one)
@@ -67,6 +69,8 @@ Commands:
   sandbox        the sandbox provider alone (ledger + fault injection)
   migrate        apply database migrations
   keys create    create an API key (printed once)
+  doctor         check every provider account can send, without sending
+  send-test      send one test message through a running Herald and follow it
   help [command] show help for a command
 
 Run \`herald <command> --help\` for its options. Docs: README.md and docs/.
@@ -91,6 +95,10 @@ export async function main(argv: string[]): Promise<number> {
         return await migrateCommand(rest);
       case 'keys':
         return await keysCommand(rest);
+      case 'doctor':
+        return await doctorCommand(rest);
+      case 'send-test':
+        return await sendTestCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -100,6 +108,8 @@ export async function main(argv: string[]): Promise<number> {
         else if (topic === 'sandbox') return await sandboxCommand(['--help']);
         else if (topic === 'migrate') return await migrateCommand(['--help']);
         else if (topic === 'keys') return await keysCommand(['--help']);
+        else if (topic === 'doctor') return await doctorCommand(['--help']);
+        else if (topic === 'send-test') return await sendTestCommand(['--help']);
         else process.stdout.write(HELP);
         return command === undefined ? 2 : 0;
       }

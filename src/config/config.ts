@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
-import { laneConfigErrors, type Channel } from '../domain/index.js';
+import { laneConfigErrors, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 
@@ -149,12 +149,25 @@ export interface ConfigOverrides {
   sandbox?: boolean;
 }
 
+/** A configuration file as the schema admits it: `validate` has checked every field before this type is trusted. */
+interface RawConfig {
+  host?: string;
+  port?: number;
+  public_url?: string;
+  data_dir?: string;
+  database?: { synchronous?: 'FULL' | 'NORMAL' };
+  sandbox?: { enabled?: boolean; port?: number; api_key?: string };
+  worker?: Partial<WorkerConfig>;
+  provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
+  webhooks?: Partial<WebhooksConfig>;
+}
+
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
 export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): HeraldConfig {
   if (raw !== undefined) validate(raw);
-  const r = (raw ?? {}) as Partial<Record<string, any>>;
+  const r = (raw ?? {}) as RawConfig;
   // Each kind's defaults (from its provider's own guidance) under what the account says.
-  const accounts = ((r.provider_accounts ?? []) as Array<Partial<ProviderAccountConfig> & { kind: string }>).map((a) => {
+  const accounts = (r.provider_accounts ?? []).map((a) => {
     const kind = providerKind(a.kind).defaults;
     const capabilities = { ...kind.capabilities, ...a.capabilities };
     return { ...DEFAULT_ACCOUNT, ...kind, ...a, capabilities } as ProviderAccountConfig;
@@ -219,7 +232,7 @@ export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAc
   }));
 }
 
-/** Rules the schema cannot express: unique ids, and a lease that outlives every call. */
+/** Rules the schema cannot express: unique ids, and a lease that covers every call with its margin. */
 export function checkConsistency(cfg: HeraldConfig): void {
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n)) throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
@@ -239,17 +252,21 @@ export function checkConsistency(cfg: HeraldConfig): void {
       const [first] = laneConfigErrors(a.lanes, `provider_accounts[${i}].lanes`);
       if (first) throw new ConfigError(`${first.field} ${first.message}`, first.field);
     }
-    // Resending with the same key is safe only where the provider deduplicates by key.
-    if (a.ambiguity_policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
-      throw new ConfigError(
-        `provider_accounts[${i}].ambiguity_policy resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
-        `provider_accounts[${i}].ambiguity_policy`,
-      );
+    // Resending with the same key is safe only where the provider deduplicates by key, for every purpose.
+    const policies: Array<[string, string]> = [['ambiguity_policy', a.ambiguity_policy], ...Object.entries(a.ambiguity_policies ?? {}).map(([p, v]) => [`ambiguity_policies.${p}`, v] as [string, string])];
+    for (const [field, policy] of policies) {
+      if (policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
+        throw new ConfigError(
+          `provider_accounts[${i}].${field} resend_same_key needs a provider that deduplicates by key (capabilities.dedupes_by_key: true); otherwise a resend may send twice`,
+          `provider_accounts[${i}].${field}`,
+        );
+      }
     }
-    // A lease shorter than a call would let the rescuer declare `unknown` while the call is still running.
-    if (cfg.worker.lease_ms < a.timeout_ms + 1_000) {
+    // A worker calls only while its lease covers the whole call plus a margin (src/domain/lease.ts):
+    // a shorter lease could never send, and would let the rescuer declare `unknown` mid-call.
+    if (!leaseCoversCall(cfg.worker.lease_ms, a.timeout_ms)) {
       throw new ConfigError(
-        `worker.lease_ms (${cfg.worker.lease_ms}) must exceed provider_accounts[${i}].timeout_ms (${a.timeout_ms}) by at least 1000`,
+        `worker.lease_ms (${cfg.worker.lease_ms}) cannot cover a call to provider account "${a.id}": provider_accounts[${i}].timeout_ms (${a.timeout_ms}) + the lease margin (${leaseMarginMs(cfg.worker.lease_ms)} ms: 1 s or 10 % of the lease, whichever is more) must be less than lease_ms, or nothing could ever be sent; set lease_ms to at least ${shortestLeaseFor(a.timeout_ms)} or lower timeout_ms`,
         'worker.lease_ms',
       );
     }

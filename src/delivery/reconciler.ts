@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
+import { ambiguityPolicyFor, decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { AttemptResolution, UnknownDelivery } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
@@ -99,7 +99,7 @@ export class Reconciler {
       if (await this.opts.store.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: next, attemptNumber: u.attemptCount, policy: null })) pass.deferred++;
       return;
     }
-    await this.applyPolicy(u, account.ambiguity_policy, adapter, windowEnds, now, pass);
+    await this.applyPolicy(u, ambiguityPolicyFor(u.purpose, account.ambiguity_policy, account.ambiguity_policies), adapter, windowEnds, now, pass);
   }
 
   /** No look-up: the account's ambiguity policy decides, and is recorded on the attempt. */

@@ -8,10 +8,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import {
   assessBudget,
+  callDeadline,
   decide,
   HEALTH_BUCKET_MS,
   HEALTH_WINDOW_MS,
   ladderFor,
+  leaseCoversCall,
+  leaseMarginMs,
   PURPOSES,
   type BudgetAssessment,
   type LadderName,
@@ -56,6 +59,17 @@ export interface WorkerOptions {
   unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
 }
 
+/** Codes of the outcomes `call` returns without calling the provider: no call, so not counted in the account's health. */
+const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send']);
+
+/**
+ * Per claimed delivery, the end of the lease this worker still holds: the claim's, moved on by
+ * each renewal that counted; absent once a renewal found it rescued. (Today a batch's calls all
+ * start as its renewals begin, so their checks see the claim's own lease end; a call started
+ * later would see what the renewals left.)
+ */
+type HeldLeases = Map<string, number>;
+
 export interface BatchResult {
   claimed: number;
   applied: number;
@@ -78,12 +92,25 @@ export class DeliveryWorker {
   private readonly lanes: Map<string, WorkerLane[]>;
   /** Opt-outs and suppressions, checked after every claim and before any call. */
   private readonly checks: SendTimeChecks;
+  /** Per account, its calls' timeout (`timeout_ms`): a call starts only if its lease covers it. */
+  private readonly timeouts: Map<string, number>;
 
   constructor(private readonly opts: WorkerOptions) {
     this.batchSize = opts.batchSize ?? 64;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
     const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
+    // Without an account's configuration (tests with in-process fakes) its timeout is unknown:
+    // the lease check then keeps only the margin.
+    this.timeouts = new Map([...opts.adapters.keys()].map((id) => [id, configs.get(id)?.timeout_ms ?? 0] as const));
+    for (const [id, timeoutMs] of this.timeouts) {
+      // Configuration refuses this too (config.ts); a worker built by hand must not start a loop that can never send.
+      if (!leaseCoversCall(this.leaseMs, timeoutMs)) {
+        throw new Error(
+          `a ${this.leaseMs} ms lease cannot cover a call to provider account ${id}: its timeout_ms (${timeoutMs}) + the lease margin (${leaseMarginMs(this.leaseMs)}) must be less than the lease, or nothing could ever be sent`,
+        );
+      }
+    }
     // The notification's choice, else the provider account's for the purpose, else the purpose's own.
     this.policyFor =
       opts.policyFor ??
@@ -135,10 +162,11 @@ export class DeliveryWorker {
     const { send, stopped } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
     // Every claimed lease is renewed, the stopped ones too: they are written with the batch at
     // the end, and a lease that ran out meanwhile would be declared `unknown` though nothing was sent.
-    const stopRenewing = this.renewWhileRunning(claimed);
+    const held: HeldLeases = new Map(claimed.map((c) => [c.deliveryId, c.leaseUntil] as const));
+    const stopRenewing = this.renewWhileRunning(claimed, held);
     let outcomes: SubmitOutcome[];
     try {
-      outcomes = await Promise.all(send.map((c) => this.call(adapter, c)));
+      outcomes = await Promise.all(send.map((c) => this.call(adapter, c, held.get(c.deliveryId))));
     } finally {
       stopRenewing();
     }
@@ -149,7 +177,9 @@ export class DeliveryWorker {
   /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */
   private async throttleIfRefused(account: string, lane: WorkerLane, outcomes: SubmitOutcome[]): Promise<void> {
     if (!lane.limits) return;
-    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled');
+    // Only an account-wide throttle pauses the account; one device's limit (scope destination)
+    // holds back that delivery alone, on its own ladder.
+    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled' && o.scope !== 'destination');
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
     await this.opts.store
@@ -161,16 +191,28 @@ export class DeliveryWorker {
    * Renews the batch's leases every third of the lease while its calls run, so a slow
    * provider is not mistaken for a dead worker. A lease that could not be renewed (already
    * rescued) is simply not renewed again: its outcome will be fenced off and kept as late.
+   * `held` follows what the worker may rely on: a refused renewal drops the lease, a renewal
+   * counts only if it was answered before the lease it extends ran out.
    */
-  private renewWhileRunning(claimed: ClaimedDelivery[]): () => void {
-    let held = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
+  private renewWhileRunning(claimed: ClaimedDelivery[], held: HeldLeases): () => void {
+    let renewing = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
     const timer = setInterval(() => {
       const now = this.opts.clock.now();
+      const leaseUntil = now + this.leaseMs;
       this.opts.store
-        .renewLeases({ leases: held, workerId: this.opts.workerId, leaseUntil: now + this.leaseMs, now })
+        .renewLeases({ leases: renewing, workerId: this.opts.workerId, leaseUntil, now })
         .then((renewed) => {
           const ok = new Set(renewed);
-          held = held.filter((l) => ok.has(l.deliveryId));
+          // A renewal answered after the lease ran out does not count: a rescuer may have read the
+          // lease as expired before it, and the rescue is guarded by the fencing token, which a
+          // renewal does not change, so it still lands. Such a lease stays lapsed for this claim.
+          const answeredAt = this.opts.clock.now();
+          for (const l of renewing) {
+            const until = held.get(l.deliveryId);
+            if (!ok.has(l.deliveryId)) held.delete(l.deliveryId);
+            else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
+          }
+          renewing = renewing.filter((l) => ok.has(l.deliveryId));
         })
         .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
     }, Math.max(50, Math.floor(this.leaseMs / 3)));
@@ -192,13 +234,27 @@ export class DeliveryWorker {
     }
   }
 
-  private async call(adapter: ProviderAdapter, c: ClaimedDelivery): Promise<SubmitOutcome> {
+  /** Calls the provider for one claim, unless its challenge expired or its lease (`leaseUntil`, absent: lost) no longer covers the call. */
+  private async call(adapter: ProviderAdapter, c: ClaimedDelivery, leaseUntil: number | undefined): Promise<SubmitOutcome> {
+    const now = this.opts.clock.now();
     // The challenge clock again, at the moment of the call: the claim compared expires_at with a
     // `now` read before its query ran, and a batch can wait (pool, busy event loop) before its
     // calls start. Nothing is sent at or after expires_at; the attempt closes as not sent and
     // `decide` ends the delivery terminal/expired (no retry fits before expiry).
-    if (this.opts.clock.now() >= c.expiresAt) {
+    if (now >= c.expiresAt) {
       return { kind: 'retryable', code: 'expired_before_send', message: 'expires_at passed before the call started; nothing was sent' };
+    }
+    // The lease too, at the same moment. A worker frozen since its claim (GC pause, blocked
+    // query, SIGSTOP, suspended VM) may have outlived its lease: the rescuer has declared the
+    // delivery `unknown`, reconciliation found nothing and another worker may have sent it under
+    // the same key. The fencing token guards Herald's rows, not the provider, so the only defence
+    // is not to call. The whole call must fit in the lease held now (now + timeout + margin <
+    // lease end, src/domain/lease.ts), so it never depends on a renewal arriving in time. The
+    // attempt closes as not sent: applied if the row is still ours (nothing went out), else kept
+    // as a late outcome while reconciliation settles the rescuer's `unknown` as usual.
+    const writeBy = leaseUntil === undefined ? -Infinity : callDeadline(leaseUntil, this.leaseMs, this.timeouts.get(c.providerAccount) ?? 0);
+    if (now >= writeBy) {
+      return { kind: 'retryable', code: 'lease_lapsed_before_send', message: 'the lease no longer covered the call when it was to start; nothing was sent' };
     }
     // Counted before the call: a call that throws may still have reached the provider.
     this.opts.counters?.inc('api_attempts', c);
@@ -211,9 +267,16 @@ export class DeliveryWorker {
         destination: c.destination,
         content: c.content,
         expiresAt: c.expiresAt,
-        // The same rule where the bytes leave: the transport only knows the wall clock, so it
-        // gets the time left by Herald's clock, counted from the wall clock's now.
-        sendBy: Date.now() + (c.expiresAt - this.opts.clock.now()),
+        // The same rules where the bytes leave: the transport only knows the wall clock, so it
+        // gets the time left by Herald's clock, counted from the wall clock's now, until the
+        // earlier of expiry and `writeBy`, the last moment a write still leaves the whole timeout
+        // inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
+        // started at its claim may write until 17 s after it; the sandbox transport's own 10 s
+        // timer, started before connecting, ends a wait for a socket first, so this binds only
+        // when something between the check above and the request (an adapter fetching a token,
+        // an event loop stalled for seconds) pushes the write past the lease's reach: the same
+        // freeze, a few lines later.
+        sendBy: Date.now() + (Math.min(c.expiresAt, writeBy) - now),
       });
     } catch (err) {
       // An adapter must classify, not throw. If one throws anyway, the request may have gone
@@ -288,7 +351,7 @@ export class DeliveryWorker {
     let calls = 0;
     let failures = 0;
     for (const o of outcomes) {
-      if (o.kind !== 'accepted' && 'code' in o && o.code === 'expired_before_send') continue; // no call was made
+      if (o.kind !== 'accepted' && 'code' in o && NOT_CALLED_CODES.has(o.code)) continue; // no call was made
       calls++;
       if (o.kind === 'retryable' || o.kind === 'throttled') failures++;
     }

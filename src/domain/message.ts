@@ -10,6 +10,10 @@ export interface MessageContent {
   headers?: Record<string, string> | null;
   /** E-mail: the sender as the producer asked (`Name <address>` or an address), overriding the account's `from`; validated at intake. */
   from?: string | null;
-  /** E-mail: where replies go (an address, or `Name <address>`), overriding the account's `reply_to`; validated at intake. */
-  replyTo?: string | null;
+  /**
+   * E-mail: where replies go (an address, or `Name <address>`), overriding the account's
+   * `reply_to`; validated at intake. Snake case like the API field: content is stored and
+   * handed on exactly as the producer sent it.
+   */
+  reply_to?: string | null;
 }

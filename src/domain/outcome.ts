@@ -16,8 +16,12 @@ export type SubmitOutcome =
   | { kind: 'accepted'; providerMessageId: string | null }
   /** A definite response that permits another call (e.g. 5xx that the provider documents as not processed). */
   | { kind: 'retryable'; code: string; message: string; retryAfterMs?: number | null }
-  /** The provider refused for rate reasons; nothing was processed. */
-  | { kind: 'throttled'; code: string; message: string; retryAfterMs?: number | null }
+  /**
+   * The provider refused for rate reasons; nothing was processed. `scope` says whose rate:
+   * the whole account's (the default: every worker of the account pauses), or only this
+   * destination's (e.g. FCM's per-device limit: only this delivery waits, on its ladder).
+   */
+  | { kind: 'throttled'; code: string; message: string; retryAfterMs?: number | null; scope?: 'account' | 'destination' }
   /** A definite permanent refusal: retrying the same data cannot succeed. */
   | { kind: 'permanent'; reason: PermanentReason; code: string; message: string }
   /** The request may have crossed the boundary (timeout, reset after write, crash): never resend blindly. */

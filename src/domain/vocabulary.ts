@@ -41,6 +41,11 @@ export const AMBIGUITY_POLICIES = [
 ] as const;
 export type AmbiguityPolicy = (typeof AMBIGUITY_POLICIES)[number];
 
+/** The ambiguity policy for a purpose: the account's choice for that purpose, else its one policy. */
+export function ambiguityPolicyFor(purpose: Purpose, policy: AmbiguityPolicy, perPurpose?: Partial<Record<Purpose, AmbiguityPolicy>>): AmbiguityPolicy {
+  return perPurpose?.[purpose] ?? policy;
+}
+
 export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
 }

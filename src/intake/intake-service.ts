@@ -75,8 +75,17 @@ export class IntakeService {
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
   }
 
-  /** The account that sends a channel: the first configured one. */
-  private accountFor(channel: Channel): ProviderAccountConfig {
+  /** The account that sends a channel: the one the notification names, else the first configured one. */
+  private accountFor(channel: Channel, pinned?: string): ProviderAccountConfig {
+    if (pinned !== undefined) {
+      const named = this.opts.accounts.find((a) => a.id === pinned);
+      if (!named || named.channel !== channel) {
+        throw new HeraldError('no_provider_account', `no provider account ${pinned} sends the ${channel} channel`, [
+          { field: `provider_accounts.${channel}`, message: named ? `${pinned} sends ${named.channel}, not ${channel}` : `no provider account is called ${pinned}` },
+        ]);
+      }
+      return named;
+    }
     const account = this.opts.accounts.find((a) => a.channel === channel);
     if (!account) {
       throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
@@ -93,7 +102,8 @@ export class IntakeService {
    */
   prepare(tenantId: string, body: NotificationRequest, now: number): NewNotification {
     const { expiresAt, fallback } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c));
+    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
+    checkAccountLimits(body, accounts);
     return { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
   }
 
@@ -103,7 +113,8 @@ export class IntakeService {
     // Everything that can fail on the request's own data fails before the key is taken,
     // so a 400 does not poison the key and the corrected request may reuse it.
     const { expiresAt } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c));
+    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
+    checkAccountLimits(body, accounts);
 
     const fingerprint = options.idempotency?.fingerprint ?? requestFingerprint('POST', ROUTE, body);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
@@ -269,4 +280,21 @@ export class IntakeService {
       })),
     };
   }
+}
+
+/**
+ * The limits of the accounts a notification will go through, checked at intake so a message
+ * no provider would take is refused now (422), not accepted and then rejected: an e-mail
+ * account's `max_html_bytes` (e.g. Gmail clips HTML past ~102 KB; a provider's own maximum).
+ */
+function checkAccountLimits(body: NotificationRequest, accounts: ProviderAccountConfig[]): void {
+  const html = body.content?.html;
+  if (html == null) return;
+  const bytes = Buffer.byteLength(html, 'utf8');
+  accounts.forEach((a, i) => {
+    if (body.channels[i] !== 'email' || a.max_html_bytes === undefined || bytes <= a.max_html_bytes) return;
+    throw new HeraldError('content_too_large', `content.html is ${bytes} bytes; provider account ${a.id} takes at most ${a.max_html_bytes}`, [
+      { field: 'content.html', message: `must be at most ${a.max_html_bytes} bytes (UTF-8) for provider account ${a.id}` },
+    ]);
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
+  parseMailbox,
   CHANNELS,
   FALLBACK_EVIDENCE,
   LADDER_NAMES,
@@ -31,6 +32,8 @@ export interface NotificationRequest {
   fallback_after_seconds?: number;
   fallback_evidence?: FallbackEvidence;
   retry?: { ladder: LadderName };
+  /** Per channel, the provider account to send through instead of the channel's first one. */
+  provider_accounts?: Partial<Record<Channel, string>>;
 }
 
 /** How long a message stays useful when the producer does not say: a code for minutes, a newsletter for days. */
@@ -70,6 +73,8 @@ export const notificationRequestSchema = {
         subject: { type: 'string', minLength: 1, maxLength: 998 },
         text: { type: 'string', minLength: 1, maxLength: 65536 },
         html: { type: 'string', minLength: 1, maxLength: 196608 },
+        from: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: the sender, `Name <address>` or an address, instead of the account's from (its domain must be one the provider lets the account send from)." },
+        reply_to: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: where replies go, `Name <address>` or an address, instead of the account's reply_to." },
       },
     },
     template: {
@@ -104,6 +109,12 @@ export const notificationRequestSchema = {
       description: 'Send the channels one after another: the next channel starts only if the previous one has not reached fallback_evidence this long after it started.',
     },
     fallback_evidence: { type: 'string', enum: [...FALLBACK_EVIDENCE], description: 'What counts as "got through" for fallback. Default accepted.' },
+    provider_accounts: {
+      type: 'object',
+      additionalProperties: false,
+      description: "Per channel, the id of the provider account to send through (GET /v1/provider-accounts); without it, the channel's first configured account.",
+      properties: Object.fromEntries(CHANNELS.map((c) => [c, { type: 'string', minLength: 1, maxLength: 63 }])),
+    },
     retry: {
       type: 'object',
       additionalProperties: false,
@@ -167,8 +178,17 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
     ]);
   }
   if (body.content === undefined) throw fieldError('content', 'is required');
+  for (const channel of Object.keys(body.provider_accounts ?? {})) {
+    if (!body.channels.includes(channel as Channel)) throw fieldError(`provider_accounts.${channel}`, 'names an account for a channel not in channels');
+  }
   if (body.channels.includes('email') && body.content.subject === undefined) {
     throw fieldError('content.subject', 'is required for the email channel');
+  }
+  for (const field of ['from', 'reply_to'] as const) {
+    const value = body.content[field];
+    if (value == null) continue;
+    if (!body.channels.includes('email')) throw fieldError(`content.${field}`, 'applies only to the email channel');
+    if (parseMailbox(value) === null) throw fieldError(`content.${field}`, 'must be an e-mail address or `Name <address>`, e.g. "Ada <ada@example.com>"');
   }
   if (body.expires_at !== undefined && body.ttl_seconds !== undefined) {
     throw fieldError('expires_at', 'and ttl_seconds are exclusive: give one');

@@ -31,8 +31,20 @@ export interface ProviderDefaults {
   rate_per_second: number;
   burst: number;
   ambiguity_policy: AmbiguityPolicy;
+  /** Per purpose, where the provider calls for another policy than `ambiguity_policy`. */
+  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+}
+
+/** What an adapter may need from the Herald it runs in. */
+export interface AdapterContext {
+  /**
+   * Where this account's provider should post delivery callbacks
+   * (`<public_url>/v1/callbacks/<account id>`), for providers that take a callback URL per
+   * message (Twilio's StatusCallback); null when the public URL is not known.
+   */
+  callbackUrl: string | null;
 }
 
 export interface ProviderKind {
@@ -54,7 +66,7 @@ export interface ProviderKind {
    */
   check(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[];
   /** Builds the account's adapter; throws only for a configuration error `check` lets through. */
-  createAdapter(account: ProviderAccountConfig): ProviderAdapter;
+  createAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter;
   /** The account's callback verifier, or null when it receives no callbacks. */
   createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null;
   /** The account's settings that are safe to show (`GET /v1/provider-accounts`): never a credential. */

@@ -102,10 +102,14 @@ export interface ProviderAccountConfig {
   rate_per_second: number;
   burst: number;
   ambiguity_policy: AmbiguityPolicy;
+  /** Per purpose, a policy other than `ambiguity_policy` (see `ambiguityPolicyFor`). */
+  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   /** Per purpose, the ladder this account's deliveries retry on (a notification's own choice wins). */
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
+  /** E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses larger ones with 422 content_too_large. */
+  max_html_bytes?: number;
   /**
    * What the provider behind this account can do (sandbox accounts declare which provider
    * they imitate). Defaults per kind; for the sandbox: lookup true, dedupes_by_key false.

@@ -113,9 +113,13 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
   return openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
 }
 
-/** Builds the adapter for one configured provider account, by its kind (providers/registry.ts). */
-export function createAdapter(account: ProviderAccountConfig): ProviderAdapter {
-  return providerKind(account.kind).createAdapter(account);
+/**
+ * Builds the adapter for one configured provider account, by its kind (providers/registry.ts).
+ * With Herald's public URL, the adapter knows where the provider should post its callbacks.
+ */
+export function createAdapter(account: ProviderAccountConfig, publicUrl?: string): ProviderAdapter {
+  const callbackUrl = publicUrl === undefined ? null : `${publicUrl.replace(/\/+$/, '')}/v1/callbacks/${encodeURIComponent(account.id)}`;
+  return providerKind(account.kind).createAdapter(account, { callbackUrl });
 }
 
 /** The verifier of an account's delivery callbacks, or null when it receives none. */
@@ -178,7 +182,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
   }
   if (opts.roles.includes('worker')) {
-    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account));
+    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url));
     worker = new DeliveryWorker({
       store,
       adapters,

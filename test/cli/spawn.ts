@@ -43,7 +43,9 @@ const tempDirs = new Set<string>();
 /** Environment for a child: the parent's, minus anything Herald reads, plus `extra`. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HERALD_')) env[k] = v;
+  // Herald's own settings and the suite's DATABASE_URL stay out: a child runs on its own data
+  // dir (SQLite) unless a test hands it a database explicitly.
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HERALD_') && k !== 'DATABASE_URL') env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -81,7 +83,7 @@ export function spawnHerald(args: string[], opts: { env?: Record<string, string>
           value = check();
         } catch (e) {
           done();
-          reject(e);
+          reject(e instanceof Error ? e : new Error('the check threw a non-Error', { cause: e }));
           return;
         }
         if (value !== undefined) {

@@ -216,10 +216,23 @@ describe('a bad field yields a ConfigError naming it', () => {
       message: /provider_accounts\[1\]\.base_url must match/,
     },
     {
-      name: 'lease_ms not exceeding timeout_ms by 1000',
-      raw: { worker: { lease_ms: 10_999 }, provider_accounts: [account({ timeout_ms: 10_000 })] },
+      name: 'lease_ms not covering timeout_ms + 10 % of the lease',
+      raw: { worker: { lease_ms: 11_111 }, provider_accounts: [account({ timeout_ms: 10_000 })] },
       field: 'worker.lease_ms',
-      message: /worker\.lease_ms \(10999\) must exceed provider_accounts\[0\]\.timeout_ms \(10000\) by at least 1000/,
+      message:
+        /worker\.lease_ms \(11111\) cannot cover a call to provider account "sms-main": provider_accounts\[0\]\.timeout_ms \(10000\) \+ the lease margin \(1111 ms.*nothing could ever be sent; set lease_ms to at least 11112/,
+    },
+    {
+      name: 'lease_ms not covering timeout_ms + the 1 s floor of the margin',
+      raw: { worker: { lease_ms: 3_000 }, provider_accounts: [account({ timeout_ms: 2_000 })] },
+      field: 'worker.lease_ms',
+      message: /worker\.lease_ms \(3000\) cannot cover .*the lease margin \(1000 ms.*at least 3001/,
+    },
+    {
+      name: 'lease_ms not covering the second account, named',
+      raw: { worker: { lease_ms: 20_000 }, provider_accounts: [account(), account({ id: 'sms-slow', timeout_ms: 19_000 })] },
+      field: 'worker.lease_ms',
+      message: /provider account "sms-slow": provider_accounts\[1\]\.timeout_ms \(19000\)/,
     },
     {
       name: 'lease_ms shorter than the default timeout_ms',
@@ -232,6 +245,24 @@ describe('a bad field yields a ConfigError naming it', () => {
       raw: { provider_accounts: [account(), account({ channel: 'email' })] },
       field: 'provider_accounts[1].id',
       message: /provider_accounts\[1\]\.id "sms-main" is used twice/,
+    },
+    {
+      name: 'resend_same_key without a deduplicating provider',
+      raw: { provider_accounts: [account({ ambiguity_policy: 'resend_same_key' })] },
+      field: 'provider_accounts[0].ambiguity_policy',
+      message: /resend_same_key needs a provider that deduplicates by key/,
+    },
+    {
+      name: 'resend_same_key for one purpose without a deduplicating provider',
+      raw: { provider_accounts: [account({ ambiguity_policies: { marketing: 'resend_same_key' } })] },
+      field: 'provider_accounts[0].ambiguity_policies.marketing',
+      message: /ambiguity_policies\.marketing resend_same_key needs a provider that deduplicates by key/,
+    },
+    {
+      name: 'an ambiguity policy for a purpose that does not exist',
+      raw: { provider_accounts: [account({ ambiguity_policies: { newsletter: 'user_resend' } })] },
+      field: 'provider_accounts[0].ambiguity_policies.newsletter',
+      message: /is not a known setting/,
     },
     { name: 'not an object', raw: [1, 2], field: '(root)', message: /\(root\) must be object/ },
     {
@@ -251,8 +282,9 @@ describe('a bad field yields a ConfigError naming it', () => {
     expect(err.message).toContain(field === '(root)' ? '(root)' : field);
   });
 
-  it('accepts a lease exactly timeout_ms + 1000 (the README: lease_ms ≥ timeout_ms + 1 s)', () => {
-    expect(() => resolveConfig({ worker: { lease_ms: 11_000 }, provider_accounts: [account({ timeout_ms: 10_000 })] })).not.toThrow();
+  it('accepts the shortest lease that covers the call (the README: lease_ms > timeout_ms + max(1 s, 10 % of lease_ms))', () => {
+    expect(() => resolveConfig({ worker: { lease_ms: 11_112 }, provider_accounts: [account({ timeout_ms: 10_000 })] })).not.toThrow();
+    expect(() => resolveConfig({ worker: { lease_ms: 3_001 }, provider_accounts: [account({ timeout_ms: 2_000 })] })).not.toThrow();
   });
 
   describe('api_key_env', () => {

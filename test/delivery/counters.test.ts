@@ -4,7 +4,7 @@
  * expired pending deliveries), the replay service (replays) and the resend route (user resends).
  * The harness's intake, app, workers and sweeper share one DeliveryCounters (`h.counters`).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../src/clock.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { CounterName } from '../../src/metrics/counters.js';
@@ -105,7 +105,8 @@ describe.each(DRIVERS)('on %s', (driver) => {
     await h.send(otpBody());
     h.sandbox.faults.set({ mode: 'latency', count: 1, latency_ms: 300 });
     const run = h.worker.runOnce('sandbox-sms');
-    for (let i = 0; i < 200 && (await h.store.countByState()).submitting === 0; i++) await new Promise((r) => setImmediate(r));
+    // The call has started (the sandbox holds the request), not just the claim: see lease-race.test.ts.
+    await vi.waitFor(() => expect(h.sandbox.faults.list()).toEqual([]), { timeout: 2_000, interval: 5 });
     h.clock.advance(30_001);
     expect((await h.sweeper.runOnce()).leasesRescued).toBe(1);
     expect(await run).toMatchObject({ stale: 1 });

@@ -2,7 +2,7 @@
  * Leases and fencing: a worker that outlives its lease cannot overwrite what happened after,
  * and two workers never both own a delivery.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
 describe.each(DRIVERS)('on %s', (driver) => {
@@ -23,8 +23,9 @@ describe.each(DRIVERS)('on %s', (driver) => {
       // Worker A's call is slow: it is still in flight when its lease runs out.
       h.sandbox.faults.set({ mode: 'latency', count: 1, latency_ms: 300 });
       const aRun = a.runOnce('sandbox-sms');
-      // Wait (bounded) until A's claim is committed.
-      for (let i = 0; i < 200 && (await h.store.countByState()).submitting === 0; i++) await new Promise((r) => setImmediate(r));
+      // Wait (bounded) until A's request has reached the sandbox (its faults are spent): the claim
+      // alone is not enough, since a worker whose clock passes its lease before the call does not call.
+      await vi.waitFor(() => expect(h.sandbox.faults.list()).toEqual([]), { timeout: 2_000, interval: 5 });
       expect((await h.store.countByState()).submitting).toBe(1);
 
       // While A holds the lease, B can claim nothing.
@@ -56,7 +57,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       h.sandbox.faults.set({ mode: 'latency', count: 1, latency_ms: 300 });
       h.sandbox.faults.set({ mode: 'server_error', count: 1 });
       const aRun = a.runOnce('sandbox-sms');
-      for (let i = 0; i < 200 && (await h.store.countByState()).submitting === 0; i++) await new Promise((r) => setImmediate(r));
+      await vi.waitFor(() => expect(h.sandbox.faults.list()).toEqual([]), { timeout: 2_000, interval: 5 });
       h.clock.advance(30_001);
       expect((await h.sweeper.runOnce()).leasesRescued).toBe(1);
       expect(await aRun).toMatchObject({ stale: 1 });

@@ -176,6 +176,27 @@ describe.each(DRIVERS)('reconciler on %s', (driver) => {
       expect(h.sandbox.ledger.countByKey(key)).toBe(1);
     });
 
+    it('a per-purpose policy wins for its purpose: an alert resends (accept_duplicate) while a code on the same account waits for evidence', async () => {
+      await start({ account: (a) => ({ ...noLookup('wait_for_evidence')(a), ambiguity_policies: { alert: 'accept_duplicate' } }) });
+      const code = await sendLost();
+      h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
+      const sent = await h.send(otpBody({ purpose: 'alert', content: { text: 'disk full on db-1' } }));
+      await h.worker.drain();
+      const alert = { id: sent.json.id as string, key: (await deliveryOf(sent.json.id)).idempotency_key as string };
+      expect(await h.reconciler.runOnce()).toMatchObject({ resent: 1 });
+      await h.worker.drain();
+      const a = await deliveryOf(alert.id);
+      expect(a.state).toBe('accepted');
+      expect(a.attempts[0]).toMatchObject({ ambiguity_policy: 'accept_duplicate', resolution: 'policy_resend' });
+      expect(h.sandbox.ledger.countByKey(alert.key)).toBe(2);
+      const c = await deliveryOf(code.id);
+      expect(c.state).toBe('unknown');
+      expect(h.sandbox.ledger.countByKey(code.key)).toBe(1);
+      const accounts = await h.get('/v1/provider-accounts');
+      const sms = (accounts.json.items as Array<{ id: string; ambiguity_policies: Record<string, string> }>).find((x) => x.id === 'sandbox-sms')!;
+      expect(sms.ambiguity_policies).toMatchObject({ otp: 'wait_for_evidence', alert: 'accept_duplicate', marketing: 'wait_for_evidence' });
+    });
+
     it('shows each account’s ambiguity policy in the API', async () => {
       await start({ account: noLookup('user_resend') });
       const r = await h.get('/v1/provider-accounts');

@@ -199,7 +199,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {
-    const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
+    const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url)] as const));
     allAdapters.push(...adapters.values());
     const w = new DeliveryWorker({
       store: o.store ?? store,
@@ -219,7 +219,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   };
   const worker = newWorker();
   const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
-  const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
+  const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url)] as const));
   allAdapters.push(...reconcilerAdapters.values());
   const reconciler = new Reconciler({ store, clock, logger: silentLogger, adapters: reconcilerAdapters, accounts: config.provider_accounts, random: () => 0.5 });
   evidence = new EvidenceApplier({ store, clock, logger: silentLogger });

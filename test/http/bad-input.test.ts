@@ -189,6 +189,55 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'content.subject',
   },
+  {
+    name: 'content.from that is not a mailbox',
+    req: { payload: otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', from: 'Ada ada@example.com' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'content.from',
+  },
+  {
+    name: 'content.from with a header break in it',
+    req: { payload: otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', from: 'Ada <ada@example.com>\r\nBcc: x@example.com' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'content.from',
+  },
+  {
+    name: 'content.reply_to that is not an address',
+    req: { payload: otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', reply_to: 'support' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'content.reply_to',
+  },
+  {
+    name: 'content.reply_to without the email channel',
+    req: { payload: otpBody({ content: { text: 'Code 123456', reply_to: 'support@example.com' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'content.reply_to',
+  },
+  {
+    name: 'provider_accounts for a channel not in channels',
+    req: { payload: otpBody({ provider_accounts: { email: 'sandbox-email' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'provider_accounts.email',
+  },
+  {
+    name: 'provider_accounts naming no account',
+    req: { payload: otpBody({ provider_accounts: { sms: 'sms-nowhere' } }) },
+    status: 422,
+    code: 'no_provider_account',
+    field: 'provider_accounts.sms',
+  },
+  {
+    name: 'provider_accounts naming an account of another channel',
+    req: { payload: otpBody({ provider_accounts: { sms: 'sandbox-email' } }) },
+    status: 422,
+    code: 'no_provider_account',
+    field: 'provider_accounts.sms',
+  },
   { name: 'missing content', req: { payload: without('content') }, status: 400, code: 'validation_failed', field: 'content' },
   { name: 'content without text', req: { payload: otpBody({ content: { subject: 'Hi' } }) }, status: 400, code: 'validation_failed', field: 'content.text' },
   {
@@ -254,6 +303,36 @@ describe('POST /v1/notifications refuses malformed requests', () => {
     // 196 608 characters of html (its maxLength): well inside the 256 KiB body limit.
     const r = await h.send(otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', html: 'x'.repeat(196_608) } }));
     expect(r.status).toBe(202);
+  });
+});
+
+describe("an e-mail over its account's HTML limit", () => {
+  it('is 422 content_too_large naming the part, the limit and the account; nothing is stored, the key stays free', async () => {
+    await h.close();
+    h = await createHarness({ account: (a) => (a.channel === 'email' ? { ...a, max_html_bytes: 2048 } : a) });
+    // 2,049 bytes: one over (the multi-byte character counts as its UTF-8 bytes, not as one).
+    const html = `<p>${'x'.repeat(2040)}é</p>`;
+    expect(Buffer.byteLength(html)).toBe(2049);
+    const r = await post({
+      payload: otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', html } }),
+      contentType: json,
+      headers: { 'idempotency-key': 'k-html' },
+    });
+    const problem = expectProblem(r, 422, 'content_too_large');
+    expect(problem.errors).toEqual([{ field: 'content.html', message: expect.stringContaining('2048 bytes') }]);
+    expect(problem.detail).toContain('sandbox-email');
+    await expectNothingStored();
+    const ok = await h.send(otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', html: html.slice(0, -5) + '</p>' } }), { 'idempotency-key': 'k-html' });
+    expect(ok.status).toBe(202);
+  });
+
+  it('accepts from and reply_to mailboxes with display names, and stores them with the content', async () => {
+    const r = await h.send(
+      otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', from: '"Ada, Countess" <ada@example.com>', reply_to: 'Support <help@example.com>' } }),
+    );
+    expect(r.status).toBe(202);
+    const [claimed] = await h.store.claimBatch({ providerAccount: 'sandbox-email', workerId: 'w-test', now: h.clock.now(), leaseMs: 30_000, limit: 10 });
+    expect(claimed!.content).toMatchObject({ from: '"Ada, Countess" <ada@example.com>', reply_to: 'Support <help@example.com>' });
   });
 });
 

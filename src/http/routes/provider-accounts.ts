@@ -1,7 +1,7 @@
 /** GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy and its retry budget now. */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { assessBudget, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, HEALTH_WINDOW_MS, laneBudgets } from '../../domain/index.js';
+import { ambiguityPolicyFor, assessBudget, PURPOSES, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, HEALTH_WINDOW_MS, laneBudgets } from '../../domain/index.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
@@ -36,6 +36,8 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
             rate_per_second: a.rate_per_second,
             burst: a.burst,
             ambiguity_policy: a.ambiguity_policy,
+            // The policy each purpose's unknown deliveries get (per-purpose choices over the account's one).
+            ambiguity_policies: Object.fromEntries(PURPOSES.map((p) => [p, ambiguityPolicyFor(p, a.ambiguity_policy, a.ambiguity_policies)])),
             timeout_ms: a.timeout_ms,
             lanes: lanesView(a),
             capabilities: { lookup: a.capabilities?.lookup ?? a.kind === 'sandbox', dedupes_by_key: a.capabilities?.dedupes_by_key ?? false },

@@ -221,11 +221,15 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         request.body.ttl_seconds !== undefined || request.body.expires_at !== undefined
           ? { ...request.body }
           : { ttl_seconds: Math.max(1, Math.round((src.expiresAt - src.createdAt) / 1000)) };
+      // The new generation goes through the accounts the old one used (a pinned account stays pinned).
+      const sent = await deps.store.getNotification(request.tenantId, id);
+      const accounts = Object.fromEntries((sent?.deliveries ?? []).map((d) => [d.channel, d.providerAccount]));
       const body: NotificationRequest = {
         recipient: src.recipient,
         purpose: src.purpose,
         channels: src.channels,
         content: src.content,
+        ...(Object.keys(accounts).length > 0 ? { provider_accounts: accounts } : {}),
         group: { key: src.groupKey, generation: await nextGeneration(src.generation) },
         ...(src.metadata !== null ? { metadata: src.metadata } : {}),
         ...expiry,

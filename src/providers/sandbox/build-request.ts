@@ -27,6 +27,9 @@ export function buildWireRequest(channel: Channel, request: SubmitRequest): Wire
         text: content.text,
       };
       if (content.html !== undefined && content.html !== null) payload.html = content.html;
+      // The producer's sender and reply address, as Resend takes them; the sandbox has no account default.
+      if (content.from != null) payload.from = content.from;
+      if (content.reply_to != null) payload.reply_to = content.reply_to;
       // Resend takes extra header fields as an object of strings.
       if (content.headers) payload.headers = { ...content.headers };
       return {
