@@ -1,5 +1,7 @@
 /** Every provider kind's callback verifier: one line per kind (test/providers/conformance/callback-conformance.ts). */
 import { describeCallbackVerifierConformance } from './conformance/callback-conformance.js';
 import { sandboxCallbackSubject } from './subjects/sandbox.js';
+import { sesCallbackSubject } from './subjects/ses.js';
 
 describeCallbackVerifierConformance(sandboxCallbackSubject);
+describeCallbackVerifierConformance(sesCallbackSubject);

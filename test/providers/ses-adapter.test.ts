@@ -107,7 +107,7 @@ describe('against aws-ses-v2-local', () => {
   it('headers SES cannot take as Simple content go as a Raw MIME message built by MailComposer', async () => {
     const headers: Record<string, string> = { 'List-Unsubscribe': '<https://herald.example/u/1>' };
     for (let i = 0; i < 15; i++) headers[`X-Herald-Extra-${i}`] = `v${i}`;
-    const outcome = await adapter(account(url)).submit(request({ content: { subject: 'Grüße', text: 'Hallo Zoë', headers }, replyTo: undefined } as Partial<SubmitRequest>));
+    const outcome = await adapter(account(url)).submit(request({ content: { subject: 'Grüße', text: 'Hallo Zoë', headers } }));
     expect(outcome.kind).toBe('accepted');
     const email = await stored((outcome as { providerMessageId: string }).providerMessageId);
     expect(email).toMatchObject({ subject: 'Grüße', destination: { to: [DESTINATION] } });
@@ -116,7 +116,7 @@ describe('against aws-ses-v2-local', () => {
   });
 
   it('the producer’s from and reply-to win over the account’s; a non-ASCII display name is RFC 2047-encoded', async () => {
-    const outcome = await adapter(account(url)).submit(request({ content: { subject: 'Hi', text: 'x', from: 'Zoë Support <zoe@example.com>', replyTo: 'Replies <r@example.com>' } }));
+    const outcome = await adapter(account(url)).submit(request({ content: { subject: 'Hi', text: 'x', from: 'Zoë Support <zoe@example.com>', reply_to: 'Replies <r@example.com>' } }));
     const email = await stored((outcome as { providerMessageId: string }).providerMessageId);
     expect(email?.from).toBe('=?UTF-8?Q?Zo=C3=AB?= Support <zoe@example.com>');
     expect(email?.replyTo).toEqual(['"Replies" <r@example.com>']);

@@ -12,7 +12,7 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { encodeWords } from 'nodemailer/lib/mime-funcs';
 import type { SubmitRequest } from '../provider.js';
-import { parseMailAddress } from './settings.js';
+import { parseMailbox } from '../../domain/index.js';
 
 export const SEND_EMAIL_PATH = '/v2/email/outbound-emails';
 /** The message tag that carries Herald's reference (the delivery's idempotency key). */
@@ -40,7 +40,7 @@ export function isTagValue(value: string): boolean {
 
 /** An address header for SES's FromEmailAddress / ReplyToAddresses: non-ASCII display names as RFC 2047 words, as SES requires. */
 function encodeAddress(value: string): string {
-  const parsed = parseMailAddress(value);
+  const parsed = parseMailbox(value);
   if (parsed === null || parsed.name === null) return value.trim();
   const name = /^[\x20-\x7e]*$/.test(parsed.name) ? `"${parsed.name.replace(/(["\\])/g, '\\$1')}"` : encodeWords(parsed.name);
   return `${name} <${parsed.address}>`;
@@ -74,7 +74,7 @@ function rawMessage(request: SubmitRequest, from: string, replyTo: string | null
 export async function buildSendEmailBody(request: SubmitRequest, defaults: SesMessageDefaults): Promise<Buffer> {
   const { content } = request;
   const from = content.from ?? defaults.from;
-  const replyTo = content.replyTo ?? defaults.replyTo;
+  const replyTo = content.reply_to ?? defaults.replyTo;
   const headers = content.headers ?? {};
   const body: Record<string, unknown> = {
     FromEmailAddress: encodeAddress(from),

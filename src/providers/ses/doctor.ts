@@ -16,7 +16,8 @@ import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { exchangeOnce } from '../sandbox/http-exchange.js';
 import { parseSesError } from './classify.js';
-import { domainOf, parseMailAddress, readSesCredentials, readSesSettings, type SesCredentials, type SesSettings } from './settings.js';
+import { mailboxDomain, parseMailbox } from '../../domain/index.js';
+import { readSesCredentials, readSesSettings, type SesCredentials, type SesSettings } from './settings.js';
 import { signSesRequest } from './sign.js';
 
 /** The event types evidence is built from (docs/providers/ses.md): without them an unknown submission cannot settle. */
@@ -69,10 +70,10 @@ function accountChecks(account: ProviderAccountConfig, body: Record<string, unkn
 }
 
 async function identityCheck(from: string, fetchIdentity: (name: string) => Promise<Get>): Promise<DoctorCheck> {
-  const address = parseMailAddress(from)?.address ?? from;
+  const mailbox = parseMailbox(from) ?? { name: null, address: from };
   const tried: string[] = [];
   // A verified domain lets every address in it send; a verified address only itself.
-  for (const identity of [domainOf(address), address]) {
+  for (const identity of [mailboxDomain(mailbox), mailbox.address]) {
     const answer = await fetchIdentity(identity);
     if (!answer.ok) {
       tried.push(`${identity}: ${answer.status === 404 ? 'not an SES identity' : answer.detail}`);

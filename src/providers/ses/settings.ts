@@ -5,6 +5,7 @@
  * into what the adapter, the verifier and the doctor use. Credentials are read per request
  * (`readSesCredentials`), so rotated temporary credentials in a file or variable are picked up.
  */
+import { parseMailbox } from '../../domain/index.js';
 import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
@@ -42,12 +43,6 @@ export const sesSettingsSchema: Record<string, unknown> = {
   },
 };
 
-/** An e-mail sender or reply address: the address, and the display name when one was given. */
-export interface MailAddress {
-  name: string | null;
-  address: string;
-}
-
 /** The settings an SES account resolves to. */
 export interface SesSettings {
   region: string;
@@ -63,26 +58,6 @@ export interface SesCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
-}
-
-const ADDRESS = /^[^\s@<>",;:()[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-/** Parses `Name <address>`, `"Name" <address>` or `address`; null when it is none of these. */
-export function parseMailAddress(value: string): MailAddress | null {
-  const trimmed = value.trim();
-  const angle = /^(.*?)\s*<([^<>]+)>$/.exec(trimmed);
-  if (angle) {
-    const [, rawName = '', address = ''] = angle;
-    if (!ADDRESS.test(address)) return null;
-    const name = rawName.replace(/^"(.*)"$/, '$1').trim();
-    return { name: name === '' ? null : name, address };
-  }
-  return ADDRESS.test(trimmed) ? { name: null, address: trimmed } : null;
-}
-
-/** The domain part of an address (what an SES domain identity verifies). */
-export function domainOf(address: string): string {
-  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 }
 
 function stringSetting(settings: Record<string, unknown>, name: string): string | null {
@@ -132,7 +107,7 @@ export function sesAccountProblems(account: ProviderAccountConfig, env: NodeJS.P
   }
   for (const name of ['from', 'reply_to']) {
     const value = settings[name];
-    if (typeof value === 'string' && parseMailAddress(value) === null) {
+    if (typeof value === 'string' && parseMailbox(value) === null) {
       problems.push({ field: `settings.${name}`, message: 'is not an e-mail address (`Name <address>` or `address`)' });
     }
   }

@@ -61,6 +61,53 @@ export interface SnsFake {
 const SIGNED_NOTIFICATION = ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'];
 const SIGNED_CONFIRMATION = ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
 
+/** A new RSA key and a certificate for it, valid from `validFrom` to `validTo` (epoch ms), named for its own AWS URL. */
+export async function makeTestCertificate(region: string, options: { validFrom?: number; validTo?: number } = {}): Promise<TestCertificate> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPair = { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  const pems = await generate([{ name: 'commonName', value: 'sns.amazonaws.com' }], {
+    keyPair,
+    algorithm: 'sha256',
+    notBeforeDate: new Date(options.validFrom ?? Date.UTC(2024, 0, 1)),
+    notAfterDate: new Date(options.validTo ?? Date.UTC(2030, 0, 1)),
+  });
+  const path = `/SimpleNotificationService-${randomUUID().replace(/-/g, '')}.pem`;
+  return { pem: pems.cert, privateKey: keyPair.privateKey, url: `https://sns.${region}.amazonaws.com${path}` };
+}
+
+/** An SNS message body signed as SNS signs it (SignatureVersion 1: SHA1withRSA, 2: SHA256withRSA, over the Type's fields). */
+export function signSnsMessage(input: SnsMessageInput): Buffer {
+  const type = input.type ?? 'Notification';
+  const region = input.topicArn.split(':')[3];
+  const fields: Record<string, string> = {
+    Type: type,
+    MessageId: input.messageId ?? randomUUID(),
+    TopicArn: input.topicArn,
+    Message: input.message,
+    Timestamp: new Date(input.timestampMs).toISOString(),
+  };
+  if (input.subject !== undefined) fields.Subject = input.subject;
+  if (type !== 'Notification') {
+    fields.Token = input.token ?? `token-${randomUUID()}`;
+    fields.SubscribeURL = input.subscribeUrl ?? `https://sns.${region}.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(input.topicArn)}&Token=${fields.Token}`;
+  }
+  let toSign = '';
+  for (const name of type === 'Notification' ? SIGNED_NOTIFICATION : SIGNED_CONFIRMATION) {
+    if (fields[name] !== undefined) toSign += `${name}\n${fields[name]}\n`;
+  }
+  const version = input.version ?? '2';
+  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(toSign, 'utf8').sign(input.certificate.privateKey, 'base64');
+  return Buffer.from(
+    JSON.stringify({
+      ...fields,
+      SignatureVersion: version,
+      Signature: signature,
+      SigningCertURL: input.signingCertUrl ?? input.certificate.url,
+      ...(type === 'Notification' ? { UnsubscribeURL: `https://sns.${region}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${input.topicArn}:sub` } : {}),
+    }),
+  );
+}
+
 /** Starts the certificate and confirmation server. */
 export async function startSnsFake(): Promise<SnsFake> {
   const served = new Map<string, string>();
@@ -102,49 +149,11 @@ export async function startSnsFake(): Promise<SnsFake> {
 
   return {
     async certificate(region, options = {}) {
-      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const keyPair = { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
-      const pems = await generate([{ name: 'commonName', value: 'sns.amazonaws.com' }], {
-        keyPair,
-        algorithm: 'sha256',
-        notBeforeDate: new Date(options.validFrom ?? Date.UTC(2024, 0, 1)),
-        notAfterDate: new Date(options.validTo ?? Date.UTC(2030, 0, 1)),
-      });
-      const path = `/SimpleNotificationService-${randomUUID().replace(/-/g, '')}.pem`;
-      if (options.serve !== false) served.set(`${region}${path}`, pems.cert);
-      return { pem: pems.cert, privateKey: keyPair.privateKey, url: `https://sns.${region}.amazonaws.com${path}` };
+      const made = await makeTestCertificate(region, options);
+      if (options.serve !== false) served.set(`${region}${new URL(made.url).pathname}`, made.pem);
+      return made;
     },
-    message(input) {
-      const type = input.type ?? 'Notification';
-      const fields: Record<string, string> = {
-        Type: type,
-        MessageId: input.messageId ?? randomUUID(),
-        TopicArn: input.topicArn,
-        Message: input.message,
-        Timestamp: new Date(input.timestampMs).toISOString(),
-      };
-      if (input.subject !== undefined) fields.Subject = input.subject;
-      if (type !== 'Notification') {
-        fields.Token = input.token ?? `token-${randomUUID()}`;
-        fields.SubscribeURL =
-          input.subscribeUrl ?? `https://sns.${input.topicArn.split(':')[3]}.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(input.topicArn)}&Token=${fields.Token}`;
-      }
-      let toSign = '';
-      for (const name of type === 'Notification' ? SIGNED_NOTIFICATION : SIGNED_CONFIRMATION) {
-        if (fields[name] !== undefined) toSign += `${name}\n${fields[name]}\n`;
-      }
-      const version = input.version ?? '2';
-      const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(toSign, 'utf8').sign(input.certificate.privateKey, 'base64');
-      return Buffer.from(
-        JSON.stringify({
-          ...fields,
-          SignatureVersion: version,
-          Signature: signature,
-          SigningCertURL: input.signingCertUrl ?? input.certificate.url,
-          ...(type === 'Notification' ? { UnsubscribeURL: `https://sns.${input.topicArn.split(':')[3]}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${input.topicArn}:sub` } : {}),
-        }),
-      );
-    },
+    message: signSnsMessage,
     fetch,
     fetched,
     confirmations,
