@@ -134,7 +134,7 @@ export async function sesDoctor(account: ProviderAccountConfig, signal: AbortSig
       const events = await fetchPath(`/v2/email/configuration-sets/${encodeURIComponent(settings.configurationSet)}/event-destinations`);
       checks.push(events.ok ? eventsCheck(settings, events.body) : { name: 'events published to SNS', ok: false, detail: events.status === 404 ? `configuration set ${settings.configurationSet} does not exist` : events.detail });
     } else if (settings.topicArns.length > 0) {
-      checks.push({ name: 'events published to SNS', ok: false, detail: 'settings.configuration_set is not set: SES publishes events to SNS through a configuration set' });
+      checks.push({ name: 'events published to SNS', ok: false, detail: 'settings.configuration_set is not set: events reach SNS only if the sending identity has a default configuration set' });
     }
     return checks;
   } finally {
