@@ -120,7 +120,7 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
     expect(ownHost.status).toBe(401);
     const tampered = Buffer.from(notification(sesEvent('Delivery', { messageId: d.provider_message_id }), {}).toString().replace('Delivery', 'Bounce'));
     expect((await post(tampered)).status).toBe(401);
-    expect(await h.store.listPendingEvidence(10)).toEqual([]);
+    expect(await h.store.evidence.listPendingEvidence(10)).toEqual([]);
     await h.evidence.runOnce();
     expect(await deliveryOf(sent.json.id)).toMatchObject({ state: 'accepted', downstream_status: 'accepted' });
     expect(await suppressions()).toEqual([]);
