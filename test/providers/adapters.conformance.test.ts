@@ -9,3 +9,5 @@ describeAdapterConformance(sandboxSubject);
 describeAdapterConformance(resendSubject);
 describeAdapterConformance(postmarkSubject);
 describeAdapterConformance(smtpSubject);
+import { sesSubject } from './subjects/ses.js';
+describeAdapterConformance(sesSubject);

@@ -3,7 +3,9 @@ import { describeCallbackVerifierConformance } from './conformance/callback-conf
 import { postmarkCallbackSubject } from './subjects/postmark.js';
 import { resendCallbackSubject } from './subjects/resend.js';
 import { sandboxCallbackSubject } from './subjects/sandbox.js';
+import { sesCallbackSubject } from './subjects/ses.js';
 
 describeCallbackVerifierConformance(sandboxCallbackSubject);
 describeCallbackVerifierConformance(resendCallbackSubject);
 describeCallbackVerifierConformance(postmarkCallbackSubject);
+describeCallbackVerifierConformance(sesCallbackSubject);

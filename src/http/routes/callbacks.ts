@@ -47,7 +47,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
           summary: 'Delivery events from a provider, verified by its signature scheme',
           description:
             'Authenticated by the provider account’s callback signature (the sandbox: Standard Webhooks), not by an API key. ' +
-            '200 means recorded (duplicates included); 401 a bad or stale signature (nothing recorded); 503 a transient fault (retry).',
+            '200 means recorded (duplicates included); 401 a bad or stale signature (nothing recorded); 503 a transient fault, or a signature that cannot be checked yet (retry).',
           tags: ['callbacks'],
           security: [],
           params: { type: 'object', properties: { providerAccountId: { type: 'string' } }, required: ['providerAccountId'] },
@@ -70,7 +70,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const now = deps.clock?.now() ?? Date.now();
         const url = `${request.protocol}://${request.host}${request.url}`;
-        const parsed = verifier.verify({ rawBody, headers: request.headers, url }, now);
+        const parsed = await verifier.verify({ rawBody, headers: request.headers, url }, now);
         if (!parsed.ok) return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
         let recorded: { inserted: number; duplicates: number };
         try {

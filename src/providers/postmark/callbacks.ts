@@ -17,7 +17,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DownstreamStatus } from '../../domain/index.js';
-import type { CallbackEvent, CallbackParse, CallbackRequest, CallbackVerifier } from '../provider.js';
+import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 import { REFERENCE_FIELD } from './build-request.js';
 
 type Mapping = { status: DownstreamStatus; suppress: CallbackEvent['suppress'] } | null;
@@ -168,7 +168,7 @@ export interface BasicCredentials {
  * hashed before the compare, and every pair is compared, so the time taken says nothing about
  * where or whether they differ.
  */
-export function createPostmarkCallbackVerifier(pairs: readonly BasicCredentials[]): CallbackVerifier {
+export function createPostmarkCallbackVerifier(pairs: readonly BasicCredentials[]): SyncCallbackVerifier {
   if (pairs.length === 0) throw new Error('a callback verifier needs at least one pair of credentials');
   if (pairs.some((p) => p.username === '' || p.password === '')) throw new Error('webhook credentials must not be empty');
   const expected = pairs.map((p) => digest(`${p.username}:${p.password}`));

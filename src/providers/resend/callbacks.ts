@@ -8,7 +8,7 @@
  */
 import type { DownstreamStatus } from '../../domain/index.js';
 import { verifyWebhook } from '../../signing/standard-webhooks.js';
-import type { CallbackEvent, CallbackParse, CallbackRequest, CallbackVerifier } from '../provider.js';
+import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 import { REFERENCE_TAG } from './build-request.js';
 
 type HeaderValue = string | string[] | undefined;
@@ -137,7 +137,7 @@ export function parseResendEvent(rawBody: Buffer, svixId: string): CallbackParse
  * the previous one while rotating): any listed secret verifies. Svix's headers are read, and
  * Standard Webhooks' `webhook-*` ones when those are absent (Svix sends both forms).
  */
-export function createResendCallbackVerifier(secrets: readonly string[]): CallbackVerifier {
+export function createResendCallbackVerifier(secrets: readonly string[]): SyncCallbackVerifier {
   if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
   const keys = [...secrets];
   return {

@@ -15,7 +15,8 @@ import type {
   CallbackEvent,
   CallbackParse,
   CallbackRequest,
-  CallbackVerifier,
+  SyncCallbackVerifier,
+  ProviderAccountConfig,
 } from '../provider.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
@@ -86,8 +87,8 @@ export function parseSandboxCallback(rawBody: Buffer, webhookId: string): Callba
   return { ok: true, events: [event] };
 }
 
-/** Builds the verifier for an account's secrets (the current one first, older ones while rotating). */
-export function createSandboxCallbackVerifier(secrets: readonly string[]): CallbackVerifier {
+/** Builds the verifier for an account's secrets (the current one first, older ones while rotating); it answers synchronously. */
+export function createSandboxCallbackVerifier(secrets: readonly string[]): SyncCallbackVerifier {
   if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
   const keys = [...secrets];
   return {
