@@ -4,8 +4,10 @@
  */
 import type { ProviderKind } from './kinds.js';
 import { sandboxKind } from './sandbox/kind.js';
+import { telnyxKind } from './telnyx/kind.js';
+import { twilioKind } from './twilio/kind.js';
 
-export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind].map((k) => [k.kind, k] as const));
+export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind, twilioKind, telnyxKind].map((k) => [k.kind, k] as const));
 
 /** The kind named `kind`; throws for an unknown one (configuration validation refuses those first). */
 export function providerKind(kind: string): ProviderKind {
