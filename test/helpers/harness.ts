@@ -176,6 +176,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     accounts: config.provider_accounts,
     clock,
     callbackVerifiers: callbackVerifiers(config.provider_accounts),
+    publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
   });
