@@ -84,7 +84,7 @@ export function parseTelnyxCallback(rawBody: Buffer): CallbackParse {
   let status: DownstreamStatus | undefined;
   if (eventType === 'message.read') status = 'read';
   else {
-    const to = Array.isArray(payload.to) ? payload.to[0] : undefined;
+    const to: unknown = Array.isArray(payload.to) ? (payload.to as unknown[])[0] : undefined;
     const recipientStatus = isObject(to) ? to.status : undefined;
     if (typeof recipientStatus !== 'string') return malformed('data.payload.to[0].status is missing');
     status = RECIPIENT_STATUS[recipientStatus];

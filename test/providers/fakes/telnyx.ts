@@ -82,15 +82,15 @@ export interface TelnyxFake {
   /** Every send that reached the fake, with the Idempotency-Key it carried. */
   sends: Array<{ idempotencyKey: string | null; body: Buffer }>;
   /** Moves the fake's clock (the 24 h idempotency window) forward. */
-  advance(ms: number): void;
-  script(answer: ScriptedAnswer): Promise<void>;
-  received(): Promise<ReceivedSubmission[]>;
-  acceptedIds(): Promise<string[]>;
+  advance: (ms: number) => void;
+  script: (answer: ScriptedAnswer) => Promise<void>;
+  received: () => Promise<ReceivedSubmission[]>;
+  acceptedIds: () => Promise<string[]>;
   /** A signed webhook for one message, as Telnyx would post it to its webhook_url. */
-  webhook(messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; atMs?: number }): { url: string; headers: Record<string, string>; rawBody: Buffer };
+  webhook: (messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; atMs?: number }) => { url: string; headers: Record<string, string>; rawBody: Buffer };
   /** Posts that webhook to the message's webhook_url (or to `deliverTo`); answers the status. */
-  postWebhook(messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; deliverTo?: string }): Promise<number>;
-  close(): Promise<void>;
+  postWebhook: (messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; deliverTo?: string }) => Promise<number>;
+  close: () => Promise<void>;
 }
 
 type Definite = Extract<ScriptedAnswer, { kind: 'accept' | 'permanent' | 'retryable' | 'throttled' }>;
@@ -157,7 +157,8 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
       if (record !== undefined && now() - record.at < DAY_MS) {
         if (!record.body.equals(raw)) return telnyxError(res, 422, '10015', 'Idempotency key reuse', 'The request does not match the original request for this Idempotency-Key.');
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(record.answer);
+        res.end(record.answer);
+        return;
       }
     }
     if (req.headers['content-type']?.startsWith('application/json') !== true) return telnyxError(res, 400, '10014', 'Unsupported Media Type', 'Content-Type must be application/json.');

@@ -58,14 +58,14 @@ export interface TwilioFake {
   messages: FakeTwilioMessage[];
   /** Every Messages create that reached the fake (refused ones included), as parameters. */
   creates: Array<Record<string, string>>;
-  script(answer: ScriptedAnswer): Promise<void>;
-  received(): Promise<ReceivedSubmission[]>;
-  acceptedIds(): Promise<string[]>;
+  script: (answer: ScriptedAnswer) => Promise<void>;
+  received: () => Promise<ReceivedSubmission[]>;
+  acceptedIds: () => Promise<string[]>;
   /** A status callback for one message, signed with `authToken` (default the account's) over its StatusCallback URL. */
-  statusCallback(sid: string, status: string, options?: { errorCode?: string; authToken?: string }): SignedCallback;
+  statusCallback: (sid: string, status: string, options?: { errorCode?: string; authToken?: string }) => SignedCallback;
   /** Posts that callback to its URL (or to `deliverTo`, as a proxy in front of Herald would), and answers the status. */
-  postStatus(sid: string, status: string, options?: { errorCode?: string; deliverTo?: string }): Promise<number>;
-  close(): Promise<void>;
+  postStatus: (sid: string, status: string, options?: { errorCode?: string; deliverTo?: string }) => Promise<number>;
+  close: () => Promise<void>;
 }
 
 type Definite = Exclude<ScriptedAnswer, { kind: 'refuse_connection' | 'reset_while_writing' | 'reset_after_write' | 'hang' | 'malformed_answer' | 'slow_answer' }>;
