@@ -2,7 +2,7 @@
  * Runs the Store conformance suite against the PostgreSQL driver: one schema per test, on
  * DATABASE_URL when set, else on the embedded server the global setup started.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
@@ -78,8 +78,7 @@ describe('Postgres migrations', () => {
         createdAt: T0,
         deliveries: [{ id: 'dlv_01JDQ0000000000000000000A2', channel: 'sms', providerAccount: 'acct-sms', destination: '+14155550123', idempotencyKey: 'hk_1' }],
       });
-      const deadline = Date.now() + 5_000;
-      while (woken.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitFor(() => expect(woken.length).toBeGreaterThan(0), { timeout: 5_000, interval: 10 });
       expect(woken).toEqual(['acct-sms']);
     } finally {
       await unsubscribe();

@@ -82,7 +82,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
         if (!parsed.ok) return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
         let recorded: { inserted: number; duplicates: number };
         try {
-          recorded = await deps.store.recordProviderEvents(parsed.events.map((e) => ({ ...e, providerAccount: account, receivedAt: now })));
+          recorded = await deps.store.evidence.recordProviderEvents(parsed.events.map((e) => ({ ...e, providerAccount: account, receivedAt: now })));
         } catch (err) {
           request.log.error({ err, providerAccount: account }, 'cannot record provider events; answering 503 so the provider retries');
           return sendProblem(reply, request, new HeraldError('service_unavailable', 'the events could not be recorded; retry later', [], { cause: err }));

@@ -194,7 +194,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       const stopped = stopListening();
       for (const socket of sockets) socket.destroy();
       await stopped;
-      if (failures.length > 0) throw failures[0];
+      if (failures.length > 0) throw failures[0]!;
     },
   };
 }
