@@ -186,6 +186,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
           return v ? [[a.id, v] as const] : [];
         }))
       : callbackVerifiers(config.provider_accounts),
+    publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
   });

@@ -2,6 +2,8 @@
 import { describeAdapterConformance } from './conformance/adapter-conformance.js';
 import { postmarkSubject } from './subjects/postmark.js';
 import { resendSubject } from './subjects/resend.js';
+import { telnyxSubject } from './subjects/telnyx.js';
+import { twilioSubject } from './subjects/twilio.js';
 import { sandboxSubject } from './subjects/sandbox.js';
 import { smtpSubject } from './subjects/smtp.js';
 
@@ -11,3 +13,5 @@ describeAdapterConformance(postmarkSubject);
 describeAdapterConformance(smtpSubject);
 import { sesSubject } from './subjects/ses.js';
 describeAdapterConformance(sesSubject);
+describeAdapterConformance(twilioSubject);
+describeAdapterConformance(telnyxSubject);

@@ -2,6 +2,8 @@
 import { describeCallbackVerifierConformance } from './conformance/callback-conformance.js';
 import { postmarkCallbackSubject } from './subjects/postmark.js';
 import { resendCallbackSubject } from './subjects/resend.js';
+import { telnyxCallbackSubject } from './subjects/telnyx.js';
+import { twilioCallbackSubject } from './subjects/twilio.js';
 import { sandboxCallbackSubject } from './subjects/sandbox.js';
 import { sesCallbackSubject } from './subjects/ses.js';
 
@@ -9,3 +11,5 @@ describeCallbackVerifierConformance(sandboxCallbackSubject);
 describeCallbackVerifierConformance(resendCallbackSubject);
 describeCallbackVerifierConformance(postmarkCallbackSubject);
 describeCallbackVerifierConformance(sesCallbackSubject);
+describeCallbackVerifierConformance(twilioCallbackSubject);
+describeCallbackVerifierConformance(telnyxCallbackSubject);
