@@ -22,6 +22,7 @@ import type { CoreStore } from './core-store.js';
 import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
+import type { PushStore } from './push-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
@@ -31,6 +32,7 @@ export * from './core-store.js';
 export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
+export type * from './push-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -48,4 +50,5 @@ export interface Store extends CoreStore {
   readonly review: ReviewStore;
   readonly fallbacks: FallbackStore;
   readonly health: HealthStore;
+  readonly push: PushStore;
 }

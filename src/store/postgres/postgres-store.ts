@@ -45,6 +45,7 @@ import { Coalescer } from './coalescer.js';
 import { PostgresEvidence } from './evidence.js';
 import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
+import { PostgresPush } from './push.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
@@ -85,6 +86,7 @@ export class PostgresStore implements Store {
   readonly review: PostgresReview;
   readonly fallbacks: PostgresFallbacks;
   readonly health: PostgresHealth;
+  readonly push: PostgresPush;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -108,6 +110,7 @@ export class PostgresStore implements Store {
     this.review = new PostgresReview(this.sql);
     this.fallbacks = new PostgresFallbacks(this.sql);
     this.health = new PostgresHealth(this.sql);
+    this.push = new PostgresPush(this.sql);
   }
 
   async migrate(): Promise<string[]> {

@@ -45,6 +45,7 @@ import { claimDue, nextDue } from './claims.js';
 import { SqliteEvidence } from './evidence.js';
 import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
+import { SqlitePush } from './push.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
@@ -86,6 +87,7 @@ export class SqliteStore implements Store {
   readonly review: SqliteReview;
   readonly fallbacks: SqliteFallbacks;
   readonly health: SqliteHealth;
+  readonly push: SqlitePush;
 
   constructor(db: Database.Database) {
     this.sql = new SqliteContext(db);
@@ -97,6 +99,7 @@ export class SqliteStore implements Store {
     this.review = new SqliteReview(this.sql);
     this.fallbacks = new SqliteFallbacks(this.sql);
     this.health = new SqliteHealth(this.sql);
+    this.push = new SqlitePush(this.sql);
   }
 
   async migrate(): Promise<string[]> {
