@@ -13,6 +13,7 @@ import {
   HEALTH_BUCKET_MS,
   HEALTH_WINDOW_MS,
   ladderFor,
+  smsText,
   leaseCoversCall,
   leaseMarginMs,
   PURPOSES,
@@ -265,7 +266,8 @@ export class DeliveryWorker {
         channel: c.channel,
         purpose: c.purpose,
         destination: c.destination,
-        content: c.content,
+        // An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever).
+        content: c.channel === 'sms' && c.content.otp ? { ...c.content, text: smsText(c.content) } : c.content,
         expiresAt: c.expiresAt,
         // The same rules where the bytes leave: the transport only knows the wall clock, so it
         // gets the time left by Herald's clock, counted from the wall clock's now, until the

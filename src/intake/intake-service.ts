@@ -4,7 +4,7 @@
  * response in one transaction. Only then is 202 returned, and a worker woken.
  */
 import type { Clock } from '../clock.js';
-import { deriveDeliveryKey, PUSH_TARGET_TYPES, type Channel, type PushTarget } from '../domain/index.js';
+import { deriveDeliveryKey, PUSH_TARGET_TYPES, type Channel, type MessageContent, type PushTarget } from '../domain/index.js';
 import { fieldError, HeraldError, toProblem } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -313,7 +313,7 @@ export class IntakeService {
       recipient: body.recipient,
       purpose: body.purpose,
       channels: body.channels,
-      content: body.content!,
+      content: withOtpFormat(body.content!, routes),
       groupKey,
       generation,
       metadata: body.metadata ?? null,
@@ -337,6 +337,21 @@ export class IntakeService {
       })),
     };
   }
+}
+
+/**
+ * The content as stored: a one-time code's mark-up resolved once, at intake, from the
+ * notification's choices over its SMS account's `otp_sms_format`, so every attempt (and a
+ * resend) sends the same text.
+ */
+function withOtpFormat(content: MessageContent, routes: Route[]): MessageContent {
+  const otp = content.otp as { code: string; webotp_domain?: string | null; app_hash?: string | null } | null | undefined;
+  if (otp == null) return content;
+  const account = routes.find((r) => r.channel === 'sms')?.account.otp_sms_format;
+  return {
+    ...content,
+    otp: { code: otp.code, webotp_domain: otp.webotp_domain ?? account?.webotp_domain ?? null, app_hash: otp.app_hash ?? account?.app_hash ?? null },
+  };
 }
 
 /**
