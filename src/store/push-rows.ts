@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { PushDeactivationReason, PushSubscriptionView } from './push-store.js';
 import type { Row } from './rows.js';
+import { strOrNull } from './rows.js';
 
 /** The SHA-256 (hex) of an encoded target: how a delivery's destination finds its subscription. */
 export function pushTargetHash(target: string): string {
@@ -19,6 +20,6 @@ export function toPushSubscriptionView(r: Row): PushSubscriptionView {
     updatedAt: Number(r.updated_at),
     deactivatedAt: r.deactivated_at === null ? null : Number(r.deactivated_at),
     deactivatedReason: (r.deactivated_reason ?? null) as PushDeactivationReason | null,
-    deactivatedCode: r.deactivated_code === null ? null : String(r.deactivated_code),
+    deactivatedCode: strOrNull(r.deactivated_code),
   };
 }

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 async function certificate(cn: string): Promise<{ cert: string; key: string }> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: cn }], { days: 2, keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
+  const pems = await selfsigned.generate([{ name: 'commonName', value: cn }], { notAfterDate: new Date(Date.now() + 2 * 86_400_000), keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
   return { cert: pems.cert, key: pems.private };
 }
 
@@ -34,7 +34,7 @@ function get(url: string, ca: string[]): Promise<{ status: number; hsts: string 
     const req = request(`${url}/healthz`, { ca, agent: false }, (res) => {
       const cn = String((res.socket as TLSSocket).getPeerCertificate().subject.CN);
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, hsts: res.headers['strict-transport-security'] as string | undefined, cn }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, hsts: res.headers['strict-transport-security'], cn }));
     });
     req.on('error', reject);
     req.end();

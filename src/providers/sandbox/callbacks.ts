@@ -16,7 +16,6 @@ import type {
   CallbackParse,
   CallbackRequest,
   SyncCallbackVerifier,
-  ProviderAccountConfig,
 } from '../provider.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */

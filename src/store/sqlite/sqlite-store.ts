@@ -38,7 +38,7 @@ import type {
   Unsubscribe,
 } from '../core-store.js';
 import { loadMigrations } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
 import { SqliteCampaigns } from './campaigns.js';
 import { claimDue, nextDue } from './claims.js';
@@ -166,7 +166,7 @@ export class SqliteStore implements Store {
           return { kind: 'reserved' };
         }
         if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
-        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) };
+        return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
       }
       if (Number(row.locked_until) > r.now) {
         return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
@@ -214,11 +214,11 @@ export class SqliteStore implements Store {
         tenantId: String(n.tenant_id),
         recipientId: String(n.recipient_id),
         purpose: n.purpose as NotificationView['purpose'],
-        channels: JSON.parse(String(n.channels_json)),
+        channels: json(n.channels_json),
         groupKey: String(n.group_key),
         generation: Number(n.generation),
-        metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
-        content: JSON.parse(String(n.content_json)),
+        metadata: jsonOrNull(n.metadata_json),
+        content: json(n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({
