@@ -1,0 +1,36 @@
+/**
+ * What a push carries of its delivery's identity, the same on every attempt of one delivery and
+ * different for every other delivery. Push services offer no idempotency key (FCM, APNs, Web Push:
+ * docs/providers/<kind>.md); what they offer is collapsing: a second push with the same collapse
+ * key (FCM `collapse_key` and notification `tag`, APNs `apns-collapse-id`, Web Push `Topic`)
+ * replaces the first instead of adding to it. Derived from Herald's idempotency key, never from a
+ * destination or a body. Pure.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * 32 characters: Web Push's `Topic` takes at most 32 base64url characters (RFC 8030 §5.4), APNs's
+ * `apns-collapse-id` at most 64 bytes; 32 base64url characters hold 192 bits of the hash.
+ */
+const COLLAPSE_ID_LENGTH = 32;
+
+/** Herald's namespace for name-based (version 5) UUIDs of push deliveries; a random UUID, fixed forever. */
+const PUSH_UUID_NAMESPACE = Buffer.from('5b0c7f3ad2e14f0c9a4e8d1b6c2f7a90', 'hex');
+
+/** The collapse identity of one delivery: 32 base64url characters, stable for its idempotency key. */
+export function pushCollapseId(idempotencyKey: string): string {
+  return createHash('sha256').update(`herald-push-collapse:${idempotencyKey}`).digest('base64url').slice(0, COLLAPSE_ID_LENGTH);
+}
+
+/**
+ * A UUID stable for one delivery (RFC 9562 version 5: SHA-1 of a namespace and the key), in the
+ * canonical lower-case 8-4-4-4-12 form APNs takes as `apns-id`.
+ */
+export function pushDeliveryUuid(idempotencyKey: string): string {
+  const hash = createHash('sha1').update(PUSH_UUID_NAMESPACE).update(idempotencyKey, 'utf8').digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50; // version 5
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 9562 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
