@@ -149,12 +149,25 @@ export interface ConfigOverrides {
   sandbox?: boolean;
 }
 
+/** A configuration file as the schema admits it: `validate` has checked every field before this type is trusted. */
+interface RawConfig {
+  host?: string;
+  port?: number;
+  public_url?: string;
+  data_dir?: string;
+  database?: { synchronous?: 'FULL' | 'NORMAL' };
+  sandbox?: { enabled?: boolean; port?: number; api_key?: string };
+  worker?: Partial<WorkerConfig>;
+  provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
+  webhooks?: Partial<WebhooksConfig>;
+}
+
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
 export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): HeraldConfig {
   if (raw !== undefined) validate(raw);
-  const r = (raw ?? {}) as Partial<Record<string, any>>;
+  const r = (raw ?? {}) as RawConfig;
   // Each kind's defaults (from its provider's own guidance) under what the account says.
-  const accounts = ((r.provider_accounts ?? []) as Array<Partial<ProviderAccountConfig> & { kind: string }>).map((a) => {
+  const accounts = (r.provider_accounts ?? []).map((a) => {
     const kind = providerKind(a.kind).defaults;
     const capabilities = { ...kind.capabilities, ...a.capabilities };
     return { ...DEFAULT_ACCOUNT, ...kind, ...a, capabilities } as ProviderAccountConfig;

@@ -18,3 +18,5 @@ export * from './message.js';
 export * from './callback-event.js';
 export * from './mailbox.js';
 export * from './push-target.js';
+export * from './sms-segments.js';
+export * from './otp-sms.js';

@@ -70,6 +70,39 @@ export interface DispatcherDeps {
   delay: (ms: number) => Promise<boolean>;
 }
 
+/** One callback event's fields, before they are laid out on the wire. */
+export interface CallbackEventFields {
+  eventId: string;
+  occurredAt: Date;
+  providerMessageId: string;
+  /** The send's Idempotency-Key; omitted from the body when undefined. */
+  reference: string | undefined;
+  channel: Channel;
+  status: CallbackStatus;
+  bounceType?: 'hard' | undefined;
+}
+
+/**
+ * Lays out one callback event as the sandbox posts it (the bytes it signs). Exported so the
+ * callback verifier conformance suite signs exactly what the sandbox sends.
+ */
+export function callbackEventBody(fields: CallbackEventFields): Buffer {
+  // Field order and names are the wire format Herald's sandbox verifier parses.
+  const body = {
+    type: `message.${fields.status}`,
+    timestamp: fields.occurredAt.toISOString(),
+    data: {
+      event_id: fields.eventId,
+      provider_message_id: fields.providerMessageId,
+      reference: fields.reference,
+      channel: fields.channel,
+      status: fields.status,
+      bounce_type: fields.bounceType,
+    },
+  };
+  return Buffer.from(JSON.stringify(body));
+}
+
 /** Validates a registration request, generating a secret when none is given. */
 export function parseRegistration(input: unknown): CallbackRegistration {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -196,22 +229,17 @@ export class CallbackDispatcher {
 
   #build(message: AcceptedMessage, planned: PlannedEvent): BuiltEvent {
     const id = `evt_${randomBytes(12).toString('hex')}`;
-    const status: CallbackStatus = planned.status;
     const includeReference = this.#deps.behaviour.get().include_reference;
-    // Field order and names are the wire format Herald's sandbox verifier parses.
-    const body = {
-      type: `message.${status}`,
-      timestamp: this.#deps.now().toISOString(),
-      data: {
-        event_id: id,
-        provider_message_id: message.providerMessageId,
-        reference: includeReference ? message.reference : undefined,
-        channel: message.channel,
-        status,
-        bounce_type: planned.bounceType,
-      },
-    };
-    return { id, body: Buffer.from(JSON.stringify(body)) };
+    const body = callbackEventBody({
+      eventId: id,
+      occurredAt: this.#deps.now(),
+      providerMessageId: message.providerMessageId,
+      reference: includeReference ? message.reference : undefined,
+      channel: message.channel,
+      status: planned.status,
+      bounceType: planned.bounceType,
+    });
+    return { id, body };
   }
 
   async #deliver(registration: CallbackRegistration, event: BuiltEvent): Promise<void> {

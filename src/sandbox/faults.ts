@@ -22,6 +22,17 @@ export const LOOKUP_FAULT_MODES = ['lookup_unavailable'] as const;
 export const FAULT_MODES = ['latency', ...DECISIVE_FAULT_MODES, ...LOOKUP_FAULT_MODES] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
+
+/**
+ * How a `rate_limit` answer says when to come back, as the providers the sandbox imitates do:
+ * `retry_after` (the default) `Retry-After: <seconds>`; `retry_after_date` the same instant as
+ * an HTTP-date (RFC 9110 allows both forms); `ratelimit` Retry-After beside the IETF draft's
+ * `RateLimit-Remaining`/`RateLimit-Reset`, the set Resend sends and the quota answers with;
+ * `none` no hint at all (Twilio and Postmark document none).
+ */
+export const THROTTLE_HEADER_SETS = ['retry_after', 'retry_after_date', 'ratelimit', 'none'] as const;
+
+export type ThrottleHeaderSet = (typeof THROTTLE_HEADER_SETS)[number];
 export type DecisiveFaultMode = (typeof DECISIVE_FAULT_MODES)[number];
 
 /** A fault as set by `POST /faults` or `faults.set()`, and as listed by `GET /faults`. */
@@ -33,6 +44,8 @@ export interface FaultSpec {
   probability?: number;
   /** `rate_limit` only; default 1. */
   retry_after_seconds?: number;
+  /** `rate_limit` only; default `retry_after`. */
+  throttle_headers?: ThrottleHeaderSet;
   /** `latency` only; required. */
   latency_ms?: number;
 }
@@ -42,7 +55,7 @@ export interface SendFaultPlan {
   latencyMs: number;
   action:
     | { mode: 'none' }
-    | { mode: 'rate_limit'; retryAfterSeconds: number }
+    | { mode: 'rate_limit'; retryAfterSeconds: number; headers: ThrottleHeaderSet }
     | { mode: Exclude<DecisiveFaultMode, 'rate_limit'> };
 }
 
@@ -57,7 +70,7 @@ export class FaultSpecError extends Error {
   }
 }
 
-const KNOWN_FIELDS = new Set(['mode', 'count', 'probability', 'retry_after_seconds', 'latency_ms']);
+const KNOWN_FIELDS = new Set(['mode', 'count', 'probability', 'retry_after_seconds', 'throttle_headers', 'latency_ms']);
 const MAX_COUNT = 1_000_000;
 // A day: enough for any test, small enough that a typo does not wedge a client forever.
 const MAX_RETRY_AFTER_SECONDS = 86_400;
@@ -111,6 +124,16 @@ export function parseFaultSpec(input: unknown): FaultSpec {
       0,
       MAX_RETRY_AFTER_SECONDS,
     );
+  }
+  if (raw.throttle_headers !== undefined) {
+    if (spec.mode !== 'rate_limit') {
+      throw new FaultSpecError('throttle_headers', 'throttle_headers applies to rate_limit only');
+    }
+    const headers = raw.throttle_headers;
+    if (typeof headers !== 'string' || !(THROTTLE_HEADER_SETS as readonly string[]).includes(headers)) {
+      throw new FaultSpecError('throttle_headers', `throttle_headers must be one of ${THROTTLE_HEADER_SETS.join(', ')}`);
+    }
+    spec.throttle_headers = headers as ThrottleHeaderSet;
   }
   if (raw.latency_ms !== undefined && spec.mode !== 'latency') {
     throw new FaultSpecError('latency_ms', 'latency_ms applies to latency only');
@@ -181,7 +204,11 @@ export class FaultController {
       if (mode === 'rate_limit') {
         return {
           latencyMs,
-          action: { mode, retryAfterSeconds: spec.retry_after_seconds ?? 1 },
+          action: {
+            mode,
+            retryAfterSeconds: spec.retry_after_seconds ?? 1,
+            headers: spec.throttle_headers ?? 'retry_after',
+          },
         };
       }
       return { latencyMs, action: { mode } };

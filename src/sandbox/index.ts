@@ -6,8 +6,10 @@ export {
   FaultController,
   FaultSpecError,
   parseFaultSpec,
+  THROTTLE_HEADER_SETS,
   type FaultMode,
   type FaultSpec,
+  type ThrottleHeaderSet,
 } from './faults.js';
 export {
   BehaviourController,
@@ -19,7 +21,9 @@ export {
 export {
   CallbackDispatcher,
   CallbackSpecError,
+  callbackEventBody,
   type CallbackCounters,
+  type CallbackEventFields,
   type CallbackRegistration,
 } from './callback-dispatcher.js';
 export type { CallbackStatus } from './callback-plan.js';

@@ -22,7 +22,13 @@ export interface ValidSend {
 export type SendValidation =
   | { ok: true; send: ValidSend }
   | { ok: false; status: 400; body: { error: 'invalid_request'; message: string } }
-  | { ok: false; status: 400; body: { error: 'invalid_destination' } };
+  | { ok: false; status: 400; body: InvalidDestinationBody };
+
+/** The refusal of a destination; its message quotes it, as Twilio's (error 21211) does. */
+export interface InvalidDestinationBody {
+  error: 'invalid_destination';
+  message: string;
+}
 
 export interface Acceptance {
   status: number;
@@ -70,11 +76,18 @@ function invalid(message: string): SendValidation {
   return { ok: false, status: 400, body: { error: 'invalid_request', message } };
 }
 
-const INVALID_DESTINATION: SendValidation = {
-  ok: false,
-  status: 400,
-  body: { error: 'invalid_destination' },
-};
+/**
+ * The body refusing `destination`. It quotes the destination on purpose: real providers echo
+ * what they refuse (Twilio: "The 'To' number … is not a valid phone number"), and a client
+ * that copies provider text into its logs must show up in tests against the sandbox.
+ */
+export function invalidDestinationBody(destination: string): InvalidDestinationBody {
+  return { error: 'invalid_destination', message: `The destination ${destination} is not valid` };
+}
+
+function invalidDestination(destination: string): SendValidation {
+  return { ok: false, status: 400, body: invalidDestinationBody(destination) };
+}
 
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
@@ -124,7 +137,7 @@ function validateEmail(raw: Buffer): SendValidation {
   const rejected = to.some(
     (address) => address.split('@')[1]?.toLowerCase() === MAGIC_REJECT_EMAIL_DOMAIN,
   );
-  if (rejected) return INVALID_DESTINATION;
+  if (rejected) return invalidDestination(to.join(', '));
   return {
     ok: true,
     send: { channel: 'email', destination: to.join(', '), ...(headers === undefined ? {} : { headers: { ...(headers as Record<string, string>) } }) },
@@ -136,7 +149,7 @@ function validateSms(raw: Buffer): SendValidation {
   const to = form.get('To');
   if (!isNonEmptyString(to)) return invalid('To is required');
   if (!isNonEmptyString(form.get('Body'))) return invalid('Body is required');
-  if (to === MAGIC_REJECT_PHONE) return INVALID_DESTINATION;
+  if (to === MAGIC_REJECT_PHONE) return invalidDestination(to);
   return { ok: true, send: { channel: 'sms', destination: to } };
 }
 
@@ -157,7 +170,7 @@ function validatePush(raw: Buffer): SendValidation {
     return invalid('message.notification.title must be a string');
   }
   if (typeof text !== 'string') return invalid('message.notification.body must be a string');
-  if (token.startsWith(MAGIC_REJECT_PUSH_TOKEN_PREFIX)) return INVALID_DESTINATION;
+  if (token.startsWith(MAGIC_REJECT_PUSH_TOKEN_PREFIX)) return invalidDestination(token);
   return { ok: true, send: { channel: 'push', destination: token } };
 }
 

@@ -12,13 +12,14 @@ import type { AcceptanceMemory } from './acceptance-memory.js';
 import type { BehaviourController } from './behaviour.js';
 import { authorized } from './bearer-auth.js';
 import type { CallbackDispatcher } from './callback-dispatcher.js';
-import type { FaultController } from './faults.js';
+import type { FaultController, ThrottleHeaderSet } from './faults.js';
 import { readBody, writeJson } from './http-messages.js';
 import type { Ledger } from './ledger.js';
 import type { QuotaController } from './quota.js';
 import {
   buildAcceptance,
   expectedContentType,
+  invalidDestinationBody,
   validateSend,
   type SendEndpoint,
   type ValidSend,
@@ -40,17 +41,30 @@ export interface SendContext {
 /** Resend documents 256 characters as the longest idempotency key it takes. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
+/** The headers of a 429 that asks the client to wait `seconds` from `nowMs`, in the given set. */
+function throttleHeaders(set: ThrottleHeaderSet, seconds: number, nowMs: number): Record<string, string> {
+  switch (set) {
+    case 'retry_after':
+      return { 'retry-after': String(seconds) };
+    case 'retry_after_date':
+      // IMF-fixdate has whole seconds: the date names an instant up to 999 ms before now + seconds.
+      return { 'retry-after': new Date(nowMs + seconds * 1000).toUTCString() };
+    case 'ratelimit':
+      // Resend's header set: the IETF draft ratelimit-* names beside Retry-After.
+      return { 'retry-after': String(seconds), 'ratelimit-remaining': '0', 'ratelimit-reset': String(seconds) };
+    case 'none':
+      return {};
+  }
+}
+
 /** Answers 429 if the channel's quota for this second is spent; true when it did. */
 function refusedByQuota(res: ServerResponse, send: ValidSend, ctx: SendContext): boolean {
-  const decision = ctx.quota.admit(send.channel, ctx.now().getTime(), ctx.ledger);
+  const nowMs = ctx.now().getTime();
+  const decision = ctx.quota.admit(send.channel, nowMs, ctx.ledger);
   if (decision.ok) return false;
-  const retryAfter = String(decision.retryAfterSeconds);
-  // Resend's header set: the IETF draft ratelimit-* names beside Retry-After.
   writeJson(res, 429, { error: 'rate_limited' }, {
-    'retry-after': retryAfter,
+    ...throttleHeaders('ratelimit', decision.retryAfterSeconds, nowMs),
     'ratelimit-limit': String(decision.limit),
-    'ratelimit-remaining': '0',
-    'ratelimit-reset': retryAfter,
   });
   return true;
 }
@@ -117,11 +131,11 @@ export async function handleSend(
         res,
         429,
         { error: 'rate_limited' },
-        { 'retry-after': String(plan.action.retryAfterSeconds) },
+        throttleHeaders(plan.action.headers, plan.action.retryAfterSeconds, ctx.now().getTime()),
       );
       return;
     case 'reject_permanent':
-      writeJson(res, 400, { error: 'invalid_destination' });
+      writeJson(res, 400, invalidDestinationBody(validation.send.destination));
       return;
     case 'lose_response_after_accept':
     case 'none': {

@@ -63,7 +63,7 @@ describe('herald send-test', () => {
     });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/notification ntf_\w+ accepted by Herald \(account sandbox-email, sandbox, email\)/);
-    expect(run.stdout).toMatch(/attempt 1 started\n(?:.*\n)*? +\+[\d.]+s  attempt 1: accepted \(provider id [^)]+\)/);
+    expect(run.stdout).toMatch(/attempt 1 started\n(?:.*\n)*? +\+[\d.]+s {2}attempt 1: accepted \(provider id [^)]+\)/);
     expect(run.stdout).toContain('state accepted');
     expect(run.stdout).toContain('provider evidence: delivered');
     expect(run.stdout).not.toContain('ada@example.com');

@@ -83,7 +83,7 @@ export function spawnHerald(args: string[], opts: { env?: Record<string, string>
           value = check();
         } catch (e) {
           done();
-          reject(e);
+          reject(e instanceof Error ? e : new Error('the check threw a non-Error', { cause: e }));
           return;
         }
         if (value !== undefined) {

@@ -12,7 +12,7 @@ import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../
 
 describe.each(DRIVERS)('throttle scope on %s', (driver) => {
   let h: Harness;
-  let inner: ProviderAdapter[] = [];
+  const inner: ProviderAdapter[] = [];
   beforeEach(async () => {
     h = await createHarness({ driver });
   });

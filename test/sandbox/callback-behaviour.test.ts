@@ -2,7 +2,7 @@
  * Callback misbehaviour and timing: emit-before-response, reordering, duplicates, delays,
  * registration changes while events are pending, close, and reproducibility per seed.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { startReceiver, type CallbackReceiver } from './callback-receiver.js';
@@ -46,7 +46,7 @@ describe('emit_before_response', () => {
       returned = true;
       return result;
     });
-    await expect.poll(() => receiver.received.length, { interval: 5 }).toBe(1);
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 5_000, interval: 5 });
     expect(statuses()).toEqual(['sent']);
     // Held at the receiver: the sandbox has not answered the send.
     await new Promise((resolve) => setImmediate(resolve));
@@ -65,7 +65,7 @@ describe('emit_before_response', () => {
     receiver.answer = (_, index) => (index === 0 ? gate.answer : 200);
     const res = answered(await sendSms(sandbox.url, freshKey()));
     expect(res.status).toBe(201);
-    await expect.poll(() => receiver.received.length, { interval: 5 }).toBe(1);
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 5_000, interval: 5 });
     gate.release();
     await sandbox.idle();
     expect(statuses()).toEqual(['sent', 'delivered']);
@@ -154,7 +154,7 @@ describe('registration changes and close', () => {
     receiver.answer = (_, index) => (index === 0 ? gate.answer : 200);
     sandbox.behaviour.set({ delay_ms: { min: 0, max: 0 } });
     await sendSms(sandbox.url, freshKey());
-    await expect.poll(() => receiver.received.length, { interval: 5 }).toBe(1);
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 5_000, interval: 5 });
     const busy = answered(await rawRequest(sandbox.url, { path: '/idle?timeout_ms=20' }));
     expect(busy.body).toMatchObject({ idle: false });
     gate.release();

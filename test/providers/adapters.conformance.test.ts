@@ -1,0 +1,5 @@
+/** Every provider adapter against its fake: one line per adapter (test/providers/conformance/adapter-conformance.ts). */
+import { describeAdapterConformance } from './conformance/adapter-conformance.js';
+import { sandboxSubject } from './subjects/sandbox.js';
+
+describeAdapterConformance(sandboxSubject);
