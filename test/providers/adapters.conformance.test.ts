@@ -1,7 +1,9 @@
 /** Every provider adapter against its fake: one line per adapter (test/providers/conformance/adapter-conformance.ts). */
 import { describeAdapterConformance } from './conformance/adapter-conformance.js';
+import { apnsSubject } from './subjects/apns.js';
 import { fcmSubject } from './subjects/fcm.js';
 import { sandboxSubject } from './subjects/sandbox.js';
 
 describeAdapterConformance(sandboxSubject);
 describeAdapterConformance(fcmSubject);
+describeAdapterConformance(apnsSubject);

@@ -12,7 +12,7 @@
  *   (low for marketing on the web) otherwise.
  */
 import type { MessageContent, Purpose } from '../../domain/index.js';
-import { isUrgentPurpose, remainingSeconds } from '../push/lifetime.js';
+import { apnsExpiration, isUrgentPurpose, remainingSeconds, webPushUrgency } from '../push/lifetime.js';
 
 /** FCM's longest time to live, and its default: 4 weeks (AndroidConfig.ttl). */
 export const FCM_MAX_TTL_SECONDS = 2_419_200;
@@ -27,17 +27,6 @@ export interface FcmMessageInput {
   nowMs: number;
   /** Data message: no notification block; the app shows it. */
   dataOnly: boolean;
-}
-
-/** `apns-expiration` for `expiresAt`: its epoch second (rounded down, never past it), or 0 ("once, not stored") when nothing is left. */
-export function apnsExpiration(expiresAt: number, nowMs: number): string {
-  return remainingSeconds(expiresAt, nowMs, Number.MAX_SAFE_INTEGER) > 0 ? String(Math.floor(expiresAt / 1000)) : '0';
-}
-
-/** Web Push Urgency (RFC 8030 §5.3) for a purpose. */
-export function webPushUrgency(purpose: Purpose): 'high' | 'normal' | 'low' {
-  if (isUrgentPurpose(purpose)) return 'high';
-  return purpose === 'marketing' ? 'low' : 'normal';
 }
 
 /** The `{message: ...}` request body for one send. */

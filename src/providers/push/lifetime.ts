@@ -25,3 +25,14 @@ export function remainingSeconds(expiresAt: number, nowMs: number, maxSeconds: n
 export function isUrgentPurpose(purpose: Purpose): boolean {
   return purpose === 'otp' || purpose === 'alert';
 }
+
+/** `apns-expiration` for `expiresAt`: its epoch second (rounded down, never past it), or 0 ("once, not stored") when nothing is left. */
+export function apnsExpiration(expiresAt: number, nowMs: number): string {
+  return remainingSeconds(expiresAt, nowMs, Number.MAX_SAFE_INTEGER) > 0 ? String(Math.floor(expiresAt / 1000)) : '0';
+}
+
+/** Web Push `Urgency` (RFC 8030 §5.3) for a purpose: high for urgent ones, low for marketing, else normal. */
+export function webPushUrgency(purpose: Purpose): 'high' | 'normal' | 'low' {
+  if (isUrgentPurpose(purpose)) return 'high';
+  return purpose === 'marketing' ? 'low' : 'normal';
+}
