@@ -6,8 +6,9 @@ import type { ProviderKind } from './kinds.js';
 import { apnsKind } from './apns/kind.js';
 import { fcmKind } from './fcm/kind.js';
 import { sandboxKind } from './sandbox/kind.js';
+import { webPushKind } from './webpush/kind.js';
 
-export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind, fcmKind, apnsKind].map((k) => [k.kind, k] as const));
+export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map([sandboxKind, fcmKind, apnsKind, webPushKind].map((k) => [k.kind, k] as const));
 
 /** The kind named `kind`; throws for an unknown one (configuration validation refuses those first). */
 export function providerKind(kind: string): ProviderKind {

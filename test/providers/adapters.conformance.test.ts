@@ -3,7 +3,9 @@ import { describeAdapterConformance } from './conformance/adapter-conformance.js
 import { apnsSubject } from './subjects/apns.js';
 import { fcmSubject } from './subjects/fcm.js';
 import { sandboxSubject } from './subjects/sandbox.js';
+import { webPushSubject } from './subjects/webpush.js';
 
 describeAdapterConformance(sandboxSubject);
 describeAdapterConformance(fcmSubject);
 describeAdapterConformance(apnsSubject);
+describeAdapterConformance(webPushSubject);

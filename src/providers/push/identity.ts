@@ -9,17 +9,18 @@
 import { createHash } from 'node:crypto';
 
 /**
- * 32 characters: Web Push's `Topic` takes at most 32 base64url characters (RFC 8030 §5.4), APNs's
- * `apns-collapse-id` at most 64 bytes; 32 base64url characters hold 192 bits of the hash.
+ * 32 hex digits (128 bits of the hash): Web Push's `Topic` takes at most 32 characters of the
+ * base64url alphabet (RFC 8030 §5.4), and Mozilla's push service documents only [A-Za-z0-9]
+ * (autopush errno 113); APNs's `apns-collapse-id` takes at most 64 bytes. Hex fits all three.
  */
 const COLLAPSE_ID_LENGTH = 32;
 
 /** Herald's namespace for name-based (version 5) UUIDs of push deliveries; a random UUID, fixed forever. */
 const PUSH_UUID_NAMESPACE = Buffer.from('5b0c7f3ad2e14f0c9a4e8d1b6c2f7a90', 'hex');
 
-/** The collapse identity of one delivery: 32 base64url characters, stable for its idempotency key. */
+/** The collapse identity of one delivery: 32 lower-case hex digits, stable for its idempotency key. */
 export function pushCollapseId(idempotencyKey: string): string {
-  return createHash('sha256').update(`herald-push-collapse:${idempotencyKey}`).digest('base64url').slice(0, COLLAPSE_ID_LENGTH);
+  return createHash('sha256').update(`herald-push-collapse:${idempotencyKey}`).digest('hex').slice(0, COLLAPSE_ID_LENGTH);
 }
 
 /**

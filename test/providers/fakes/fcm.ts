@@ -20,13 +20,12 @@ import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
-import { startFaultProxy, type FaultProxy, type ProxyFault } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 /** Every access token the fake issues starts with this: a leak canary for all of them. */
 export const ACCESS_TOKEN_PREFIX = 'ya29.fake-canary-';
-const RESET_AFTER_BYTES = 64 * 1024;
 
 /** One answer FCM gives, with where it was seen. */
 export interface FcmAnswer {
@@ -398,20 +397,4 @@ export async function startFcmFake(options: { now?: () => number; projectId?: st
       }
     },
   };
-}
-
-/** The proxy fault a conformance transport fault maps to (shared by the HTTP/1.1 push fakes). */
-export function proxyFaultFor(kind: 'reset_while_writing' | 'reset_after_write' | 'hang' | 'slow_answer' | 'malformed_answer', extra: { delayMs?: number; canaries?: readonly string[] } = {}): ProxyFault {
-  switch (kind) {
-    case 'reset_while_writing':
-      return { kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES };
-    case 'reset_after_write':
-      return { kind: 'reset_after_write' };
-    case 'hang':
-      return { kind: 'hang' };
-    case 'slow_answer':
-      return { kind: 'delay_answer', ms: extra.delayMs ?? 0 };
-    case 'malformed_answer':
-      return { kind: 'replace_answer', bytes: malformedHttpAnswer(extra.canaries ?? []) };
-  }
 }

@@ -11,7 +11,8 @@ import type { Channel } from '../../../src/domain/index.js';
 import { createFcmAdapter } from '../../../src/providers/fcm/adapter.js';
 import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
-import { ACCESS_TOKEN_PREFIX, proxyFaultFor, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
+import { ACCESS_TOKEN_PREFIX, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
+import { proxyFaultFor } from '../fakes/proxy-faults.js';
 
 function script(fake: FcmFake, answer: ScriptedAnswer): void {
   switch (answer.kind) {
