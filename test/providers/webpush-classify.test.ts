@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from '../../src/domain/index.js';
 import { classifyWebPushResponse } from '../../src/providers/webpush/classify.js';
-import { WEBPUSH_ANSWERS, type WebPushAnswerName } from './fakes/webpush.js';
+import { WEBPUSH_ANSWERS, type WebPushAnswer, type WebPushAnswerName } from './fakes/webpush.js';
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
 const HOST = 'updates.push.services.mozilla.com';
@@ -14,6 +14,7 @@ const TABLE: Record<WebPushAnswerName, Expected> = {
   expired: { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered' },
   payload_too_large: { kind: 'permanent', reason: 'content_rejected', code: 'webpush_payload_too_large' },
   rate_limited: { kind: 'throttled', code: 'webpush_rate_limited', scope: 'destination', retryAfterMs: 120_000 },
+  rate_limited_no_hint: { kind: 'throttled', code: 'webpush_rate_limited', scope: 'destination', retryAfterMs: null },
   wns_throttled: { kind: 'throttled', code: 'webpush_rate_limited', scope: 'destination', retryAfterMs: null },
   bad_vapid: { kind: 'permanent', reason: 'unauthorized', code: 'webpush_vapid_rejected' },
   key_mismatch: { kind: 'permanent', reason: 'unauthorized', code: 'webpush_vapid_rejected' },
@@ -24,7 +25,7 @@ const TABLE: Record<WebPushAnswerName, Expected> = {
 
 describe('push service answers classified', () => {
   for (const [name, expected] of Object.entries(TABLE) as Array<[WebPushAnswerName, Expected]>) {
-    const answer = WEBPUSH_ANSWERS[name];
+    const answer: WebPushAnswer = WEBPUSH_ANSWERS[name];
     it(`${name}: HTTP ${answer.status} (${answer.source}) → ${expected.kind}`, () => {
       const outcome = classifyWebPushResponse({ status: answer.status, headers: { ...answer.headers }, body: answer.body }, HOST, NOW);
       expect(outcome).toMatchObject(expected);
