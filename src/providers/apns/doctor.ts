@@ -3,12 +3,15 @@
  *
  * 1. the `.p8` key reads and is a P-256 key, and a provider token is signed with it;
  * 2. the HTTP/2 session to the configured environment's host opens (TLS, ALPN h2);
- * 3. APNs takes the token for the topic: a push to a device token that cannot exist (64 zeros)
- *    must be refused for the device (400 BadDeviceToken, or 410), which APNs answers only once the
- *    provider token and topic passed; a 403 names what is wrong with the key, team or environment.
+ * 3. APNs does not refuse the token: a push to a device token that cannot exist (64 zeros) is
+ *    refused for the device (400 BadDeviceToken, or 410), not with a 403 (InvalidProviderToken,
+ *    ExpiredProviderToken, BadEnvironmentKeyInToken...) that names what is wrong with the key, team
+ *    or environment. Nothing is delivered to anyone.
  *
- * What it cannot check without a real device token: that the app's tokens are registered, that
- * they belong to this environment, or that the app shows what arrives.
+ * What it cannot check without a real device token: Apple does not document whether it checks the
+ * provider token before the device token, so only a 403 is conclusive; nor that the app's tokens
+ * are registered, belong to this environment, or that the app shows what arrives. `herald
+ * send-test` to a real device is the final proof.
  */
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
@@ -19,7 +22,7 @@ import { Http2Sessions } from './http2-exchange.js';
 import { ProviderTokens } from './provider-token.js';
 import { readApnsCredentials, readExtraCa } from './settings.js';
 
-/** A device token no device holds: APNs refuses it as BadDeviceToken, after checking the provider token. */
+/** A device token no device holds: APNs refuses it as BadDeviceToken. */
 export const DOCTOR_PROBE_DEVICE_TOKEN = '0'.repeat(64);
 
 /** Probes the account's key, APNs's host and the token's acceptance, notifying nobody. */
@@ -61,7 +64,7 @@ export async function apnsDoctor(account: ProviderAccountConfig, signal: AbortSi
       name: 'credentials accepted',
       ok: provesAuth,
       detail: provesAuth
-        ? `APNs took the provider token for ${topic} and refused only the probe's made-up device token (nothing was delivered)`
+        ? `APNs refused only the probe's made-up device token (${result.status}${reason === null ? '' : ` ${reason}`}), not the provider token for ${topic}; nothing was delivered (a send-test to a real device proves the rest)`
         : `APNs answered ${result.status}${reason === null ? '' : ` ${reason}`} to the probe`,
     });
     return checks;

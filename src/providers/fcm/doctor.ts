@@ -39,7 +39,8 @@ export async function fcmDoctor(account: ProviderAccountConfig, signal: AbortSig
     const tokens = new AccessTokenSource({ serviceAccount: sa, agent: tokenAgent, timeoutMs: account.timeout_ms, now: Date.now });
     const token = await tokens.get(account.timeout_ms, signal);
     if (token.kind === 'failed') {
-      checks.push({ name: 'credentials accepted', ok: false, detail: `${token.outcome.kind}: ${'message' in token.outcome ? token.outcome.message : ''}` });
+      const outcome = token.outcome;
+      checks.push({ name: 'credentials accepted', ok: false, detail: outcome.kind === 'accepted' ? 'no access token' : `${outcome.kind}: ${outcome.message}` });
       return checks;
     }
     checks.push({ name: 'credentials accepted', ok: true, detail: `${new URL(sa.tokenUri).host} issued an access token for the key` });
@@ -64,7 +65,7 @@ export async function fcmDoctor(account: ProviderAccountConfig, signal: AbortSig
       name: 'project accepts the account',
       ok: provesAccess,
       detail: provesAccess
-        ? `FCM took the token for project ${sa.projectId} and refused only the probe's made-up registration token (validate_only: nothing sent)`
+        ? `FCM refused only the probe's made-up registration token, not the access token or project ${sa.projectId} (it answers 401, 403 or 404 for those); validate_only: nothing sent`
         : `FCM answered HTTP ${result.status}${rpc?.status ? ` ${rpc.status}` : ''}${rpc?.errorCode ? ` (${rpc.errorCode})` : ''} to a validate_only probe`,
     });
     return checks;

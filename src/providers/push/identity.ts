@@ -23,15 +23,16 @@ export function pushCollapseId(idempotencyKey: string): string {
   return createHash('sha256').update(`herald-push-collapse:${idempotencyKey}`).digest('hex').slice(0, COLLAPSE_ID_LENGTH);
 }
 
-/**
- * A UUID stable for one delivery (RFC 9562 version 5: SHA-1 of a namespace and the key), in the
- * canonical lower-case 8-4-4-4-12 form APNs takes as `apns-id`.
- */
-export function pushDeliveryUuid(idempotencyKey: string): string {
-  const hash = createHash('sha1').update(PUSH_UUID_NAMESPACE).update(idempotencyKey, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
+/** A name-based UUID (RFC 9562 §5.5, version 5: SHA-1 of the namespace's 16 bytes and the name), canonical lower-case form. */
+export function nameBasedUuid(namespace: Buffer, name: string): string {
+  const bytes = createHash('sha1').update(namespace).update(name, 'utf8').digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50; // version 5
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // RFC 9562 variant
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A UUID stable for one delivery, as APNs takes it in `apns-id`: name-based on the idempotency key. */
+export function pushDeliveryUuid(idempotencyKey: string): string {
+  return nameBasedUuid(PUSH_UUID_NAMESPACE, idempotencyKey);
 }

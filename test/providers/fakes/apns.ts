@@ -192,7 +192,7 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
     const path = /^\/3\/device\/([^/]*)$/.exec(String(h[':path']));
     if (!path) return [404, 'BadPath'];
     if (path[1] === '') return [400, 'MissingDeviceToken'];
-    if (!/^[0-9a-fA-F]{64,200}$/.test(path[1]!) || /^0+$/.test(path[1]!)) return [400, 'BadDeviceToken'];
+    // Apple does not document the order of its checks; this fake checks the provider token before the device token.
     const auth = /^bearer (.+)$/.exec(String(h.authorization ?? ''))?.[1];
     if (auth === undefined) return [403, 'MissingProviderToken'];
     try {
@@ -211,6 +211,7 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
       currentToken = { jwt: auth, since: now() };
       tokensAccepted.push(auth);
     }
+    if (!/^[0-9a-fA-F]{64,200}$/.test(path[1]!) || /^0+$/.test(path[1]!)) return [400, 'BadDeviceToken'];
     if (h['apns-topic'] === undefined) return [400, 'MissingTopic'];
     if (h['apns-topic'] !== topic) return [400, 'DeviceTokenNotForTopic'];
     const pushType = String(h['apns-push-type'] ?? '');
