@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import pg from 'pg';
 import pino from 'pino';
 import { AudienceLoader } from '../src/campaigns/audience-loader.js';
 import { parseAudience } from '../src/campaigns/audience-parser.js';
@@ -54,7 +55,7 @@ async function run(name: string, store: Store): Promise<void> {
   let t = performance.now();
   const audience = await new AudienceLoader({ store, clock }).load('t', 'csv', parseAudience(csv(N), 'csv'), (l) => `line ${l}`);
   const loadMs = performance.now() - t;
-  await store.createCampaign({
+  await store.campaigns.createCampaign({
     id: 'cmp_01JBENCH0000000000000000000',
     tenantId: 't',
     name: 'bench',
@@ -78,7 +79,7 @@ async function run(name: string, store: Store): Promise<void> {
   const pass = await runner.runOnce();
   const fanMs = performance.now() - t;
   t = performance.now();
-  await store.campaignDeliveryCounts('cmp_01JBENCH0000000000000000000');
+  await store.campaigns.campaignDeliveryCounts('cmp_01JBENCH0000000000000000000');
   const countMs = performance.now() - t;
   const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
   console.log(
@@ -101,7 +102,13 @@ if (process.env.DATABASE_URL) {
   try {
     await run('postgres', pgStore);
   } finally {
-    await pgStore.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
     await pgStore.close();
+    // The store's pool is its own; a short connection of the bench's drops the schema.
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin
+      .connect()
+      .then(() => admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+      .catch(() => {})
+      .finally(() => admin.end().catch(() => {}));
   }
 }

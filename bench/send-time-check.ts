@@ -34,8 +34,8 @@ async function seed(store: Store) {
   }
   await Promise.all(ps);
   // Some opt-outs and suppressions, as a real tenant has.
-  for (let r = 0; r < 5000; r += 7) await store.addOptOut({ tenantId: 't', recipientId: `user-${r}`, optOut: { channel: 'email', purpose: 'marketing' }, source: 'api', now: T0 });
-  for (let r = 0; r < 5000; r += 50) await store.addSuppression({ tenantId: 't', channel: 'email', destination: `u${r}@example.com`, now: T0 });
+  for (let r = 0; r < 5000; r += 7) await store.preferences.addOptOut({ tenantId: 't', recipientId: `user-${r}`, optOut: { channel: 'email', purpose: 'marketing' }, source: 'api', now: T0 });
+  for (let r = 0; r < 5000; r += 50) await store.preferences.addSuppression({ tenantId: 't', channel: 'email', destination: `u${r}@example.com`, now: T0 });
 }
 async function measure(name: string, store: Store) {
   await seed(store);
@@ -46,7 +46,7 @@ async function measure(name: string, store: Store) {
     claimMs += performance.now() - t;
     if (claimed.length === 0) break;
     t = performance.now();
-    const checks = await store.sendabilityOf(claimed.map((c) => c.deliveryId));
+    const checks = await store.preferences.sendabilityOf(claimed.map((c) => c.deliveryId));
     checkMs += performance.now() - t;
     stopped += checks.filter((c) => c.verdict !== 'send').length;
     batches++;

@@ -46,7 +46,7 @@ export class AudienceLoader {
   async load(tenantId: string, source: AudienceSource, items: AsyncIterable<ParsedLine[]>, label: (line: number) => string): Promise<AudienceView> {
     const { store, clock } = this.opts;
     const id = newId('aud', clock.now());
-    await store.createAudience({ id, tenantId, source, now: clock.now() });
+    await store.campaigns.createAudience({ id, tenantId, source, now: clock.now() });
     const errors: LineError[] = [];
     let batch: Array<{ line: number; fields: Record<string, unknown> }> = [];
     let position = 0;
@@ -57,7 +57,7 @@ export class AudienceLoader {
       batch = [];
       if (errors.length > 0) return;
       const numbered: AudienceRow[] = rows.map((r) => ({ ...r, position: ++position }));
-      written += await store.appendAudienceRows(id, numbered);
+      written += await store.campaigns.appendAudienceRows(id, numbered);
     };
     try {
       for await (const chunk of items) {
@@ -80,9 +80,9 @@ export class AudienceLoader {
         throw new HeraldError('audience_invalid', `${first.field} ${first.message}${sorted.length > 1 ? ` (and ${sorted.length - 1} more listed in errors)` : ''}`, sorted);
       }
       if (written === 0) throw new HeraldError('audience_empty', 'the audience has no recipients');
-      return await store.sealAudience({ audienceId: id, duplicates: read - written, now: clock.now() });
+      return await store.campaigns.sealAudience({ audienceId: id, duplicates: read - written, now: clock.now() });
     } catch (err) {
-      await store.deleteAudience(id).catch(() => {});
+      await store.campaigns.deleteAudience(id).catch(() => {});
       throw err;
     }
   }
@@ -114,7 +114,7 @@ export class AudienceLoader {
     }
     const idOnly = new Set(ok.filter((r) => ADDRESS_FIELDS.every((f) => r.recipient[f] == null)));
     if (idOnly.size === 0) return ok;
-    const profiles = new Map((await this.opts.store.getRecipients(tenantId, [...idOnly].map((r) => r.recipient.id))).map((p) => [p.id, p]));
+    const profiles = new Map((await this.opts.store.campaigns.getRecipients(tenantId, [...idOnly].map((r) => r.recipient.id))).map((p) => [p.id, p]));
     const out: Array<{ line: number; recipient: RecipientInput }> = [];
     for (const r of ok) {
       if (!idOnly.has(r)) {

@@ -66,8 +66,8 @@ export class CampaignRunner {
     const { store, clock } = this.opts;
     const now = clock.now();
     const pass: CampaignPass = { fannedOut: 0, skipped: 0, held: 0, cancelled: 0, finished: 0 };
-    pass.held = await store.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL });
-    for (const c of await store.listActiveCampaigns(100)) {
+    pass.held = await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL });
+    for (const c of await store.campaigns.listActiveCampaigns(100)) {
       // Log and continue, on purpose: one campaign whose batch fails (a database fault) must not
       // stop the others; its cursor did not move, so the next pass retries exactly that batch.
       try {
@@ -80,13 +80,13 @@ export class CampaignRunner {
         } else if (c.status === 'cancelled') {
           pass.cancelled += await this.cancelQueued(c, now);
         }
-        if ((await store.finishCampaign({ id: c.id, now })) !== null) pass.finished++;
+        if ((await store.campaigns.finishCampaign({ id: c.id, now })) !== null) pass.finished++;
       } catch (err) {
         this.opts.logger.error({ err, campaignId: c.id }, 'campaign pass failed for this campaign; retrying next pass');
       }
     }
     // An upload that died mid-stream leaves a `loading` audience; a day is far past any upload.
-    await store.pruneLoadingAudiences(now - 24 * 3600_000);
+    await store.campaigns.pruneLoadingAudiences(now - 24 * 3600_000);
     return pass;
   }
 
@@ -95,16 +95,16 @@ export class CampaignRunner {
     const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
     const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
     const lookahead = Math.max(this.batchSize, Math.ceil(rate * this.lookaheadSeconds));
-    let queued = await store.countCampaignQueued(c.id);
+    let queued = await store.campaigns.countCampaignQueued(c.id);
     let position = c.fannedOutPosition;
     const done = { fannedOut: 0, skipped: 0 };
     while (queued < lookahead) {
-      const rows = await store.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
+      const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
       const { notifications, skipped } = this.build(c, rows, now);
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
-      if (!(await store.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, skipped, now }))) break;
+      if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, skipped, now }))) break;
       position = to;
       queued += notifications.length;
       done.fannedOut += notifications.length;
@@ -144,7 +144,7 @@ export class CampaignRunner {
   private async cancelQueued(c: CampaignRecord, now: number): Promise<number> {
     let cancelled = 0;
     for (;;) {
-      const pending = await this.opts.store.listCampaignPending(c.id, this.batchSize);
+      const pending = await this.opts.store.campaigns.listCampaignPending(c.id, this.batchSize);
       const writes: TransitionWrite[] = [];
       for (const f of pending) {
         const d = decide(f, { type: 'cancel' }, { now, policy: DEFAULT_RETRY_POLICY, random: () => 0 });

@@ -86,7 +86,7 @@ export class CampaignService {
     try {
       const missing = audience.size - audience.withAddress[body.channel];
       if (missing > 0) {
-        const lines = await store.audienceLinesWithout(audience.id, body.channel, 10);
+        const lines = await store.campaigns.audienceLinesWithout(audience.id, body.channel, 10);
         const label = (line: number) =>
           audience.source === 'inline' ? `audience.recipients[${line - 1}]` : audience.source === 'recipient_ids' ? `audience.recipient_ids[${line - 1}]` : `line ${line}`;
         const field = ADDRESS_COLUMN[body.channel];
@@ -100,7 +100,7 @@ export class CampaignService {
       const plan = planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
       const start = body.start === 'if_feasible' && plan.feasible;
       const id = newId('cmp', now);
-      await store.createCampaign({
+      await store.campaigns.createCampaign({
         id,
         tenantId,
         name: body.name ?? null,
@@ -123,7 +123,7 @@ export class CampaignService {
       return this.get(tenantId, id);
     } catch (err) {
       // An inline audience belongs to this request alone.
-      if (owned) await store.deleteAudience(audience.id).catch(() => {});
+      if (owned) await store.campaigns.deleteAudience(audience.id).catch(() => {});
       throw err;
     }
   }
@@ -131,7 +131,7 @@ export class CampaignService {
   private async audience(tenantId: string, body: CampaignRequest): Promise<AudienceView> {
     const a = body.audience;
     if (a.audience_id !== undefined) {
-      const found = isId('aud', a.audience_id) ? await this.opts.store.getAudience(tenantId, a.audience_id) : null;
+      const found = isId('aud', a.audience_id) ? await this.opts.store.campaigns.getAudience(tenantId, a.audience_id) : null;
       if (!found || found.status !== 'ready') throw fieldError('audience.audience_id', 'names no audience of yours; upload one with POST /v1/audiences');
       return found;
     }
@@ -148,12 +148,12 @@ export class CampaignService {
     // The account that was chosen at creation; 0 msg/s if the configuration no longer has it.
     const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
     const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
-    const counts = await this.opts.store.campaignDeliveryCounts(c.id);
+    const counts = await this.opts.store.campaigns.campaignDeliveryCounts(c.id);
     return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now()), rate);
   }
 
   private async record(tenantId: string, id: string): Promise<CampaignRecord> {
-    const c = isId('cmp', id) ? await this.opts.store.getCampaign(tenantId, id) : null;
+    const c = isId('cmp', id) ? await this.opts.store.campaigns.getCampaign(tenantId, id) : null;
     if (!c) throw new HeraldError('not_found', `no campaign ${id}`);
     return c;
   }
@@ -164,7 +164,7 @@ export class CampaignService {
     const now = this.opts.clock.now();
     const capacity = laneCapacity(this.account(c.channel), c.purpose);
     const plan: CampaignPlan = planCampaign({ audienceSize: c.audienceSize, now, deadlineAt: c.deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
-    if (!(await this.opts.store.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
+    if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);
   }
@@ -172,14 +172,14 @@ export class CampaignService {
   /** running → paused: fan-out stops and queued deliveries are held; calls in flight finish. */
   async pause(tenantId: string, id: string): Promise<CampaignJson> {
     await this.record(tenantId, id);
-    if (!(await this.opts.store.pauseCampaign({ tenantId, id, now: this.opts.clock.now(), holdUntil: CAMPAIGN_HOLD_UNTIL }))) await this.refuse(tenantId, id, 'pause');
+    if (!(await this.opts.store.campaigns.pauseCampaign({ tenantId, id, now: this.opts.clock.now(), holdUntil: CAMPAIGN_HOLD_UNTIL }))) await this.refuse(tenantId, id, 'pause');
     return this.get(tenantId, id);
   }
 
   /** paused → running: held deliveries are due again (their retry times kept) and fan-out continues. */
   async resume(tenantId: string, id: string): Promise<CampaignJson> {
     await this.record(tenantId, id);
-    if (!(await this.opts.store.resumeCampaign({ tenantId, id, now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'resume');
+    if (!(await this.opts.store.campaigns.resumeCampaign({ tenantId, id, now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'resume');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);
   }
@@ -187,7 +187,7 @@ export class CampaignService {
   /** draft, running or paused → cancelled: nothing more is fanned out and the runner cancels what is queued. */
   async cancel(tenantId: string, id: string): Promise<CampaignJson> {
     await this.record(tenantId, id);
-    if (!(await this.opts.store.transitionCampaign({ tenantId, id, action: 'cancel', now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'cancel');
+    if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'cancel', now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'cancel');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);
   }

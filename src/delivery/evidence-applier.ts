@@ -54,10 +54,10 @@ export class EvidenceApplier {
     const now = this.opts.clock.now();
     const pass: EvidencePass = { applied: 0, events: 0, transitions: 0, raced: 0 };
     for (;;) {
-      const pending = await this.opts.store.listPendingEvidence(this.batchSize);
+      const pending = await this.opts.store.evidence.listPendingEvidence(this.batchSize);
       if (pending.length === 0) break;
       const writes = planWrites(pending, now);
-      const results = await this.opts.store.applyEvidence(writes);
+      const results = await this.opts.store.evidence.applyEvidence(writes);
       results.forEach((ok, i) => {
         const w = writes[i]!;
         if (!ok) {
@@ -81,8 +81,8 @@ export class EvidenceApplier {
     this.lastPrune = now;
     const parked = this.opts.parkedRetentionMs ?? 24 * HOUR;
     const settled = this.opts.settledRetentionMs ?? 7 * 24 * HOUR;
-    const r = await this.opts.store.pruneProviderEvents({ before: now - Math.max(parked, 0), now });
-    await this.opts.store.pruneProviderEvents({ before: now - settled, now });
+    const r = await this.opts.store.evidence.pruneProviderEvents({ before: now - Math.max(parked, 0), now });
+    await this.opts.store.evidence.pruneProviderEvents({ before: now - settled, now });
     if (r.orphaned > 0) this.opts.logger.warn({ orphaned: r.orphaned }, 'provider events never matched a delivery; given up');
   }
 

@@ -43,13 +43,13 @@ export class FallbackScheduler {
     const now = this.opts.clock.now();
     const pass: FallbackPass = { created: 0, resolved: 0, expired: 0 };
     for (;;) {
-      const due = await this.opts.store.listDueFallbacks(now, this.batchSize);
+      const due = await this.opts.store.fallbacks.listDueFallbacks(now, this.batchSize);
       let acted = 0;
       for (const f of due) {
         const d = decideFallback({ previous: f.previous, dueAt: f.dueAt, expiresAt: f.expiresAt, evidence: f.evidence, now });
         if (d.kind === 'wait') continue;
         const action = d.kind === 'create' ? 'create' : 'drop';
-        const done = await this.opts.store.resolveFallback({
+        const done = await this.opts.store.fallbacks.resolveFallback({
           notificationId: f.notificationId,
           position: f.position,
           action,

@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { ambiguityPolicyFor, decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { AttemptResolution, UnknownDelivery } from '../store/evidence-store.js';
-import type { Store } from '../store/store.js';
+import type { UnknownDelivery } from '../store/evidence-store.js';
+import type { AttemptResolution, Store } from '../store/store.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
 
 export interface ReconcilerOptions {
@@ -61,7 +61,7 @@ export class Reconciler {
   async runOnce(): Promise<ReconcilePass> {
     const now = this.opts.clock.now();
     const pass: ReconcilePass = { foundByLookup: 0, notFoundByLookup: 0, resent: 0, unresolved: 0, deferred: 0 };
-    const due = await this.opts.store.listUnknownDue({ now, limit: this.opts.batchSize ?? 200, providerAccounts: [...this.opts.adapters.keys()] });
+    const due = await this.opts.store.evidence.listUnknownDue({ now, limit: this.opts.batchSize ?? 200, providerAccounts: [...this.opts.adapters.keys()] });
     for (let i = 0; i < due.length; i += LOOKUP_CONCURRENCY) {
       await Promise.all(due.slice(i, i + LOOKUP_CONCURRENCY).map((u) => this.reconcile(u, now, pass)));
     }
@@ -96,7 +96,7 @@ export class Reconciler {
       }
       if (result.kind === 'error') this.opts.logger.warn({ deliveryId: u.deliveryId, code: result.code }, 'look-up gave no authoritative answer; asking again later');
       const next = result.kind === 'not_found' ? graceEnds : Math.min(at + LOOKUP_RETRY_MS, windowEnds);
-      if (await this.opts.store.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: next, attemptNumber: u.attemptCount, policy: null })) pass.deferred++;
+      if (await this.opts.store.evidence.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: next, attemptNumber: u.attemptCount, policy: null })) pass.deferred++;
       return;
     }
     await this.applyPolicy(u, ambiguityPolicyFor(u.purpose, account.ambiguity_policy, account.ambiguity_policies), adapter, windowEnds, now, pass);
@@ -123,7 +123,7 @@ export class Reconciler {
     const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
     if (!d.ok) {
       // wait_for_evidence with the window open: look again when it closes (a callback may settle it first).
-      if (await this.opts.store.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: windowEnds, attemptNumber: u.attemptCount, policy })) pass.deferred++;
+      if (await this.opts.store.evidence.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: windowEnds, attemptNumber: u.attemptCount, policy })) pass.deferred++;
       return;
     }
     if (!(await this.write(u, d, now, policy, resolution))) return;
@@ -142,7 +142,7 @@ export class Reconciler {
   }
 
   private write(u: UnknownDelivery, transition: Extract<ReturnType<typeof decide>, { ok: true }>, now: number, policy: AmbiguityPolicy | null, resolution: AttemptResolution): Promise<boolean> {
-    return this.opts.store.resolveUnknown({
+    return this.opts.store.evidence.resolveUnknown({
       write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now },
       attemptNumber: u.attemptCount,
       policy,

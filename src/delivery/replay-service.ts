@@ -92,7 +92,7 @@ export class ReplayService {
 
   /** The tenant's review queue at the service's clock: `unknown` counts as overdue after `unknownAfterMs`. */
   async review(tenantId: string, unknownAfterMs: number, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
-    return this.opts.store.listReview(tenantId, { now: this.opts.clock.now(), unknownAfterMs }, cursor, limit);
+    return this.opts.store.review.listReview(tenantId, { now: this.opts.clock.now(), unknownAfterMs }, cursor, limit);
   }
 
   /** Replays one of the tenant's deliveries; returns it as it is after the replay, or throws a HeraldError. */
@@ -115,7 +115,7 @@ export class ReplayService {
     const woken = new Set<string>();
     let after: string | null = null;
     for (;;) {
-      const batch: DeliveryView[] = await this.opts.store.listReplayCandidates(tenantId, filter, after, REPLAY_BATCH);
+      const batch: DeliveryView[] = await this.opts.store.review.listReplayCandidates(tenantId, filter, after, REPLAY_BATCH);
       const now = this.opts.clock.now();
       for (const d of batch) {
         result.matched++;
@@ -144,7 +144,7 @@ export class ReplayService {
       { now, policy: LADDERS[defaultLadderFor(d.purpose)], random: this.random },
     );
     if (!decision.ok) return refusal(d, now, req.acceptDuplicateRisk, decision.reason);
-    const applied = await this.opts.store.replayDelivery({
+    const applied = await this.opts.store.review.replayDelivery({
       write: { deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: decision, now },
       audit: {
         requestedBy: req.requestedBy,

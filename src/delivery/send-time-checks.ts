@@ -61,7 +61,7 @@ export class SendTimeChecks {
     let verdicts: Map<string, { recipientId: string; verdict: string }>;
     let send: ClaimedDelivery[];
     try {
-      const checks = await this.opts.store.sendabilityOf(claimed.map((c) => c.deliveryId));
+      const checks = await this.opts.store.preferences.sendabilityOf(claimed.map((c) => c.deliveryId));
       verdicts = new Map(checks.map((c) => [c.deliveryId, c]));
       send = await this.withHeaders(claimed.filter((c) => verdicts.get(c.deliveryId)?.verdict === 'send'), verdicts);
     } catch (err) {

@@ -49,7 +49,7 @@ export class Sweeper {
     const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.batchSize), { type: 'expire' }, now, false);
     const idempotencyKeysPruned = await this.opts.store.pruneIdempotencyKeys(now);
     // The retry budget reads one minute of health buckets; an hour is kept for operators.
-    await this.opts.store.pruneProviderHealth(now - 3_600_000);
+    await this.opts.store.health.pruneProviderHealth(now - 3_600_000);
     if (leasesRescued > 0) this.opts.logger.warn({ leasesRescued }, 'expired leases moved to unknown');
     return { leasesRescued, expired, idempotencyKeysPruned };
   }

@@ -154,7 +154,7 @@ export class DeliveryWorker {
     // now, and spends one permit per delivery, in one transaction: every worker of every
     // process draws on the same rows, so together they never exceed the account's rate.
     const { claimed, retryAt } = lane.limits
-      ? await this.opts.store.claimWithPermits({ ...req, lane: lane.name, laneLimit: lane.limits.lane, accountLimit: lane.limits.account })
+      ? await this.opts.store.limiter.claimWithPermits({ ...req, lane: lane.name, laneLimit: lane.limits.lane, accountLimit: lane.limits.account })
       : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
@@ -183,7 +183,7 @@ export class DeliveryWorker {
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
     await this.opts.store
-      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
+      .limiter.throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
       .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'));
   }
 
@@ -336,7 +336,7 @@ export class DeliveryWorker {
     if (cached && now - cached.at < 2_000 && now >= cached.at) return cached.assessment;
     let assessment: BudgetAssessment;
     try {
-      assessment = assessBudget(await this.opts.store.providerHealth(account, now - HEALTH_WINDOW_MS));
+      assessment = assessBudget(await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS));
     } catch (err) {
       // Without health data, retries keep their ladder's own jitter: safe, just not spread wider.
       this.opts.logger.warn({ err, providerAccount: account }, 'cannot read provider health; assuming healthy');
@@ -359,7 +359,7 @@ export class DeliveryWorker {
     // Log and continue, on purpose: the outcomes are already recorded; a lost health count only
     // makes the budget slightly less informed.
     await this.opts.store
-      .recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
+      .health.recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
       .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
   }
 

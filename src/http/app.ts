@@ -51,6 +51,8 @@ export interface AppDeps {
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
   onEvidence?: () => void;
+  /** Herald's public URL (config `public_url`): callbacks whose signature covers the URL are checked against it. */
+  publicUrl?: string;
   /** Verifies one-click unsubscribe tokens at /v1/unsubscribe/:token. Default: one over `store` (the key is in the database). */
   unsubscribe?: UnsubscribeLinks;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */

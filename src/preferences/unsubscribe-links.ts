@@ -32,7 +32,7 @@ export class UnsubscribeLinks {
     if (!this.keyPromise) {
       this.keyPromise = this.opts.store
         // 256 bits from the CSPRNG: the HMAC-SHA256 block size would allow more, none is needed.
-        .serverSecret(UNSUBSCRIBE_KEY_NAME, () => randomBytes(32).toString('base64url'), this.opts.clock.now())
+        .preferences.serverSecret(UNSUBSCRIBE_KEY_NAME, () => randomBytes(32).toString('base64url'), this.opts.clock.now())
         .then((k) => Buffer.from(k, 'base64url'))
         .catch((err: unknown) => {
           this.keyPromise = null;

@@ -35,6 +35,8 @@ export interface ProviderDefaults {
   ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+  /** E-mail kinds: the account's `max_html_bytes` unless it sets one (intake refuses larger HTML with 422). */
+  max_html_bytes?: number;
 }
 
 /** What an adapter may need from the Herald it runs in. */

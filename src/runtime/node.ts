@@ -174,6 +174,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
+      // The URL providers were given for callbacks (Twilio signs it).
+      publicUrl: config.public_url,
       // In one process, recorded callbacks are applied at once; other processes poll every second.
       onEvidence: () => evidence?.poke(),
       // In one process, a started or resumed campaign fans out at once; other processes poll every second.

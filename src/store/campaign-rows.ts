@@ -3,8 +3,7 @@ import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '.
 import type { CampaignStatus } from '../domain/campaign-status.js';
 import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, RecipientProfile } from './campaign-store.js';
 import { numOrNull, strOrNull, type Row } from './rows.js';
-import type { RecipientInput } from './store.js';
-
+import type { RecipientInput } from './core-store.js';
 
 /** A `recipients` row. */
 export function toRecipientProfile(r: Row): RecipientProfile {

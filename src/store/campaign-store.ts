@@ -1,5 +1,5 @@
 /**
- * The part of the Store contract that keeps campaigns: stored recipient profiles, audiences
+ * The campaign part of the Store contract (`store.campaigns`): stored recipient profiles, audiences
  * (written batch by batch while an upload is parsed, never held whole in memory), campaigns
  * with their fan-out cursor, and the campaign's deliveries seen as one group (progress counts,
  * pause holds, resume releases). Both drivers implement it and pass
@@ -8,7 +8,7 @@
 import type { CampaignAction, CampaignPurpose, CampaignStatus } from '../domain/campaign-status.js';
 import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
 import type { MessageContent } from '../domain/index.js';
-import type { DeliveryFacts, NewNotification, RecipientInput } from './store.js';
+import type { DeliveryFacts, NewNotification, RecipientInput } from './core-store.js';
 
 /** A stored recipient (PUT /v1/recipients/:id). Absent addresses are null. */
 export interface RecipientProfile {
@@ -21,7 +21,13 @@ export interface RecipientProfile {
   updatedAt: number;
 }
 
-export type AudienceSource = 'ndjson' | 'csv' | 'inline' | 'recipient_ids';
+/** Where an audience's rows came from; the schema's CHECK repeats the list. */
+export const AUDIENCE_SOURCES = ['ndjson', 'csv', 'inline', 'recipient_ids'] as const;
+export type AudienceSource = (typeof AUDIENCE_SOURCES)[number];
+
+/** `loading` while an upload is written batch by batch, `ready` once sealed. */
+export const AUDIENCE_STATUSES = ['loading', 'ready'] as const;
+export type AudienceStatus = (typeof AUDIENCE_STATUSES)[number];
 
 /** One recipient of an audience: its place in the list and the source line it came from. */
 export interface AudienceRow {
@@ -34,7 +40,7 @@ export interface AudienceRow {
 export interface AudienceView {
   id: string;
   tenantId: string;
-  status: 'loading' | 'ready';
+  status: AudienceStatus;
   source: AudienceSource;
   size: number;
   /** Rows skipped because their recipient id was already in the audience (the first one is kept). */
@@ -101,45 +107,107 @@ export interface FanOutBatch {
   now: number;
 }
 
+/** A recipient profile to create or replace. */
+export interface RecipientPut {
+  tenantId: string;
+  recipient: RecipientInput;
+  now: number;
+}
+
+export interface RecipientPutResult {
+  /** False when it replaced a stored profile. */
+  created: boolean;
+  profile: RecipientProfile;
+}
+
+export interface NewAudience {
+  id: string;
+  tenantId: string;
+  source: AudienceSource;
+  now: number;
+}
+
+/** Ends an audience's upload; `duplicates` are the rows the loader skipped. */
+export interface AudienceSeal {
+  audienceId: string;
+  duplicates: number;
+  now: number;
+}
+
+/** One of a tenant's campaigns, at `now`. */
+export interface CampaignRef {
+  tenantId: string;
+  id: string;
+  now: number;
+}
+
+/** A caller's start or cancel; `plan` replaces the stored plan when given. */
+export interface CampaignActionRequest extends CampaignRef {
+  action: 'start' | 'cancel';
+  plan?: unknown;
+}
+
+/** A pause: the campaign's pending deliveries are held until `holdUntil` (CAMPAIGN_HOLD_UNTIL: until resumed). */
+export interface CampaignPause extends CampaignRef {
+  holdUntil: number;
+}
+
+export interface DeliveryHold {
+  holdUntil: number;
+}
+
+/** A campaign (of any tenant: the runner's) to finish at `now` if nothing more will happen. */
+export interface CampaignFinishRequest {
+  id: string;
+  now: number;
+}
+
+/** How a campaign finished: `complete` (every recipient fanned out and settled) or `cancel` (a cancelled one drained). */
+export type CampaignFinish = Extract<CampaignAction, 'complete' | 'cancel'>;
+
+/** `store.campaigns`; implemented by sqlite/campaigns.ts and postgres/campaigns.ts. */
 export interface CampaignStore {
   /** Creates or replaces a recipient profile; `created` is false when it replaced one. */
-  putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): Promise<{ created: boolean; profile: RecipientProfile }>;
+  putRecipient(r: RecipientPut): Promise<RecipientPutResult>;
   /** The tenant's stored profiles among `ids` (unknown ids are absent), in no particular order. */
   getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]>;
 
   /** Starts an audience in status `loading`. */
-  createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): Promise<void>;
+  createAudience(a: NewAudience): Promise<void>;
   /** Appends rows in one transaction; a recipient id already in the audience is skipped. Returns how many were written. */
   appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number>;
   /** Marks a loading audience `ready`, counting its rows and their addresses; returns it. */
-  sealAudience(r: { audienceId: string; duplicates: number; now: number }): Promise<AudienceView>;
+  sealAudience(r: AudienceSeal): Promise<AudienceView>;
   /** Deletes an audience and its rows (a failed upload). A campaign's audience cannot be deleted. */
   deleteAudience(audienceId: string): Promise<void>;
   /** Deletes audiences still `loading` that were created before `before` (their upload died); returns how many. */
   pruneLoadingAudiences(before: number): Promise<number>;
+  /** One of the tenant's audiences, or null. */
   getAudience(tenantId: string, id: string): Promise<AudienceView | null>;
   /** Up to `limit` rows after `afterPosition`, in position order. */
   readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]>;
   /** Source lines (first `limit`, in order) of rows without the channel's address. */
   audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]>;
 
+  /** Stores a new campaign, with its plan, as given. */
   createCampaign(c: NewCampaign): Promise<void>;
+  /** One of the tenant's campaigns, or null. */
   getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null>;
   /**
    * Applies a caller's action (start, cancel; pause and resume have their own methods) as a
    * guarded update from the statuses CAMPAIGN_TRANSITIONS allows. `plan` replaces the stored
    * plan when given. False when the campaign is not (or no longer) in one of them.
    */
-  transitionCampaign(r: { tenantId: string; id: string; action: 'start' | 'cancel'; now: number; plan?: unknown }): Promise<boolean>;
+  transitionCampaign(r: CampaignActionRequest): Promise<boolean>;
   /**
    * running → paused, and in the same transaction every ready/retryable delivery of the campaign
    * is held: its next_attempt_at moves to `holdUntil`, the real one is kept. False when not running.
    */
-  pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): Promise<boolean>;
+  pauseCampaign(r: CampaignPause): Promise<boolean>;
   /** paused → running, and every held delivery is released: due at its real time, or now if that has passed. False when not paused. */
-  resumeCampaign(r: { tenantId: string; id: string; now: number }): Promise<boolean>;
+  resumeCampaign(r: CampaignRef): Promise<boolean>;
   /** Holds ready/retryable deliveries of paused campaigns that are not held yet (a call that ended retryable during the pause); returns how many. */
-  holdPausedDeliveries(r: { holdUntil: number }): Promise<number>;
+  holdPausedDeliveries(r: DeliveryHold): Promise<number>;
   /** Running, paused and cancelled campaigns not finished yet, oldest first. */
   listActiveCampaigns(limit: number): Promise<CampaignRecord[]>;
   /**
@@ -160,5 +228,5 @@ export interface CampaignStore {
    * cancelled one with nothing ready, retryable or submitting gets its finish time. Returns the
    * action taken, or null when it is not finished yet.
    */
-  finishCampaign(r: { id: string; now: number }): Promise<Extract<CampaignAction, 'complete' | 'cancel'> | null>;
+  finishCampaign(r: CampaignFinishRequest): Promise<CampaignFinish | null>;
 }

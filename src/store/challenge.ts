@@ -5,7 +5,7 @@
  */
 import { decide, DEFAULT_RETRY_POLICY, type Channel, type Purpose } from '../domain/index.js';
 import { toDeliveryFacts, type Row } from './rows.js';
-import { StoreConflictError, type DeliveryFacts, type TransitionWrite } from './store.js';
+import { StoreConflictError, type DeliveryFacts, type TransitionWrite } from './core-store.js';
 
 /** Throws StoreConflictError unless `generation` is newer than every accepted one. */
 export function checkGeneration(latest: unknown, generation: number): void {

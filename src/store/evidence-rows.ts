@@ -1,8 +1,7 @@
 /** Row mappers for the evidence tables, shared by both drivers. */
 import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
-import type { PendingEvidence, Suppression, SuppressionReason, UnknownDelivery, EvidenceWrite } from './evidence-store.js';
+import type { EvidenceWrite, PendingEvidence, UnknownDelivery } from './evidence-store.js';
 import { num, numOrNull, strOrNull, type Row } from './rows.js';
-
 
 /** A row of `evidence_pending` as a PendingEvidence. */
 export function toPendingEvidence(r: Row): PendingEvidence {
@@ -47,18 +46,6 @@ export function toUnknownDelivery(r: Row): UnknownDelivery {
     expiresAt: num(r.expires_at),
     unknownSince: num(r.updated_at),
     retryLadder: (r.retry_ladder ?? null) as LadderName | null,
-  };
-}
-
-/** A suppressions row. */
-export function toSuppression(r: Row): Suppression {
-  return {
-    tenantId: String(r.tenant_id),
-    channel: r.channel as Channel,
-    destination: String(r.destination),
-    reason: r.reason as SuppressionReason,
-    sourceDeliveryId: strOrNull(r.source_delivery_id),
-    createdAt: num(r.created_at),
   };
 }
 

@@ -1,12 +1,14 @@
 /**
- * The part of the Store contract that keeps evidence: provider callback events (deduplicated
- * by the provider's event id, parked until their delivery is known), the suppression list
- * they feed, and the reconciler's queue of `unknown` deliveries. Both drivers implement it
- * and pass test/store/evidence-conformance.ts.
+ * The evidence part of the Store contract (`store.evidence`): provider callback events
+ * (deduplicated by the provider's event id, parked until their delivery is known), merging them
+ * into their deliveries (which may suppress an address: the suppression list itself is the
+ * preferences part's), and the reconciler's queue of `unknown` deliveries. Both drivers
+ * implement it and pass test/store/evidence-conformance.ts.
  */
-import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, SuppressionCause, TerminalReason } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
 import type { CallbackEvent } from '../domain/index.js';
-import type { TransitionWrite } from './store.js';
+import type { AttemptResolution, TransitionWrite } from './core-store.js';
+import type { NewSuppression } from './preference-store.js';
 
 /** A verified callback event as received for one provider account. */
 export interface ProviderEventRecord extends CallbackEvent {
@@ -44,16 +46,11 @@ export interface PendingEvidence {
   delivery: EvidenceTarget;
 }
 
-/** Why an address is suppressed: the domain's list (src/domain/preferences.ts), which the schema's CHECK repeats. */
-export type SuppressionReason = SuppressionCause;
-
-export interface Suppression {
-  tenantId: string;
-  channel: Channel;
-  destination: string;
-  reason: SuppressionReason;
-  sourceDeliveryId: string | null;
-  createdAt: number;
+/** What an evidence write expects the delivery to still be: state, fencing token and downstream status. */
+export interface EvidenceGuard {
+  state: DeliveryState;
+  leaseVersion: number;
+  downstreamStatus: DownstreamStatus | null;
 }
 
 /**
@@ -64,7 +61,7 @@ export interface Suppression {
 export interface EvidenceWrite {
   rowIds: number[];
   deliveryId: string;
-  expect: { state: DeliveryState; leaseVersion: number; downstreamStatus: DownstreamStatus | null };
+  expect: EvidenceGuard;
   /** The merged downstream status (may equal the current one: then only the events are marked). */
   downstreamStatus: DownstreamStatus | null;
   /** A state change the evidence causes (e.g. unknown → accepted), decided by `decide`. */
@@ -73,7 +70,8 @@ export interface EvidenceWrite {
   providerMessageId: string | null;
   /** The attempt whose ambiguity a callback settled: its resolution becomes `callback`. */
   resolvesAttempt: number | null;
-  suppress: Omit<Suppression, 'createdAt'> | null;
+  /** A hard bounce or complaint: the address goes on the tenant's suppression list, in the same transaction. */
+  suppress: NewSuppression | null;
   now: number;
 }
 
@@ -93,40 +91,68 @@ export interface UnknownDelivery {
   retryLadder: LadderName | null;
 }
 
-/** How an attempt's ambiguity ended, recorded on the attempt. */
-export type AttemptResolution =
-  | 'found_by_lookup'
-  | 'not_found_by_lookup'
-  | 'callback'
-  | 'window_closed'
-  | 'policy_resend'
-  | 'policy_user_resend';
+/** What recording a batch of events did: how many were new, how many were already recorded. */
+export interface RecordedEvents {
+  inserted: number;
+  duplicates: number;
+}
 
+/** Parked events past retention: unmatched ones received before `before` are orphaned, settled ones older than it deleted. */
+export interface EventPruning {
+  before: number;
+  now: number;
+}
+
+export interface PrunedEvents {
+  orphaned: number;
+  deleted: number;
+}
+
+/** Which `unknown` deliveries the reconciler asks for: due at `now`, of these accounts when given. */
+export interface UnknownDueQuery {
+  now: number;
+  limit: number;
+  providerAccounts?: readonly string[];
+}
+
+/** Puts off reconciling an `unknown` delivery until `at`, recording the ambiguity policy in force on its attempt. */
+export interface ReconcileDeferral {
+  deliveryId: string;
+  leaseVersion: number;
+  at: number;
+  attemptNumber: number;
+  policy: AmbiguityPolicy | null;
+}
+
+/** The guarded transition that ends an attempt's ambiguity, with the policy and resolution for the attempt. */
+export interface UnknownResolution {
+  write: TransitionWrite;
+  attemptNumber: number;
+  policy: AmbiguityPolicy | null;
+  resolution: AttemptResolution;
+}
+
+/** `store.evidence`; implemented by sqlite/evidence.ts and postgres/evidence.ts. */
 export interface EvidenceStore {
   /**
    * Records verified events in one transaction, ignoring ones already recorded (same account
    * and event id). Throws on a database fault, so the caller can answer 5xx and the provider retries.
    */
-  recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }>;
+  recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents>;
   /** Parked events, oldest first, whose delivery is known (by provider message id, else by reference) and not `submitting`. */
   listPendingEvidence(limit: number): Promise<PendingEvidence[]>;
   /** Applies each write in one transaction (outbox events and suppressions included); each result says whether it applied. */
   applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]>;
   /** Marks parked events received before `before` that never matched a delivery as orphaned; deletes settled events older than `before`. */
-  pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }>;
+  pruneProviderEvents(r: EventPruning): Promise<PrunedEvents>;
 
   /** `unknown` deliveries whose next reconciliation time has come (NULL: at once), oldest first. */
-  listUnknownDue(r: { now: number; limit: number; providerAccounts?: readonly string[] }): Promise<UnknownDelivery[]>;
+  listUnknownDue(r: UnknownDueQuery): Promise<UnknownDelivery[]>;
   /**
    * Sets when the reconciler looks at an `unknown` delivery again and records the ambiguity
    * policy in force on its attempt; false when the delivery moved on (state or fencing token).
    */
-  deferReconcile(r: { deliveryId: string; leaseVersion: number; at: number; attemptNumber: number; policy: AmbiguityPolicy | null }): Promise<boolean>;
+  deferReconcile(r: ReconcileDeferral): Promise<boolean>;
   /** The guarded transition that ends an attempt's ambiguity, with the policy and resolution recorded on the attempt, in one transaction. */
-  resolveUnknown(r: { write: TransitionWrite; attemptNumber: number; policy: AmbiguityPolicy | null; resolution: AttemptResolution }): Promise<boolean>;
-
-  /** The tenant's suppression entry for an address on a channel, or null. */
-  getSuppression(tenantId: string, channel: Channel, destination: string): Promise<Suppression | null>;
-  /** The tenant's suppression list, newest first. */
-  listSuppressions(tenantId: string, limit: number): Promise<Suppression[]>;
+  resolveUnknown(r: UnknownResolution): Promise<boolean>;
 }

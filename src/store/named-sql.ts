@@ -5,7 +5,8 @@
  *   -- params: @provider_account, @now, @limit
  *   SELECT ...;
  *
- * Both drivers use the same statement names, so a query is found by name in either dialect.
+ * Both drivers use the same statement names, so a query is found by name in either dialect
+ * (test/store/dialect-parity.test.ts holds them to it, with the dialect-only ones listed there).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

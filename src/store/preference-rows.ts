@@ -1,11 +1,12 @@
 /**
- * How opt-outs are spelled in rows, and the send-time check's rows turned into verdicts;
- * shared by both drivers. "Every channel" and "every optional purpose" are stored as `*`, so
- * (tenant, recipient, channel, purpose) can be the primary key (NULLs are never equal in a key).
+ * How opt-outs are spelled in rows, suppression rows, and the send-time check's rows turned
+ * into verdicts; shared by both drivers. "Every channel" and "every optional purpose" are
+ * stored as `*`, so (tenant, recipient, channel, purpose) can be the primary key (NULLs are
+ * never equal in a key).
  */
 import { normalizeOptOuts, sendability, type Channel, type OptOut, type OptionalPurpose, type Purpose, type SuppressionCause } from '../domain/index.js';
-import type { SendCheck, StoredOptOut } from './preference-store.js';
-import type { Row } from './rows.js';
+import type { SendCheck, StoredOptOut, Suppression, SuppressionReason } from './preference-store.js';
+import { num, strOrNull, type Row } from './rows.js';
 
 /** The stored spelling of "every". */
 export const EVERY = '*';
@@ -65,4 +66,16 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
     recipientId: d.recipientId,
     verdict: sendability(d.purpose, d.channel, d.optOuts, d.suppression),
   }));
+}
+
+/** A suppressions row. */
+export function toSuppression(r: Row): Suppression {
+  return {
+    tenantId: String(r.tenant_id),
+    channel: r.channel as Channel,
+    destination: String(r.destination),
+    reason: r.reason as SuppressionReason,
+    sourceDeliveryId: strOrNull(r.source_delivery_id),
+    createdAt: num(r.created_at),
+  };
 }

@@ -1,5 +1,7 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
-import type { AttemptView, DeliveryFacts, DeliveryView, DueFallback, NotificationSource, ReplayRecord } from './store.js';
+import type { AttemptView, DeliveryFacts, DeliveryView } from './core-store.js';
+import type { DueFallback } from './fallback-store.js';
+import type { NotificationSource, ReplayRecord } from './review-store.js';
 
 export type Row = Record<string, unknown>;
 

@@ -1,6 +1,5 @@
 /** How a transition and its attempt outcome are spelled in rows and events, shared by every driver. */
-import type { SubmitOutcome } from '../domain/index.js';
-import type { TransitionWrite } from './store.js';
+import type { AttemptClose, TransitionWrite } from './core-store.js';
 
 export interface AttemptFields {
   outcome: string;
@@ -11,7 +10,7 @@ export interface AttemptFields {
 }
 
 /** Flattens an outcome (or a lease expiry) into the attempts columns. */
-export function attemptFields(outcome: SubmitOutcome | { kind: 'lease_expired' }): AttemptFields {
+export function attemptFields(outcome: AttemptClose['outcome']): AttemptFields {
   switch (outcome.kind) {
     case 'accepted':
       return { outcome: 'accepted', provider_message_id: outcome.providerMessageId, error_code: null, error_message: null, retry_after_ms: null };

@@ -1,5 +1,5 @@
 /**
- * The customer-webhook part of the Store contract: endpoints a tenant registers, the relay
+ * The customer-webhook part of the Store contract (`store.webhooks`): endpoints a tenant registers, the relay
  * that fans outbox rows out into one message per subscribed endpoint, and what the sender
  * needs to deliver those messages in order per notification. Both drivers implement it and
  * pass test/store/webhooks-conformance.ts.
@@ -10,11 +10,12 @@
  * batch: an event that causally follows another (a later transition of the same delivery) is
  * always behind it.
  */
-import { numOrNull, strOrNull, type Row } from './rows.js';
 
-export type WebhookEndpointStatus = 'active' | 'disabled';
+export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'disabled'] as const;
+export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
 /** `gone`: the endpoint answered 410. `failing`: it kept failing for longer than the sender allows. */
-export type WebhookDisabledReason = 'gone' | 'failing';
+export const WEBHOOK_DISABLED_REASONS = ['gone', 'failing'] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
 export interface NewWebhookEndpoint {
   id: string;
@@ -25,6 +26,13 @@ export interface NewWebhookEndpoint {
   eventTypes: string[];
   secret: string;
   now: number;
+}
+
+/** The last failed request to an endpoint. */
+export interface WebhookFailure {
+  at: number;
+  status: number | null;
+  error: string;
 }
 
 export interface WebhookEndpointView {
@@ -43,7 +51,7 @@ export interface WebhookEndpointView {
   failingSince: number | null;
   /** The endpoint as a whole is not tried before this (its backoff), or null. */
   nextAttemptAt: number | null;
-  lastFailure: { at: number; status: number | null; error: string } | null;
+  lastFailure: WebhookFailure | null;
   lastSuccessAt: number | null;
   /** Messages not yet delivered, and delivered messages still kept. */
   pending: number;
@@ -52,13 +60,19 @@ export interface WebhookEndpointView {
   updatedAt: number;
 }
 
+/** The secret a rotation replaced, still signing until `until`. */
+export interface PreviousSecret {
+  secret: string;
+  until: number;
+}
+
 /** An endpoint a sender holds a lease on, with what it needs to sign and pace requests. */
 export interface WebhookTarget {
   id: string;
   tenantId: string;
   url: string;
   secret: string;
-  previousSecret: { secret: string; until: number } | null;
+  previousSecret: PreviousSecret | null;
   failureCount: number;
   failingSince: number | null;
 }
@@ -92,6 +106,75 @@ export type WebhookEndpointOutcome =
   | { kind: 'failing'; nextAttemptAt: number; status: number | null; error: string }
   | { kind: 'disabled'; reason: WebhookDisabledReason; status: number | null; error: string };
 
+/** One of a tenant's endpoints. */
+export interface WebhookEndpointRef {
+  tenantId: string;
+  id: string;
+}
+
+/** Makes `secret` current; the old one keeps signing until `previousUntil`. */
+export interface WebhookSecretRotation extends WebhookEndpointRef {
+  secret: string;
+  previousUntil: number;
+  now: number;
+}
+
+/** Re-activates an endpoint at `now`. */
+export interface WebhookEndpointEnabling extends WebhookEndpointRef {
+  now: number;
+}
+
+export interface OutboxRelayRequest {
+  now: number;
+  limit: number;
+}
+
+/** Outbox rows published, and the endpoint messages they became. */
+export interface OutboxRelayed {
+  published: number;
+  messages: number;
+}
+
+export interface WebhookHistoryPruning {
+  outboxBefore: number;
+  messagesBefore: number;
+  limit: number;
+}
+
+export interface PrunedWebhookHistory {
+  outbox: number;
+  messages: number;
+}
+
+/** A sender asking to lease up to `limit` endpoints for `leaseMs`. */
+export interface WebhookEndpointClaim {
+  now: number;
+  owner: string;
+  leaseMs: number;
+  limit: number;
+}
+
+export interface WebhookHeadsQuery {
+  endpointId: string;
+  now: number;
+  limit: number;
+}
+
+/** The lease a sender holds on an endpoint. */
+export interface WebhookEndpointLease {
+  endpointId: string;
+  owner: string;
+}
+
+/** One round of requests to an endpoint, recorded while `owner` holds its lease (extended to `leaseUntil`). */
+export interface WebhookAttemptRound extends WebhookEndpointLease {
+  now: number;
+  leaseUntil: number;
+  attempts: WebhookAttemptRecord[];
+  endpoint: WebhookEndpointOutcome;
+}
+
+/** `store.webhooks`; implemented by sqlite/webhooks.ts and postgres/webhooks.ts. */
 export interface WebhookStore {
   /** Registers an endpoint, active, with its signing secret. */
   createWebhookEndpoint(e: NewWebhookEndpoint): Promise<void>;
@@ -102,12 +185,12 @@ export interface WebhookStore {
   /** Deletes an endpoint and its messages; false when the tenant has no such endpoint. */
   deleteWebhookEndpoint(tenantId: string, id: string): Promise<boolean>;
   /** Makes `secret` current; the old current secret keeps signing until `previousUntil`. False when not found. */
-  rotateWebhookSecret(r: { tenantId: string; id: string; secret: string; previousUntil: number; now: number }): Promise<boolean>;
+  rotateWebhookSecret(r: WebhookSecretRotation): Promise<boolean>;
   /**
    * Re-activates an endpoint: failures and backoff cleared, its undelivered messages due at
    * `now`. Events published while it was disabled were not queued for it. False when not found.
    */
-  enableWebhookEndpoint(r: { tenantId: string; id: string; now: number }): Promise<boolean>;
+  enableWebhookEndpoint(r: WebhookEndpointEnabling): Promise<boolean>;
 
   /**
    * Publishes up to `limit` unpublished outbox rows, lowest id first, in one transaction: one
@@ -115,92 +198,27 @@ export interface WebhookStore {
    * marked published. Reads by `published_at IS NULL`, never "after the last id seen", so a row
    * that commits after rows with higher ids is published by a later call, not skipped.
    */
-  relayOutbox(r: { now: number; limit: number }): Promise<{ published: number; messages: number }>;
+  relayOutbox(r: OutboxRelayRequest): Promise<OutboxRelayed>;
   /** Deletes outbox rows published before `outboxBefore` and messages delivered before `messagesBefore`, at most `limit` of each. */
-  pruneWebhookHistory(r: { outboxBefore: number; messagesBefore: number; limit: number }): Promise<{ outbox: number; messages: number }>;
+  pruneWebhookHistory(r: WebhookHistoryPruning): Promise<PrunedWebhookHistory>;
 
   /**
    * Leases up to `limit` active endpoints that are out of backoff, not leased by anyone (or
    * whose lease ran out), and have an undelivered message due at `now`. One sender at a time
    * serves an endpoint, so the per-endpoint order and concurrency cap hold across processes.
    */
-  claimWebhookEndpoints(r: { now: number; owner: string; leaseMs: number; limit: number }): Promise<WebhookTarget[]>;
+  claimWebhookEndpoints(r: WebhookEndpointClaim): Promise<WebhookTarget[]>;
   /**
    * The endpoint's sendable messages, lowest `seq` first: undelivered, due at `now`, and the
    * first undelivered message of their notification (a later event waits for every earlier one).
    */
-  listWebhookHeads(r: { endpointId: string; now: number; limit: number }): Promise<WebhookMessage[]>;
+  listWebhookHeads(r: WebhookHeadsQuery): Promise<WebhookMessage[]>;
   /**
    * Records one round of requests in one transaction: each message delivered or rescheduled,
    * the endpoint healthy, backing off, or disabled, and the lease extended to `leaseUntil`
    * while `owner` still holds it.
    */
-  recordWebhookAttempts(r: {
-    endpointId: string;
-    owner: string;
-    now: number;
-    leaseUntil: number;
-    attempts: WebhookAttemptRecord[];
-    endpoint: WebhookEndpointOutcome;
-  }): Promise<void>;
+  recordWebhookAttempts(r: WebhookAttemptRound): Promise<void>;
   /** Gives the endpoint's lease back if `owner` still holds it. */
-  releaseWebhookEndpoint(r: { endpointId: string; owner: string }): Promise<void>;
-}
-
-
-/** A `webhook_endpoints` row (with `pending`/`delivered` counts) as the contract's view. */
-export function toWebhookEndpointView(r: Row): WebhookEndpointView {
-  return {
-    id: String(r.id),
-    tenantId: String(r.tenant_id),
-    url: String(r.url),
-    description: strOrNull(r.description),
-    eventTypes: JSON.parse(String(r.event_types_json)) as string[],
-    status: r.status as WebhookEndpointStatus,
-    disabledReason: (r.disabled_reason ?? null) as WebhookDisabledReason | null,
-    disabledAt: numOrNull(r.disabled_at),
-    previousSecretUntil: numOrNull(r.previous_secret_until),
-    failureCount: Number(r.failure_count),
-    failingSince: numOrNull(r.failing_since),
-    nextAttemptAt: numOrNull(r.next_attempt_at),
-    lastFailure:
-      r.last_failure_at === null || r.last_failure_at === undefined
-        ? null
-        : { at: Number(r.last_failure_at), status: numOrNull(r.last_failure_status), error: String(r.last_failure_error ?? '') },
-    lastSuccessAt: numOrNull(r.last_success_at),
-    pending: Number(r.pending ?? 0),
-    delivered: Number(r.delivered ?? 0),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-  };
-}
-
-/** A claimed `webhook_endpoints` row as a sender's target. */
-export function toWebhookTarget(r: Row): WebhookTarget {
-  return {
-    id: String(r.id),
-    tenantId: String(r.tenant_id),
-    url: String(r.url),
-    secret: String(r.secret),
-    previousSecret:
-      r.previous_secret === null || r.previous_secret === undefined
-        ? null
-        : { secret: String(r.previous_secret), until: Number(r.previous_secret_until) },
-    failureCount: Number(r.failure_count),
-    failingSince: numOrNull(r.failing_since),
-  };
-}
-
-/** A `webhook_messages` row as the contract's message. */
-export function toWebhookMessage(r: Row): WebhookMessage {
-  return {
-    id: String(r.id),
-    endpointId: String(r.endpoint_id),
-    notificationId: String(r.notification_id),
-    deliveryId: r.delivery_id === null || r.delivery_id === undefined ? null : String(r.delivery_id),
-    eventType: String(r.event_type),
-    payload: JSON.parse(String(r.payload_json)) as Record<string, unknown>,
-    eventAt: Number(r.event_at),
-    attempts: Number(r.attempts),
-  };
+  releaseWebhookEndpoint(r: WebhookEndpointLease): Promise<void>;
 }

@@ -42,39 +42,39 @@ export class WebhookEndpoints {
     const secret = generateWebhookSecret();
     // `*` covers everything, so a list naming it and other types is stored as just `*`.
     const eventTypes = req.eventTypes.includes('*') ? ['*'] : [...new Set(req.eventTypes)];
-    await this.deps.store.createWebhookEndpoint({ id, tenantId, url: checked.url.href, description: req.description, eventTypes, secret, now });
+    await this.deps.store.webhooks.createWebhookEndpoint({ id, tenantId, url: checked.url.href, description: req.description, eventTypes, secret, now });
     return { endpoint: await this.mustGet(tenantId, id), secret };
   }
 
   /** The tenant's endpoints, oldest first. */
   list(tenantId: string): Promise<WebhookEndpointView[]> {
-    return this.deps.store.listWebhookEndpoints(tenantId);
+    return this.deps.store.webhooks.listWebhookEndpoints(tenantId);
   }
 
   /** One endpoint of the tenant; `not_found` otherwise (another tenant's id included). */
   async mustGet(tenantId: string, id: string): Promise<WebhookEndpointView> {
-    const e = isEndpointId(id) ? await this.deps.store.getWebhookEndpoint(tenantId, id) : null;
+    const e = isEndpointId(id) ? await this.deps.store.webhooks.getWebhookEndpoint(tenantId, id) : null;
     if (!e) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
     return e;
   }
 
   /** Deletes an endpoint and its undelivered messages; `not_found` when the tenant has none by that id. */
   async delete(tenantId: string, id: string): Promise<void> {
-    if (!isEndpointId(id) || !(await this.deps.store.deleteWebhookEndpoint(tenantId, id))) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
+    if (!isEndpointId(id) || !(await this.deps.store.webhooks.deleteWebhookEndpoint(tenantId, id))) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
   }
 
   /** A new current secret; the replaced one keeps signing for PREVIOUS_SECRET_GRACE_MS (a second rotation within it retires the oldest). */
   async rotate(tenantId: string, id: string): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
     const now = this.deps.clock.now();
     const secret = generateWebhookSecret();
-    const ok = isEndpointId(id) && (await this.deps.store.rotateWebhookSecret({ tenantId, id, secret, previousUntil: now + PREVIOUS_SECRET_GRACE_MS, now }));
+    const ok = isEndpointId(id) && (await this.deps.store.webhooks.rotateWebhookSecret({ tenantId, id, secret, previousUntil: now + PREVIOUS_SECRET_GRACE_MS, now }));
     if (!ok) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
     return { endpoint: await this.mustGet(tenantId, id), secret };
   }
 
   /** Re-activates an endpoint (disabled, or backing off): its undelivered messages are due now. */
   async enable(tenantId: string, id: string): Promise<WebhookEndpointView> {
-    const ok = isEndpointId(id) && (await this.deps.store.enableWebhookEndpoint({ tenantId, id, now: this.deps.clock.now() }));
+    const ok = isEndpointId(id) && (await this.deps.store.webhooks.enableWebhookEndpoint({ tenantId, id, now: this.deps.clock.now() }));
     if (!ok) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
     return this.mustGet(tenantId, id);
   }

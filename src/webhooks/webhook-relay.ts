@@ -44,13 +44,13 @@ export class WebhookRelay {
   async runOnce(): Promise<RelayPass> {
     const pass: RelayPass = { published: 0, messages: 0, prunedOutbox: 0, prunedMessages: 0 };
     for (;;) {
-      const r = await this.opts.store.relayOutbox({ now: this.opts.clock.now(), limit: this.batchSize });
+      const r = await this.opts.store.webhooks.relayOutbox({ now: this.opts.clock.now(), limit: this.batchSize });
       pass.published += r.published;
       pass.messages += r.messages;
       if (r.published < this.batchSize) break;
     }
     const now = this.opts.clock.now();
-    const pruned = await this.opts.store.pruneWebhookHistory({
+    const pruned = await this.opts.store.webhooks.pruneWebhookHistory({
       outboxBefore: now - (this.opts.outboxRetentionMs ?? 24 * 3_600_000),
       messagesBefore: now - (this.opts.messageRetentionMs ?? 7 * 24 * 3_600_000),
       limit: this.batchSize,

@@ -85,7 +85,7 @@ export class WebhookSender {
   /** One pass: leases due endpoints and serves each until it has nothing due, fails, or used its rounds. */
   async runOnce(): Promise<SendPass> {
     const pass: SendPass = { endpoints: 0, requests: 0, delivered: 0, failed: 0, disabled: 0 };
-    const targets = await this.opts.store.claimWebhookEndpoints({
+    const targets = await this.opts.store.webhooks.claimWebhookEndpoints({
       now: this.opts.clock.now(),
       owner: this.owner,
       leaseMs: this.leaseMs,
@@ -96,7 +96,7 @@ export class WebhookSender {
       targets.map((t) =>
         this.serve(t, pass)
           .catch((err) => this.opts.logger.error({ err, endpointId: t.id }, 'webhook endpoint pass failed; its lease runs out and it is retried'))
-          .finally(() => this.opts.store.releaseWebhookEndpoint({ endpointId: t.id, owner: this.owner }).catch(() => {})),
+          .finally(() => this.opts.store.webhooks.releaseWebhookEndpoint({ endpointId: t.id, owner: this.owner }).catch(() => {})),
       ),
     );
     return pass;
@@ -109,13 +109,13 @@ export class WebhookSender {
     for (let round = 0; round < rounds; round++) {
       const now = this.opts.clock.now();
       if (round > 0 && now >= until) return;
-      const heads = await this.opts.store.listWebhookHeads({ endpointId: target.id, now, limit: failures > 0 ? 1 : this.concurrency });
+      const heads = await this.opts.store.webhooks.listWebhookHeads({ endpointId: target.id, now, limit: failures > 0 ? 1 : this.concurrency });
       if (heads.length === 0) return;
       const outcomes = await Promise.all(heads.map((m) => this.send(target, m)));
       const done = this.opts.clock.now();
       const attempts: WebhookAttemptRecord[] = heads.map((m, i) => this.record(m, outcomes[i]!, done));
       const endpoint = this.endpointOutcome(target, outcomes, failures, done);
-      await this.opts.store.recordWebhookAttempts({ endpointId: target.id, owner: this.owner, now: done, leaseUntil: done + this.leaseMs, attempts, endpoint });
+      await this.opts.store.webhooks.recordWebhookAttempts({ endpointId: target.id, owner: this.owner, now: done, leaseUntil: done + this.leaseMs, attempts, endpoint });
       pass.requests += outcomes.length;
       pass.delivered += outcomes.filter((o) => o.kind === 'delivered').length;
       pass.failed += outcomes.filter((o) => o.kind !== 'delivered').length;

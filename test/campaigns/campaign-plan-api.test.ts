@@ -47,7 +47,7 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
   });
 
   it('600,000 recipients in 2 minutes on a 2,000/s lane: infeasible, needs 5,000/s, best case 300 s, with every option', { timeout: 180_000 }, async () => {
-    const append = vi.spyOn(h.store, 'appendAudienceRows');
+    const append = vi.spyOn(h.store.campaigns, 'appendAudienceRows');
     const up = await upload(csvStream(600_000));
     expect(up.status).toBe(201);
     expect(up.json).toMatchObject({ source: 'csv', size: 600_000, duplicates: 0, with_address: { email: 600_000, sms: 0, push: 0 } });

@@ -51,7 +51,7 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
     await h.sandbox.idle();
     const d0 = await deliveryOf(sent.json.id);
     expect(d0).toMatchObject({ state: 'accepted', downstream_status: 'accepted' });
-    const parked = (await h.store.listPendingEvidence(10)).filter((p) => p.delivery.deliveryId === d0.id);
+    const parked = (await h.store.evidence.listPendingEvidence(10)).filter((p) => p.delivery.deliveryId === d0.id);
     expect(parked.map((p) => p.status).sort()).toEqual(['delivered', 'sent']);
     expect(parked.every((p) => p.reference === null && p.providerMessageId === d0.provider_message_id)).toBe(true);
     await h.evidence.runOnce();
@@ -117,12 +117,12 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       expect(d.downstream_status, `${id}: emitted ${entry.statuses.join(',')}`).toBe(expected);
       if (expected === 'bounced') {
         bounced++;
-        const s = await h.store.getSuppression(h.tenantId, 'email', entry.destination);
+        const s = await h.store.preferences.getSuppression(h.tenantId, 'email', entry.destination);
         expect(s?.reason).toBe('bounced');
       }
     }
     expect(bounced).toBeGreaterThan(0);
-    expect(await h.store.listPendingEvidence(10)).toEqual([]);
+    expect(await h.store.evidence.listPendingEvidence(10)).toEqual([]);
   }, 120_000);
 
   it('rejects 100 forged or stale signatures with 401 and records nothing; a duplicate answers 200', async () => {
@@ -160,11 +160,11 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       const r = await forgeries[i % forgeries.length]!(i);
       expect(r.statusCode, `forgery ${i % forgeries.length}`).toBe(401);
     }
-    expect(await h.store.listPendingEvidence(10)).toEqual([]);
+    expect(await h.store.evidence.listPendingEvidence(10)).toEqual([]);
     await h.evidence.runOnce();
     const after = await deliveryOf(sent.json.id);
     expect(after.downstream_status).toBe(before.downstream_status);
-    expect(await h.store.getSuppression(h.tenantId, 'email', 'user5@example.com')).toBeNull();
+    expect(await h.store.preferences.getSuppression(h.tenantId, 'email', 'user5@example.com')).toBeNull();
     // Nothing was recorded: the same event ids are new events when genuinely signed.
     const genuine = body('evt_forged_0', 'read');
     const ok = await post(genuine, signWebhook([secret], 'evt_forged_0', h.clock.now(), genuine));
@@ -204,9 +204,9 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       timestamp: new Date(h.clock.now()).toISOString(),
       data: { event_id: 'evt_retry', provider_message_id: d.provider_message_id, channel: 'sms', status: 'delivered' },
     });
-    const original = h.store.recordProviderEvents.bind(h.store);
+    const original = h.store.evidence.recordProviderEvents.bind(h.store);
     let failures = 1;
-    h.store.recordProviderEvents = async (events) => {
+    h.store.evidence.recordProviderEvents = async (events) => {
       if (failures-- > 0) throw new Error('database is locked');
       return original(events);
     };

@@ -29,15 +29,22 @@ function freezeBeforeCall(store: Store): { store: Store; frozen: Promise<void>; 
   const frozen = new Promise<void>((resolve) => (markFrozen = resolve));
   let thaw!: () => void;
   const thawed = new Promise<void>((resolve) => (thaw = resolve));
-  const proxy = new Proxy(store, {
+  const preferences = new Proxy(store.preferences, {
     get(target, prop, receiver) {
       if (prop === 'sendabilityOf') {
-        return async (...args: Parameters<Store['sendabilityOf']>) => {
+        return async (...args: Parameters<Store['preferences']['sendabilityOf']>) => {
           markFrozen();
           await thawed;
           return target.sendabilityOf(...args);
         };
       }
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'preferences') return preferences;
       const value = Reflect.get(target, prop, receiver) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

@@ -41,7 +41,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
 
     h.clock.advance(3_000); // past the worker's 2 s budget cache; the first one is due and goes out
     await worker.drain();
-    await h.store.recordProviderCalls({ providerAccount: 'sandbox-sms', bucketStart: h.clock.now(), calls: 40, failures: 40 });
+    await h.store.health.recordProviderCalls({ providerAccount: 'sandbox-sms', bucketStart: h.clock.now(), calls: 40, failures: 40 });
     h.clock.advance(3_000);
     h.sandbox.faults.set({ mode: 'server_error', count: 1 });
     const degraded = await h.send(otpBody({ recipient: { id: 'b', phone: '+14155550123' } }));

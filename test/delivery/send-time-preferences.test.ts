@@ -120,11 +120,11 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
     await w.drain();
     const d = await deliveryOf(first);
     // The provider reports a hard bounce; evidence puts the address on the list.
-    await h.store.recordProviderEvents([
+    await h.store.evidence.recordProviderEvents([
       { providerAccount: 'sandbox-email', eventId: 'bounce-1', status: 'bounced', providerMessageId: d.provider_message_id, reference: null, occurredAt: null, suppress: 'bounced', receivedAt: h.clock.now() },
     ]);
     await h.evidence.runOnce();
-    expect(await h.store.getSuppression(h.tenantId, 'email', ADA)).toMatchObject({ reason: 'bounced' });
+    expect(await h.store.preferences.getSuppression(h.tenantId, 'email', ADA)).toMatchObject({ reason: 'bounced' });
 
     const entries = ledgerFor(ADA).length;
     const otp = await sendOk(body('otp', 'Your code is 654321'));
@@ -154,7 +154,7 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
     const w = worker(8);
     await w.drain();
     const d = await deliveryOf(first);
-    await h.store.recordProviderEvents([
+    await h.store.evidence.recordProviderEvents([
       { providerAccount: 'sandbox-email', eventId: 'complaint-1', status: 'complained', providerMessageId: d.provider_message_id, reference: null, occurredAt: null, suppress: 'complained', receivedAt: h.clock.now() },
     ]);
     await h.evidence.runOnce();
@@ -168,7 +168,8 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
   it.runIf(driver === 'sqlite')('sends nothing when the check cannot be read: the attempts close not sent and retry', async () => {
     const id = await sendOk(body('marketing', 'Offer'));
     // The same store, except that the send-time check fails (as a lost connection would).
-    const failing = Object.create(h.store, { sendabilityOf: { value: async () => Promise.reject(new Error('connection lost')) } }) as Store;
+    const preferences = Object.create(h.store.preferences, { sendabilityOf: { value: async () => Promise.reject(new Error('connection lost')) } });
+    const failing = Object.create(h.store, { preferences: { value: preferences } }) as Store;
     await worker(4, failing).runOnce('sandbox-email');
     expect(await deliveryOf(id)).toMatchObject({ state: 'retryable', attempt_count: 1 });
     expect((await deliveryOf(id)).attempts[0]).toMatchObject({ outcome: 'retryable', error: { code: 'preference_check_failed' } });

@@ -120,7 +120,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect((await retry(delivery.id)).json.code).toBe('duplicate_risk_not_accepted');
       expect((await retry(delivery.id, { accept_duplicate_risk: false })).json.code).toBe('duplicate_risk_not_accepted');
       expect(await deliveryOf(ntf)).toEqual(delivery);
-      expect(await h.store.listReplays(h.tenantId, delivery.id)).toEqual([]);
+      expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toEqual([]);
       expect((await h.worker.drain()).claimed).toBe(0);
       expect(h.sandbox.ledger.countByKey(key)).toBe(1);
 
@@ -128,7 +128,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(replayed.status).toBe(202);
       expect(replayed.json).toMatchObject({ id: delivery.id, state: 'ready', terminal_reason: null, idempotency_key: key, attempt_count: 1 });
       expect(replayed.json.next_attempt_at).toBe(new Date(h.clock.now()).toISOString());
-      expect(await h.store.listReplays(h.tenantId, delivery.id)).toEqual([
+      expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toEqual([
         {
           deliveryId: delivery.id,
           tenantId: h.tenantId,
@@ -149,7 +149,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(h.sandbox.ledger.countByKey(key)).toBe(2);
       // Accepted now: a second replay is refused.
       expect((await retry(delivery.id, { accept_duplicate_risk: true })).json).toMatchObject({ status: 409, code: 'not_replayable' });
-      expect(await h.store.listReplays(h.tenantId, delivery.id)).toHaveLength(1);
+      expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toHaveLength(1);
     });
 
     it('gives an exhausted delivery exactly one more attempt', async () => {
@@ -157,7 +157,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       const r = await retry(delivery.id, { note: 'provider outage is over' });
       expect(r.status).toBe(202);
       expect(r.json).toMatchObject({ state: 'ready', terminal_reason: null, attempt_count: LADDERS.otp.maxAttempts });
-      expect(await h.store.listReplays(h.tenantId, delivery.id)).toEqual([
+      expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toEqual([
         expect.objectContaining({ fromState: 'terminal', fromReason: 'exhausted', acceptDuplicateRisk: false, requestedBy: 'key_test', note: 'provider outage is over' }),
       ]);
 
@@ -189,20 +189,20 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(r.json.code).toBe('replay_expired');
       expect(r.json.detail).toContain(`/v1/notifications/${ntf}/resend`);
       expect(await deliveryOf(ntf)).toEqual(delivery);
-      expect(await h.store.listReplays(h.tenantId, delivery.id)).toEqual([]);
+      expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toEqual([]);
     });
 
     it('a replay that loses a race is not_replayable and writes nothing of its own', async () => {
       const { delivery } = await sendWith('reject_permanent');
       // Another operator's replay commits between this one's read and its guarded write.
       let raced = false;
-      const store = new Proxy(h.store, {
+      const review = new Proxy(h.store.review, {
         get(target, prop, receiver) {
           if (prop !== 'replayDelivery') {
             const v = Reflect.get(target, prop, receiver);
             return typeof v === 'function' ? v.bind(target) : v;
           }
-          return async (r: Parameters<Harness['store']['replayDelivery']>[0]) => {
+          return async (r: Parameters<Harness['store']['review']['replayDelivery']>[0]) => {
             if (!raced) {
               raced = true;
               expect(await target.replayDelivery({ ...r, audit: { ...r.audit, requestedBy: 'key_other' } })).toBe(true);
@@ -211,12 +211,14 @@ describe.each(DRIVERS)('on %s', (driver) => {
           };
         },
       });
+      // The same store, except for its review part.
+      const store = Object.create(h.store, { review: { value: review } }) as Harness['store'];
       const service = new ReplayService({ store, clock: h.clock });
       const err = await service.replayOne(h.tenantId, delivery.id, { acceptDuplicateRisk: false, note: null, requestedBy: 'key_test' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HeraldError);
       expect(err).toMatchObject({ code: 'not_replayable', status: 409 });
       expect((err as HeraldError).detail).toMatch(/changed while it was being replayed \(it is ready now\)/);
-      expect((await h.store.listReplays(h.tenantId, delivery.id)).map((r) => r.requestedBy)).toEqual(['key_other']);
+      expect((await h.store.review.listReplays(h.tenantId, delivery.id)).map((r) => r.requestedBy)).toEqual(['key_other']);
     });
 
     it('not_replayable for accepted and ready deliveries, naming the state; 404 for unknown ids and other tenants', async () => {
@@ -264,7 +266,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect((await deliveryOf(unknown.ntf)).state).toBe('unknown');
       expect((await deliveryOf(expired.ntf)).terminal_reason).toBe('rejected');
       expect((await deliveryOf(email.ntf)).terminal_reason).toBe('rejected');
-      expect(await h.store.listReplays(h.tenantId, rejected.delivery.id)).toEqual([
+      expect(await h.store.review.listReplays(h.tenantId, rejected.delivery.id)).toEqual([
         expect.objectContaining({ requestedBy: 'key_test', fromReason: 'rejected', note: 'after the outage', acceptDuplicateRisk: false }),
       ]);
 

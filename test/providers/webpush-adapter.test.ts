@@ -140,7 +140,7 @@ describe('Web Push adapter', () => {
     expect(await adapter.submit(request())).toMatchObject({ kind: 'permanent', reason: 'unauthorized', code: 'webpush_vapid_rejected' });
     expect(fake.refusals).toEqual(['vapid key is not the subscription’s']);
     const broken = { ...fake.subscribe(), keys: { p256dh: 'AAAA', auth: 'BBBB' } };
-    expect(await adapter.submit(request({ destination: encodePushTarget(broken) }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_subscription' });
+    expect(await adapter.submit(request({ destination: encodePushTarget(broken) }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_token' });
   });
 
   it('refuses a target of another push service without sending', async () => {

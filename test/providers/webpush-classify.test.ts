@@ -40,7 +40,7 @@ describe('push service answers classified', () => {
 
   it('gateways are unknown, a moved bridge endpoint is a dead destination, odd statuses by class', () => {
     expect(classifyWebPushResponse({ status: 502, headers: {}, body: null }, HOST, NOW).kind).toBe('unknown');
-    expect(classifyWebPushResponse({ status: 301, headers: { location: 'https://x' }, body: null }, HOST, NOW)).toMatchObject({ kind: 'permanent', code: 'webpush_moved' });
+    expect(classifyWebPushResponse({ status: 301, headers: { location: 'https://x' }, body: null }, HOST, NOW)).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered' });
     expect(classifyWebPushResponse({ status: 302, headers: {}, body: null }, HOST, NOW)).toMatchObject({ kind: 'retryable', code: 'unexpected_status' });
     expect(classifyWebPushResponse({ status: 409, headers: {}, body: null }, HOST, NOW)).toMatchObject({ kind: 'permanent', code: 'webpush_http_409' });
   });

@@ -40,14 +40,14 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
     });
 
     async function audience(rows: AudienceRow[], id = `aud_${Math.random().toString(36).slice(2)}`) {
-      await store.createAudience({ id, tenantId: TENANT, source: 'csv', now: T0 });
-      const written = await store.appendAudienceRows(id, rows);
-      return store.sealAudience({ audienceId: id, duplicates: rows.length - written, now: T0 });
+      await store.campaigns.createAudience({ id, tenantId: TENANT, source: 'csv', now: T0 });
+      const written = await store.campaigns.appendAudienceRows(id, rows);
+      return store.campaigns.sealAudience({ audienceId: id, duplicates: rows.length - written, now: T0 });
     }
 
     async function campaign(audienceId: string, size: number, over: Partial<NewCampaign> = {}): Promise<string> {
       const id = `cmp_${Math.random().toString(36).slice(2)}`;
-      await store.createCampaign({
+      await store.campaigns.createCampaign({
         id,
         tenantId: TENANT,
         name: null,
@@ -71,91 +71,91 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
     }
 
     it('stores, replaces and looks up recipient profiles per tenant', async () => {
-      const a = await store.putRecipient({ tenantId: TENANT, recipient: { id: 'u1', email: 'a@example.com', locale: 'en' }, now: T0 });
+      const a = await store.campaigns.putRecipient({ tenantId: TENANT, recipient: { id: 'u1', email: 'a@example.com', locale: 'en' }, now: T0 });
       expect(a.created).toBe(true);
       expect(a.profile).toMatchObject({ id: 'u1', email: 'a@example.com', phone: null, locale: 'en', createdAt: T0 });
-      const b = await store.putRecipient({ tenantId: TENANT, recipient: { id: 'u1', phone: '+14155550123' }, now: T0 + 1 });
+      const b = await store.campaigns.putRecipient({ tenantId: TENANT, recipient: { id: 'u1', phone: '+14155550123' }, now: T0 + 1 });
       expect(b).toMatchObject({ created: false, profile: { email: null, phone: '+14155550123', createdAt: T0, updatedAt: T0 + 1 } });
-      expect((await store.getRecipients(TENANT, ['u1', 'nobody'])).map((p) => p.id)).toEqual(['u1']);
-      expect(await store.getRecipients('t_beta', ['u1'])).toEqual([]);
+      expect((await store.campaigns.getRecipients(TENANT, ['u1', 'nobody'])).map((p) => p.id)).toEqual(['u1']);
+      expect(await store.campaigns.getRecipients('t_beta', ['u1'])).toEqual([]);
     });
 
     it('writes an audience batch by batch, skips a repeated id, and counts rows and addresses at seal', async () => {
-      await store.createAudience({ id: 'aud_1', tenantId: TENANT, source: 'ndjson', now: T0 });
-      expect(await store.getAudience(TENANT, 'aud_1')).toMatchObject({ status: 'loading' });
-      expect(await store.appendAudienceRows('aud_1', [row(1), row(2), row(3, 'u1')])).toBe(2);
-      expect(await store.appendAudienceRows('aud_1', [row(4, 'u4', null), row(5, 'u2')])).toBe(1);
-      const a = await store.sealAudience({ audienceId: 'aud_1', duplicates: 2, now: T0 + SECOND });
+      await store.campaigns.createAudience({ id: 'aud_1', tenantId: TENANT, source: 'ndjson', now: T0 });
+      expect(await store.campaigns.getAudience(TENANT, 'aud_1')).toMatchObject({ status: 'loading' });
+      expect(await store.campaigns.appendAudienceRows('aud_1', [row(1), row(2), row(3, 'u1')])).toBe(2);
+      expect(await store.campaigns.appendAudienceRows('aud_1', [row(4, 'u4', null), row(5, 'u2')])).toBe(1);
+      const a = await store.campaigns.sealAudience({ audienceId: 'aud_1', duplicates: 2, now: T0 + SECOND });
       expect(a).toMatchObject({ id: 'aud_1', status: 'ready', source: 'ndjson', size: 3, duplicates: 2, withAddress: { email: 2, sms: 0, push: 0 } });
-      expect(await store.getAudience('t_beta', 'aud_1')).toBeNull();
-      expect((await store.readAudienceRows('aud_1', 0, 10)).map((r) => [r.position, r.recipient.id])).toEqual([[1, 'u1'], [2, 'u2'], [4, 'u4']]);
-      expect((await store.readAudienceRows('aud_1', 2, 1)).map((r) => r.position)).toEqual([4]);
-      expect(await store.audienceLinesWithout('aud_1', 'email', 10)).toEqual([5]);
-      expect(await store.readAudienceRows('aud_1', 1, 10)).toEqual([
+      expect(await store.campaigns.getAudience('t_beta', 'aud_1')).toBeNull();
+      expect((await store.campaigns.readAudienceRows('aud_1', 0, 10)).map((r) => [r.position, r.recipient.id])).toEqual([[1, 'u1'], [2, 'u2'], [4, 'u4']]);
+      expect((await store.campaigns.readAudienceRows('aud_1', 2, 1)).map((r) => r.position)).toEqual([4]);
+      expect(await store.campaigns.audienceLinesWithout('aud_1', 'email', 10)).toEqual([5]);
+      expect(await store.campaigns.readAudienceRows('aud_1', 1, 10)).toEqual([
         { position: 2, line: 3, recipient: { id: 'u2', email: 'u2@example.com' } },
         { position: 4, line: 5, recipient: { id: 'u4' } },
       ]);
     });
 
     it('deletes a failed upload and prunes abandoned loading audiences, never one a campaign uses', async () => {
-      await store.createAudience({ id: 'aud_gone', tenantId: TENANT, source: 'csv', now: T0 });
-      await store.appendAudienceRows('aud_gone', [row(1)]);
-      await store.deleteAudience('aud_gone');
-      expect(await store.getAudience(TENANT, 'aud_gone')).toBeNull();
-      await store.createAudience({ id: 'aud_old', tenantId: TENANT, source: 'csv', now: T0 });
-      await store.createAudience({ id: 'aud_new', tenantId: TENANT, source: 'csv', now: T0 + MINUTE });
-      expect(await store.pruneLoadingAudiences(T0 + 1)).toBe(1);
-      expect(await store.getAudience(TENANT, 'aud_new')).not.toBeNull();
+      await store.campaigns.createAudience({ id: 'aud_gone', tenantId: TENANT, source: 'csv', now: T0 });
+      await store.campaigns.appendAudienceRows('aud_gone', [row(1)]);
+      await store.campaigns.deleteAudience('aud_gone');
+      expect(await store.campaigns.getAudience(TENANT, 'aud_gone')).toBeNull();
+      await store.campaigns.createAudience({ id: 'aud_old', tenantId: TENANT, source: 'csv', now: T0 });
+      await store.campaigns.createAudience({ id: 'aud_new', tenantId: TENANT, source: 'csv', now: T0 + MINUTE });
+      expect(await store.campaigns.pruneLoadingAudiences(T0 + 1)).toBe(1);
+      expect(await store.campaigns.getAudience(TENANT, 'aud_new')).not.toBeNull();
       const a = await audience([row(1)], 'aud_used');
       await campaign(a.id, 1);
-      await store.deleteAudience(a.id);
-      expect(await store.getAudience(TENANT, a.id)).not.toBeNull();
+      await store.campaigns.deleteAudience(a.id);
+      expect(await store.campaigns.getAudience(TENANT, a.id)).not.toBeNull();
     });
 
     it('applies campaign transitions only from the statuses they allow', async () => {
       const a = await audience([row(1)]);
       const id = await campaign(a.id, 1, { status: 'draft', startedAt: null });
-      expect(await store.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(false);
-      expect(await store.transitionCampaign({ tenantId: 't_beta', id, action: 'start', now: T0 })).toBe(false);
-      expect(await store.transitionCampaign({ tenantId: TENANT, id, action: 'start', now: T0 + 5, plan: { feasible: false } })).toBe(true);
-      expect(await store.transitionCampaign({ tenantId: TENANT, id, action: 'start', now: T0 + 6 })).toBe(false);
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ status: 'running', startedAt: T0 + 5, plan: { feasible: false } });
-      expect(await store.pauseCampaign({ tenantId: TENANT, id, now: T0 + 7, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ status: 'paused', pausedAt: T0 + 7 });
-      expect(await store.resumeCampaign({ tenantId: TENANT, id, now: T0 + 8 })).toBe(true);
-      expect(await store.resumeCampaign({ tenantId: TENANT, id, now: T0 + 8 })).toBe(false);
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ status: 'running', pausedAt: null, startedAt: T0 + 5 });
-      expect(await store.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 + 9 })).toBe(true);
-      expect(await store.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 + 9 })).toBe(false);
-      expect(await store.getCampaign('t_beta', id)).toBeNull();
+      expect(await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(false);
+      expect(await store.campaigns.transitionCampaign({ tenantId: 't_beta', id, action: 'start', now: T0 })).toBe(false);
+      expect(await store.campaigns.transitionCampaign({ tenantId: TENANT, id, action: 'start', now: T0 + 5, plan: { feasible: false } })).toBe(true);
+      expect(await store.campaigns.transitionCampaign({ tenantId: TENANT, id, action: 'start', now: T0 + 6 })).toBe(false);
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ status: 'running', startedAt: T0 + 5, plan: { feasible: false } });
+      expect(await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0 + 7, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ status: 'paused', pausedAt: T0 + 7 });
+      expect(await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: T0 + 8 })).toBe(true);
+      expect(await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: T0 + 8 })).toBe(false);
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ status: 'running', pausedAt: null, startedAt: T0 + 5 });
+      expect(await store.campaigns.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 + 9 })).toBe(true);
+      expect(await store.campaigns.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 + 9 })).toBe(false);
+      expect(await store.campaigns.getCampaign('t_beta', id)).toBeNull();
     });
 
     it('commits a fan-out batch with its cursor, refuses a stale cursor or a paused campaign, and links the deliveries', async () => {
       const a = await audience([row(1), row(2), row(3)]);
       const id = await campaign(a.id, 3);
       const first = [note(id, 'u1'), note(id, 'u2')];
-      expect(await store.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: first, skipped: 0, now: T0 })).toBe(true);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: first, skipped: 0, now: T0 })).toBe(true);
       // The same batch again (a second runner, a re-run after a crash): refused, nothing written twice.
-      expect(await store.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 })).toBe(false);
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 2, fannedOut: 2, skipped: 0 });
-      expect(await store.countCampaignQueued(id)).toBe(2);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 })).toBe(false);
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 2, fannedOut: 2, skipped: 0 });
+      expect(await store.campaigns.countCampaignQueued(id)).toBe(2);
       expect(await store.getNotification(TENANT, first[0]!.id)).not.toBeNull();
 
-      expect(await store.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
-      expect(await store.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], skipped: 0, now: T0 })).toBe(false);
-      await store.resumeCampaign({ tenantId: TENANT, id, now: T0 });
-      expect(await store.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [], skipped: 1, now: T0 })).toBe(true);
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 3, fannedOut: 2, skipped: 1 });
-      expect(await store.campaignDeliveryCounts(id)).toEqual([{ state: 'ready', terminalReason: null, downstreamStatus: null, held: false, count: 2 }]);
+      expect(await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], skipped: 0, now: T0 })).toBe(false);
+      await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: T0 });
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [], skipped: 1, now: T0 })).toBe(true);
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 3, fannedOut: 2, skipped: 1 });
+      expect(await store.campaigns.campaignDeliveryCounts(id)).toEqual([{ state: 'ready', terminalReason: null, downstreamStatus: null, held: false, count: 2 }]);
     });
 
     it('pause holds queued deliveries out of every claim; resume makes them due again, keeping a later retry time', async () => {
       const a = await audience([row(1), row(2), row(3)]);
       const id = await campaign(a.id, 3);
-      await store.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 3, notifications: [note(id, 'u1'), note(id, 'u2'), note(id, 'u3')], skipped: 0, now: T0 });
+      await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 3, notifications: [note(id, 'u1'), note(id, 'u2'), note(id, 'u3')], skipped: 0, now: T0 });
       // One call in flight at the pause; it ends retryable (due in 5 minutes) while paused.
       const [inFlight] = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0, leaseMs: 30 * SECOND, limit: 1 });
-      await store.pauseCampaign({ tenantId: TENANT, id, now: T0 + SECOND, holdUntil: CAMPAIGN_HOLD_UNTIL });
+      await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0 + SECOND, holdUntil: CAMPAIGN_HOLD_UNTIL });
       expect(await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0 + 2 * SECOND, leaseMs: 30 * SECOND, limit: 10 })).toEqual([]);
       expect(await store.nextDueAt(ACCOUNT, T0 + 2 * SECOND)).toBe(CAMPAIGN_HOLD_UNTIL);
       const outcome = { kind: 'retryable' as const, code: 'http_503', message: 'unavailable', retryAfterMs: 5 * MINUTE };
@@ -163,53 +163,53 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       await store.applyTransitions([
         { deliveryId: inFlight!.deliveryId, expect: { state: 'submitting', leaseVersion: inFlight!.leaseVersion }, transition: retry, now: T0 + 2 * SECOND, attempt: { number: 1, outcome } },
       ]);
-      expect(await store.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(1);
-      expect(await store.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(0);
-      const counts = await store.campaignDeliveryCounts(id);
+      expect(await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(1);
+      expect(await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(0);
+      const counts = await store.campaigns.campaignDeliveryCounts(id);
       expect(counts.filter((c) => c.held).reduce((n, c) => n + c.count, 0)).toBe(3);
       expect(await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0 + 10 * MINUTE, leaseMs: 30 * SECOND, limit: 10 })).toEqual([]);
 
       const resumeAt = T0 + MINUTE;
-      expect(await store.resumeCampaign({ tenantId: TENANT, id, now: resumeAt })).toBe(true);
+      expect(await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: resumeAt })).toBe(true);
       const due = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: resumeAt, leaseMs: 30 * SECOND, limit: 10 });
       // The two never tried are due now; the retry keeps its own time (it was due after the resume).
       expect(due).toHaveLength(2);
       expect((await store.getDelivery(inFlight!.deliveryId))!.nextAttemptAt).toBe(retry.nextAttemptAt);
       expect(retry.nextAttemptAt).toBeGreaterThan(resumeAt);
-      expect((await store.campaignDeliveryCounts(id)).some((c) => c.held)).toBe(false);
+      expect((await store.campaigns.campaignDeliveryCounts(id)).some((c) => c.held)).toBe(false);
     });
 
     it('counts progress in one aggregate, lists pending for cancellation, and finishes campaigns', async () => {
       const a = await audience([row(1), row(2)]);
       const id = await campaign(a.id, 2);
-      await store.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 });
+      await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 });
       const [c] = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0, leaseMs: 30 * SECOND, limit: 1 });
       const accepted = { kind: 'accepted' as const, providerMessageId: 'pm-1' };
       const t = mustDecide({ state: 'submitting', attemptCount: 1, expiresAt: c!.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome: accepted }, T0);
       await store.applyTransitions([{ deliveryId: c!.deliveryId, expect: { state: 'submitting', leaseVersion: c!.leaseVersion }, transition: t, now: T0, attempt: { number: 1, outcome: accepted } }]);
-      const counts = await store.campaignDeliveryCounts(id);
+      const counts = await store.campaigns.campaignDeliveryCounts(id);
       expect(counts.map((g) => [g.state, g.downstreamStatus, g.count]).sort()).toEqual([
         ['accepted', 'accepted', 1],
         ['ready', null, 1],
       ]);
-      expect(await store.finishCampaign({ id, now: T0 })).toBeNull();
-      expect((await store.listCampaignPending(id, 10)).map((f) => f.state)).toEqual(['ready']);
-      expect(await store.listActiveCampaigns(10)).toHaveLength(1);
+      expect(await store.campaigns.finishCampaign({ id, now: T0 })).toBeNull();
+      expect((await store.campaigns.listCampaignPending(id, 10)).map((f) => f.state)).toEqual(['ready']);
+      expect(await store.campaigns.listActiveCampaigns(10)).toHaveLength(1);
 
-      await store.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 });
-      const [p] = await store.listCampaignPending(id, 10);
+      await store.campaigns.transitionCampaign({ tenantId: TENANT, id, action: 'cancel', now: T0 });
+      const [p] = await store.campaigns.listCampaignPending(id, 10);
       const cancel = mustDecide(p!, { type: 'cancel' }, T0);
       await store.applyTransitions([{ deliveryId: p!.deliveryId, expect: { state: p!.state, leaseVersion: p!.leaseVersion }, transition: cancel, now: T0 }]);
-      expect(await store.finishCampaign({ id, now: T0 + 1 })).toBe('cancel');
-      expect(await store.getCampaign(TENANT, id)).toMatchObject({ status: 'cancelled', finishedAt: T0 + 1 });
-      expect(await store.listActiveCampaigns(10)).toEqual([]);
+      expect(await store.campaigns.finishCampaign({ id, now: T0 + 1 })).toBe('cancel');
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ status: 'cancelled', finishedAt: T0 + 1 });
+      expect(await store.campaigns.listActiveCampaigns(10)).toEqual([]);
 
       const b = await audience([row(1, 'v1')]);
       const done = await campaign(b.id, 1);
-      expect(await store.finishCampaign({ id: done, now: T0 })).toBeNull();
-      await store.fanOutBatch({ campaignId: done, expectPosition: 0, toPosition: 1, notifications: [], skipped: 1, now: T0 });
-      expect(await store.finishCampaign({ id: done, now: T0 + 2 })).toBe('complete');
-      expect(await store.getCampaign(TENANT, done)).toMatchObject({ status: 'completed', finishedAt: T0 + 2 });
+      expect(await store.campaigns.finishCampaign({ id: done, now: T0 })).toBeNull();
+      await store.campaigns.fanOutBatch({ campaignId: done, expectPosition: 0, toPosition: 1, notifications: [], skipped: 1, now: T0 });
+      expect(await store.campaigns.finishCampaign({ id: done, now: T0 + 2 })).toBe('complete');
+      expect(await store.campaigns.getCampaign(TENANT, done)).toMatchObject({ status: 'completed', finishedAt: T0 + 2 });
     });
   });
 }

@@ -897,7 +897,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await report(store, theirs!, permanent, T0 + MINUTE);
 
         // `unknown` since `now`: not overdue one millisecond before unknownAfterMs has passed.
-        const early = await store.listReview(TENANT, { now: now + UNKNOWN_AFTER - 1, unknownAfterMs: UNKNOWN_AFTER }, null, 50);
+        const early = await store.review.listReview(TENANT, { now: now + UNKNOWN_AFTER - 1, unknownAfterMs: UNKNOWN_AFTER }, null, 50);
         expect(early.items.map((d) => [d.id, d.reviewReason])).toEqual([
           [ids.unresolved, 'unresolved'],
           [ids.exhausted, 'exhausted'],
@@ -906,20 +906,20 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(early.nextCursor).toBeNull();
 
         const due = { now: now + UNKNOWN_AFTER, unknownAfterMs: UNKNOWN_AFTER };
-        const p1 = await store.listReview(TENANT, due, null, 2);
+        const p1 = await store.review.listReview(TENANT, due, null, 2);
         expect(p1.items.map((d) => [d.id, d.reviewReason])).toEqual([
           [ids.unknown, 'unknown_overdue'],
           [ids.unresolved, 'unresolved'],
         ]);
         expect(p1.items[0]).toMatchObject({ state: 'unknown', tenantId: TENANT, lastErrorCode: 'timeout' });
-        const p2 = await store.listReview(TENANT, due, p1.nextCursor, 2);
+        const p2 = await store.review.listReview(TENANT, due, p1.nextCursor, 2);
         expect(p2.items.map((d) => [d.id, d.reviewReason])).toEqual([
           [ids.exhausted, 'exhausted'],
           [ids.rejected, 'rejected'],
         ]);
         expect(p2.nextCursor).toBeNull();
-        expect((await store.listReview(OTHER_TENANT, due, null, 50)).items.map((d) => d.id)).toEqual([theirs!.deliveryId]);
-        expect((await store.listReview('t_nobody', due, null, 50)).items).toEqual([]);
+        expect((await store.review.listReview(OTHER_TENANT, due, null, 50)).items.map((d) => d.id)).toEqual([theirs!.deliveryId]);
+        expect((await store.review.listReview('t_nobody', due, null, 50)).items).toEqual([]);
       });
 
       it('replayDelivery: unknown to ready with the same key, one audit row, outbox-guarded like any transition', async () => {
@@ -930,7 +930,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(t).toMatchObject({ from: 'unknown', to: 'ready', terminalReason: null, nextAttemptAt: at });
         const write = { deliveryId: before.id, expect: { state: before.state, leaseVersion: before.leaseVersion }, transition: t, now: at };
         const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: true, note: 'customer says no SMS', fromReason: null };
-        expect(await store.replayDelivery({ write, audit })).toBe(true);
+        expect(await store.review.replayDelivery({ write, audit })).toBe(true);
 
         const after = await mustGetDelivery(store, before.id);
         expect(after).toMatchObject({
@@ -942,14 +942,14 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           leaseVersion: before.leaseVersion,
           idempotencyKey: before.idempotencyKey,
         });
-        expect(await store.listReplays(TENANT, before.id)).toEqual([
+        expect(await store.review.listReplays(TENANT, before.id)).toEqual([
           { deliveryId: before.id, tenantId: TENANT, requestedBy: 'key_ops', fromState: 'unknown', fromReason: null, acceptDuplicateRisk: true, note: 'customer says no SMS', createdAt: at },
         ]);
-        expect(await store.listReplays(OTHER_TENANT, before.id)).toEqual([]);
+        expect(await store.review.listReplays(OTHER_TENANT, before.id)).toEqual([]);
 
         // The same write again is stale (the row is `ready` now): refused, and no second audit row.
-        expect(await store.replayDelivery({ write, audit })).toBe(false);
-        expect(await store.listReplays(TENANT, before.id)).toHaveLength(1);
+        expect(await store.review.replayDelivery({ write, audit })).toBe(false);
+        expect(await store.review.listReplays(TENANT, before.id)).toHaveLength(1);
         expect(await mustGetDelivery(store, before.id)).toEqual(after);
 
         // Claimable again: attempt 2 under a new fencing token, presenting the same key.
@@ -965,21 +965,21 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: false, note: null, fromReason: 'exhausted' };
         // A guard naming the wrong lease version (someone else moved it meanwhile): nothing changes.
         expect(
-          await store.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion - 1 }, transition: t, now: at }, audit }),
+          await store.review.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion - 1 }, transition: t, now: at }, audit }),
         ).toBe(false);
         expect(await mustGetDelivery(store, exhausted.id)).toEqual(exhausted);
-        expect(await store.listReplays(TENANT, exhausted.id)).toEqual([]);
+        expect(await store.review.listReplays(TENANT, exhausted.id)).toEqual([]);
 
         expect(
-          await store.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion }, transition: t, now: at }, audit }),
+          await store.review.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion }, transition: t, now: at }, audit }),
         ).toBe(true);
         expect(await mustGetDelivery(store, exhausted.id)).toMatchObject({ state: 'ready', terminalReason: null, nextAttemptAt: at, attemptCount: TEST_POLICY.maxAttempts });
-        expect(await store.listReplays(TENANT, exhausted.id)).toEqual([
+        expect(await store.review.listReplays(TENANT, exhausted.id)).toEqual([
           expect.objectContaining({ fromState: 'terminal', fromReason: 'exhausted', acceptDuplicateRisk: false, note: null, requestedBy: 'key_ops' }),
         ]);
         expect(await store.countByState()).toMatchObject({ ready: 2, terminal: 3 });
         const due = { now: at + UNKNOWN_AFTER, unknownAfterMs: UNKNOWN_AFTER };
-        expect((await store.listReview(TENANT, due, null, 50)).items.map((d) => d.id)).not.toContain(exhausted.id);
+        expect((await store.review.listReview(TENANT, due, null, 50)).items.map((d) => d.id)).not.toContain(exhausted.id);
       });
 
       it('listReplayCandidates: replayable states only, oldest first, filtered, walked by afterId', async () => {
@@ -991,11 +991,11 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const [theirs] = await claim(store, T0 + MINUTE, 1, 'acct-rejected');
         await report(store, theirs!, permanent, T0 + MINUTE);
 
-        const walk = async (filter: Parameters<Store['listReplayCandidates']>[1], size = 2) => {
+        const walk = async (filter: Parameters<Store['review']['listReplayCandidates']>[1], size = 2) => {
           const out: string[] = [];
           let after: string | null = null;
           for (;;) {
-            const batch: DeliveryView[] = await store.listReplayCandidates(TENANT, filter, after, size);
+            const batch: DeliveryView[] = await store.review.listReplayCandidates(TENANT, filter, after, size);
             out.push(...batch.map((d) => d.id));
             if (batch.length < size) return out;
             after = batch[batch.length - 1]!.id;
@@ -1009,7 +1009,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await walk({ providerAccount: 'acct-exhausted' })).toEqual([ids.exhausted]);
         expect(await walk({ createdFrom: T0 + SECOND, createdTo: T0 + 3 * SECOND })).toEqual([ids.exhausted, ids.unresolved]);
         expect(await walk({ state: 'terminal', createdFrom: T0 + 2 * SECOND }, 10)).toEqual([ids.unresolved, ids.cancelled]);
-        expect((await store.listReplayCandidates(OTHER_TENANT, {}, null, 10)).map((d) => d.id)).toEqual([theirs!.deliveryId]);
+        expect((await store.review.listReplayCandidates(OTHER_TENANT, {}, null, 10)).map((d) => d.id)).toEqual([theirs!.deliveryId]);
       });
 
       it('getNotificationSource returns what was asked for; latestGeneration is the highest generation of a group, per tenant', async () => {
@@ -1018,7 +1018,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const theirs = buildNotification({ tenantId: OTHER_TENANT, groupKey: 'login-7', generation: 9 });
         for (const n of [g1, g3, theirs]) await store.createNotification(n);
 
-        expect(await store.getNotificationSource(TENANT, g1.id)).toEqual({
+        expect(await store.review.getNotificationSource(TENANT, g1.id)).toEqual({
           id: g1.id,
           tenantId: TENANT,
           recipient: g1.recipient,
@@ -1031,9 +1031,9 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           expiresAt: g1.expiresAt,
           createdAt: g1.createdAt,
         });
-        expect((await store.getNotificationSource(TENANT, g3.id))?.metadata).toBeNull();
-        expect(await store.getNotificationSource(OTHER_TENANT, g1.id)).toBeNull();
-        expect(await store.getNotificationSource(TENANT, 'ntf_missing')).toBeNull();
+        expect((await store.review.getNotificationSource(TENANT, g3.id))?.metadata).toBeNull();
+        expect(await store.review.getNotificationSource(OTHER_TENANT, g1.id)).toBeNull();
+        expect(await store.review.getNotificationSource(TENANT, 'ntf_missing')).toBeNull();
 
         expect(await store.latestGeneration(TENANT, 'login-7')).toBe(3);
         expect(await store.latestGeneration(OTHER_TENANT, 'login-7')).toBe(9);

@@ -56,31 +56,31 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
     });
 
     it('records each provider event once: a repeat in the same batch or a later one is a duplicate', async () => {
-      expect(await store.recordProviderEvents([event({ eventId: 'e1' }), event({ eventId: 'e2' }), event({ eventId: 'e1' })])).toEqual({
+      expect(await store.evidence.recordProviderEvents([event({ eventId: 'e1' }), event({ eventId: 'e2' }), event({ eventId: 'e1' })])).toEqual({
         inserted: 2,
         duplicates: 1,
       });
-      expect(await store.recordProviderEvents([event({ eventId: 'e2' }), event({ eventId: 'e3' })])).toEqual({ inserted: 1, duplicates: 1 });
+      expect(await store.evidence.recordProviderEvents([event({ eventId: 'e2' }), event({ eventId: 'e3' })])).toEqual({ inserted: 1, duplicates: 1 });
       // The same event id from another account is another event.
-      expect(await store.recordProviderEvents([event({ eventId: 'e1', providerAccount: 'acct-sms' })])).toEqual({ inserted: 1, duplicates: 0 });
-      expect(await store.recordProviderEvents([])).toEqual({ inserted: 0, duplicates: 0 });
+      expect(await store.evidence.recordProviderEvents([event({ eventId: 'e1', providerAccount: 'acct-sms' })])).toEqual({ inserted: 1, duplicates: 0 });
+      expect(await store.evidence.recordProviderEvents([])).toEqual({ inserted: 0, duplicates: 0 });
     });
 
     it('parks events until their delivery is known and not in flight, matching by provider id or by reference', async () => {
       const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: ACCOUNT });
       const d0 = await mustGetDelivery(store, id!);
-      await store.recordProviderEvents([
+      await store.evidence.recordProviderEvents([
         event({ eventId: 'by-pmid', providerMessageId: 'pm-42', status: 'sent' }),
         event({ eventId: 'by-ref', reference: d0.idempotencyKey, status: 'delivered' }),
         event({ eventId: 'nobody', providerMessageId: 'pm-unknown' }),
       ]);
       // Ready: matched by reference only (the provider id is not known yet).
-      expect((await store.listPendingEvidence(10)).map((e) => e.eventId)).toEqual(['by-ref']);
+      expect((await store.evidence.listPendingEvidence(10)).map((e) => e.eventId)).toEqual(['by-ref']);
       const c = await claimOne(store, T0);
       // In flight: everything waits for the call's own answer.
-      expect(await store.listPendingEvidence(10)).toEqual([]);
+      expect(await store.evidence.listPendingEvidence(10)).toEqual([]);
       await report(store, c, { kind: 'accepted', providerMessageId: 'pm-42' }, T0 + SECOND);
-      const pending = await store.listPendingEvidence(10);
+      const pending = await store.evidence.listPendingEvidence(10);
       expect(pending.map((e) => e.eventId)).toEqual(['by-pmid', 'by-ref']);
       expect(pending[0]!.delivery).toMatchObject({ deliveryId: id, state: 'accepted', downstreamStatus: 'accepted', providerMessageId: 'pm-42', tenantId: TENANT });
       expect(pending[1]!.status).toBe('delivered');
@@ -92,8 +92,8 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       await report(store, c, UNKNOWN, T0 + SECOND);
       const d = await mustGetDelivery(store, id!);
       expect(d.state).toBe('unknown');
-      await store.recordProviderEvents([event({ eventId: 'ev1', reference: d.idempotencyKey, providerMessageId: 'pm-7', status: 'delivered' })]);
-      const [p] = await store.listPendingEvidence(10);
+      await store.evidence.recordProviderEvents([event({ eventId: 'ev1', reference: d.idempotencyKey, providerMessageId: 'pm-7', status: 'delivered' })]);
+      const [p] = await store.evidence.listPendingEvidence(10);
       const transition = mustDecide(d, { type: 'evidence', found: true, providerMessageId: 'pm-7' }, T0 + 2 * SECOND);
       const write = {
         rowIds: [p!.rowId],
@@ -107,14 +107,14 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
         now: T0 + 2 * SECOND,
       };
       // A stale expectation (someone merged a status meanwhile) changes nothing and keeps the event parked.
-      expect(await store.applyEvidence([{ ...write, expect: { ...write.expect, downstreamStatus: 'sent' } }])).toEqual([false]);
-      expect(await store.listPendingEvidence(10)).toHaveLength(1);
-      expect(await store.applyEvidence([write])).toEqual([true]);
+      expect(await store.evidence.applyEvidence([{ ...write, expect: { ...write.expect, downstreamStatus: 'sent' } }])).toEqual([false]);
+      expect(await store.evidence.listPendingEvidence(10)).toHaveLength(1);
+      expect(await store.evidence.applyEvidence([write])).toEqual([true]);
       const after = await mustGetDelivery(store, id!);
       expect(after).toMatchObject({ state: 'accepted', downstreamStatus: 'delivered', providerMessageId: 'pm-7', terminalReason: null });
-      expect(await store.listPendingEvidence(10)).toEqual([]);
+      expect(await store.evidence.listPendingEvidence(10)).toEqual([]);
       // Applying the same write again is refused by the guard (the state moved on).
-      expect(await store.applyEvidence([write])).toEqual([false]);
+      expect(await store.evidence.applyEvidence([write])).toEqual([false]);
       const n = await store.getNotification(TENANT, after.notificationId);
       expect(n!.deliveries[0]!.attempts[0]).toMatchObject({ outcome: 'unknown', resolution: 'callback' });
     });
@@ -124,10 +124,10 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       const c = await claimOne(store, T0);
       await report(store, c, { kind: 'accepted', providerMessageId: 'pm-9' }, T0 + SECOND);
       const d = await mustGetDelivery(store, id!);
-      await store.recordProviderEvents([event({ eventId: 'old', providerMessageId: 'pm-9', status: 'accepted', suppress: 'bounced' })]);
-      const [p] = await store.listPendingEvidence(10);
+      await store.evidence.recordProviderEvents([event({ eventId: 'old', providerMessageId: 'pm-9', status: 'accepted', suppress: 'bounced' })]);
+      const [p] = await store.evidence.listPendingEvidence(10);
       const suppress = { tenantId: TENANT, channel: d.channel, destination: 'ada@example.test', reason: 'bounced' as const, sourceDeliveryId: id! };
-      const ok = await store.applyEvidence([
+      const ok = await store.evidence.applyEvidence([
         {
           rowIds: [p!.rowId],
           deliveryId: id!,
@@ -141,21 +141,21 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
         },
       ]);
       expect(ok).toEqual([true]);
-      expect(await store.listPendingEvidence(10)).toEqual([]);
+      expect(await store.evidence.listPendingEvidence(10)).toEqual([]);
       expect(await mustGetDelivery(store, id!)).toMatchObject({ state: 'accepted', downstreamStatus: 'accepted' });
-      expect(await store.getSuppression(TENANT, 'email', 'ada@example.test')).toMatchObject({ reason: 'bounced', sourceDeliveryId: id });
-      expect(await store.getSuppression(TENANT, 'sms', 'ada@example.test')).toBeNull();
-      expect(await store.getSuppression('t_other', 'email', 'ada@example.test')).toBeNull();
-      expect(await store.listSuppressions(TENANT, 10)).toHaveLength(1);
+      expect(await store.preferences.getSuppression(TENANT, 'email', 'ada@example.test')).toMatchObject({ reason: 'bounced', sourceDeliveryId: id });
+      expect(await store.preferences.getSuppression(TENANT, 'sms', 'ada@example.test')).toBeNull();
+      expect(await store.preferences.getSuppression('t_other', 'email', 'ada@example.test')).toBeNull();
+      expect(await store.preferences.listSuppressions(TENANT, 10)).toHaveLength(1);
     });
 
     it('orphans parked events nobody claims after retention, and deletes settled ones past it', async () => {
-      await store.recordProviderEvents([event({ eventId: 'lost', providerMessageId: 'pm-never', receivedAt: T0 })]);
-      expect(await store.pruneProviderEvents({ before: T0, now: T0 + MINUTE })).toEqual({ orphaned: 0, deleted: 0 });
-      expect(await store.pruneProviderEvents({ before: T0 + 1, now: T0 + MINUTE })).toEqual({ orphaned: 1, deleted: 0 });
-      expect(await store.pruneProviderEvents({ before: T0 + 2 * MINUTE, now: T0 + 3 * MINUTE })).toEqual({ orphaned: 0, deleted: 1 });
+      await store.evidence.recordProviderEvents([event({ eventId: 'lost', providerMessageId: 'pm-never', receivedAt: T0 })]);
+      expect(await store.evidence.pruneProviderEvents({ before: T0, now: T0 + MINUTE })).toEqual({ orphaned: 0, deleted: 0 });
+      expect(await store.evidence.pruneProviderEvents({ before: T0 + 1, now: T0 + MINUTE })).toEqual({ orphaned: 1, deleted: 0 });
+      expect(await store.evidence.pruneProviderEvents({ before: T0 + 2 * MINUTE, now: T0 + 3 * MINUTE })).toEqual({ orphaned: 0, deleted: 1 });
       // Gone from dedupe memory too: the same id is a new event now.
-      expect(await store.recordProviderEvents([event({ eventId: 'lost' })])).toEqual({ inserted: 1, duplicates: 0 });
+      expect(await store.evidence.recordProviderEvents([event({ eventId: 'lost' })])).toEqual({ inserted: 1, duplicates: 0 });
     });
 
     it('queues unknown deliveries for reconciliation, defers them, and records the policy and resolution on the attempt', async () => {
@@ -164,34 +164,34 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       await report(store, c1, UNKNOWN, T0 + 6 * SECOND);
       const c2 = await claimOne(store, T0 + 7 * SECOND);
       await report(store, c2, UNKNOWN, T0 + 8 * SECOND);
-      const due = await store.listUnknownDue({ now: T0 + 9 * SECOND, limit: 10 });
+      const due = await store.evidence.listUnknownDue({ now: T0 + 9 * SECOND, limit: 10 });
       expect(due.map((u) => u.deliveryId)).toEqual(ids);
       expect(due[0]).toMatchObject({ providerAccount: ACCOUNT, attemptCount: 1, unknownSince: T0 + 6 * SECOND, channel: 'email', retryLadder: null });
-      expect(await store.listUnknownDue({ now: T0 + 9 * SECOND, limit: 10, providerAccounts: ['acct-sms'] })).toEqual([]);
+      expect(await store.evidence.listUnknownDue({ now: T0 + 9 * SECOND, limit: 10, providerAccounts: ['acct-sms'] })).toEqual([]);
 
       const u1 = due[0]!;
-      expect(await store.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion, at: T0 + MINUTE, attemptNumber: 1, policy: 'wait_for_evidence' })).toBe(true);
-      expect(await store.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion + 1, at: T0, attemptNumber: 1, policy: null })).toBe(false);
-      expect((await store.listUnknownDue({ now: T0 + 10 * SECOND, limit: 10 })).map((u) => u.deliveryId)).toEqual([ids[1]]);
-      expect((await store.listUnknownDue({ now: T0 + MINUTE, limit: 10 })).map((u) => u.deliveryId)).toEqual(ids);
+      expect(await store.evidence.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion, at: T0 + MINUTE, attemptNumber: 1, policy: 'wait_for_evidence' })).toBe(true);
+      expect(await store.evidence.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion + 1, at: T0, attemptNumber: 1, policy: null })).toBe(false);
+      expect((await store.evidence.listUnknownDue({ now: T0 + 10 * SECOND, limit: 10 })).map((u) => u.deliveryId)).toEqual([ids[1]]);
+      expect((await store.evidence.listUnknownDue({ now: T0 + MINUTE, limit: 10 })).map((u) => u.deliveryId)).toEqual(ids);
       // Deferring does not make it look recently changed: unknown-since stays.
-      expect((await store.listUnknownDue({ now: T0 + MINUTE, limit: 10 }))[0]!.unknownSince).toBe(T0 + 6 * SECOND);
+      expect((await store.evidence.listUnknownDue({ now: T0 + MINUTE, limit: 10 }))[0]!.unknownSince).toBe(T0 + 6 * SECOND);
 
       const d1 = await mustGetDelivery(store, u1.deliveryId);
       const closed = mustDecide(d1, { type: 'ambiguity_policy', policy: 'wait_for_evidence', dedupesByKey: false, windowClosed: true }, T0 + 2 * MINUTE);
       const write = { deliveryId: d1.id, expect: { state: d1.state, leaseVersion: d1.leaseVersion }, transition: closed, now: T0 + 2 * MINUTE };
-      expect(await store.resolveUnknown({ write, attemptNumber: 1, policy: 'wait_for_evidence', resolution: 'window_closed' })).toBe(true);
-      expect(await store.resolveUnknown({ write, attemptNumber: 1, policy: 'wait_for_evidence', resolution: 'window_closed' })).toBe(false);
+      expect(await store.evidence.resolveUnknown({ write, attemptNumber: 1, policy: 'wait_for_evidence', resolution: 'window_closed' })).toBe(true);
+      expect(await store.evidence.resolveUnknown({ write, attemptNumber: 1, policy: 'wait_for_evidence', resolution: 'window_closed' })).toBe(false);
       expect(await mustGetDelivery(store, d1.id)).toMatchObject({ state: 'terminal', terminalReason: 'unresolved' });
       const n = await store.getNotification(TENANT, d1.notificationId);
       expect(n!.deliveries[0]!.attempts[0]).toMatchObject({ ambiguityPolicy: 'wait_for_evidence', resolution: 'window_closed' });
-      expect((await store.listUnknownDue({ now: T0 + 3 * MINUTE, limit: 10 })).map((u) => u.deliveryId)).toEqual([ids[1]]);
+      expect((await store.evidence.listUnknownDue({ now: T0 + 3 * MINUTE, limit: 10 })).map((u) => u.deliveryId)).toEqual([ids[1]]);
 
       // A policy resend: retryable now, claimable at once with the same key.
       const d2 = await mustGetDelivery(store, ids[1]!);
       const resend = mustDecide(d2, { type: 'ambiguity_policy', policy: 'accept_duplicate', dedupesByKey: false, windowClosed: false }, T0 + 3 * MINUTE);
       expect(
-        await store.resolveUnknown({
+        await store.evidence.resolveUnknown({
           write: { deliveryId: d2.id, expect: { state: 'unknown', leaseVersion: d2.leaseVersion }, transition: resend, now: T0 + 3 * MINUTE },
           attemptNumber: 1,
           policy: 'accept_duplicate',

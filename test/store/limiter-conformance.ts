@@ -29,7 +29,7 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
     });
 
     const ask = (s: Store, now: number, requested: number, lane = 'bulk', laneLimit = BULK_LIMIT) =>
-      s.acquirePermits({ providerAccount: ACCOUNT, lane, now, requested, laneLimit, accountLimit: ACCOUNT_LIMIT });
+      s.limiter.acquirePermits({ providerAccount: ACCOUNT, lane, now, requested, laneLimit, accountLimit: ACCOUNT_LIMIT });
 
     it('grants the burst from idle, then one permit per emission interval, and says when to come back', async () => {
       expect(await ask(store, T0, 25)).toEqual({ granted: 10, retryAt: T0 + 13 }); // bulk: 80/s → 12.5 ms per permit
@@ -37,7 +37,7 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       const later = await ask(store, T0 + 125, 5); // 125 ms at 80/s: 10 permits' worth, capped by request
       expect(later.granted).toBe(5);
       // Another account is independent.
-      expect(await store.acquirePermits({ providerAccount: 'other', lane: 'bulk', now: T0, requested: 3, laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT })).toEqual({ granted: 3, retryAt: null });
+      expect(await store.limiter.acquirePermits({ providerAccount: 'other', lane: 'bulk', now: T0, requested: 3, laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT })).toEqual({ granted: 3, retryAt: null });
     });
 
     it('shares one budget between processes: concurrent requests from two stores never exceed the bound', async () => {
@@ -60,7 +60,7 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
     });
 
     it('a 429 pauses every lane of the account until Retry-After has passed', async () => {
-      const resumeAt = await store.throttleAccount({ providerAccount: ACCOUNT, now: T0, retryAfterMs: 2 * SECOND, limit: ACCOUNT_LIMIT });
+      const resumeAt = await store.limiter.throttleAccount({ providerAccount: ACCOUNT, now: T0, retryAfterMs: 2 * SECOND, limit: ACCOUNT_LIMIT });
       expect(resumeAt).toBe(T0 + 2 * SECOND);
       expect((await ask(store, T0 + 2 * SECOND - 1, 1)).granted).toBe(0);
       expect((await ask(store, T0 + 2 * SECOND - 1, 1, 'auth', ACCOUNT_LIMIT)).granted).toBe(0);
@@ -71,7 +71,7 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       await seedDeliveries(store, { tenantId: TENANT, count: 12, providerAccount: ACCOUNT, channel: 'sms', purpose: 'transactional' });
       const now = T0 + 20 * SECOND;
       const claim = (limit: number, at = now) =>
-        store.claimWithPermits({ providerAccount: ACCOUNT, workerId: 'w', now: at, leaseMs: 30 * SECOND, limit, lane: 'bulk', laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT });
+        store.limiter.claimWithPermits({ providerAccount: ACCOUNT, workerId: 'w', now: at, leaseMs: 30 * SECOND, limit, lane: 'bulk', laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT });
       // The burst (10) is the limit: 10 of 12 claimed, and a time to come back.
       const first = await claim(16);
       expect(first.claimed).toHaveLength(10);

@@ -2,7 +2,7 @@
  * Runs the Store conformance suite against the PostgreSQL driver: one schema per test, on
  * DATABASE_URL when set, else on the embedded server the global setup started.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 import { storeConformance, type StoreFixture } from './conformance.js';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
+import { pushConformance } from './push-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -39,6 +40,7 @@ limiterConformance('postgres', postgresFixture);
 webhookConformance('postgres', postgresFixture);
 campaignConformance('postgres', postgresFixture);
 preferencesConformance('postgres', postgresFixture);
+pushConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {
@@ -78,8 +80,7 @@ describe('Postgres migrations', () => {
         createdAt: T0,
         deliveries: [{ id: 'dlv_01JDQ0000000000000000000A2', channel: 'sms', providerAccount: 'acct-sms', destination: '+14155550123', idempotencyKey: 'hk_1' }],
       });
-      const deadline = Date.now() + 5_000;
-      while (woken.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitFor(() => expect(woken.length).toBeGreaterThan(0), { timeout: 5_000, interval: 10 });
       expect(woken).toEqual(['acct-sms']);
     } finally {
       await unsubscribe();

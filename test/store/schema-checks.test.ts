@@ -1,72 +1,230 @@
 /**
- * The schema and the domain name the same states (STYLE habit 6): every CHECK list on
- * `deliveries` must equal its vocabulary in src/domain exactly, and the schema must refuse a
- * row that breaks "terminal iff terminal_reason". Reads the schema the driver created.
+ * The schema and the domain name the same things (STYLE habit 6), in both dialects. Every CHECK
+ * constraint is read back from a database the driver migrated (SQLite: the CREATE TABLE text in
+ * sqlite_master; PostgreSQL: pg_constraint), normalised to the table, the columns it reads and,
+ * for an enum-like check (`column IN (...)`), its allowed values. The two dialects must have the
+ * same constraints, and every enum-like one must equal its vocabulary (src/domain, or the Store
+ * contract for the store's own words) exactly. Also: the schema refuses a row that breaks
+ * "terminal iff terminal_reason".
  */
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAMPAIGN_PURPOSES, CAMPAIGN_STATUSES } from '../../src/domain/campaign-status.js';
 import {
+  AMBIGUITY_POLICIES,
   CHANNELS,
   DELIVERY_STATES,
   DOWNSTREAM_STATUSES,
+  FALLBACK_EVIDENCE,
+  LADDER_NAMES,
+  OPTIONAL_PURPOSES,
   OUTCOME_KINDS,
   PURPOSES,
   REPLAYABLE_REASONS,
+  SUPPRESSION_REASONS,
   TERMINAL_REASONS,
   TRANSITION_TABLE,
+  PUSH_TARGET_TYPES,
 } from '../../src/domain/index.js';
+import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
+import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
+import { EVERY } from '../../src/store/preference-rows.js';
+import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
+import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
+import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 import { T0, buildNotification } from './fixtures.js';
+
+/** Each enum-like CHECK (`table.column`) and the vocabulary it must list, no more and no less. */
+const VOCABULARY: Record<string, readonly string[]> = {
+  // Internal to the drivers' SQL (no type outside src/store names them).
+  'idempotency_keys.status': ['in_progress', 'completed'],
+  'provider_events.outcome': ['applied', 'no_change', 'orphaned'],
+
+  'notifications.purpose': PURPOSES,
+  'notifications.fallback_evidence': FALLBACK_EVIDENCE,
+  'notifications.retry_ladder': LADDER_NAMES,
+  'deliveries.state': DELIVERY_STATES,
+  'deliveries.terminal_reason': TERMINAL_REASONS,
+  'deliveries.channel': CHANNELS,
+  'deliveries.purpose': PURPOSES,
+  'deliveries.downstream_status': DOWNSTREAM_STATUSES,
+  'attempts.outcome': [...OUTCOME_KINDS, 'lease_expired'],
+  'attempts.ambiguity_policy': AMBIGUITY_POLICIES,
+  'attempts.resolution': ATTEMPT_RESOLUTIONS,
+  // A replay starts only where the state machine has a `replay` edge, from a replayable reason.
+  'replays.from_state': [...new Set(TRANSITION_TABLE.filter((r) => r.on === 'replay').map((r) => r.from))],
+  'replays.from_reason': REPLAYABLE_REASONS,
+  'pending_fallbacks.channel': CHANNELS,
+  'provider_events.status': DOWNSTREAM_STATUSES,
+  // A callback suppresses for a bounce or a complaint; `manual` is the operator's alone.
+  'provider_events.suppress': SUPPRESSION_REASONS.filter((r) => r !== 'manual'),
+  'suppressions.channel': CHANNELS,
+  'suppressions.reason': SUPPRESSION_REASONS,
+  'webhook_endpoints.status': WEBHOOK_ENDPOINT_STATUSES,
+  'webhook_endpoints.disabled_reason': WEBHOOK_DISABLED_REASONS,
+  // "Every channel" and "every optional purpose" are stored as EVERY (see preference-rows.ts).
+  'recipient_preferences.channel': [EVERY, ...CHANNELS],
+  'recipient_preferences.purpose': [EVERY, ...OPTIONAL_PURPOSES],
+  'recipient_preferences.source': OPT_OUT_SOURCES,
+  'audiences.status': AUDIENCE_STATUSES,
+  'audiences.source': AUDIENCE_SOURCES,
+  'campaigns.status': CAMPAIGN_STATUSES,
+  'campaigns.channel': CHANNELS,
+  'campaigns.purpose': CAMPAIGN_PURPOSES,
+  'push_subscriptions.type': PUSH_TARGET_TYPES,
+  'push_subscriptions.deactivated_reason': PUSH_DEACTIVATION_REASONS,
+};
+
+/** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */
+interface Check {
+  table: string;
+  columns: string[];
+  values: string[] | null;
+}
+
+/** The SQL text with `--` comments removed (outside string literals), so a word in a comment is not read as SQL. */
+function withoutComments(sql: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < sql.length; i++) {
+    if (sql[i] === "'") inString = !inString;
+    if (!inString && sql.startsWith('--', i)) {
+      while (i < sql.length && sql[i] !== '\n') i++;
+    }
+    out += sql[i] ?? '';
+  }
+  return out;
+}
+
+/** The expressions of every `CHECK (...)` in a CREATE TABLE statement, parentheses balanced. */
+function checkExpressions(createTable: string): string[] {
+  const sql = withoutComments(createTable);
+  const out: string[] = [];
+  const start = /\bCHECK\s*\(/gi;
+  for (let m = start.exec(sql); m; m = start.exec(sql)) {
+    let depth = 1;
+    let inString = false;
+    let i = start.lastIndex;
+    for (; i < sql.length && depth > 0; i++) {
+      if (sql[i] === "'") inString = !inString;
+      else if (!inString && sql[i] === '(') depth++;
+      else if (!inString && sql[i] === ')') depth--;
+    }
+    out.push(sql.slice(start.lastIndex, i - 1).trim());
+    start.lastIndex = i;
+  }
+  return out;
+}
+
+const quoted = (list: string) => [...list.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
+
+/** SQLite's CHECK constraints, parsed from sqlite_master. */
+function sqliteChecks(path: string): Check[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; sql: string }>;
+    return tables.flatMap(({ name, sql }) => {
+      const columns = (db.prepare(`PRAGMA table_info("${name}")`).all() as Array<{ name: string }>).map((c) => c.name);
+      return checkExpressions(sql).map((expr) => {
+        const words = new Set(expr.replace(/'(?:[^']|'')*'/g, ' ').match(/\b\w+\b/g) ?? []);
+        const enumLike = /^(\w+)\s+IN\s*\(([^()]*)\)$/i.exec(expr);
+        return { table: name, columns: columns.filter((c) => words.has(c)).sort(), values: enumLike ? quoted(enumLike[2]!) : null };
+      });
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** PostgreSQL's CHECK constraints of one schema, from pg_constraint. */
+async function postgresChecks(schema: string): Promise<Check[]> {
+  const c = new pg.Client({ connectionString: pgUrl() });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ table_name: string; columns: string[]; def: string }>(
+      `SELECT cl.relname AS table_name, pg_get_constraintdef(con.oid) AS def,
+              ARRAY(SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = con.conrelid AND a.attnum = ANY (con.conkey) ORDER BY 1) AS columns
+       FROM pg_constraint con
+       JOIN pg_class cl ON cl.oid = con.conrelid
+       JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+       WHERE con.contype = 'c' AND ns.nspname = $1`,
+      [schema],
+    );
+    // PostgreSQL writes `column IN ('a', 'b')` back as `CHECK ((column = ANY (ARRAY['a'::text, 'b'::text])))`.
+    return rows.map((r) => {
+      const enumLike = /^CHECK \(\("?(\w+)"? = ANY \(ARRAY\[(.*)\]\)\)\)$/.exec(r.def);
+      return { table: r.table_name, columns: [...r.columns].sort(), values: enumLike ? quoted(enumLike[2]!) : null };
+    });
+  } finally {
+    await c.end();
+  }
+}
+
+/** A dialect's checks as comparable lines, e.g. `deliveries(state) IN [accepted, ...]`, `deliveries(state, terminal_reason)`. */
+const describeChecks = (checks: Check[]) =>
+  checks.map((k) => `${k.table}(${k.columns.join(', ')})${k.values ? ` IN [${[...k.values].sort().join(', ')}]` : ''}`).sort();
+
+/** The enum-like checks as `table.column` → allowed values. */
+function enumChecks(checks: Check[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const k of checks.filter((x) => x.values !== null)) {
+    expect(k.columns, `an enum-like check on ${k.table} reads one column`).toHaveLength(1);
+    const key = `${k.table}.${k.columns[0]}`;
+    expect(out.has(key), `one enum-like check on ${key}`).toBe(false);
+    out.set(key, k.values!);
+  }
+  return out;
+}
 
 let dir: string;
 let path: string;
 let store: SqliteStore;
+let checks: Record<'sqlite' | 'postgres', Check[]>;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'herald-schema-'));
   path = join(dir, 'herald.db');
   store = openSqliteStore({ path });
   await store.migrate();
+  const postgres = await openTestPostgresStore();
+  try {
+    checks = { sqlite: sqliteChecks(path), postgres: await postgresChecks(postgres.schema) };
+  } finally {
+    await postgres.store.close();
+    await postgres.drop();
+  }
 });
 afterAll(async () => {
   await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The CREATE TABLE statement of one table, as SQLite stored it. */
-function tableSql(table: string): string {
-  const statements = store.schemaSql().split(';\n');
-  const found = statements.filter((s) => new RegExp(`^CREATE TABLE "?${table}"?\\s*\\(`).test(s.trim()));
-  expect(found, `CREATE TABLE ${table}`).toHaveLength(1);
-  return found[0]!;
-}
-
-/** The values of the one `CHECK (column IN (...))` on a column of a table. */
-function checkList(table: string, column: string): string[] {
-  const matches = [...tableSql(table).matchAll(new RegExp(`CHECK\\s*\\(\\s*${column}\\s+IN\\s*\\(([^)]*)\\)\\s*\\)`, 'g'))];
-  expect(matches, `CHECK (${column} IN (...)) on ${table}`).toHaveLength(1);
-  return [...matches[0]![1]!.matchAll(/'([^']*)'/g)].map((m) => m[1]!);
-}
-
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
-describe('schema CHECK lists match the domain vocabularies', () => {
-  it.each([
-    ['deliveries', 'state', DELIVERY_STATES],
-    ['deliveries', 'terminal_reason', TERMINAL_REASONS],
-    ['deliveries', 'channel', CHANNELS],
-    ['deliveries', 'purpose', PURPOSES],
-    ['deliveries', 'downstream_status', DOWNSTREAM_STATUSES],
-    ['notifications', 'purpose', PURPOSES],
-    ['attempts', 'outcome', [...OUTCOME_KINDS, 'lease_expired']],
-    // A replay starts only where the state machine has a `replay` edge, from a replayable reason.
-    ['replays', 'from_state', [...new Set(TRANSITION_TABLE.filter((r) => r.on === 'replay').map((r) => r.from))]],
-    ['replays', 'from_reason', REPLAYABLE_REASONS],
-  ] as const)('%s.%s', (table, column, vocabulary) => {
-    const list = checkList(table, column);
+describe('CHECK constraints: the same in both dialects', () => {
+  it('each dialect has CHECK constraints to compare (the readers found them)', () => {
+    expect(checks.sqlite.length).toBeGreaterThan(40);
+    expect(enumChecks(checks.sqlite).size).toBe(Object.keys(VOCABULARY).length);
+  });
+
+  it('SQLite and PostgreSQL have the same constraints: tables, columns read, allowed values', () => {
+    expect(describeChecks(checks.sqlite)).toEqual(describeChecks(checks.postgres));
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('%s: enum-like CHECK lists match the vocabularies', (dialect) => {
+  it('every enum-like CHECK has a vocabulary here, and every vocabulary here a CHECK', () => {
+    expect(sorted([...enumChecks(checks[dialect]).keys()])).toEqual(sorted(Object.keys(VOCABULARY)));
+  });
+
+  it.each(Object.entries(VOCABULARY))('%s', (key, vocabulary) => {
+    const list = enumChecks(checks[dialect]).get(key) ?? [];
     expect(new Set(list).size, 'no duplicates in the CHECK list').toBe(list.length);
     expect(sorted(list)).toEqual(sorted(vocabulary));
   });

@@ -49,7 +49,7 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
 
     async function endpoint(tenantId: string, eventTypes: string[] = ['*'], url = 'https://hooks.example.com/h'): Promise<string> {
       const id = newId('whe');
-      await store.createWebhookEndpoint({ id, tenantId, url, description: null, eventTypes, secret: SECRET, now: T0 });
+      await store.webhooks.createWebhookEndpoint({ id, tenantId, url, description: null, eventTypes, secret: SECRET, now: T0 });
       return id;
     }
 
@@ -59,10 +59,10 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
       return n.id;
     }
 
-    const heads = (endpointId: string, now = T0, limit = 100) => store.listWebhookHeads({ endpointId, now, limit });
+    const heads = (endpointId: string, now = T0, limit = 100) => store.webhooks.listWebhookHeads({ endpointId, now, limit });
 
     async function deliver(endpointId: string, messages: WebhookMessage[], now = T0): Promise<void> {
-      await store.recordWebhookAttempts({
+      await store.webhooks.recordWebhookAttempts({
         endpointId,
         owner: 'o1',
         now,
@@ -77,8 +77,8 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         const a = await endpoint(TENANT, ['delivery.accepted']);
         const b = await endpoint(TENANT);
         const c = await endpoint(OTHER);
-        expect((await store.listWebhookEndpoints(TENANT)).map((e) => e.id)).toEqual([a, b]);
-        const view = await store.getWebhookEndpoint(TENANT, a);
+        expect((await store.webhooks.listWebhookEndpoints(TENANT)).map((e) => e.id)).toEqual([a, b]);
+        const view = await store.webhooks.getWebhookEndpoint(TENANT, a);
         expect(view).toMatchObject({
           id: a,
           tenantId: TENANT,
@@ -94,26 +94,26 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           createdAt: T0,
         });
         expect(JSON.stringify(view)).not.toContain(SECRET.slice(6));
-        expect(await store.getWebhookEndpoint(TENANT, c)).toBeNull();
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, c)).toBeNull();
 
         await notify();
-        await store.relayOutbox({ now: T0, limit: 100 });
-        expect((await store.getWebhookEndpoint(TENANT, b))!.pending).toBe(1);
-        expect(await store.deleteWebhookEndpoint(OTHER, b)).toBe(false);
-        expect(await store.deleteWebhookEndpoint(TENANT, b)).toBe(true);
-        expect(await store.getWebhookEndpoint(TENANT, b)).toBeNull();
-        expect(await store.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 10 })).toEqual([]);
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
+        expect((await store.webhooks.getWebhookEndpoint(TENANT, b))!.pending).toBe(1);
+        expect(await store.webhooks.deleteWebhookEndpoint(OTHER, b)).toBe(false);
+        expect(await store.webhooks.deleteWebhookEndpoint(TENANT, b)).toBe(true);
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, b)).toBeNull();
+        expect(await store.webhooks.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 10 })).toEqual([]);
       });
 
       it('rotate keeps the previous secret until the given time; another tenant cannot rotate or enable', async () => {
         const a = await endpoint(TENANT);
-        expect(await store.rotateWebhookSecret({ tenantId: OTHER, id: a, secret: 'whsec_x', previousUntil: T0 + HOUR, now: T0 })).toBe(false);
-        expect(await store.enableWebhookEndpoint({ tenantId: OTHER, id: a, now: T0 })).toBe(false);
-        expect(await store.rotateWebhookSecret({ tenantId: TENANT, id: a, secret: 'whsec_new', previousUntil: T0 + HOUR, now: T0 })).toBe(true);
-        expect((await store.getWebhookEndpoint(TENANT, a))!.previousSecretUntil).toBe(T0 + HOUR);
+        expect(await store.webhooks.rotateWebhookSecret({ tenantId: OTHER, id: a, secret: 'whsec_x', previousUntil: T0 + HOUR, now: T0 })).toBe(false);
+        expect(await store.webhooks.enableWebhookEndpoint({ tenantId: OTHER, id: a, now: T0 })).toBe(false);
+        expect(await store.webhooks.rotateWebhookSecret({ tenantId: TENANT, id: a, secret: 'whsec_new', previousUntil: T0 + HOUR, now: T0 })).toBe(true);
+        expect((await store.webhooks.getWebhookEndpoint(TENANT, a))!.previousSecretUntil).toBe(T0 + HOUR);
         await notify();
-        await store.relayOutbox({ now: T0, limit: 100 });
-        const [target] = await store.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 10 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
+        const [target] = await store.webhooks.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 10 });
         expect(target).toMatchObject({ id: a, url: 'https://hooks.example.com/h', secret: 'whsec_new', previousSecret: { secret: SECRET, until: T0 + HOUR } });
       });
     });
@@ -127,9 +127,9 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         await notify(OTHER);
         await transition(store, T0 + SECOND, accepted);
 
-        expect(await store.relayOutbox({ now: T0 + 2 * SECOND, limit: 100 })).toEqual({ published: 3, messages: 4 });
+        expect(await store.webhooks.relayOutbox({ now: T0 + 2 * SECOND, limit: 100 })).toEqual({ published: 3, messages: 4 });
         // Published rows are not published again.
-        expect(await store.relayOutbox({ now: T0 + 3 * SECOND, limit: 100 })).toEqual({ published: 0, messages: 0 });
+        expect(await store.webhooks.relayOutbox({ now: T0 + 3 * SECOND, limit: 100 })).toEqual({ published: 0, messages: 0 });
 
         const [created] = await heads(all, T0 + 2 * SECOND);
         expect(await heads(all, T0 + 2 * SECOND)).toHaveLength(1);
@@ -145,11 +145,11 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
 
       it('publishes the rows of tenants without endpoints, and an endpoint registered later gets only later events', async () => {
         await notify(TENANT);
-        expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
         const late = await endpoint(TENANT);
-        expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 0, messages: 0 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 0, messages: 0 });
         await notify(TENANT);
-        expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
         expect(await heads(late)).toHaveLength(1);
       });
 
@@ -157,9 +157,9 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         const e = await endpoint(TENANT);
         const ids = [];
         for (let i = 0; i < 5; i++) ids.push(await notify(TENANT, T0 + i * SECOND));
-        expect(await store.relayOutbox({ now: T0, limit: 2 })).toEqual({ published: 2, messages: 2 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 2 })).toEqual({ published: 2, messages: 2 });
         expect((await heads(e)).map((m) => m.notificationId)).toEqual(ids.slice(0, 2));
-        expect(await store.relayOutbox({ now: T0, limit: 10 })).toEqual({ published: 3, messages: 3 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 10 })).toEqual({ published: 3, messages: 3 });
         expect((await heads(e)).map((m) => m.notificationId)).toEqual(ids);
       });
 
@@ -168,8 +168,8 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         await other.migrate();
         const e = await endpoint(TENANT);
         for (let i = 0; i < 20; i++) await notify(TENANT, T0 + i * SECOND);
-        const [a, b] = await Promise.all([store.relayOutbox({ now: T0, limit: 7 }), other.relayOutbox({ now: T0, limit: 7 })]);
-        const rest = await store.relayOutbox({ now: T0, limit: 100 });
+        const [a, b] = await Promise.all([store.webhooks.relayOutbox({ now: T0, limit: 7 }), other.webhooks.relayOutbox({ now: T0, limit: 7 })]);
+        const rest = await store.webhooks.relayOutbox({ now: T0, limit: 100 });
         expect(a.published + b.published + rest.published).toBe(20);
         expect(a.messages + b.messages + rest.messages).toBe(20);
         expect(await heads(e)).toHaveLength(20);
@@ -177,9 +177,9 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
 
       it('creates nothing for a disabled endpoint', async () => {
         const e = await endpoint(TENANT);
-        await store.recordWebhookAttempts({ endpointId: e, owner: 'o1', now: T0, leaseUntil: T0, attempts: [], endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'gone' } });
+        await store.webhooks.recordWebhookAttempts({ endpointId: e, owner: 'o1', now: T0, leaseUntil: T0, attempts: [], endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'gone' } });
         await notify(TENANT);
-        expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
       });
     });
 
@@ -189,9 +189,9 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         const n1 = await notify(TENANT, T0);
         await transition(store, T0 + SECOND, retryable); // n1: delivery.retryable
         const n2 = await notify(TENANT, T0 + 2 * SECOND);
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
         await transition(store, T0 + 3 * SECOND, accepted); // n1 again (its retry is due first): delivery.accepted
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
 
         let h = await heads(e, T0 + 10 * SECOND);
         expect(h.map((m) => [m.notificationId, m.eventType])).toEqual([
@@ -199,7 +199,7 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           [n2, 'notification.created'],
         ]);
         // n1's first event fails and waits 5 minutes: n1's later events wait with it; n2 does not.
-        await store.recordWebhookAttempts({
+        await store.webhooks.recordWebhookAttempts({
           endpointId: e,
           owner: 'o1',
           now: T0 + 10 * SECOND,
@@ -218,14 +218,14 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         expect(h.map((m) => m.eventType)).toEqual(['delivery.retryable']);
         await deliver(e, h);
         expect((await heads(e, T0 + 5 * MINUTE)).map((m) => m.eventType)).toEqual(['delivery.accepted']);
-        expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({ pending: 1, delivered: 3 });
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ pending: 1, delivered: 3 });
       });
 
       it('respects the limit, lowest seq first', async () => {
         const e = await endpoint(TENANT);
         const ids = [];
         for (let i = 0; i < 4; i++) ids.push(await notify(TENANT, T0 + i * SECOND));
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
         expect((await heads(e, T0, 3)).map((m) => m.notificationId)).toEqual(ids.slice(0, 3));
         expect(await heads(e, T0 - 1)).toEqual([]);
       });
@@ -239,35 +239,35 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
         const e2 = await endpoint(TENANT);
         const idle = await endpoint(OTHER); // no messages: never claimed
         await notify(TENANT);
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
 
         const [a, b] = await Promise.all([
-          store.claimWebhookEndpoints({ now: T0, owner: 'A', leaseMs: LEASE, limit: 1 }),
-          other.claimWebhookEndpoints({ now: T0, owner: 'B', leaseMs: LEASE, limit: 1 }),
+          store.webhooks.claimWebhookEndpoints({ now: T0, owner: 'A', leaseMs: LEASE, limit: 1 }),
+          other.webhooks.claimWebhookEndpoints({ now: T0, owner: 'B', leaseMs: LEASE, limit: 1 }),
         ]);
-        const c = await store.claimWebhookEndpoints({ now: T0, owner: 'C', leaseMs: LEASE, limit: 10 });
+        const c = await store.webhooks.claimWebhookEndpoints({ now: T0, owner: 'C', leaseMs: LEASE, limit: 10 });
         const claimed = [...a, ...b, ...c].map((t) => t.id);
         expect(claimed.sort()).toEqual([e, e2].sort());
         expect(claimed).not.toContain(idle);
-        expect(await store.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).toEqual([]);
+        expect(await store.webhooks.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).toEqual([]);
         // A release by someone else is ignored; the holder's release frees it.
         const holderOfE = a.some((t) => t.id === e) ? 'A' : b.some((t) => t.id === e) ? 'B' : 'C';
-        await store.releaseWebhookEndpoint({ endpointId: e, owner: 'nobody' });
-        expect(await store.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).toEqual([]);
-        await store.releaseWebhookEndpoint({ endpointId: e, owner: holderOfE });
-        expect((await store.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).map((t) => t.id)).toEqual([e]);
+        await store.webhooks.releaseWebhookEndpoint({ endpointId: e, owner: 'nobody' });
+        expect(await store.webhooks.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).toEqual([]);
+        await store.webhooks.releaseWebhookEndpoint({ endpointId: e, owner: holderOfE });
+        expect((await store.webhooks.claimWebhookEndpoints({ now: T0 + SECOND, owner: 'D', leaseMs: LEASE, limit: 10 })).map((t) => t.id)).toEqual([e]);
         // Leases that ran out (their holders died) are taken over.
-        const later = await store.claimWebhookEndpoints({ now: T0 + SECOND + LEASE, owner: 'E', leaseMs: LEASE, limit: 10 });
+        const later = await store.webhooks.claimWebhookEndpoints({ now: T0 + SECOND + LEASE, owner: 'E', leaseMs: LEASE, limit: 10 });
         expect(later.map((t) => t.id).sort()).toEqual([e, e2].sort());
       });
 
       it('failing backs the whole endpoint off; healthy clears it', async () => {
         const e = await endpoint(TENANT);
         await notify(TENANT);
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
         const [m] = await heads(e);
-        await store.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 1 });
-        await store.recordWebhookAttempts({
+        await store.webhooks.claimWebhookEndpoints({ now: T0, owner: 'o1', leaseMs: LEASE, limit: 1 });
+        await store.webhooks.recordWebhookAttempts({
           endpointId: e,
           owner: 'o1',
           now: T0,
@@ -275,8 +275,8 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           attempts: [{ messageId: m!.id, delivered: false, status: null, error: 'ECONNREFUSED', nextAttemptAt: T0 + 5 * SECOND }],
           endpoint: { kind: 'failing', nextAttemptAt: T0 + 5 * MINUTE, status: null, error: 'ECONNREFUSED' },
         });
-        await store.releaseWebhookEndpoint({ endpointId: e, owner: 'o1' });
-        expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({
+        await store.webhooks.releaseWebhookEndpoint({ endpointId: e, owner: 'o1' });
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({
           status: 'active',
           failureCount: 1,
           failingSince: T0,
@@ -285,11 +285,11 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           pending: 1,
         });
         // The message is due after 5 s, but the endpoint is backing off for 5 minutes.
-        expect(await store.claimWebhookEndpoints({ now: T0 + MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 })).toEqual([]);
-        const [t] = await store.claimWebhookEndpoints({ now: T0 + 5 * MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 });
+        expect(await store.webhooks.claimWebhookEndpoints({ now: T0 + MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 })).toEqual([]);
+        const [t] = await store.webhooks.claimWebhookEndpoints({ now: T0 + 5 * MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 });
         expect(t).toMatchObject({ id: e, failureCount: 1, failingSince: T0 });
         await deliver(e, await heads(e, T0 + 5 * MINUTE), T0 + 5 * MINUTE);
-        expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({
           failureCount: 0,
           failingSince: null,
           nextAttemptAt: null,
@@ -302,9 +302,9 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
       it('disabled (410) stops claims and fan-out; enable makes its undelivered messages due now', async () => {
         const e = await endpoint(TENANT);
         await notify(TENANT);
-        await store.relayOutbox({ now: T0, limit: 100 });
+        await store.webhooks.relayOutbox({ now: T0, limit: 100 });
         const [m] = await heads(e);
-        await store.recordWebhookAttempts({
+        await store.webhooks.recordWebhookAttempts({
           endpointId: e,
           owner: 'o1',
           now: T0,
@@ -312,14 +312,14 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           attempts: [{ messageId: m!.id, delivered: false, status: 410, error: 'answered 410 Gone', nextAttemptAt: T0 + HOUR }],
           endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'answered 410 Gone' },
         });
-        expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'disabled', disabledReason: 'gone', disabledAt: T0, updatedAt: T0, pending: 1 });
-        expect(await store.claimWebhookEndpoints({ now: T0 + 2 * HOUR, owner: 'o1', leaseMs: LEASE, limit: 1 })).toEqual([]);
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'disabled', disabledReason: 'gone', disabledAt: T0, updatedAt: T0, pending: 1 });
+        expect(await store.webhooks.claimWebhookEndpoints({ now: T0 + 2 * HOUR, owner: 'o1', leaseMs: LEASE, limit: 1 })).toEqual([]);
         await notify(TENANT);
-        expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
+        expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
 
-        expect(await store.enableWebhookEndpoint({ tenantId: TENANT, id: e, now: T0 + MINUTE })).toBe(true);
-        expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null, failureCount: 0, nextAttemptAt: null });
-        expect((await store.claimWebhookEndpoints({ now: T0 + MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 })).map((t) => t.id)).toEqual([e]);
+        expect(await store.webhooks.enableWebhookEndpoint({ tenantId: TENANT, id: e, now: T0 + MINUTE })).toBe(true);
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null, failureCount: 0, nextAttemptAt: null });
+        expect((await store.webhooks.claimWebhookEndpoints({ now: T0 + MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 })).map((t) => t.id)).toEqual([e]);
         expect((await heads(e, T0 + MINUTE)).map((x) => x.id)).toEqual([m!.id]);
       });
     });
@@ -328,15 +328,15 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
       const e = await endpoint(TENANT);
       await notify(TENANT);
       await notify(TENANT);
-      await store.relayOutbox({ now: T0, limit: 100 });
+      await store.webhooks.relayOutbox({ now: T0, limit: 100 });
       const [first] = await heads(e);
       await deliver(e, [first!], T0);
       await notify(TENANT); // unpublished: kept
-      expect(await store.pruneWebhookHistory({ outboxBefore: T0, messagesBefore: T0, limit: 100 })).toEqual({ outbox: 0, messages: 0 });
-      expect(await store.pruneWebhookHistory({ outboxBefore: T0 + 1, messagesBefore: T0 + 1, limit: 1 })).toEqual({ outbox: 1, messages: 1 });
-      expect(await store.pruneWebhookHistory({ outboxBefore: T0 + 1, messagesBefore: T0 + 1, limit: 100 })).toEqual({ outbox: 1, messages: 0 });
-      expect(await store.getWebhookEndpoint(TENANT, e)).toMatchObject({ pending: 1, delivered: 0 });
-      expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
+      expect(await store.webhooks.pruneWebhookHistory({ outboxBefore: T0, messagesBefore: T0, limit: 100 })).toEqual({ outbox: 0, messages: 0 });
+      expect(await store.webhooks.pruneWebhookHistory({ outboxBefore: T0 + 1, messagesBefore: T0 + 1, limit: 1 })).toEqual({ outbox: 1, messages: 1 });
+      expect(await store.webhooks.pruneWebhookHistory({ outboxBefore: T0 + 1, messagesBefore: T0 + 1, limit: 100 })).toEqual({ outbox: 1, messages: 0 });
+      expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ pending: 1, delivered: 0 });
+      expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
     });
   });
 }

@@ -17,7 +17,7 @@ const accepted = { kind: 'accepted', providerMessageId: 'pm' } as const;
 
 async function endpoint(store: Store): Promise<string> {
   const id = newId('whe');
-  await store.createWebhookEndpoint({ id, tenantId: TENANT, url: 'https://hooks.example.com/', description: null, eventTypes: ['*'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now: T0 });
+  await store.webhooks.createWebhookEndpoint({ id, tenantId: TENANT, url: 'https://hooks.example.com/', description: null, eventTypes: ['*'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now: T0 });
   return id;
 }
 
@@ -47,14 +47,14 @@ describe('outbox relay on PostgreSQL', () => {
     const early = await createTwoChannelNotification(store, T0 + SECOND, log); // a higher id, committed first
 
     // The relay neither waits for the open transaction nor sees its row.
-    expect(await store.relayOutbox({ now: T0 + 2 * SECOND, limit: 100 })).toEqual({ published: 1, messages: 1 });
+    expect(await store.webhooks.relayOutbox({ now: T0 + 2 * SECOND, limit: 100 })).toEqual({ published: 1, messages: 1 });
     await held.query('COMMIT');
     const ids = (await held.query('SELECT id, notification_id FROM outbox ORDER BY id')).rows as Array<{ id: string; notification_id: string }>;
     expect(ids.map((r) => r.notification_id)).toEqual(['ntf_late', early]);
     expect(Number(late!.id)).toBeLessThan(Number(ids[1]!.id)); // "id > last relayed" would have skipped it
 
-    expect(await store.relayOutbox({ now: T0 + 3 * SECOND, limit: 100 })).toEqual({ published: 1, messages: 1 });
-    const heads = await store.listWebhookHeads({ endpointId: e, now: T0 + 3 * SECOND, limit: 10 });
+    expect(await store.webhooks.relayOutbox({ now: T0 + 3 * SECOND, limit: 100 })).toEqual({ published: 1, messages: 1 });
+    const heads = await store.webhooks.listWebhookHeads({ endpointId: e, now: T0 + 3 * SECOND, limit: 10 });
     expect(heads.map((m) => m.notificationId)).toEqual([early, 'ntf_late']);
   });
 
@@ -69,7 +69,7 @@ describe('outbox relay on PostgreSQL', () => {
     const relays = [store, peer].map(async (s) => {
       let published = 0;
       while (writing) {
-        published += (await s.relayOutbox({ now: T0, limit: 7 })).published;
+        published += (await s.webhooks.relayOutbox({ now: T0, limit: 7 })).published;
         await new Promise((r) => setImmediate(r));
       }
       return published;
@@ -82,11 +82,11 @@ describe('outbox relay on PostgreSQL', () => {
     await transitionAll(store, 'acct-email', T0 + 1_000, accepted, log);
     writing = false;
     const during = (await Promise.all(relays)).reduce((a, b) => a + b, 0);
-    const after = (await store.relayOutbox({ now: T0, limit: 1_000 })).published;
+    const after = (await store.webhooks.relayOutbox({ now: T0, limit: 1_000 })).published;
     expect(during + after).toBe(120);
-    expect((await store.getWebhookEndpoint(TENANT, e))!.pending).toBe(120);
+    expect((await store.webhooks.getWebhookEndpoint(TENANT, e))!.pending).toBe(120);
     // Each notification's created event is ahead of its accepted event: the sendable heads are exactly the 60 created ones.
-    const heads = await store.listWebhookHeads({ endpointId: e, now: T0, limit: 1_000 });
+    const heads = await store.webhooks.listWebhookHeads({ endpointId: e, now: T0, limit: 1_000 });
     expect(heads).toHaveLength(60);
     expect(new Set(heads.map((m) => m.eventType))).toEqual(new Set(['notification.created']));
   });
@@ -106,10 +106,10 @@ describe('outbox relay on SQLite', () => {
     );
     insert.run(10, TENANT, 'ntf_ten', T0);
     insert.run(11, TENANT, 'ntf_eleven', T0);
-    expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 2, messages: 2 });
+    expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 2, messages: 2 });
     insert.run(5, TENANT, 'ntf_five', T0);
-    expect(await store.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
-    const heads = await store.listWebhookHeads({ endpointId: e, now: T0, limit: 10 });
+    expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 1 });
+    const heads = await store.webhooks.listWebhookHeads({ endpointId: e, now: T0, limit: 10 });
     expect(heads.map((m) => m.notificationId)).toEqual(['ntf_ten', 'ntf_eleven', 'ntf_five']);
   });
 });

@@ -71,7 +71,7 @@ describe.each(DRIVERS)('webhook delivery (%s)', (driver) => {
     return sender.runOnce();
   }
 
-  const view = async (id: string) => (await t.store.getWebhookEndpoint(TENANT, id))!;
+  const view = async (id: string) => (await t.store.webhooks.getWebhookEndpoint(TENANT, id))!;
 
   it('signs with the endpoint secret; during a rotation both secrets verify; after 24 h only the new one', async () => {
     const id = await register();
@@ -221,7 +221,7 @@ describe.each(DRIVERS)('webhook delivery (%s)', (driver) => {
     const id = await register();
     // Registered while loopback was allowed, by name; the sender's policy no longer allows it.
     const byName = `http://localhost:${receiver.port}/hooks`;
-    await t.store.deleteWebhookEndpoint(TENANT, id);
+    await t.store.webhooks.deleteWebhookEndpoint(TENANT, id);
     const created = await endpoints.create(TENANT, { url: byName, eventTypes: ['*'], description: null });
     const strictSender = newSender(new AddressPolicy());
     try {

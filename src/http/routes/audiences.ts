@@ -97,7 +97,7 @@ export function audienceRoutes(app: FastifyInstance, deps: AudienceRouteDeps): v
       },
     },
     async (request) => {
-      const a = isId('aud', request.params.id) ? await deps.store.getAudience(request.tenantId, request.params.id) : null;
+      const a = isId('aud', request.params.id) ? await deps.store.campaigns.getAudience(request.tenantId, request.params.id) : null;
       if (!a || a.status !== 'ready') throw new HeraldError('not_found', `no audience ${request.params.id}`);
       return audienceJson(a);
     },

@@ -102,7 +102,7 @@ export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clo
     },
     async (request) => {
       const optOuts = toOptOuts(request.body);
-      const stored = await deps.store.replaceOptOuts({ tenantId: request.tenantId, recipientId: request.params.id, optOuts, source: 'api', now: clock.now() });
+      const stored = await deps.store.preferences.replaceOptOuts({ tenantId: request.tenantId, recipientId: request.params.id, optOuts, source: 'api', now: clock.now() });
       return preferencesJson(request.params.id, stored);
     },
   );
@@ -118,6 +118,6 @@ export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clo
         response: { 200: preferencesResponse, 400: problemRef, 401: problemRef },
       },
     },
-    async (request) => preferencesJson(request.params.id, await deps.store.listOptOuts(request.tenantId, request.params.id)),
+    async (request) => preferencesJson(request.params.id, await deps.store.preferences.listOptOuts(request.tenantId, request.params.id)),
   );
 }

@@ -25,7 +25,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       const since = now - HEALTH_WINDOW_MS;
       const items = await Promise.all(
         (deps.accounts ?? []).map(async (a) => {
-          const window = await deps.store.providerHealth(a.id, since);
+          const window = await deps.store.health.providerHealth(a.id, since);
           const budget = assessBudget(window);
           return {
             id: a.id,

@@ -66,7 +66,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
       const recipient = { id: request.params.id, ...request.body };
       const bad = recipientAddressError(recipient);
       if (bad) throw fieldError(bad.field, bad.message);
-      const { created, profile } = await deps.store.putRecipient({ tenantId: request.tenantId, recipient, now: clock.now() });
+      const { created, profile } = await deps.store.campaigns.putRecipient({ tenantId: request.tenantId, recipient, now: clock.now() });
       return reply.code(created ? 201 : 200).send(recipientProfileJson(profile));
     },
   );
@@ -77,7 +77,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
       schema: { summary: 'A stored recipient profile', tags: ['recipients'], params: idParams, response: { 401: problemRef, 404: problemRef } },
     },
     async (request) => {
-      const [p] = await deps.store.getRecipients(request.tenantId, [request.params.id]);
+      const [p] = await deps.store.campaigns.getRecipients(request.tenantId, [request.params.id]);
       if (!p) throw new HeraldError('not_found', `no recipient ${request.params.id}`);
       return recipientProfileJson(p);
     },

@@ -214,7 +214,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
     async (request, reply) => {
       const id = request.params.id;
       const key = parseIdempotencyKey(request.raw.rawHeaders);
-      const src = isId('ntf', id) ? await deps.store.getNotificationSource(request.tenantId, id) : null;
+      const src = isId('ntf', id) ? await deps.store.review.getNotificationSource(request.tenantId, id) : null;
       if (!src) throw new HeraldError('not_found', `no notification ${id}`);
       const nextGeneration = async (after: number) => Math.max(after, (await deps.store.latestGeneration(src.tenantId, src.groupKey)) ?? 0) + 1;
       const expiry: Pick<NotificationRequest, 'ttl_seconds' | 'expires_at'> =

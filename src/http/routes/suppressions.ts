@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
-import type { Suppression } from '../../store/evidence-store.js';
+import type { Suppression } from '../../store/preference-store.js';
 import type { Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -83,7 +83,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       },
     },
     async (request) => ({
-      items: (await deps.store.listSuppressions(request.tenantId, request.query.limit === undefined ? 100 : Number(request.query.limit))).map(suppressionJson),
+      items: (await deps.store.preferences.listSuppressions(request.tenantId, request.query.limit === undefined ? 100 : Number(request.query.limit))).map(suppressionJson),
     }),
   );
 
@@ -103,8 +103,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
     async (request, reply) => {
       const b = request.body;
       checkDestination(b);
-      const added = await deps.store.addSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination, now: clock.now() });
-      const entry = await deps.store.getSuppression(request.tenantId, b.channel, b.destination);
+      const added = await deps.store.preferences.addSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination, now: clock.now() });
+      const entry = await deps.store.preferences.getSuppression(request.tenantId, b.channel, b.destination);
       if (!entry) throw new HeraldError('internal_error', 'the suppression was not found right after it was written');
       return reply.code(added ? 201 : 200).send(suppressionJson(entry));
     },
@@ -123,7 +123,7 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
     },
     async (request) => {
       const b = request.body;
-      const removed = await deps.store.removeSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination });
+      const removed = await deps.store.preferences.removeSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination });
       if (!removed) throw new HeraldError('not_found', `that address is not suppressed on ${b.channel}`);
       return { removed: true };
     },

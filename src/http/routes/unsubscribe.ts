@@ -84,7 +84,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, deps: UnsubscribeR
       async (request, reply) => {
         const scopeOf = await links.verify(request.params.token);
         if (!scopeOf) return invalidLink(reply);
-        await deps.store.addOptOut({
+        await deps.store.preferences.addOptOut({
           tenantId: scopeOf.tenantId,
           recipientId: scopeOf.recipientId,
           optOut: { channel: scopeOf.channel, purpose: scopeOf.purpose },

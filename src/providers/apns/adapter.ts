@@ -9,6 +9,7 @@
  * APNs has no idempotency key, no look-up and no delivery callbacks (docs/providers/apns.md).
  */
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
+import { describeUnexpected } from '../http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { buildApnsRequest } from './build-request.js';
@@ -28,12 +29,6 @@ export interface ApnsAdapter extends ProviderAdapter {
   readonly sessions: Http2Sessions;
 }
 
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception's message could quote a token or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /** The origin a target's environment is sent to: base_url when set (a test server), else Apple's host. */
 export function apnsOrigin(account: ProviderAccountConfig, environment: 'production' | 'sandbox'): string {

@@ -11,8 +11,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
+import { endpointUrl } from '../http/endpoint.js';
 import { exchangeOnce, type ExchangeResult } from '../http/exchange.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { pushCollapseId } from '../push/identity.js';
@@ -40,12 +41,6 @@ function agentFor(url: URL): http.Agent {
   return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception's message could quote a token or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /** Builds the adapter for one FCM account; throws for a key `check` would have refused. */
 export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAdapterOptions = {}): FcmAdapter {
@@ -54,7 +49,7 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
   const serviceAccount = read.value;
   const now = options.now ?? Date.now;
   const base = new URL(account.base_url ?? FCM_API_URL);
-  const sendUrl = new URL(`${base.pathname.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(serviceAccount.projectId)}/messages:send`, base.origin);
+  const sendUrl = endpointUrl(base, `/v1/projects/${encodeURIComponent(serviceAccount.projectId)}/messages:send`);
   const agent = agentFor(base);
   const tokenAgent = agentFor(new URL(serviceAccount.tokenUri));
   const tokens = new AccessTokenSource({ serviceAccount, agent: tokenAgent, timeoutMs: account.timeout_ms, now });

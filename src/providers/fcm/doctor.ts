@@ -14,6 +14,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
+import { endpointUrl } from '../http/endpoint.js';
 import { exchangeOnce } from '../http/exchange.js';
 import { AccessTokenSource } from './access-token.js';
 import { classifyFcmResponse, readRpcError } from './classify.js';
@@ -44,7 +45,7 @@ export async function fcmDoctor(account: ProviderAccountConfig, signal: AbortSig
       return checks;
     }
     checks.push({ name: 'credentials accepted', ok: true, detail: `${new URL(sa.tokenUri).host} issued an access token for the key` });
-    const url = new URL(`${base.pathname.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(sa.projectId)}/messages:send`, base.origin);
+    const url = endpointUrl(base, `/v1/projects/${encodeURIComponent(sa.projectId)}/messages:send`);
     const body = { validate_only: true, message: { token: DOCTOR_PROBE_TOKEN, notification: { title: 'herald doctor', body: 'validate only: never delivered' } } };
     const result = await exchangeOnce({
       url,

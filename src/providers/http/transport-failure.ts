@@ -105,3 +105,13 @@ export function classifyTransportFailure(failure: TransportFailure): SubmitOutco
   const written = (code === null ? undefined : WRITTEN_ERROR_CODES[code]) ?? 'transport_error';
   return { kind: 'unknown', code: written, message: `${detail} after the request was sent; the provider may have accepted` };
 }
+
+/**
+ * Names an exception an adapter did not expect by its name and errno-style code only: an
+ * arbitrary message could quote a destination or a body, and outcomes end up in logs.
+ */
+export function describeUnexpected(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `${name} ${code}` : name;
+}

@@ -13,7 +13,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
 import { exchangeOnce } from '../http/exchange.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWebPushRequest, PayloadTooLargeError, type WebPushRequest } from './build-request.js';
 import { classifyWebPushResponse } from './classify.js';
@@ -27,12 +27,6 @@ export interface WebPushAdapterOptions {
   now?: () => number;
 }
 
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception's message could quote an endpoint or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /** Builds the adapter for one Web Push account; throws for keys `check` would have refused. */
 export function createWebPushAdapter(account: ProviderAccountConfig, options: WebPushAdapterOptions = {}): ProviderAdapter {
@@ -60,7 +54,7 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
     } catch (error) {
       if (error instanceof PayloadTooLargeError) return { kind: 'permanent', reason: 'content_rejected', code: 'webpush_payload_too_large', message: error.message };
       // web-push refuses keys of the wrong length before anything is sent: the subscription is unusable.
-      return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_subscription', message: "the subscription's keys cannot encrypt a payload (p256dh must be a P-256 point, auth at least 16 bytes)" };
+      return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_token', message: "the subscription's keys cannot encrypt a payload (p256dh must be a P-256 point, auth at least 16 bytes)" };
     }
     const host = wire.endpoint.host;
     try {

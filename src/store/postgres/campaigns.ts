@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL driver's campaign tables (see src/store/campaign-store.ts). Fan-out batches
+ * The PostgreSQL driver's campaign part (see src/store/campaign-store.ts). Fan-out batches
  * write their notifications with intake's own group-commit statement (`notification_create_many`,
  * parameters from `createManyParams`) inside one transaction that first moves the campaign's
  * cursor: the row lock that update takes serializes runners and pauses on one campaign.
@@ -16,41 +16,52 @@ import {
 } from '../campaign-rows.js';
 import type {
   AudienceRow,
-  AudienceSource,
+  AudienceSeal,
   AudienceView,
+  CampaignActionRequest,
   CampaignDeliveryCount,
+  CampaignFinish,
+  CampaignFinishRequest,
+  CampaignPause,
   CampaignRecord,
+  CampaignRef,
+  CampaignStore,
+  DeliveryHold,
   FanOutBatch,
+  NewAudience,
   NewCampaign,
   RecipientProfile,
+  RecipientPut,
+  RecipientPutResult,
 } from '../campaign-store.js';
+import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
-import type { DeliveryFacts, RecipientInput } from '../store.js';
-import { createManyParams, type Client, type PostgresStore } from './postgres-store.js';
+import { createManyParams } from './notifications.js';
+import type { Client, PostgresContext } from './sql-context.js';
 
-/** Campaign methods of the PostgreSQL store, over its pool and named statements. */
-export class PostgresCampaigns {
-  constructor(private readonly s: PostgresStore) {}
+/** `store.campaigns` of the PostgreSQL store, over its pool and named statements. */
+export class PostgresCampaigns implements CampaignStore {
+  constructor(private readonly sql: PostgresContext) {}
 
-  async putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): Promise<{ created: boolean; profile: RecipientProfile }> {
+  async putRecipient(r: RecipientPut): Promise<RecipientPutResult> {
     const p = r.recipient;
-    const [row] = await this.s.q('recipient_upsert', [r.tenantId, p.id, p.email ?? null, p.phone ?? null, p.push_token ?? null, p.locale ?? null, r.now]);
+    const [row] = await this.sql.q('recipient_upsert', [r.tenantId, p.id, p.email ?? null, p.phone ?? null, p.push_token ?? null, p.locale ?? null, r.now]);
     return { created: row!.inserted === true, profile: toRecipientProfile(row!) };
   }
 
   async getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]> {
     if (ids.length === 0) return [];
-    return (await this.s.q('recipients_get_many', [tenantId, ids])).map(toRecipientProfile);
+    return (await this.sql.q('recipients_get_many', [tenantId, ids])).map(toRecipientProfile);
   }
 
-  async createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): Promise<void> {
-    await this.s.q('audience_insert', [a.id, a.tenantId, a.source, a.now]);
+  async createAudience(a: NewAudience): Promise<void> {
+    await this.sql.q('audience_insert', [a.id, a.tenantId, a.source, a.now]);
   }
 
   async appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const col = <T>(f: (r: AudienceRow) => T) => rows.map(f);
-    const written = await this.s.q('audience_rows_insert', [
+    const written = await this.sql.q('audience_rows_insert', [
       audienceId,
       col((r) => r.position),
       col((r) => r.line),
@@ -63,37 +74,37 @@ export class PostgresCampaigns {
     return written.length;
   }
 
-  async sealAudience(r: { audienceId: string; duplicates: number; now: number }): Promise<AudienceView> {
-    const [row] = await this.s.q('audience_seal', [r.audienceId, r.duplicates, r.now]);
+  async sealAudience(r: AudienceSeal): Promise<AudienceView> {
+    const [row] = await this.sql.q('audience_seal', [r.audienceId, r.duplicates, r.now]);
     if (!row) throw new Error(`audience ${r.audienceId} is not loading`);
     return toAudienceView(row);
   }
 
   async deleteAudience(audienceId: string): Promise<void> {
-    await this.s.q('audience_delete', [audienceId]);
+    await this.sql.q('audience_delete', [audienceId]);
   }
 
   async pruneLoadingAudiences(before: number): Promise<number> {
-    const ids = (await this.s.q('audiences_loading_before', [before])).map((r) => String(r.id));
+    const ids = (await this.sql.q('audiences_loading_before', [before])).map((r) => String(r.id));
     for (const id of ids) await this.deleteAudience(id);
     return ids.length;
   }
 
   async getAudience(tenantId: string, id: string): Promise<AudienceView | null> {
-    const [r] = await this.s.q('audience_get', [tenantId, id]);
+    const [r] = await this.sql.q('audience_get', [tenantId, id]);
     return r ? toAudienceView(r) : null;
   }
 
   async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
-    return (await this.s.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)])).map(toAudienceRow);
+    return (await this.sql.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)])).map(toAudienceRow);
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
-    return (await this.s.q('audience_lines_without', [audienceId, ADDRESS_COLUMN[channel], Math.max(0, limit)])).map((r) => Number(r.line));
+    return (await this.sql.q('audience_lines_without', [audienceId, ADDRESS_COLUMN[channel], Math.max(0, limit)])).map((r) => Number(r.line));
   }
 
   async createCampaign(c: NewCampaign): Promise<void> {
-    await this.s.q('campaign_insert', [
+    await this.sql.q('campaign_insert', [
       c.id,
       c.tenantId,
       c.name,
@@ -115,75 +126,73 @@ export class PostgresCampaigns {
   }
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
-    const [r] = await this.s.q('campaign_get', [tenantId, id]);
+    const [r] = await this.sql.q('campaign_get', [tenantId, id]);
     return r ? toCampaignRecord(r) : null;
   }
 
-  private async transition(
-    r: { tenantId: string; id: string; action: keyof typeof CAMPAIGN_TRANSITIONS; now: number; plan?: unknown },
-    c?: Client,
-  ): Promise<boolean> {
+  /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`, on `c` when inside a transaction. */
+  private async transition(r: CampaignRef & { action: keyof typeof CAMPAIGN_TRANSITIONS; plan?: unknown }, c?: Client): Promise<boolean> {
     const t = CAMPAIGN_TRANSITIONS[r.action];
     const params = [r.tenantId, r.id, t.from, t.to, r.now, r.plan === undefined ? null : JSON.stringify(r.plan)];
-    return (await this.s.q('campaign_transition', params, c)).length === 1;
+    return (await this.sql.q('campaign_transition', params, c)).length === 1;
   }
 
-  transitionCampaign(r: { tenantId: string; id: string; action: 'start' | 'cancel'; now: number; plan?: unknown }): Promise<boolean> {
+  transitionCampaign(r: CampaignActionRequest): Promise<boolean> {
     return this.transition(r);
   }
 
-  pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): Promise<boolean> {
-    return this.s.tx(async (c) => {
+  pauseCampaign(r: CampaignPause): Promise<boolean> {
+    return this.sql.tx(async (c) => {
       if (!(await this.transition({ ...r, action: 'pause' }, c))) return false;
-      await this.s.q('campaign_hold_deliveries', [r.id, r.holdUntil], c);
+      await this.sql.q('campaign_hold_deliveries', [r.id, r.holdUntil], c);
       return true;
     });
   }
 
-  resumeCampaign(r: { tenantId: string; id: string; now: number }): Promise<boolean> {
-    return this.s.tx(async (c) => {
+  resumeCampaign(r: CampaignRef): Promise<boolean> {
+    return this.sql.tx(async (c) => {
       if (!(await this.transition({ ...r, action: 'resume' }, c))) return false;
-      await this.s.q('campaign_release_deliveries', [r.id, r.now], c);
+      await this.sql.q('campaign_release_deliveries', [r.id, r.now], c);
       return true;
     });
   }
 
-  async holdPausedDeliveries(r: { holdUntil: number }): Promise<number> {
-    return (await this.s.q('campaign_hold_paused', [r.holdUntil])).length;
+  async holdPausedDeliveries(r: DeliveryHold): Promise<number> {
+    return (await this.sql.q('campaign_hold_paused', [r.holdUntil])).length;
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (await this.s.q('campaigns_active', [Math.max(0, limit)])).map(toCampaignRecord);
+    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map(toCampaignRecord);
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {
-    const done = await this.s.tx(async (c) => {
-      const moved = await this.s.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
+    const done = await this.sql.tx(async (c) => {
+      const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
       if (moved.length === 0) return false;
       // Intake's own group-commit statement: the whole batch in one round trip (no idempotency keys).
-      if (b.notifications.length > 0) await this.s.q('notification_create_many', createManyParams(b.notifications.map((n) => ({ n }))), c);
-      await this.s.q('campaign_link_deliveries', [b.campaignId, b.notifications.map((n) => n.id)], c);
+      if (b.notifications.length > 0) await this.sql.q('notification_create_many', createManyParams(b.notifications.map((n) => ({ n }))), c);
+      await this.sql.q('campaign_link_deliveries', [b.campaignId, b.notifications.map((n) => n.id)], c);
       return true;
     });
-    if (done && b.notifications.length > 0) this.s.wakeListeners([...new Set(b.notifications.flatMap((n) => n.deliveries.map((d) => d.providerAccount)))]);
+    if (done && b.notifications.length > 0) this.sql.wakeListeners([...new Set(b.notifications.flatMap((n) => n.deliveries.map((d) => d.providerAccount)))]);
     return done;
   }
 
   async countCampaignQueued(campaignId: string): Promise<number> {
-    const [r] = await this.s.q('campaign_queued_count', [campaignId]);
+    const [r] = await this.sql.q('campaign_queued_count', [campaignId]);
     return Number(r?.n ?? 0);
   }
 
   async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
-    return (await this.s.q('campaign_delivery_counts', [campaignId])).map(toCampaignDeliveryCount);
+    return (await this.sql.q('campaign_delivery_counts', [campaignId])).map(toCampaignDeliveryCount);
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {
-    return (await this.s.q('campaign_pending', [campaignId, Math.max(0, limit)])).map(toDeliveryFacts);
+    return (await this.sql.q('campaign_pending', [campaignId, Math.max(0, limit)])).map(toDeliveryFacts);
   }
 
-  async finishCampaign(r: { id: string; now: number }): Promise<'complete' | 'cancel' | null> {
-    const [row] = await this.s.q('campaign_finish', [r.id, r.now]);
+  async finishCampaign(r: CampaignFinishRequest): Promise<CampaignFinish | null> {
+    const [row] = await this.sql.q('campaign_finish', [r.id, r.now]);
     if (!row) return null;
     return row.status === 'completed' ? 'complete' : 'cancel';
   }

@@ -1,21 +1,32 @@
 /**
- * The PostgreSQL driver's evidence tables (see src/store/evidence-store.ts). Writes that touch
+ * The PostgreSQL driver's evidence part (see src/store/evidence-store.ts). Writes that touch
  * several rows run in one transaction; guarded updates make a concurrent writer a no-op.
  */
-import type { AmbiguityPolicy, Channel } from '../../domain/index.js';
-import { changesDelivery, downstreamEvent, toPendingEvidence, toSuppression, toUnknownDelivery } from '../evidence-rows.js';
-import type { AttemptResolution, EvidenceWrite, PendingEvidence, ProviderEventRecord, Suppression, UnknownDelivery } from '../evidence-store.js';
-import type { TransitionWrite } from '../store.js';
+import { changesDelivery, downstreamEvent, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
+import type {
+  EventPruning,
+  EvidenceStore,
+  EvidenceWrite,
+  PendingEvidence,
+  PrunedEvents,
+  ProviderEventRecord,
+  ReconcileDeferral,
+  RecordedEvents,
+  UnknownDelivery,
+  UnknownDueQuery,
+  UnknownResolution,
+} from '../evidence-store.js';
 import { transitionPayload } from '../transition-fields.js';
-import type { PostgresStore } from './postgres-store.js';
+import type { PostgresContext } from './sql-context.js';
+import { applyRun } from './transitions.js';
 
-/** Evidence methods of the PostgreSQL store, over its pool and named statements. */
-export class PostgresEvidence {
-  constructor(private readonly s: PostgresStore) {}
+/** `store.evidence` of the PostgreSQL store, over its pool and named statements. */
+export class PostgresEvidence implements EvidenceStore {
+  constructor(private readonly sql: PostgresContext) {}
 
-  async recordProviderEvents(events: ProviderEventRecord[]): Promise<{ inserted: number; duplicates: number }> {
+  async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
     if (events.length === 0) return { inserted: 0, duplicates: 0 };
-    const rows = await this.s.q('provider_events_insert', [
+    const rows = await this.sql.q('provider_events_insert', [
       events.map((e) => e.providerAccount),
       events.map((e) => e.eventId),
       events.map((e) => e.status),
@@ -29,7 +40,7 @@ export class PostgresEvidence {
   }
 
   async listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
-    return (await this.s.q('evidence_pending', [Math.max(1, limit)])).map(toPendingEvidence);
+    return (await this.sql.q('evidence_pending', [Math.max(1, limit)])).map(toPendingEvidence);
   }
 
   /**
@@ -39,11 +50,11 @@ export class PostgresEvidence {
   async applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {
     if (writes.length === 0) return [];
     const now = writes[0]!.now;
-    return this.s.tx(async (c) => {
+    return this.sql.tx(async (c) => {
       const changing = writes.filter(changesDelivery);
       const applied = new Map<string, { tenantId: string; notificationId: string }>();
       if (changing.length > 0) {
-        const rows = await this.s.q(
+        const rows = await this.sql.q(
           'deliveries_evidence_apply',
           [
             changing.map((w) => w.deliveryId),
@@ -75,7 +86,7 @@ export class PostgresEvidence {
         if (ds) events.push({ ...where, deliveryId: w.deliveryId, type: ds.eventType, payload: ds.payload });
       }
       if (events.length > 0) {
-        await this.s.q(
+        await this.sql.q(
           'outbox_insert_many',
           [events.map((e) => e.tenantId), events.map((e) => e.notificationId), events.map((e) => e.deliveryId), events.map((e) => e.type), events.map((e) => e.payload), now],
           c,
@@ -83,62 +94,53 @@ export class PostgresEvidence {
       }
 
       const resolved = done.filter((w) => applied.has(w.deliveryId) && w.resolvesAttempt !== null);
-      if (resolved.length > 0) await this.s.q('attempts_resolve_many', [resolved.map((w) => w.deliveryId), resolved.map((w) => w.resolvesAttempt), 'callback'], c);
+      if (resolved.length > 0) await this.sql.q('attempts_resolve_many', [resolved.map((w) => w.deliveryId), resolved.map((w) => w.resolvesAttempt), 'callback'], c);
 
       const suppress = done.flatMap((w) => (w.suppress ? [w.suppress] : []));
       if (suppress.length > 0) {
-        await this.s.q(
-          'suppressions_insert_many',
+        await this.sql.q(
+          'suppressions_insert',
           [suppress.map((x) => x.tenantId), suppress.map((x) => x.channel), suppress.map((x) => x.destination), suppress.map((x) => x.reason), suppress.map((x) => x.sourceDeliveryId), now],
           c,
         );
       }
 
       const settled = done.flatMap((w) => w.rowIds.map((id) => ({ id, deliveryId: w.deliveryId, outcome: changesDelivery(w) ? 'applied' : 'no_change' })));
-      await this.s.q('provider_events_settle', [settled.map((e) => e.id), settled.map((e) => e.deliveryId), settled.map((e) => e.outcome), now], c);
+      await this.sql.q('provider_events_settle', [settled.map((e) => e.id), settled.map((e) => e.deliveryId), settled.map((e) => e.outcome), now], c);
       return ok;
     });
   }
 
-  async pruneProviderEvents(r: { before: number; now: number }): Promise<{ orphaned: number; deleted: number }> {
-    return this.s.tx(async (c) => ({
-      orphaned: (await this.s.q('provider_events_orphan', [r.before, r.now], c)).length,
-      deleted: (await this.s.q('provider_events_delete', [r.before], c)).length,
+  async pruneProviderEvents(r: EventPruning): Promise<PrunedEvents> {
+    return this.sql.tx(async (c) => ({
+      orphaned: (await this.sql.q('provider_events_orphan', [r.before, r.now], c)).length,
+      deleted: (await this.sql.q('provider_events_delete', [r.before], c)).length,
     }));
   }
 
-  async listUnknownDue(r: { now: number; limit: number; providerAccounts?: readonly string[] }): Promise<UnknownDelivery[]> {
-    const rows = await this.s.q('unknown_due', [r.now, Math.max(1, r.limit), r.providerAccounts ? [...r.providerAccounts] : null]);
+  async listUnknownDue(r: UnknownDueQuery): Promise<UnknownDelivery[]> {
+    const rows = await this.sql.q('unknown_due', [r.now, Math.max(1, r.limit), r.providerAccounts ? [...r.providerAccounts] : null]);
     return rows.map(toUnknownDelivery);
   }
 
-  async deferReconcile(r: { deliveryId: string; leaseVersion: number; at: number; attemptNumber: number; policy: AmbiguityPolicy | null }): Promise<boolean> {
-    return this.s.tx(async (c) => {
-      const rows = await this.s.q('reconcile_defer', [r.deliveryId, r.leaseVersion, r.at], c);
+  async deferReconcile(r: ReconcileDeferral): Promise<boolean> {
+    return this.sql.tx(async (c) => {
+      const rows = await this.sql.q('reconcile_defer', [r.deliveryId, r.leaseVersion, r.at], c);
       if (rows.length === 0) return false;
-      if (r.policy) await this.s.q('attempt_resolve', [r.deliveryId, r.attemptNumber, null, r.policy], c);
+      if (r.policy) await this.sql.q('attempt_resolve', [r.deliveryId, r.attemptNumber, null, r.policy], c);
       return true;
     });
   }
 
-  async resolveUnknown(r: { write: TransitionWrite; attemptNumber: number; policy: AmbiguityPolicy | null; resolution: AttemptResolution }): Promise<boolean> {
-    const applied = await this.s.tx(async (c) => {
-      if (!(await this.s.applyRun([r.write], c)).has(r.write.deliveryId)) return null;
-      const [row] = await this.s.q('attempt_resolve_returning', [r.write.deliveryId, r.attemptNumber, r.resolution, r.policy], c);
+  async resolveUnknown(r: UnknownResolution): Promise<boolean> {
+    const applied = await this.sql.tx(async (c) => {
+      if (!(await applyRun(this.sql, [r.write], c)).has(r.write.deliveryId)) return null;
+      const [row] = await this.sql.q('attempt_resolve', [r.write.deliveryId, r.attemptNumber, r.resolution, r.policy], c);
       return row ? String(row.provider_account) : '';
     });
     if (applied === null) return false;
     // A resend is due now: wake workers in other processes.
-    if (applied !== '' && (r.write.transition.to === 'retryable' || r.write.transition.to === 'ready')) this.s.wakeListeners([applied]);
+    if (applied !== '' && (r.write.transition.to === 'retryable' || r.write.transition.to === 'ready')) this.sql.wakeListeners([applied]);
     return true;
-  }
-
-  async getSuppression(tenantId: string, channel: Channel, destination: string): Promise<Suppression | null> {
-    const [row] = await this.s.q('suppression_get', [tenantId, channel, destination]);
-    return row ? toSuppression(row) : null;
-  }
-
-  async listSuppressions(tenantId: string, limit: number): Promise<Suppression[]> {
-    return (await this.s.q('suppressions_list', [tenantId, Math.max(1, limit)])).map(toSuppression);
   }
 }

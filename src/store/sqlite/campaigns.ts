@@ -1,5 +1,5 @@
 /**
- * The SQLite driver's campaign tables (see src/store/campaign-store.ts). Each method runs one
+ * The SQLite driver's campaign part (see src/store/campaign-store.ts). Each method runs one
  * synchronous transaction, like the rest of the driver; fan-out batches go through the
  * driver's own intake insert (`insertNotification`), so a campaign's notifications are
  * exactly what POST /v1/notifications would have written.
@@ -16,27 +16,38 @@ import {
 } from '../campaign-rows.js';
 import type {
   AudienceRow,
-  AudienceSource,
+  AudienceSeal,
   AudienceView,
+  CampaignActionRequest,
   CampaignDeliveryCount,
+  CampaignFinish,
+  CampaignFinishRequest,
+  CampaignPause,
   CampaignRecord,
+  CampaignRef,
+  CampaignStore,
+  DeliveryHold,
   FanOutBatch,
+  NewAudience,
   NewCampaign,
   RecipientProfile,
+  RecipientPut,
+  RecipientPutResult,
 } from '../campaign-store.js';
+import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
-import type { DeliveryFacts, RecipientInput } from '../store.js';
-import type { SqliteStore } from './sqlite-store.js';
+import { insertNotification } from './notifications.js';
+import type { SqliteContext } from './sql-context.js';
 
-/** Campaign methods of the SQLite store, over its connection and named statements. */
-export class SqliteCampaigns {
-  constructor(private readonly s: SqliteStore) {}
+/** `store.campaigns` of the SQLite store, over its connection and named statements. */
+export class SqliteCampaigns implements CampaignStore {
+  constructor(private readonly sql: SqliteContext) {}
 
-  putRecipient(r: { tenantId: string; recipient: RecipientInput; now: number }): { created: boolean; profile: RecipientProfile } {
+  async putRecipient(r: RecipientPut): Promise<RecipientPutResult> {
     const p = r.recipient;
-    const tx = this.s.db.transaction(() => {
-      const existed = this.getRecipients(r.tenantId, [p.id]).length === 1;
-      const row = this.s.stmt('recipient_upsert').get({
+    return this.sql.write(() => {
+      const existed = this.recipients(r.tenantId, [p.id]).length === 1;
+      const row = this.sql.stmt('recipient_upsert').get({
         tenant_id: r.tenantId,
         id: p.id,
         email: p.email ?? null,
@@ -47,21 +58,24 @@ export class SqliteCampaigns {
       }) as Row;
       return { created: !existed, profile: toRecipientProfile(row) };
     });
-    return tx.immediate();
   }
 
-  getRecipients(tenantId: string, ids: readonly string[]): RecipientProfile[] {
+  async getRecipients(tenantId: string, ids: readonly string[]): Promise<RecipientProfile[]> {
+    return this.recipients(tenantId, ids);
+  }
+
+  private recipients(tenantId: string, ids: readonly string[]): RecipientProfile[] {
     if (ids.length === 0) return [];
-    return (this.s.stmt('recipients_get_many').all({ tenant_id: tenantId, ids_json: JSON.stringify(ids) }) as Row[]).map(toRecipientProfile);
+    return (this.sql.stmt('recipients_get_many').all({ tenant_id: tenantId, ids_json: JSON.stringify(ids) }) as Row[]).map(toRecipientProfile);
   }
 
-  createAudience(a: { id: string; tenantId: string; source: AudienceSource; now: number }): void {
-    this.s.stmt('audience_insert').run({ id: a.id, tenant_id: a.tenantId, source: a.source, now: a.now });
+  async createAudience(a: NewAudience): Promise<void> {
+    this.sql.stmt('audience_insert').run({ id: a.id, tenant_id: a.tenantId, source: a.source, now: a.now });
   }
 
-  appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): number {
-    const insert = this.s.stmt('audience_row_insert');
-    const tx = this.s.db.transaction(() => {
+  async appendAudienceRows(audienceId: string, rows: readonly AudienceRow[]): Promise<number> {
+    const insert = this.sql.stmt('audience_rows_insert');
+    return this.sql.write(() => {
       let written = 0;
       for (const r of rows) {
         written += insert.run({
@@ -77,42 +91,44 @@ export class SqliteCampaigns {
       }
       return written;
     });
-    return tx.immediate();
   }
 
-  sealAudience(r: { audienceId: string; duplicates: number; now: number }): AudienceView {
-    const seal = () => this.s.stmt('audience_seal').get({ id: r.audienceId, duplicates: r.duplicates, now: r.now }) as Row | undefined;
-    const row = this.s.db.transaction(seal).immediate();
+  async sealAudience(r: AudienceSeal): Promise<AudienceView> {
+    const row = this.sql.write(() => this.sql.stmt('audience_seal').get({ id: r.audienceId, duplicates: r.duplicates, now: r.now }) as Row | undefined);
     if (!row) throw new Error(`audience ${r.audienceId} is not loading`);
     return toAudienceView(row);
   }
 
-  deleteAudience(audienceId: string): void {
-    this.s.db.transaction(() => this.s.stmt('audience_delete').run({ id: audienceId })).immediate();
+  async deleteAudience(audienceId: string): Promise<void> {
+    this.deleteOne(audienceId);
   }
 
-  pruneLoadingAudiences(before: number): number {
-    const ids = (this.s.stmt('audiences_loading_before').all({ before }) as Row[]).map((r) => String(r.id));
-    for (const id of ids) this.deleteAudience(id);
+  private deleteOne(audienceId: string): void {
+    this.sql.write(() => this.sql.stmt('audience_delete').run({ id: audienceId }));
+  }
+
+  async pruneLoadingAudiences(before: number): Promise<number> {
+    const ids = (this.sql.stmt('audiences_loading_before').all({ before }) as Row[]).map((r) => String(r.id));
+    for (const id of ids) this.deleteOne(id);
     return ids.length;
   }
 
-  getAudience(tenantId: string, id: string): AudienceView | null {
-    const r = this.s.stmt('audience_get').get({ tenant_id: tenantId, id }) as Row | undefined;
+  async getAudience(tenantId: string, id: string): Promise<AudienceView | null> {
+    const r = this.sql.stmt('audience_get').get({ tenant_id: tenantId, id }) as Row | undefined;
     return r ? toAudienceView(r) : null;
   }
 
-  readAudienceRows(audienceId: string, afterPosition: number, limit: number): AudienceRow[] {
-    return (this.s.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[]).map(toAudienceRow);
+  async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
+    return (this.sql.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[]).map(toAudienceRow);
   }
 
-  audienceLinesWithout(audienceId: string, channel: Channel, limit: number): number[] {
-    const rows = this.s.stmt('audience_lines_without').all({ audience_id: audienceId, column: ADDRESS_COLUMN[channel], limit: Math.max(0, limit) }) as Row[];
+  async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
+    const rows = this.sql.stmt('audience_lines_without').all({ audience_id: audienceId, column: ADDRESS_COLUMN[channel], limit: Math.max(0, limit) }) as Row[];
     return rows.map((r) => Number(r.line));
   }
 
-  createCampaign(c: NewCampaign): void {
-    this.s.stmt('campaign_insert').run({
+  async createCampaign(c: NewCampaign): Promise<void> {
+    this.sql.stmt('campaign_insert').run({
       id: c.id,
       tenant_id: c.tenantId,
       name: c.name,
@@ -133,14 +149,15 @@ export class SqliteCampaigns {
     });
   }
 
-  getCampaign(tenantId: string, id: string): CampaignRecord | null {
-    const r = this.s.stmt('campaign_get').get({ tenant_id: tenantId, id }) as Row | undefined;
+  async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
+    const r = this.sql.stmt('campaign_get').get({ tenant_id: tenantId, id }) as Row | undefined;
     return r ? toCampaignRecord(r) : null;
   }
 
-  private transition(r: { tenantId: string; id: string; action: keyof typeof CAMPAIGN_TRANSITIONS; now: number; plan?: unknown }): boolean {
+  /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`; runs in the caller's transaction. */
+  private transition(r: CampaignRef & { action: keyof typeof CAMPAIGN_TRANSITIONS; plan?: unknown }): boolean {
     const t = CAMPAIGN_TRANSITIONS[r.action];
-    const row = this.s.stmt('campaign_transition').get({
+    const row = this.sql.stmt('campaign_transition').get({
       tenant_id: r.tenantId,
       id: r.id,
       from_json: JSON.stringify(t.from),
@@ -151,39 +168,37 @@ export class SqliteCampaigns {
     return row !== undefined;
   }
 
-  transitionCampaign(r: { tenantId: string; id: string; action: 'start' | 'cancel'; now: number; plan?: unknown }): boolean {
-    return this.s.db.transaction(() => this.transition(r)).immediate();
+  async transitionCampaign(r: CampaignActionRequest): Promise<boolean> {
+    return this.sql.write(() => this.transition(r));
   }
 
-  pauseCampaign(r: { tenantId: string; id: string; now: number; holdUntil: number }): boolean {
-    const tx = this.s.db.transaction((): boolean => {
+  async pauseCampaign(r: CampaignPause): Promise<boolean> {
+    return this.sql.write((): boolean => {
       if (!this.transition({ ...r, action: 'pause' })) return false;
-      this.s.stmt('campaign_hold_deliveries').run({ campaign_id: r.id, hold_until: r.holdUntil });
+      this.sql.stmt('campaign_hold_deliveries').run({ campaign_id: r.id, hold_until: r.holdUntil });
       return true;
     });
-    return tx.immediate();
   }
 
-  resumeCampaign(r: { tenantId: string; id: string; now: number }): boolean {
-    const tx = this.s.db.transaction((): boolean => {
+  async resumeCampaign(r: CampaignRef): Promise<boolean> {
+    return this.sql.write((): boolean => {
       if (!this.transition({ ...r, action: 'resume' })) return false;
-      this.s.stmt('campaign_release_deliveries').run({ campaign_id: r.id, now: r.now });
+      this.sql.stmt('campaign_release_deliveries').run({ campaign_id: r.id, now: r.now });
       return true;
     });
-    return tx.immediate();
   }
 
-  holdPausedDeliveries(r: { holdUntil: number }): number {
-    return this.s.db.transaction(() => this.s.stmt('campaign_hold_paused').run({ hold_until: r.holdUntil }).changes).immediate();
+  async holdPausedDeliveries(r: DeliveryHold): Promise<number> {
+    return this.sql.write(() => this.sql.stmt('campaign_hold_paused').run({ hold_until: r.holdUntil }).changes);
   }
 
-  listActiveCampaigns(limit: number): CampaignRecord[] {
-    return (this.s.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map(toCampaignRecord);
+  async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
+    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map(toCampaignRecord);
   }
 
-  fanOutBatch(b: FanOutBatch): boolean {
-    const tx = this.s.db.transaction((): boolean => {
-      const moved = this.s.stmt('campaign_advance').get({
+  async fanOutBatch(b: FanOutBatch): Promise<boolean> {
+    return this.sql.write((): boolean => {
+      const moved = this.sql.stmt('campaign_advance').get({
         id: b.campaignId,
         expect_position: b.expectPosition,
         to_position: b.toPosition,
@@ -192,30 +207,29 @@ export class SqliteCampaigns {
         now: b.now,
       });
       if (moved === undefined) return false;
-      const link = this.s.stmt('campaign_link_deliveries');
+      const link = this.sql.stmt('campaign_link_deliveries');
       for (const n of b.notifications) {
-        this.s.insertNotification(n, undefined);
+        insertNotification(this.sql, n, undefined);
         link.run({ campaign_id: b.campaignId, notification_id: n.id });
       }
       return true;
     });
-    return tx.immediate();
   }
 
-  countCampaignQueued(campaignId: string): number {
-    return Number((this.s.stmt('campaign_queued_count').get({ campaign_id: campaignId }) as Row).n);
+  async countCampaignQueued(campaignId: string): Promise<number> {
+    return Number((this.sql.stmt('campaign_queued_count').get({ campaign_id: campaignId }) as Row).n);
   }
 
-  campaignDeliveryCounts(campaignId: string): CampaignDeliveryCount[] {
-    return (this.s.stmt('campaign_delivery_counts').all({ campaign_id: campaignId }) as Row[]).map(toCampaignDeliveryCount);
+  async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
+    return (this.sql.stmt('campaign_delivery_counts').all({ campaign_id: campaignId }) as Row[]).map(toCampaignDeliveryCount);
   }
 
-  listCampaignPending(campaignId: string, limit: number): DeliveryFacts[] {
-    return (this.s.stmt('campaign_pending').all({ campaign_id: campaignId, limit: Math.max(0, limit) }) as Row[]).map(toDeliveryFacts);
+  async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {
+    return (this.sql.stmt('campaign_pending').all({ campaign_id: campaignId, limit: Math.max(0, limit) }) as Row[]).map(toDeliveryFacts);
   }
 
-  finishCampaign(r: { id: string; now: number }): 'complete' | 'cancel' | null {
-    const row = this.s.db.transaction(() => this.s.stmt('campaign_finish').get({ id: r.id, now: r.now }) as Row | undefined).immediate();
+  async finishCampaign(r: CampaignFinishRequest): Promise<CampaignFinish | null> {
+    const row = this.sql.write(() => this.sql.stmt('campaign_finish').get({ id: r.id, now: r.now }) as Row | undefined);
     if (!row) return null;
     return row.status === 'completed' ? 'complete' : 'cancel';
   }

@@ -1,29 +1,36 @@
 /**
- * The SQLite driver's customer-webhook tables (see src/store/webhook-store.ts). Each method runs
+ * The SQLite driver's customer-webhook part (see src/store/webhook-store.ts). Each method runs
  * one synchronous transaction. SQLite has one writer at a time, so relays cannot interleave and
  * outbox rowids follow commit order; the relay still reads by `published_at IS NULL` so that a
  * row written with a lower id after a higher one was published is not skipped either.
  */
 import type { Row } from '../rows.js';
-import {
-  toWebhookEndpointView,
-  toWebhookMessage,
-  toWebhookTarget,
-  type NewWebhookEndpoint,
-  type WebhookAttemptRecord,
-  type WebhookEndpointOutcome,
-  type WebhookEndpointView,
-  type WebhookMessage,
-  type WebhookTarget,
+import { toWebhookEndpointView, toWebhookMessage, toWebhookTarget } from '../webhook-rows.js';
+import type {
+  NewWebhookEndpoint,
+  OutboxRelayed,
+  OutboxRelayRequest,
+  PrunedWebhookHistory,
+  WebhookAttemptRound,
+  WebhookEndpointClaim,
+  WebhookEndpointEnabling,
+  WebhookEndpointLease,
+  WebhookEndpointView,
+  WebhookHeadsQuery,
+  WebhookHistoryPruning,
+  WebhookMessage,
+  WebhookSecretRotation,
+  WebhookStore,
+  WebhookTarget,
 } from '../webhook-store.js';
-import type { SqliteStore } from './sqlite-store.js';
+import type { SqliteContext } from './sql-context.js';
 
-/** Webhook methods of the SQLite store, over its connection and named statements. */
-export class SqliteWebhooks {
-  constructor(private readonly s: SqliteStore) {}
+/** `store.webhooks` of the SQLite store, over its connection and named statements. */
+export class SqliteWebhooks implements WebhookStore {
+  constructor(private readonly sql: SqliteContext) {}
 
-  createEndpoint(e: NewWebhookEndpoint): void {
-    this.s.stmt('webhook_endpoint_insert').run({
+  async createWebhookEndpoint(e: NewWebhookEndpoint): Promise<void> {
+    this.sql.stmt('webhook_endpoint_insert').run({
       id: e.id,
       tenant_id: e.tenantId,
       url: e.url,
@@ -34,69 +41,68 @@ export class SqliteWebhooks {
     });
   }
 
-  listEndpoints(tenantId: string, id: string | null = null): WebhookEndpointView[] {
-    return (this.s.stmt('webhook_endpoints_list').all({ tenant_id: tenantId, id }) as Row[]).map(toWebhookEndpointView);
+  async listWebhookEndpoints(tenantId: string): Promise<WebhookEndpointView[]> {
+    return this.endpoints(tenantId, null);
   }
 
-  deleteEndpoint(tenantId: string, id: string): boolean {
-    return this.s.stmt('webhook_endpoint_delete').run({ tenant_id: tenantId, id }).changes === 1;
+  async getWebhookEndpoint(tenantId: string, id: string): Promise<WebhookEndpointView | null> {
+    return this.endpoints(tenantId, id)[0] ?? null;
   }
 
-  rotateSecret(r: { tenantId: string; id: string; secret: string; previousUntil: number; now: number }): boolean {
+  /** The tenant's endpoints, or the one named `id`: one statement serves both. */
+  private endpoints(tenantId: string, id: string | null): WebhookEndpointView[] {
+    return (this.sql.stmt('webhook_endpoints_list').all({ tenant_id: tenantId, id }) as Row[]).map(toWebhookEndpointView);
+  }
+
+  async deleteWebhookEndpoint(tenantId: string, id: string): Promise<boolean> {
+    return this.sql.stmt('webhook_endpoint_delete').run({ tenant_id: tenantId, id }).changes === 1;
+  }
+
+  async rotateWebhookSecret(r: WebhookSecretRotation): Promise<boolean> {
     const params = { tenant_id: r.tenantId, id: r.id, secret: r.secret, previous_until: r.previousUntil, now: r.now };
-    return this.s.stmt('webhook_endpoint_rotate').run(params).changes === 1;
+    return this.sql.stmt('webhook_endpoint_rotate').run(params).changes === 1;
   }
 
-  enableEndpoint(r: { tenantId: string; id: string; now: number }): boolean {
-    const tx = this.s.db.transaction((): boolean => {
-      if (this.s.stmt('webhook_endpoint_enable').run({ tenant_id: r.tenantId, id: r.id, now: r.now }).changes !== 1) return false;
-      this.s.stmt('webhook_messages_due_now').run({ endpoint_id: r.id, now: r.now });
+  async enableWebhookEndpoint(r: WebhookEndpointEnabling): Promise<boolean> {
+    return this.sql.write((): boolean => {
+      if (this.sql.stmt('webhook_endpoint_enable').run({ tenant_id: r.tenantId, id: r.id, now: r.now }).changes !== 1) return false;
+      this.sql.stmt('webhook_messages_due_now').run({ endpoint_id: r.id, now: r.now });
       return true;
     });
-    return tx.immediate();
   }
 
-  relayOutbox(r: { now: number; limit: number }): { published: number; messages: number } {
-    const tx = this.s.db.transaction(() => {
-      const bounds = this.s.stmt('outbox_relay_bounds').get({ limit: Math.max(1, r.limit) }) as Row;
+  async relayOutbox(r: OutboxRelayRequest): Promise<OutboxRelayed> {
+    return this.sql.write(() => {
+      const bounds = this.sql.stmt('outbox_relay_bounds').get({ limit: Math.max(1, r.limit) }) as Row;
       if (Number(bounds.n) === 0) return { published: 0, messages: 0 };
-      const messages = this.s.stmt('outbox_relay').run({ last_id: bounds.last_id, now: r.now }).changes;
-      const published = this.s.stmt('outbox_mark_published').run({ last_id: bounds.last_id, now: r.now }).changes;
+      const messages = this.sql.stmt('outbox_relay').run({ last_id: bounds.last_id, now: r.now }).changes;
+      const published = this.sql.stmt('outbox_mark_published').run({ last_id: bounds.last_id, now: r.now }).changes;
       return { published, messages };
     });
-    return tx.immediate();
   }
 
-  pruneHistory(r: { outboxBefore: number; messagesBefore: number; limit: number }): { outbox: number; messages: number } {
+  async pruneWebhookHistory(r: WebhookHistoryPruning): Promise<PrunedWebhookHistory> {
     const limit = Math.max(1, r.limit);
     return {
-      outbox: this.s.stmt('outbox_prune').run({ before: r.outboxBefore, limit }).changes,
-      messages: this.s.stmt('webhook_messages_prune').run({ before: r.messagesBefore, limit }).changes,
+      outbox: this.sql.stmt('outbox_prune').run({ before: r.outboxBefore, limit }).changes,
+      messages: this.sql.stmt('webhook_messages_prune').run({ before: r.messagesBefore, limit }).changes,
     };
   }
 
-  claimEndpoints(r: { now: number; owner: string; leaseMs: number; limit: number }): WebhookTarget[] {
+  async claimWebhookEndpoints(r: WebhookEndpointClaim): Promise<WebhookTarget[]> {
     const params = { now: r.now, owner: r.owner, lease_until: r.now + r.leaseMs, limit: Math.max(0, r.limit) };
-    const tx = this.s.db.transaction(() => this.s.stmt('webhook_endpoints_claim').all(params) as Row[]);
-    return tx.immediate().map(toWebhookTarget);
+    return this.sql.write(() => this.sql.stmt('webhook_endpoints_claim').all(params) as Row[]).map(toWebhookTarget);
   }
 
-  listHeads(r: { endpointId: string; now: number; limit: number }): WebhookMessage[] {
-    const rows = this.s.stmt('webhook_heads_due').all({ endpoint_id: r.endpointId, now: r.now, limit: Math.max(0, r.limit) }) as Row[];
+  async listWebhookHeads(r: WebhookHeadsQuery): Promise<WebhookMessage[]> {
+    const rows = this.sql.stmt('webhook_heads_due').all({ endpoint_id: r.endpointId, now: r.now, limit: Math.max(0, r.limit) }) as Row[];
     return rows.map(toWebhookMessage);
   }
 
-  recordAttempts(r: {
-    endpointId: string;
-    owner: string;
-    now: number;
-    leaseUntil: number;
-    attempts: WebhookAttemptRecord[];
-    endpoint: WebhookEndpointOutcome;
-  }): void {
-    const tx = this.s.db.transaction(() => {
+  async recordWebhookAttempts(r: WebhookAttemptRound): Promise<void> {
+    this.sql.write(() => {
       for (const a of r.attempts) {
-        this.s.stmt('webhook_messages_record').run({
+        this.sql.stmt('webhook_messages_record').run({
           endpoint_id: r.endpointId,
           id: a.messageId,
           now: r.now,
@@ -108,17 +114,16 @@ export class SqliteWebhooks {
       }
       const e = r.endpoint;
       const lease = { id: r.endpointId, owner: r.owner, now: r.now, lease_until: r.leaseUntil };
-      if (e.kind === 'healthy') this.s.stmt('webhook_endpoint_healthy').run(lease);
+      if (e.kind === 'healthy') this.sql.stmt('webhook_endpoint_healthy').run(lease);
       else if (e.kind === 'failing') {
-        this.s.stmt('webhook_endpoint_failing').run({ ...lease, next_attempt_at: e.nextAttemptAt, status: e.status, error: e.error });
+        this.sql.stmt('webhook_endpoint_failing').run({ ...lease, next_attempt_at: e.nextAttemptAt, status: e.status, error: e.error });
       } else {
-        this.s.stmt('webhook_endpoint_disable').run({ id: r.endpointId, now: r.now, reason: e.reason, status: e.status, error: e.error });
+        this.sql.stmt('webhook_endpoint_disable').run({ id: r.endpointId, now: r.now, reason: e.reason, status: e.status, error: e.error });
       }
     });
-    tx.immediate();
   }
 
-  releaseEndpoint(r: { endpointId: string; owner: string }): void {
-    this.s.stmt('webhook_endpoint_release').run({ id: r.endpointId, owner: r.owner });
+  async releaseWebhookEndpoint(r: WebhookEndpointLease): Promise<void> {
+    this.sql.stmt('webhook_endpoint_release').run({ id: r.endpointId, owner: r.owner });
   }
 }

@@ -1,5 +1,5 @@
--- Evidence: provider callback events, the suppression list and the reconciler's queue. The
--- same statement names as the SQLite driver's evidence.sql.
+-- Evidence: provider callback events and the reconciler's queue (the suppressions evidence
+-- adds are written with suppressions.sql). The same statement names as the SQLite driver's evidence.sql.
 
 -- name: provider_events_insert
 -- A batch of events; a repeated one (same account and event id) is skipped. Returns the rows inserted.
@@ -61,12 +61,6 @@ UPDATE attempts a SET resolution = COALESCE(a.resolution, $3::text)
 FROM unnest($1::text[], $2::int[]) AS w(id, number)
 WHERE a.delivery_id = w.id AND a.number = w.number;
 
--- name: suppressions_insert_many
--- params: $1 tenant_ids[], $2 channels[], $3 destinations[], $4 reasons[], $5 source_delivery_ids[], $6 now
-INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
-SELECT t, c, d, r, s, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(t, c, d, r, s)
-ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
-
 -- name: provider_events_settle
 -- params: $1 row_ids[], $2 delivery_ids[], $3 outcomes[], $4 now
 UPDATE provider_events e SET applied_at = $4, outcome = w.outcome, delivery_id = w.delivery_id
@@ -87,31 +81,12 @@ RETURNING id;
 
 -- name: attempt_resolve
 -- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force.
--- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
-UPDATE attempts SET resolution = COALESCE(resolution, $3::text), ambiguity_policy = COALESCE($4::text, ambiguity_policy)
-WHERE delivery_id = $1 AND number = $2;
-
--- name: attempt_resolve_returning
--- attempt_resolve, naming the delivery's provider account (to wake its workers).
+-- Returns the delivery's provider account (to wake its workers after a resolution that resends).
 -- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
 UPDATE attempts a SET resolution = COALESCE(a.resolution, $3::text), ambiguity_policy = COALESCE($4::text, a.ambiguity_policy)
 FROM deliveries d
 WHERE a.delivery_id = $1 AND a.number = $2 AND d.id = a.delivery_id
 RETURNING d.provider_account;
-
--- name: suppression_insert
--- params: $1 tenant_id, $2 channel, $3 destination, $4 reason, $5 source_delivery_id, $6 now
-INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
-
--- name: suppression_get
--- params: $1 tenant_id, $2 channel, $3 destination
-SELECT * FROM suppressions WHERE tenant_id = $1 AND channel = $2 AND destination = $3;
-
--- name: suppressions_list
--- params: $1 tenant_id, $2 limit
-SELECT * FROM suppressions WHERE tenant_id = $1 ORDER BY created_at DESC, destination LIMIT $2;
 
 -- name: unknown_due
 -- params: $1 now, $2 limit, $3 accounts[] (NULL for every account)

@@ -1,5 +1,5 @@
--- Preferences: recipients' opt-outs, manual suppressions, the worker's send-time check and
--- server secrets. The same statement names as the SQLite driver's preferences.sql.
+-- Preferences: recipients' opt-outs, the worker's send-time check and server secrets (the
+-- suppression list is suppressions.sql). The same statement names as the SQLite driver's preferences.sql.
 
 -- name: opt_out_insert
 -- An opt-out already recorded keeps its time and source: no row returned.
@@ -21,19 +21,6 @@ WHERE tenant_id = $1 AND recipient_id = $2
 SELECT channel, purpose, source, opted_out_at FROM recipient_preferences
 WHERE tenant_id = $1 AND recipient_id = $2
 ORDER BY channel, purpose;
-
--- name: suppression_add_manual
--- An address already suppressed (any reason) is left as it was: no row returned.
--- params: $1 tenant_id, $2 channel, $3 destination, $4 now
-INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
-VALUES ($1, $2, $3, 'manual', NULL, $4)
-ON CONFLICT (tenant_id, channel, destination) DO NOTHING
-RETURNING destination;
-
--- name: suppression_delete
--- params: $1 tenant_id, $2 channel, $3 destination
-DELETE FROM suppressions WHERE tenant_id = $1 AND channel = $2 AND destination = $3
-RETURNING destination;
 
 -- name: sendability_of
 -- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient

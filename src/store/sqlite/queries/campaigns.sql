@@ -19,7 +19,8 @@ FROM recipients WHERE tenant_id = @tenant_id AND id IN (SELECT value FROM json_e
 -- params: @id, @tenant_id, @source, @now
 INSERT INTO audiences (id, tenant_id, status, source, created_at) VALUES (@id, @tenant_id, 'loading', @source, @now);
 
--- name: audience_row_insert
+-- name: audience_rows_insert
+-- One row, run per row in one transaction (PostgreSQL's takes the batch as arrays).
 -- A repeated recipient id is skipped (changes = 0): the first row of a recipient wins.
 -- params: @audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale
 INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale)

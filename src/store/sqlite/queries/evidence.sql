@@ -1,7 +1,8 @@
--- Evidence: provider callback events, the suppression list and the reconciler's queue. The
--- same statement names as the PostgreSQL driver's evidence.sql.
+-- Evidence: provider callback events and the reconciler's queue (the suppressions evidence
+-- adds are written with suppressions.sql). The same statement names as the PostgreSQL driver's evidence.sql.
 
--- name: provider_event_insert
+-- name: provider_events_insert
+-- One event, run per event in one transaction (PostgreSQL's takes the batch as arrays).
 -- A repeated event (same account and event id) changes nothing: changes = 0 marks a duplicate.
 -- params: @provider_account, @event_id, @status, @provider_message_id, @reference, @suppress, @occurred_at, @received_at
 INSERT INTO provider_events (provider_account, event_id, status, provider_message_id, reference, suppress, occurred_at, received_at)
@@ -26,7 +27,7 @@ WHERE e.applied_at IS NULL AND d.state <> 'submitting'
 ORDER BY e.id
 LIMIT @limit;
 
--- name: delivery_evidence_apply
+-- name: deliveries_evidence_apply
 -- Merges evidence into a delivery, guarded by state, fencing token and the downstream status
 -- read (null-safe); with @to_state NULL only the downstream status and provider id change.
 -- params: @id, @expect_state, @expect_lease_version, @expect_downstream, @to_state, @terminal_reason,
@@ -62,20 +63,6 @@ DELETE FROM provider_events WHERE applied_at IS NOT NULL AND applied_at < @befor
 -- params: @delivery_id, @number, @resolution, @policy
 UPDATE attempts SET resolution = COALESCE(resolution, @resolution), ambiguity_policy = COALESCE(@policy, ambiguity_policy)
 WHERE delivery_id = @delivery_id AND number = @number;
-
--- name: suppression_insert
--- params: @tenant_id, @channel, @destination, @reason, @source_delivery_id, @now
-INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
-VALUES (@tenant_id, @channel, @destination, @reason, @source_delivery_id, @now)
-ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
-
--- name: suppression_get
--- params: @tenant_id, @channel, @destination
-SELECT * FROM suppressions WHERE tenant_id = @tenant_id AND channel = @channel AND destination = @destination;
-
--- name: suppressions_list
--- params: @tenant_id, @limit
-SELECT * FROM suppressions WHERE tenant_id = @tenant_id ORDER BY created_at DESC, destination LIMIT @limit;
 
 -- name: unknown_due
 -- params: @now, @limit, @accounts (JSON array, or NULL for every account)

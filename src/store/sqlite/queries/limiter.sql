@@ -6,7 +6,9 @@
 INSERT INTO rate_limiters (provider_account, lane, tat_us) VALUES (@provider_account, @lane, 0)
 ON CONFLICT (provider_account, lane) DO NOTHING;
 
--- name: limiter_get
+-- name: limiter_lock
+-- Read inside the caller's BEGIN IMMEDIATE, which holds SQLite's one write lock: the row stays
+-- as read until commit, as PostgreSQL's FOR UPDATE keeps it.
 -- params: @provider_account, @lane
 SELECT tat_us FROM rate_limiters WHERE provider_account = @provider_account AND lane = @lane;
 

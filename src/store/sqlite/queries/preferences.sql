@@ -1,5 +1,5 @@
--- Preferences: recipients' opt-outs, manual suppressions, the worker's send-time check and
--- server secrets. The same statement names as the PostgreSQL driver's preferences.sql.
+-- Preferences: recipients' opt-outs, the worker's send-time check and server secrets (the
+-- suppression list is suppressions.sql). The same statement names as the PostgreSQL driver's preferences.sql.
 
 -- name: opt_out_insert
 -- An opt-out already recorded keeps its time and source: changes = 0.
@@ -20,17 +20,6 @@ WHERE tenant_id = @tenant_id AND recipient_id = @recipient_id
 SELECT channel, purpose, source, opted_out_at FROM recipient_preferences
 WHERE tenant_id = @tenant_id AND recipient_id = @recipient_id
 ORDER BY channel, purpose;
-
--- name: suppression_add_manual
--- An address already suppressed (any reason) is left as it was: changes = 0.
--- params: @tenant_id, @channel, @destination, @now
-INSERT INTO suppressions (tenant_id, channel, destination, reason, source_delivery_id, created_at)
-VALUES (@tenant_id, @channel, @destination, 'manual', NULL, @now)
-ON CONFLICT (tenant_id, channel, destination) DO NOTHING;
-
--- name: suppression_delete
--- params: @tenant_id, @channel, @destination
-DELETE FROM suppressions WHERE tenant_id = @tenant_id AND channel = @channel AND destination = @destination;
 
 -- name: sendability_of
 -- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient

@@ -8,7 +8,8 @@ ON CONFLICT (id) DO NOTHING;
 INSERT INTO api_keys (id, tenant_id, key_hash, label, created_at)
 VALUES (@id, @tenant_id, @key_hash, @label, @now);
 
--- name: api_key_find
+-- name: api_keys_find
+-- One hash (PostgreSQL's takes the hashes of concurrent look-ups as an array).
 -- params: @key_hash
 SELECT id, tenant_id FROM api_keys WHERE key_hash = @key_hash AND revoked_at IS NULL;
 

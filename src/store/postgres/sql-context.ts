@@ -1,0 +1,97 @@
+/**
+ * What every table module of the PostgreSQL driver works over: the pool, its named statements
+ * (prepared per connection under a schema-qualified name), transactions, and the NOTIFY that
+ * wakes workers in other processes after a commit that made work ready.
+ */
+import pg from 'pg';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadNamedSql } from '../named-sql.js';
+import type { Row } from '../rows.js';
+
+const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
+
+export type Client = pg.PoolClient;
+
+/** The pool and statements one PostgreSQL store and all its parts share. */
+export class PostgresContext {
+  private readonly sql = loadNamedSql(queries);
+  /** NOTIFY channel, per schema, so stores sharing a server (tests) do not wake each other. */
+  readonly readyChannel: string;
+  private closed = false;
+  /** Per provider account: the NOTIFY loop in flight, and whether a commit since asks for one more. */
+  private readonly notifying = new Map<string, Promise<void>>();
+  private readonly notifyAgain = new Set<string>();
+
+  constructor(
+    readonly pool: pg.Pool,
+    readonly schema: string,
+  ) {
+    this.readyChannel = `herald_ready_${schema}`;
+  }
+
+  private text(name: string): string {
+    const t = this.sql.get(name);
+    if (!t) throw new Error(`no SQL statement named ${name}`);
+    return t;
+  }
+
+  /** Runs the named statement (queries/*.sql) on `client` (a transaction's) or the pool, and returns its rows. */
+  async q(name: string, params: unknown[] = [], client: pg.Pool | Client = this.pool): Promise<Row[]> {
+    const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
+    return r.rows as Row[];
+  }
+
+  /** Runs the named statement on the pool and returns how many rows it changed (for statements without RETURNING). */
+  async count(name: string, params: unknown[]): Promise<number> {
+    const r = await this.pool.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
+    return r.rowCount ?? 0;
+  }
+
+  /** Runs `fn` in BEGIN … COMMIT on one connection; rolls back and rethrows when it throws. */
+  async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  /**
+   * Wakes workers in other processes after an intake commit. Coalesced per account: while a
+   * NOTIFY is in flight, later commits ask for one more, sent when it returns, so every commit
+   * is followed by a NOTIFY issued after it, at most two per account at a time instead of one
+   * per notification. Best effort, as before: a worker that misses one finds the work by polling.
+   */
+  wakeListeners(accounts: string[]): void {
+    for (const account of accounts) {
+      if (this.notifying.has(account)) {
+        this.notifyAgain.add(account);
+        continue;
+      }
+      const run = (async () => {
+        do {
+          this.notifyAgain.delete(account);
+          await this.q('ready_notify', [this.readyChannel, account]).catch(() => {});
+        } while (this.notifyAgain.has(account) && !this.closed);
+        this.notifying.delete(account);
+      })();
+      this.notifying.set(account, run);
+    }
+  }
+
+  /** Ends the pool once, after the NOTIFYs in flight; safe to call more than once. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.notifying.values()]);
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The SQLite driver's claim: select the due deliveries, then take each one's lease and open its
+ * attempt, by id (see queries/claims.sql for why per id). Shared by the core's claimBatch and
+ * the limiter's claimWithPermits, which runs it inside its own transaction.
+ */
+import type { Purpose } from '../../domain/index.js';
+import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
+import type { Row } from '../rows.js';
+import { purposeFlags, type SqliteContext } from './sql-context.js';
+
+/** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
+export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery[] {
+  const leaseUntil = req.now + req.leaseMs;
+  const due = sql.stmt('claim_select_due').all({
+    provider_account: req.providerAccount,
+    now: req.now,
+    // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
+    limit: Math.max(0, req.limit),
+    ...purposeFlags(req.purposes),
+  }) as Row[];
+  const claimed: ClaimedDelivery[] = [];
+  for (const row of due) {
+    const r = sql.stmt('claim_update').get({
+      id: row.id,
+      worker_id: req.workerId,
+      lease_until: leaseUntil,
+      now: req.now,
+    }) as Row | undefined;
+    if (!r) continue;
+    const attemptNumber = Number(r.attempt_count);
+    const leaseVersion = Number(r.lease_version);
+    sql.stmt('attempt_insert').run({
+      delivery_id: r.id,
+      number: attemptNumber,
+      lease_version: leaseVersion,
+      worker_id: req.workerId,
+      now: req.now,
+    });
+    claimed.push({
+      deliveryId: String(r.id),
+      notificationId: String(r.notification_id),
+      tenantId: String(r.tenant_id),
+      channel: r.channel as ClaimedDelivery['channel'],
+      purpose: r.purpose as ClaimedDelivery['purpose'],
+      providerAccount: String(r.provider_account),
+      destination: String(r.destination),
+      content: JSON.parse(String(row.content_json)),
+      retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
+      idempotencyKey: String(r.idempotency_key),
+      expiresAt: Number(r.expires_at),
+      attemptNumber,
+      leaseVersion,
+      leaseUntil,
+    });
+  }
+  return claimed;
+}
+
+/** The earliest `next_attempt_at` of an account's pending deliveries (of these purposes) not expired at `now`, or null. */
+export function nextDue(sql: SqliteContext, providerAccount: string, now: number, purposes?: readonly Purpose[]): number | null {
+  const r = sql.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
+  return r && r.at !== null ? Number(r.at) : null;
+}

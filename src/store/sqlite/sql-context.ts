@@ -1,0 +1,119 @@
+/**
+ * What every table module of the SQLite driver works over: the connection, its named
+ * statements (prepared once, on first use) and intake's group commit. better-sqlite3 is
+ * synchronous, so a transaction runs to completion before anything else does: one never spans
+ * an await, and the parts need no locking of their own.
+ */
+import Database from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PURPOSES, type Purpose } from '../../domain/index.js';
+import { StoreConflictError } from '../core-store.js';
+import { loadNamedSql } from '../named-sql.js';
+
+const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
+
+interface PendingWrite {
+  run: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The connection and statements one SQLite store and all its parts share. */
+export class SqliteContext {
+  private readonly sql = loadNamedSql(queries);
+  private readonly statements = new Map<string, Database.Statement>();
+  private pendingWrites: PendingWrite[] = [];
+
+  constructor(readonly db: Database.Database) {}
+
+  /** The named statement (queries/*.sql), prepared on first use; throws for a name no file defines. */
+  stmt(name: string): Database.Statement {
+    let s = this.statements.get(name);
+    if (!s) {
+      const text = this.sql.get(name);
+      if (!text) throw new Error(`no SQL statement named ${name}`);
+      s = this.db.prepare(text);
+      this.statements.set(name, s);
+    }
+    return s;
+  }
+
+  /**
+   * Runs `fn` in one `BEGIN IMMEDIATE … COMMIT`: IMMEDIATE takes the write lock at BEGIN, so a
+   * read-then-write inside cannot be refused with SQLITE_BUSY halfway by another process.
+   */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Group commit for intake writes (createNotification, reserveIdempotencyKey): every such write
+   * issued in the same turn of the event loop (e.g. by the requests one poll phase delivered) runs
+   * in one `BEGIN IMMEDIATE … COMMIT`, so N writes cost one fsync instead of N. Each runs in its
+   * own savepoint, in arrival order: a conflict rolls back that write alone and rejects only its
+   * caller. Every caller's promise settles after the shared COMMIT, so nothing is acknowledged
+   * before it is durable.
+   */
+  grouped<T>(run: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.flushWrites());
+    });
+  }
+
+  /** Commits the writes waiting for their group now (close() calls it, so none is left unanswered). */
+  flushWrites(): void {
+    const group = this.pendingWrites;
+    this.pendingWrites = [];
+    if (group.length === 0) return;
+    if (group.length === 1) return this.settleAlone(group[0]!);
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const item of group) {
+            try {
+              // A nested better-sqlite3 transaction is a SAVEPOINT: rolled back alone on error.
+              outcomes.push({ ok: true, value: this.db.transaction(item.run)() });
+            } catch (error) {
+              // A constraint (or our own conflict) stays inside its savepoint; anything else
+              // (I/O, full disk) may have ended the transaction: give up on grouping.
+              if (!(error instanceof StoreConflictError || isConstraintError(error))) throw error;
+              outcomes.push({ ok: false, error });
+            }
+          }
+        })
+        .immediate();
+    } catch {
+      // The group did not commit: run each alone, so every caller gets the answer it would have
+      // had without grouping.
+      for (const item of group) this.settleAlone(item);
+      return;
+    }
+    group.forEach((item, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.error);
+    });
+  }
+
+  private settleAlone(item: PendingWrite): void {
+    try {
+      item.resolve(this.db.transaction(item.run).immediate());
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+}
+
+/** True for a SQLite constraint violation (unique, check, foreign key, ...). */
+export function isConstraintError(err: unknown): boolean {
+  return err instanceof Database.SqliteError && err.code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/** The @otp … @alert flags of the per-lane statements: 1 for the given purposes (all when absent). */
+export function purposeFlags(purposes: readonly Purpose[] | undefined): Record<Purpose, number> {
+  const on = new Set<Purpose>(purposes ?? PURPOSES);
+  return Object.fromEntries(PURPOSES.map((p) => [p, on.has(p) ? 1 : 0])) as Record<Purpose, number>;
+}
