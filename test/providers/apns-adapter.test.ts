@@ -122,12 +122,21 @@ describe('APNs adapter: the request', () => {
     const req = request();
     expect((await adapter.submit(req)).kind).toBe('accepted');
     expect(last().headers).toMatchObject({ 'apns-push-type': 'background', 'apns-priority': '5' });
-    expect(last().payload).toEqual({ aps: { 'content-available': 1 }, title: 'Sign-in code', body: 'Your code is 73190482', herald_collapse_id: pushCollapseId(req.idempotencyKey) });
+    expect(last().payload).toEqual({
+      aps: { 'content-available': 1 },
+      title: 'Sign-in code',
+      body: 'Your code is 73190482',
+      herald_collapse_id: pushCollapseId(req.idempotencyKey),
+    });
   });
 
   it('refuses a target of another push service without sending; picks the host by the target’s environment', async () => {
     await start();
-    expect(await adapter.submit(request({ destination: 'an-fcm-token' }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'apns_not_an_apns_target' });
+    expect(await adapter.submit(request({ destination: 'an-fcm-token' }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'invalid_destination',
+      code: 'apns_not_an_apns_target',
+    });
     expect(fake.requests).toEqual([]);
     const plain = { ...account(), base_url: undefined };
     expect(apnsOrigin(plain, 'production')).toBe('https://api.push.apple.com');
@@ -222,7 +231,11 @@ describe('APNs adapter: answers and HTTP/2 faults', () => {
 
   it('a payload over 4 KB is refused by APNs as content, not as a bad device', async () => {
     await start();
-    expect(await adapter.submit(request({ content: { text: 'x'.repeat(5000) } }))).toMatchObject({ kind: 'permanent', reason: 'content_rejected', code: 'apns_payload_too_large' });
+    expect(await adapter.submit(request({ content: { text: 'x'.repeat(5000) } }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'content_rejected',
+      code: 'apns_payload_too_large',
+    });
   });
 
   it('RST_STREAM before the body was complete: retryable, and APNs never saw a request', async () => {

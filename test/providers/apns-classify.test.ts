@@ -54,7 +54,10 @@ describe('APNs answers classified', () => {
   }
 
   it("200: APNs's apns-unique-id when it sends one, else the apns-id it echoes", () => {
-    expect(classifyApnsResponse({ status: 200, headers: { 'apns-id': 'a-1', 'apns-unique-id': 'u-1' }, body: null }, NOW)).toEqual({ kind: 'accepted', providerMessageId: 'u-1' });
+    expect(classifyApnsResponse({ status: 200, headers: { 'apns-id': 'a-1', 'apns-unique-id': 'u-1' }, body: null }, NOW)).toEqual({
+      kind: 'accepted',
+      providerMessageId: 'u-1',
+    });
     expect(classifyApnsResponse({ status: 200, headers: { 'apns-id': 'a-1' }, body: null }, NOW)).toEqual({ kind: 'accepted', providerMessageId: 'a-1' });
   });
 
@@ -71,10 +74,22 @@ describe('APNs answers classified', () => {
 
 describe('APNs HTTP/2 failures classified by how far the stream got', () => {
   it('refused streams are retryable at any stage; an incomplete request is retryable; a complete one is unknown', () => {
-    expect(classifyApnsTransportFailure({ stage: 'written', cause: 'error', code: 'ERR_HTTP2_STREAM_ERROR', refused: true })).toMatchObject({ kind: 'retryable', code: 'apns_refused_stream' });
-    expect(classifyApnsTransportFailure({ stage: 'writing', cause: 'error', code: 'NGHTTP2_RST_8', refused: false })).toMatchObject({ kind: 'retryable', code: 'write_failed' });
-    expect(classifyApnsTransportFailure({ stage: 'connecting', cause: 'error', code: 'ECONNREFUSED', refused: false })).toMatchObject({ kind: 'retryable', code: 'connect_failed' });
-    expect(classifyApnsTransportFailure({ stage: 'connecting', cause: 'error', code: 'DEPTH_ZERO_SELF_SIGNED_CERT', refused: false })).toMatchObject({ kind: 'retryable', code: 'tls_failed' });
+    expect(classifyApnsTransportFailure({ stage: 'written', cause: 'error', code: 'ERR_HTTP2_STREAM_ERROR', refused: true })).toMatchObject({
+      kind: 'retryable',
+      code: 'apns_refused_stream',
+    });
+    expect(classifyApnsTransportFailure({ stage: 'writing', cause: 'error', code: 'NGHTTP2_RST_8', refused: false })).toMatchObject({
+      kind: 'retryable',
+      code: 'write_failed',
+    });
+    expect(classifyApnsTransportFailure({ stage: 'connecting', cause: 'error', code: 'ECONNREFUSED', refused: false })).toMatchObject({
+      kind: 'retryable',
+      code: 'connect_failed',
+    });
+    expect(classifyApnsTransportFailure({ stage: 'connecting', cause: 'error', code: 'DEPTH_ZERO_SELF_SIGNED_CERT', refused: false })).toMatchObject({
+      kind: 'retryable',
+      code: 'tls_failed',
+    });
     expect(classifyApnsTransportFailure({ stage: 'written', cause: 'error', code: 'ERR_HTTP2_STREAM_ERROR', refused: false }).kind).toBe('unknown');
     expect(classifyApnsTransportFailure({ stage: 'written', cause: 'timeout', refused: false }).kind).toBe('unknown');
     expect(classifyApnsTransportFailure({ stage: 'writing', cause: 'timeout', refused: false }).kind).toBe('retryable');

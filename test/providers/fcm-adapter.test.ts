@@ -73,7 +73,14 @@ describe('FCM adapter: the message', () => {
       token: TOKEN,
       notification: { title: 'Sign-in code', body: 'Your code is 73190482' },
       android: { ttl: '600s', collapse_key: collapse, priority: 'HIGH', notification: { tag: collapse } },
-      apns: { headers: { 'apns-expiration': String(Math.floor(req.expiresAt / 1000)), 'apns-collapse-id': collapse, 'apns-priority': '10', 'apns-push-type': 'alert' } },
+      apns: {
+        headers: {
+          'apns-expiration': String(Math.floor(req.expiresAt / 1000)),
+          'apns-collapse-id': collapse,
+          'apns-priority': '10',
+          'apns-push-type': 'alert',
+        },
+      },
       webpush: { headers: { TTL: '600', Urgency: 'high', Topic: collapse }, notification: { tag: collapse } },
     });
   });
@@ -144,7 +151,11 @@ describe('FCM adapter: the message', () => {
     expect((await adapter.submit(request({ destination: encodePushTarget({ type: 'fcm', token: TOKEN }) }))).kind).toBe('accepted');
     expect(lastMessage().token).toBe(TOKEN);
     const apns = encodePushTarget({ type: 'apns', token: 'a'.repeat(64), environment: 'production' });
-    expect(await adapter.submit(request({ destination: apns }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'fcm_not_an_fcm_target' });
+    expect(await adapter.submit(request({ destination: apns }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'invalid_destination',
+      code: 'fcm_not_an_fcm_target',
+    });
     expect(fake.sends()).toHaveLength(1);
   });
 });
@@ -186,7 +197,10 @@ describe('FCM adapter: access tokens', () => {
 
   it('a second 401 is final: permanent unauthorized, after exactly one refresh', async () => {
     await start();
-    const unauthenticated = { status: 401, body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } } };
+    const unauthenticated = {
+      status: 401,
+      body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } },
+    };
     fake.script({ kind: 'raw', answer: unauthenticated });
     fake.script({ kind: 'raw', answer: unauthenticated });
     expect(await adapter.submit(request())).toMatchObject({ kind: 'permanent', reason: 'unauthorized', code: 'fcm_unauthenticated' });
@@ -208,7 +222,17 @@ describe('FCM adapter: access tokens', () => {
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const forged = JSON.stringify({ ...JSON.parse(fake.serviceAccountJson), private_key: other });
     adapter = createFcmAdapter(
-      { id: 'fcm-forged', kind: 'fcm', channel: 'push', base_url: fake.url, settings: { service_account: forged }, rate_per_second: 1, burst: 1, ambiguity_policy: 'wait_for_evidence', timeout_ms: 5_000 },
+      {
+        id: 'fcm-forged',
+        kind: 'fcm',
+        channel: 'push',
+        base_url: fake.url,
+        settings: { service_account: forged },
+        rate_per_second: 1,
+        burst: 1,
+        ambiguity_policy: 'wait_for_evidence',
+        timeout_ms: 5_000,
+      },
       { now: () => clock },
     );
     const outcome = await adapter.submit(request());
@@ -236,7 +260,11 @@ describe('FCM adapter: answers through the wire', () => {
     fake.script({ kind: 'answer', name: 'invalid_token' });
     expect(await adapter.submit(request())).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'fcm_bad_token' });
     // The fake refuses a payload over 4096 bytes as FCM does.
-    expect(await adapter.submit(request({ content: { text: 'x'.repeat(5000) } }))).toMatchObject({ kind: 'permanent', reason: 'content_rejected', code: 'fcm_invalid_argument' });
+    expect(await adapter.submit(request({ content: { text: 'x'.repeat(5000) } }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'content_rejected',
+      code: 'fcm_invalid_argument',
+    });
   });
 
   it("a device's quota throttles that delivery only; the project's pauses the account for at least a minute", async () => {

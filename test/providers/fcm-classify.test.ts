@@ -56,22 +56,37 @@ describe('FCM answers classified', () => {
   it('honours Retry-After on UNAVAILABLE and INTERNAL, and on a quota only above its one-minute floor', () => {
     const unavailable = FCM_ANSWERS.unavailable;
     expect(classifyFcmResponse({ status: 503, retryAfter: '30', body: unavailable.body }, NOW)).toMatchObject({ kind: 'retryable', retryAfterMs: 30_000 });
-    expect(classifyFcmResponse({ status: 500, retryAfter: new Date(NOW + 90_000).toUTCString(), body: FCM_ANSWERS.internal.body }, NOW)).toMatchObject({ kind: 'retryable', retryAfterMs: 90_000 });
+    expect(classifyFcmResponse({ status: 500, retryAfter: new Date(NOW + 90_000).toUTCString(), body: FCM_ANSWERS.internal.body }, NOW)).toMatchObject({
+      kind: 'retryable',
+      retryAfterMs: 90_000,
+    });
     const quota = FCM_ANSWERS.project_quota.body;
     expect(classifyFcmResponse({ status: 429, retryAfter: '10', body: quota }, NOW)).toMatchObject({ retryAfterMs: PROJECT_QUOTA_MIN_DELAY_MS });
     expect(classifyFcmResponse({ status: 429, retryAfter: '120', body: quota }, NOW)).toMatchObject({ retryAfterMs: 120_000 });
     // A device's limit has no floor: the hint, or none (the ladder backs off).
-    expect(classifyFcmResponse({ status: 429, retryAfter: '7', body: FCM_ANSWERS.device_quota.body }, NOW)).toMatchObject({ scope: 'destination', retryAfterMs: 7_000 });
+    expect(classifyFcmResponse({ status: 429, retryAfter: '7', body: FCM_ANSWERS.device_quota.body }, NOW)).toMatchObject({
+      scope: 'destination',
+      retryAfterMs: 7_000,
+    });
   });
 
   it('reads gateway errors as unknown and other statuses by class, never quoting the body', () => {
     const html = '<!DOCTYPE html><title>Error 502 (Server Error)!!1</title>';
     expect(classifyFcmResponse({ status: 502, body: html }, NOW)).toMatchObject({ kind: 'unknown', code: 'gateway_error' });
     expect(classifyFcmResponse({ status: 504, body: null }, NOW)).toMatchObject({ kind: 'unknown' });
-    expect(classifyFcmResponse({ status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'x' } } }, NOW)).toMatchObject({ kind: 'permanent', code: 'fcm_project_not_found' });
-    expect(classifyFcmResponse({ status: 403, body: { error: { code: 403, status: 'PERMISSION_DENIED', message: 'x' } } }, NOW)).toMatchObject({ kind: 'permanent', reason: 'unauthorized' });
+    expect(classifyFcmResponse({ status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'x' } } }, NOW)).toMatchObject({
+      kind: 'permanent',
+      code: 'fcm_project_not_found',
+    });
+    expect(classifyFcmResponse({ status: 403, body: { error: { code: 403, status: 'PERMISSION_DENIED', message: 'x' } } }, NOW)).toMatchObject({
+      kind: 'permanent',
+      reason: 'unauthorized',
+    });
     expect(classifyFcmResponse({ status: 302, body: null }, NOW)).toMatchObject({ kind: 'retryable', code: 'unexpected_status' });
-    const odd = classifyFcmResponse({ status: 400, body: { error: { status: 'not an enum; with a token AAAA:bbb', details: [{ '@type': 'x', errorCode: 'lower case' }] } } }, NOW);
+    const odd = classifyFcmResponse(
+      { status: 400, body: { error: { status: 'not an enum; with a token AAAA:bbb', details: [{ '@type': 'x', errorCode: 'lower case' }] } } },
+      NOW,
+    );
     expect(JSON.stringify(odd)).not.toContain('AAAA');
   });
 
@@ -117,8 +132,12 @@ describe('token endpoint answers classified (RFC 6749 §5.2, Google OAuth 2)', (
   });
 
   it('an unavailable, throttled or odd endpoint is retryable: no message was sent', () => {
-    expect(classifyTokenResponse({ status: 503, retryAfter: '5', body: null }, NOW)).toMatchObject({ outcome: { kind: 'retryable', code: 'fcm_token_unavailable', retryAfterMs: 5_000 } });
+    expect(classifyTokenResponse({ status: 503, retryAfter: '5', body: null }, NOW)).toMatchObject({
+      outcome: { kind: 'retryable', code: 'fcm_token_unavailable', retryAfterMs: 5_000 },
+    });
     expect(classifyTokenResponse({ status: 429, body: null }, NOW)).toMatchObject({ outcome: { kind: 'retryable', code: 'fcm_token_throttled' } });
-    expect(classifyTokenResponse({ status: 200, body: { access_token: '' } }, NOW)).toMatchObject({ outcome: { kind: 'retryable', code: 'fcm_token_malformed' } });
+    expect(classifyTokenResponse({ status: 200, body: { access_token: '' } }, NOW)).toMatchObject({
+      outcome: { kind: 'retryable', code: 'fcm_token_malformed' },
+    });
   });
 });

@@ -52,9 +52,20 @@ describe('lifetime', () => {
 describe('data_only', () => {
   const base = { id: 'a', kind: 'fcm', channel: 'push', rate_per_second: 1, burst: 1, timeout_ms: 1000 } as const;
   it('refuses a data-only account that claims deduplication or resends with the same key, naming the fields', () => {
-    const account = { ...base, ambiguity_policy: 'resend_same_key', ambiguity_policies: { otp: 'resend_same_key' }, capabilities: { dedupes_by_key: true }, settings: { data_only: true } } as ProviderAccountConfig;
+    const account = {
+      ...base,
+      ambiguity_policy: 'resend_same_key',
+      ambiguity_policies: { otp: 'resend_same_key' },
+      capabilities: { dedupes_by_key: true },
+      settings: { data_only: true },
+    } as ProviderAccountConfig;
     expect(dataOnlyProblems(account).map((p) => p.field)).toEqual(['capabilities.dedupes_by_key', 'ambiguity_policy', 'ambiguity_policies.otp']);
-    const fixed = { ...base, ambiguity_policy: 'wait_for_evidence', capabilities: { dedupes_by_key: false }, settings: { data_only: true } } as ProviderAccountConfig;
+    const fixed = {
+      ...base,
+      ambiguity_policy: 'wait_for_evidence',
+      capabilities: { dedupes_by_key: false },
+      settings: { data_only: true },
+    } as ProviderAccountConfig;
     expect(dataOnlyProblems(fixed)).toEqual([]);
     expect(dataOnlyProblems({ ...account, settings: {} })).toEqual([]);
   });

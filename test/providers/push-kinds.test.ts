@@ -47,7 +47,13 @@ describe('push kinds in configuration', () => {
     const fake = await startFcmFake();
     try {
       const a = load({ id: 'push-fcm', kind: 'fcm', channel: 'push', settings: { service_account_file: file('sa.json', fake.serviceAccountJson) } });
-      expect(a).toMatchObject({ rate_per_second: 9_000, burst: 1_000, timeout_ms: 10_000, ambiguity_policy: 'resend_same_key', capabilities: { lookup: false, dedupes_by_key: true } });
+      expect(a).toMatchObject({
+        rate_per_second: 9_000,
+        burst: 1_000,
+        timeout_ms: 10_000,
+        ambiguity_policy: 'resend_same_key',
+        capabilities: { lookup: false, dedupes_by_key: true },
+      });
       const described = providerKind('fcm').describe(a);
       expect(described).toEqual({ base_url: 'https://fcm.googleapis.com', project_id: fake.projectId, client_email: fake.clientEmail, data_only: false });
       expect(JSON.stringify(described)).not.toContain('PRIVATE KEY');
@@ -58,13 +64,24 @@ describe('push kinds in configuration', () => {
 
   it('FCM: a missing, unreadable or unusable key is refused at load, naming the setting and never the value', () => {
     expect(configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: {} })).field).toBe('provider_accounts[0].settings.service_account');
-    expect(configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account_env: 'HERALD_TEST_UNSET_SA' } })).field).toBe('provider_accounts[0].settings.service_account_env');
+    expect(configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account_env: 'HERALD_TEST_UNSET_SA' } })).field).toBe(
+      'provider_accounts[0].settings.service_account_env',
+    );
     const notJson = configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account: 'secret-ish {' } }));
     expect(notJson.message).toContain('is not JSON');
     expect(notJson.message).not.toContain('secret-ish');
-    const noKey = configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account: JSON.stringify({ type: 'service_account', client_email: 'a@b', private_key: 'nope', project_id: 'p-123456' }) } }));
+    const noKey = configError(() =>
+      load({
+        id: 'f',
+        kind: 'fcm',
+        channel: 'push',
+        settings: { service_account: JSON.stringify({ type: 'service_account', client_email: 'a@b', private_key: 'nope', project_id: 'p-123456' }) },
+      }),
+    );
     expect(noKey.message).toContain('not a PEM private key');
-    expect(configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account: '{}', colour: 'blue' } })).message).toContain('settings');
+    expect(configError(() => load({ id: 'f', kind: 'fcm', channel: 'push', settings: { service_account: '{}', colour: 'blue' } })).message).toContain(
+      'settings',
+    );
   });
 
   it('data_only must come with its own ambiguity declaration, on every kind', () => {
@@ -73,11 +90,23 @@ describe('push kinds in configuration', () => {
     // The key problem comes first; with a good key, the data_only rule names the capability.
     expect(err.field).toBe('provider_accounts[0].settings.signing_key');
     const vapid = { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey, data_only: true };
-    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: vapid })).field).toBe('provider_accounts[0].capabilities.dedupes_by_key');
-    const ok = load({ id: 'w', kind: 'webpush', channel: 'push', settings: vapid, ambiguity_policy: 'wait_for_evidence', capabilities: { dedupes_by_key: false } });
+    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: vapid })).field).toBe(
+      'provider_accounts[0].capabilities.dedupes_by_key',
+    );
+    const ok = load({
+      id: 'w',
+      kind: 'webpush',
+      channel: 'push',
+      settings: vapid,
+      ambiguity_policy: 'wait_for_evidence',
+      capabilities: { dedupes_by_key: false },
+    });
     expect(ok).toMatchObject({ ambiguity_policy: 'wait_for_evidence', capabilities: { lookup: false, dedupes_by_key: false } });
     // Turning the capability off without the policy: the configuration's own rule refuses resend_same_key.
-    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...vapid, data_only: false }, capabilities: { dedupes_by_key: false } })).field).toBe('provider_accounts[0].ambiguity_policy');
+    expect(
+      configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...vapid, data_only: false }, capabilities: { dedupes_by_key: false } }))
+        .field,
+    ).toBe('provider_accounts[0].ambiguity_policy');
   });
 
   it('APNs: ids and topic required by the schema, a P-256 .p8 key required at load', async () => {
@@ -87,10 +116,19 @@ describe('push kinds in configuration', () => {
       const a = load({ id: 'push-apns', kind: 'apns', channel: 'push', settings });
       expect(a).toMatchObject({ rate_per_second: 100, ambiguity_policy: 'resend_same_key', capabilities: { lookup: false, dedupes_by_key: true } });
       expect(JSON.stringify(providerKind('apns').describe(a))).not.toContain(fake.signingKeyPem.split('\n')[1]!);
-      expect(configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings: { ...settings, key_id: 'short' } })).field).toBe('provider_accounts[0].settings.key_id');
-      const rsa = (await import('node:crypto')).generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      expect(configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings: { ...settings, signing_key_file: undefined, signing_key: rsa } })).message).toContain('not a P-256 key');
-      expect(configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings, base_url: 'http://127.0.0.1:1' })).field).toBe('provider_accounts[0].base_url');
+      expect(configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings: { ...settings, key_id: 'short' } })).field).toBe(
+        'provider_accounts[0].settings.key_id',
+      );
+      const rsa = (await import('node:crypto'))
+        .generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      expect(
+        configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings: { ...settings, signing_key_file: undefined, signing_key: rsa } })).message,
+      ).toContain('not a P-256 key');
+      expect(configError(() => load({ id: 'a', kind: 'apns', channel: 'push', settings, base_url: 'http://127.0.0.1:1' })).field).toBe(
+        'provider_accounts[0].base_url',
+      );
     } finally {
       await fake.close();
     }
@@ -102,8 +140,12 @@ describe('push kinds in configuration', () => {
     expect(a).toMatchObject({ ambiguity_policy: 'resend_same_key', capabilities: { lookup: false, dedupes_by_key: true } });
     expect(JSON.stringify(providerKind('webpush').describe(a))).not.toContain(VAPID.privateKey);
     const other = webpush.generateVAPIDKeys();
-    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...settings, vapid_public_key: other.publicKey } })).message).toContain('is not the public half of vapid_private_key');
-    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...settings, vapid_subject: 'ops@herald.example' } })).field).toBe('provider_accounts[0].settings.vapid_subject');
+    expect(
+      configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...settings, vapid_public_key: other.publicKey } })).message,
+    ).toContain('is not the public half of vapid_private_key');
+    expect(configError(() => load({ id: 'w', kind: 'webpush', channel: 'push', settings: { ...settings, vapid_subject: 'ops@herald.example' } })).field).toBe(
+      'provider_accounts[0].settings.vapid_subject',
+    );
   });
 
   it('every push kind refuses the e-mail and SMS channels', () => {
@@ -146,7 +188,10 @@ describe('herald doctor for push accounts (nothing is delivered)', () => {
       expect(fake.accepted).toEqual([]);
       const { generateKeyPairSync } = await import('node:crypto');
       const foreign = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      const checks = await providerKind('apns').doctor(load({ id: 'push-apns', kind: 'apns', channel: 'push', base_url: fake.url, settings: { ...settings, signing_key: foreign } }), signal);
+      const checks = await providerKind('apns').doctor(
+        load({ id: 'push-apns', kind: 'apns', channel: 'push', base_url: fake.url, settings: { ...settings, signing_key: foreign } }),
+        signal,
+      );
       expect(checks.at(-1)).toMatchObject({ name: 'credentials accepted', ok: false, detail: 'APNs answered 403 InvalidProviderToken to the probe' });
     } finally {
       await fake.close();
@@ -154,7 +199,12 @@ describe('herald doctor for push accounts (nothing is delivered)', () => {
   });
 
   it('Web Push: local checks only, and it says so', async () => {
-    const account = load({ id: 'push-web', kind: 'webpush', channel: 'push', settings: { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey } });
+    const account = load({
+      id: 'push-web',
+      kind: 'webpush',
+      channel: 'push',
+      settings: { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey },
+    });
     const checks = await providerKind('webpush').doctor(account, signal);
     expect(checks.map((c) => [c.name, c.ok])).toEqual([
       ['VAPID keys', true],

@@ -110,7 +110,11 @@ describe('Web Push adapter', () => {
     await start();
     const sub = fake.subscribe();
     fake.unsubscribe(sub);
-    expect(await adapter.submit(request({ destination: encodePushTarget(sub) }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered' });
+    expect(await adapter.submit(request({ destination: encodePushTarget(sub) }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'invalid_destination',
+      code: 'webpush_unregistered',
+    });
     const unknown = { ...fake.subscribe(), endpoint: `${PUSH_ORIGIN}/wpush/v2/nobody` };
     expect(await adapter.submit(request({ destination: encodePushTarget(unknown) }))).toMatchObject({ code: 'webpush_unregistered' });
   });
@@ -140,7 +144,11 @@ describe('Web Push adapter', () => {
     expect(await adapter.submit(request())).toMatchObject({ kind: 'permanent', reason: 'unauthorized', code: 'webpush_vapid_rejected' });
     expect(fake.refusals).toEqual(['vapid key is not the subscription’s']);
     const broken = { ...fake.subscribe(), keys: { p256dh: 'AAAA', auth: 'BBBB' } };
-    expect(await adapter.submit(request({ destination: encodePushTarget(broken) }))).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_token' });
+    expect(await adapter.submit(request({ destination: encodePushTarget(broken) }))).toMatchObject({
+      kind: 'permanent',
+      reason: 'invalid_destination',
+      code: 'webpush_bad_token',
+    });
   });
 
   it('refuses a target of another push service without sending', async () => {

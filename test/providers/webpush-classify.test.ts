@@ -34,13 +34,20 @@ describe('push service answers classified', () => {
   }
 
   it('201 Created is accepted with the Location of the push message resource; other 2xx too', () => {
-    expect(classifyWebPushResponse({ status: 201, headers: { location: 'https://push.example/m/abc' }, body: null }, HOST, NOW)).toEqual({ kind: 'accepted', providerMessageId: 'https://push.example/m/abc' });
+    expect(classifyWebPushResponse({ status: 201, headers: { location: 'https://push.example/m/abc' }, body: null }, HOST, NOW)).toEqual({
+      kind: 'accepted',
+      providerMessageId: 'https://push.example/m/abc',
+    });
     expect(classifyWebPushResponse({ status: 202, headers: {}, body: null }, HOST, NOW)).toEqual({ kind: 'accepted', providerMessageId: null });
   });
 
   it('gateways are unknown, a moved bridge endpoint is a dead destination, odd statuses by class', () => {
     expect(classifyWebPushResponse({ status: 502, headers: {}, body: null }, HOST, NOW).kind).toBe('unknown');
-    expect(classifyWebPushResponse({ status: 301, headers: { location: 'https://x' }, body: null }, HOST, NOW)).toMatchObject({ kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered' });
+    expect(classifyWebPushResponse({ status: 301, headers: { location: 'https://x' }, body: null }, HOST, NOW)).toMatchObject({
+      kind: 'permanent',
+      reason: 'invalid_destination',
+      code: 'webpush_unregistered',
+    });
     expect(classifyWebPushResponse({ status: 302, headers: {}, body: null }, HOST, NOW)).toMatchObject({ kind: 'retryable', code: 'unexpected_status' });
     expect(classifyWebPushResponse({ status: 409, headers: {}, body: null }, HOST, NOW)).toMatchObject({ kind: 'permanent', code: 'webpush_http_409' });
   });

@@ -29,7 +29,6 @@ export interface ApnsAdapter extends ProviderAdapter {
   readonly sessions: Http2Sessions;
 }
 
-
 /** The origin a target's environment is sent to: base_url when set (a test server), else Apple's host. */
 export function apnsOrigin(account: ProviderAccountConfig, environment: 'production' | 'sandbox'): string {
   if (account.base_url !== undefined) return new URL(account.base_url).origin;
@@ -53,7 +52,12 @@ export function createApnsAdapter(account: ProviderAccountConfig, options: ApnsA
     }
     const target = parsePushTarget(request.destination);
     if (target === null || target.type !== 'apns') {
-      return { kind: 'permanent', reason: 'invalid_destination', code: 'apns_not_an_apns_target', message: `an APNs account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}` };
+      return {
+        kind: 'permanent',
+        reason: 'invalid_destination',
+        code: 'apns_not_an_apns_target',
+        message: `an APNs account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
+      };
     }
     try {
       const deadline = Date.now() + account.timeout_ms;

@@ -81,7 +81,8 @@ export function classifyApnsResponse(response: ApnsResponse, nowMs: number): Sub
  * after that it is unknown, as for every transport (http/transport-failure.ts).
  */
 export function classifyApnsTransportFailure(failure: Http2Failure): SubmitOutcome {
-  if (failure.refused) return { kind: 'retryable', code: 'apns_refused_stream', message: 'APNs refused the stream without processing it (REFUSED_STREAM or GOAWAY)' };
+  if (failure.refused)
+    return { kind: 'retryable', code: 'apns_refused_stream', message: 'APNs refused the stream without processing it (REFUSED_STREAM or GOAWAY)' };
   if (failure.stage === 'writing' && failure.cause === 'error') {
     return { kind: 'retryable', code: 'write_failed', message: `the stream failed before the request was complete (${failure.code ?? 'error'}); not sent` };
   }

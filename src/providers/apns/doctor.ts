@@ -53,9 +53,23 @@ export async function apnsDoctor(account: ProviderAccountConfig, signal: AbortSi
       nowMs: Date.now(),
       dataOnly: false,
     });
-    const result = await sessions.request({ origin, path: wire.path, headers: { ...wire.headers, authorization: `bearer ${token.jwt}` }, body: wire.body, timeoutMs: account.timeout_ms, signal });
+    const result = await sessions.request({
+      origin,
+      path: wire.path,
+      headers: { ...wire.headers, authorization: `bearer ${token.jwt}` },
+      body: wire.body,
+      timeoutMs: account.timeout_ms,
+      signal,
+    });
     if (result.kind === 'failure') {
-      return [...checks, { name: 'APNs answers', ok: false, detail: `${new URL(origin).host} (${environment}) did not answer over HTTP/2 (${result.failure.cause}${result.failure.code ? ` ${result.failure.code}` : ''})` }];
+      return [
+        ...checks,
+        {
+          name: 'APNs answers',
+          ok: false,
+          detail: `${new URL(origin).host} (${environment}) did not answer over HTTP/2 (${result.failure.cause}${result.failure.code ? ` ${result.failure.code}` : ''})`,
+        },
+      ];
     }
     checks.push({ name: 'APNs answers', ok: true, detail: `${new URL(origin).host} (${environment}) answered over HTTP/2` });
     const reason = apnsReason(result.body);

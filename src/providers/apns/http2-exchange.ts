@@ -40,8 +40,7 @@ export interface Http2Failure extends TransportFailure {
 }
 
 export type Http2Result =
-  | { kind: 'response'; status: number; headers: Readonly<Record<string, string>>; body: unknown }
-  | { kind: 'failure'; failure: Http2Failure };
+  { kind: 'response'; status: number; headers: Readonly<Record<string, string>>; body: unknown } | { kind: 'failure'; failure: Http2Failure };
 
 function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return null;

@@ -32,7 +32,10 @@ export const apnsKind: ProviderKind = {
   describe(account) {
     const s = account.settings ?? {};
     return {
-      hosts: account.base_url === undefined ? { production: APNS_PRODUCTION_URL, sandbox: APNS_SANDBOX_URL } : { production: account.base_url, sandbox: account.base_url },
+      hosts:
+        account.base_url === undefined
+          ? { production: APNS_PRODUCTION_URL, sandbox: APNS_SANDBOX_URL }
+          : { production: account.base_url, sandbox: account.base_url },
       // Key id, team id and topic identify the key in use; the key itself is never shown.
       key_id: s.key_id ?? null,
       team_id: s.team_id ?? null,

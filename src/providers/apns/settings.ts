@@ -28,9 +28,13 @@ export const apnsSettingsSchema: Record<string, unknown> = {
       enum: ['production', 'sandbox'],
       description: "The environment `herald doctor` probes. Sends go to the environment each device's registration names. Default production.",
     },
-    ca_file: { type: 'string', minLength: 1, description: 'PEM file of certificate authorities to trust besides the system ones (a TLS-inspecting proxy; a test server).' },
+    ca_file: {
+      type: 'string',
+      minLength: 1,
+      description: 'PEM file of certificate authorities to trust besides the system ones (a TLS-inspecting proxy; a test server).',
+    },
     ...dataOnlySchema(
-      "Send background pushes (content-available, priority 5): the app receives every push and shows it itself, so a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. Default false: alert pushes, which iOS shows once per apns-collapse-id.",
+      'Send background pushes (content-available, priority 5): the app receives every push and shows it itself, so a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. Default false: alert pushes, which iOS shows once per apns-collapse-id.',
     ),
   },
 };

@@ -52,9 +52,14 @@ function raceDeadline(pending: Promise<TokenAnswer>, timeoutMs: number, signal: 
       signal?.removeEventListener('abort', onAbort);
       resolve(r);
     };
-    const onAbort = (): void => done({ kind: 'failed', outcome: { kind: 'retryable', code: 'aborted_before_send', message: 'aborted while obtaining an access token; nothing was sent' } });
+    const onAbort = (): void =>
+      done({
+        kind: 'failed',
+        outcome: { kind: 'retryable', code: 'aborted_before_send', message: 'aborted while obtaining an access token; nothing was sent' },
+      });
     const timer = setTimeout(
-      () => done({ kind: 'failed', outcome: { kind: 'retryable', code: 'fcm_token_timeout', message: 'no access token before the timeout; nothing was sent' } }),
+      () =>
+        done({ kind: 'failed', outcome: { kind: 'retryable', code: 'fcm_token_timeout', message: 'no access token before the timeout; nothing was sent' } }),
       Math.max(0, timeoutMs),
     );
     if (signal?.aborted === true) {
@@ -64,7 +69,11 @@ function raceDeadline(pending: Promise<TokenAnswer>, timeoutMs: number, signal: 
     signal?.addEventListener('abort', onAbort, { once: true });
     pending.then(
       (answer) => done(answer.kind === 'token' ? { kind: 'token', accessToken: answer.accessToken } : answer),
-      () => done({ kind: 'failed', outcome: { kind: 'retryable', code: 'fcm_token_unavailable', message: 'the access token could not be obtained; nothing was sent' } }),
+      () =>
+        done({
+          kind: 'failed',
+          outcome: { kind: 'retryable', code: 'fcm_token_unavailable', message: 'the access token could not be obtained; nothing was sent' },
+        }),
     );
   });
 }
@@ -108,7 +117,10 @@ export class AccessTokenSource {
     if (result.kind === 'failure') {
       const { cause, code } = result.failure;
       const detail = code === undefined ? cause : `${cause} ${code}`;
-      return { kind: 'failed', outcome: { kind: 'retryable', code: 'fcm_token_unavailable', message: `the token endpoint could not be reached (${detail}); nothing was sent` } };
+      return {
+        kind: 'failed',
+        outcome: { kind: 'retryable', code: 'fcm_token_unavailable', message: `the token endpoint could not be reached (${detail}); nothing was sent` },
+      };
     }
     const answer = classifyTokenResponse(result, this.opts.now());
     if (answer.kind === 'token') this.cached = { accessToken: answer.accessToken, expiresAtMs: answer.expiresAtMs };

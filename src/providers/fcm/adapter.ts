@@ -41,7 +41,6 @@ function agentFor(url: URL): http.Agent {
   return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
-
 /** Builds the adapter for one FCM account; throws for a key `check` would have refused. */
 export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAdapterOptions = {}): FcmAdapter {
   const read = readServiceAccount(account);
@@ -83,14 +82,20 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
     }
     const target = parsePushTarget(request.destination);
     if (target === null || target.type !== 'fcm') {
-      return { kind: 'permanent', reason: 'invalid_destination', code: 'fcm_not_an_fcm_target', message: `an FCM account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}` };
+      return {
+        kind: 'permanent',
+        reason: 'invalid_destination',
+        code: 'fcm_not_an_fcm_target',
+        message: `an FCM account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
+      };
     }
     try {
       const deadline = Date.now() + account.timeout_ms;
       for (let attempt = 1; ; attempt++) {
         const token = await tokens.get(deadline - Date.now(), signal);
         if (token.kind === 'failed') return token.outcome;
-        if (deadline - Date.now() <= 0) return { kind: 'retryable', code: 'fcm_token_timeout', message: 'the access token took the whole timeout; nothing was sent' };
+        if (deadline - Date.now() <= 0)
+          return { kind: 'retryable', code: 'fcm_token_timeout', message: 'the access token took the whole timeout; nothing was sent' };
         const result = await sendOnce(request, token.accessToken, target.token, deadline - Date.now(), signal);
         if (result.kind === 'failure') return classifyTransportFailure(result.failure);
         // 401: FCM refused the token and processed nothing, so one resend with a fresh token is safe.

@@ -66,7 +66,12 @@ export function readRpcError(body: unknown): RpcError | null {
       for (const v of records(detail.fieldViolations)) if (typeof v.field === 'string') parsed.badFields.push(v.field);
     } else if (type === QUOTA_FAILURE) {
       for (const v of records(detail.violations)) {
-        parsed.quotaViolations.push([v.subject, v.description].filter((s) => typeof s === 'string').join(' ').toLowerCase());
+        parsed.quotaViolations.push(
+          [v.subject, v.description]
+            .filter((s) => typeof s === 'string')
+            .join(' ')
+            .toLowerCase(),
+        );
       }
     }
   }
@@ -183,7 +188,10 @@ export function classifyTokenResponse(response: FcmResponse, nowMs: number): Tok
     const token = b.access_token;
     const expiresIn = b.expires_in;
     if (typeof token !== 'string' || token === '' || typeof expiresIn !== 'number' || !(expiresIn > 0)) {
-      return { kind: 'failed', outcome: { kind: 'retryable', code: 'fcm_token_malformed', message: 'the token endpoint answered 200 without an access token' } };
+      return {
+        kind: 'failed',
+        outcome: { kind: 'retryable', code: 'fcm_token_malformed', message: 'the token endpoint answered 200 without an access token' },
+      };
     }
     return { kind: 'token', accessToken: token, expiresAtMs: nowMs + expiresIn * 1000 };
   }

@@ -46,17 +46,29 @@ export async function fcmDoctor(account: ProviderAccountConfig, signal: AbortSig
     }
     checks.push({ name: 'credentials accepted', ok: true, detail: `${new URL(sa.tokenUri).host} issued an access token for the key` });
     const url = endpointUrl(base, `/v1/projects/${encodeURIComponent(sa.projectId)}/messages:send`);
-    const body = { validate_only: true, message: { token: DOCTOR_PROBE_TOKEN, notification: { title: 'herald doctor', body: 'validate only: never delivered' } } };
+    const body = {
+      validate_only: true,
+      message: { token: DOCTOR_PROBE_TOKEN, notification: { title: 'herald doctor', body: 'validate only: never delivered' } },
+    };
     const result = await exchangeOnce({
       url,
-      headers: { authorization: `Bearer ${token.accessToken}`, 'content-type': 'application/json; charset=UTF-8', accept: 'application/json', 'user-agent': 'herald-fcm-doctor' },
+      headers: {
+        authorization: `Bearer ${token.accessToken}`,
+        'content-type': 'application/json; charset=UTF-8',
+        accept: 'application/json',
+        'user-agent': 'herald-fcm-doctor',
+      },
       body: Buffer.from(JSON.stringify(body)),
       timeoutMs: account.timeout_ms,
       signal,
       agent,
     });
     if (result.kind === 'failure') {
-      checks.push({ name: 'project accepts the account', ok: false, detail: `${base.host} did not answer (${result.failure.cause}${result.failure.code ? ` ${result.failure.code}` : ''})` });
+      checks.push({
+        name: 'project accepts the account',
+        ok: false,
+        detail: `${base.host} did not answer (${result.failure.cause}${result.failure.code ? ` ${result.failure.code}` : ''})`,
+      });
       return checks;
     }
     const outcome = classifyFcmResponse(result, Date.now());

@@ -28,14 +28,18 @@ export function dataOnlyProblems(account: ProviderAccountConfig): AccountProblem
   const why = 'an app that shows data-only pushes itself may show a resend twice';
   const problems: AccountProblem[] = [];
   if (account.capabilities?.dedupes_by_key === true) {
-    problems.push({ field: 'capabilities.dedupes_by_key', message: `must be false with settings.data_only: ${why} (set it false, and an ambiguity_policy such as wait_for_evidence or user_resend)` });
+    problems.push({
+      field: 'capabilities.dedupes_by_key',
+      message: `must be false with settings.data_only: ${why} (set it false, and an ambiguity_policy such as wait_for_evidence or user_resend)`,
+    });
   }
   const policies: Array<[string, string | undefined]> = [
     ['ambiguity_policy', account.ambiguity_policy],
     ...Object.entries(account.ambiguity_policies ?? {}).map(([purpose, p]) => [`ambiguity_policies.${purpose}`, p] as [string, string | undefined]),
   ];
   for (const [field, policy] of policies) {
-    if (policy === 'resend_same_key') problems.push({ field, message: `cannot be resend_same_key with settings.data_only: ${why} (choose wait_for_evidence or user_resend)` });
+    if (policy === 'resend_same_key')
+      problems.push({ field, message: `cannot be resend_same_key with settings.data_only: ${why} (choose wait_for_evidence or user_resend)` });
   }
   return problems;
 }

@@ -27,7 +27,6 @@ export interface WebPushAdapterOptions {
   now?: () => number;
 }
 
-
 /** Builds the adapter for one Web Push account; throws for keys `check` would have refused. */
 export function createWebPushAdapter(account: ProviderAccountConfig, options: WebPushAdapterOptions = {}): ProviderAdapter {
   const read = readVapidKeys(account);
@@ -46,15 +45,34 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
     }
     const target = parsePushTarget(request.destination);
     if (target === null || target.type !== 'webpush') {
-      return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_not_a_subscription', message: `a Web Push account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}` };
+      return {
+        kind: 'permanent',
+        reason: 'invalid_destination',
+        code: 'webpush_not_a_subscription',
+        message: `a Web Push account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
+      };
     }
     let wire: WebPushRequest;
     try {
-      wire = buildWebPushRequest({ subscription: target, content: request.content, purpose: request.purpose, idempotencyKey: request.idempotencyKey, expiresAt: request.expiresAt, nowMs: now(), vapid });
+      wire = buildWebPushRequest({
+        subscription: target,
+        content: request.content,
+        purpose: request.purpose,
+        idempotencyKey: request.idempotencyKey,
+        expiresAt: request.expiresAt,
+        nowMs: now(),
+        vapid,
+      });
     } catch (error) {
-      if (error instanceof PayloadTooLargeError) return { kind: 'permanent', reason: 'content_rejected', code: 'webpush_payload_too_large', message: error.message };
+      if (error instanceof PayloadTooLargeError)
+        return { kind: 'permanent', reason: 'content_rejected', code: 'webpush_payload_too_large', message: error.message };
       // web-push refuses keys of the wrong length before anything is sent: the subscription is unusable.
-      return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_bad_token', message: "the subscription's keys cannot encrypt a payload (p256dh must be a P-256 point, auth at least 16 bytes)" };
+      return {
+        kind: 'permanent',
+        reason: 'invalid_destination',
+        code: 'webpush_bad_token',
+        message: "the subscription's keys cannot encrypt a payload (p256dh must be a P-256 point, auth at least 16 bytes)",
+      };
     }
     const host = wire.endpoint.host;
     try {

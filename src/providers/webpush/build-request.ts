@@ -82,7 +82,8 @@ export function buildWebPushRequest(input: WebPushRequestInput): WebPushRequest 
     contentEncoding: 'aes128gcm',
   });
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(details.headers as Record<string, unknown>)) {
+  // web-push gives TTL and Content-Length as numbers, the rest as strings.
+  for (const [name, value] of Object.entries(details.headers as Record<string, string | number | undefined>)) {
     if (name.toLowerCase() !== 'content-length' && value !== undefined) headers[name.toLowerCase()] = String(value);
   }
   return { endpoint: new URL(details.endpoint), headers, body: details.body ?? Buffer.alloc(0) };

@@ -39,6 +39,7 @@ export function classifyWebPushResponse(response: WebPushResponse, host: string,
   if (status >= 500) return { kind: 'retryable', code: 'webpush_server_error', message, retryAfterMs };
   if (status >= 400) return { kind: 'permanent', reason: 'other', code: `webpush_http_${status}`, message };
   // Autopush's 301 for a bridged endpoint: "stop using the old URL immediately"; the new one is the browser's to register.
-  if (status === 301 || status === 308) return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered', message: `${message} (moved: the subscription must be renewed)` };
+  if (status === 301 || status === 308)
+    return { kind: 'permanent', reason: 'invalid_destination', code: 'webpush_unregistered', message: `${message} (moved: the subscription must be renewed)` };
   return { kind: 'retryable', code: 'unexpected_status', message, retryAfterMs };
 }

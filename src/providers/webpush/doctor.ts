@@ -21,6 +21,10 @@ export async function webPushDoctor(account: ProviderAccountConfig, _signal: Abo
   } catch {
     checks.push({ name: 'VAPID signature', ok: false, detail: 'web-push could not sign a VAPID JWT with these keys' });
   }
-  checks.push({ name: 'push services', ok: true, detail: "not probed: each subscription names its own push service, and none can be asked without one (send-test to a subscribed browser proves it)" });
+  checks.push({
+    name: 'push services',
+    ok: true,
+    detail: 'not probed: each subscription names its own push service, and none can be asked without one (send-test to a subscribed browser proves it)',
+  });
   return checks;
 }

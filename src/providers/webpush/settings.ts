@@ -22,7 +22,11 @@ export const webPushSettingsSchema: Record<string, unknown> = {
       pattern: '^(mailto:|https://)',
       description: 'Who push services may contact about these pushes: a mailto: address or an https: URL (RFC 8292 §2.1).',
     },
-    vapid_public_key: { type: 'string', pattern: BASE64URL, description: 'The VAPID public key, base64url (the applicationServerKey your pages subscribe with).' },
+    vapid_public_key: {
+      type: 'string',
+      pattern: BASE64URL,
+      description: 'The VAPID public key, base64url (the applicationServerKey your pages subscribe with).',
+    },
     ...credentialSchema('vapid_private_key', 'The VAPID private key, base64url (32 bytes).'),
     ...dataOnlySchema(
       "Your service worker shows pushes its own way, without the payload's tag: a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. Default false: the service worker shows each push with showNotification(title, {body, tag}), so a resend replaces the first.",
@@ -50,7 +54,8 @@ export function readVapidKeys(account: ProviderAccountConfig, env: NodeJS.Proces
     return { ok: false, problem: { field: 'settings.vapid_public_key', message: 'is required, base64url without padding' } };
   }
   const pub = Buffer.from(publicKey, 'base64url');
-  if (pub.length !== 65 || pub[0] !== 0x04) return { ok: false, problem: { field: 'settings.vapid_public_key', message: 'is not an uncompressed P-256 public key (65 bytes)' } };
+  if (pub.length !== 65 || pub[0] !== 0x04)
+    return { ok: false, problem: { field: 'settings.vapid_public_key', message: 'is not an uncompressed P-256 public key (65 bytes)' } };
   const missing = credentialProblem(account.id, account.settings, 'vapid_private_key', env);
   if (missing) return { ok: false, problem: missing };
   const privateKey = readCredential(account.id, account.settings, 'vapid_private_key', env).trim();

@@ -63,7 +63,11 @@ export const APNS_ANSWERS = {
   BadPath: { status: 404, reason: 'BadPath', source: DOC },
   MethodNotAllowed: { status: 405, reason: 'MethodNotAllowed', source: DOC },
   PayloadTooLarge: { status: 413, reason: 'PayloadTooLarge', source: DOC },
-  TooManyProviderTokenUpdates: { status: 429, reason: 'TooManyProviderTokenUpdates', source: `${DOC}: "The provider's authentication token is being updated too often"` },
+  TooManyProviderTokenUpdates: {
+    status: 429,
+    reason: 'TooManyProviderTokenUpdates',
+    source: `${DOC}: "The provider's authentication token is being updated too often"`,
+  },
   TooManyRequests: { status: 429, reason: 'TooManyRequests', source: `${DOC}: "Too many requests were made consecutively to the same device token"` },
   InternalServerError: { status: 500, reason: 'InternalServerError', source: DOC },
   ServiceUnavailable: { status: 503, reason: 'ServiceUnavailable', source: DOC },
@@ -143,14 +147,32 @@ function tlsCertificate(): Promise<{ cert: string; key: string }> {
     algorithm: 'sha256',
     extensions: [
       { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   }).then((pems) => ({ cert: pems.cert, key: pems.private }));
   return certificate;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const PUSH_TYPES = new Set(['alert', 'background', 'location', 'voip', 'complication', 'fileprovider', 'mdm', 'liveactivity', 'pushtotalk', 'controls', 'widgets']);
+const PUSH_TYPES = new Set([
+  'alert',
+  'background',
+  'location',
+  'voip',
+  'complication',
+  'fileprovider',
+  'mdm',
+  'liveactivity',
+  'pushtotalk',
+  'controls',
+  'widgets',
+]);
 
 /** Starts the fake. `now` is its clock for token ages (default Date.now). */
 export async function startApnsFake(options: { now?: () => number; topic?: string } = {}): Promise<ApnsFake> {
@@ -183,7 +205,9 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
     // APNs echoes the request's apns-id, or makes one.
     const requested = ids.get(stream);
     stream.respond({ ':status': status, 'apns-id': requested ?? randomUUID(), ...headers });
-    stream.end(reason === null ? undefined : JSON.stringify(reason === 'Unregistered' || reason === 'ExpiredToken' ? { reason, timestamp: now() } : { reason }));
+    stream.end(
+      reason === null ? undefined : JSON.stringify(reason === 'Unregistered' || reason === 'ExpiredToken' ? { reason, timestamp: now() } : { reason }),
+    );
   };
 
   /** What APNs itself would refuse in the request: [status, reason], or null. */
@@ -197,7 +221,13 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
     if (auth === undefined) return [403, 'MissingProviderToken'];
     try {
       if (decodeProtectedHeader(auth).kid !== keyId) return [403, 'InvalidProviderToken'];
-      await jwtVerify(auth, keys.publicKey, { algorithms: ['ES256'], issuer: teamId, maxTokenAge: '1h', currentDate: new Date(now()), requiredClaims: ['iat'] });
+      await jwtVerify(auth, keys.publicKey, {
+        algorithms: ['ES256'],
+        issuer: teamId,
+        maxTokenAge: '1h',
+        currentDate: new Date(now()),
+        requiredClaims: ['iat'],
+      });
     } catch (error) {
       const code = (error as { code?: string }).code;
       refusals.push(`provider token: ${code ?? 'invalid'}`);
@@ -251,7 +281,7 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
     if (held !== null && held.session === stream.session) {
       const first = held;
       held = null;
-      stream.session?.goaway(NGHTTP2_NO_ERROR, first.id!);
+      stream.session?.goaway(NGHTTP2_NO_ERROR, first.id);
       const timer = setTimeout(() => answer(first, 200, null, { 'apns-unique-id': acceptOne() }), 20);
       timers.add(timer);
       return;

@@ -35,7 +35,9 @@ export interface FcmAnswer {
   source: string;
 }
 
-const fcmError = (code: number, status: string, message: string, details?: unknown[]) => ({ error: { code, message, status, ...(details ? { details } : {}) } });
+const fcmError = (code: number, status: string, message: string, details?: unknown[]) => ({
+  error: { code, message, status, ...(details ? { details } : {}) },
+});
 const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 
 /** Real FCM answers, by name. */
@@ -47,7 +49,9 @@ export const FCM_ANSWERS = {
   },
   invalid_token: {
     status: 400,
-    body: fcmError(400, 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token', [{ '@type': FCM_ERROR_TYPE, errorCode: 'INVALID_ARGUMENT' }]),
+    body: fcmError(400, 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token', [
+      { '@type': FCM_ERROR_TYPE, errorCode: 'INVALID_ARGUMENT' },
+    ]),
     source: 'firebase.google.com/docs/cloud-messaging/error-codes, example 2; firebase/firebase-admin-java#1064',
   },
   invalid_token_field: {
@@ -61,7 +65,10 @@ export const FCM_ANSWERS = {
   invalid_data_value: {
     status: 400,
     body: fcmError(400, 'INVALID_ARGUMENT', "Invalid value at 'message.data[0].value' (TYPE_STRING), 12", [
-      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'message.data[0].value', description: "Invalid value at 'message.data[0].value' (TYPE_STRING), 12" }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.BadRequest',
+        fieldViolations: [{ field: 'message.data[0].value', description: "Invalid value at 'message.data[0].value' (TYPE_STRING), 12" }],
+      },
     ]),
     source: 'firebase.google.com/docs/cloud-messaging/error-codes, example 1',
   },
@@ -80,14 +87,24 @@ export const FCM_ANSWERS = {
   },
   project_quota: {
     status: 429,
-    body: fcmError(429, 'RESOURCE_EXHAUSTED', "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:123'.", [
-      {
-        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-        reason: 'RATE_LIMIT_EXCEEDED',
-        domain: 'googleapis.com',
-        metadata: { quota_metric: 'fcm.googleapis.com/send_requests', quota_unit: '1/min/{project}', service: 'fcm.googleapis.com', quota_limit: 'SendsPerMinutePerProject' },
-      },
-    ]),
+    body: fcmError(
+      429,
+      'RESOURCE_EXHAUSTED',
+      "Quota exceeded for quota metric 'Send requests' and limit 'Send requests per minute' of service 'fcm.googleapis.com' for consumer 'project_number:123'.",
+      [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'RATE_LIMIT_EXCEEDED',
+          domain: 'googleapis.com',
+          metadata: {
+            quota_metric: 'fcm.googleapis.com/send_requests',
+            quota_unit: '1/min/{project}',
+            service: 'fcm.googleapis.com',
+            quota_limit: 'SendsPerMinutePerProject',
+          },
+        },
+      ],
+    ),
     source: 'firebase/firebase-admin-go#719 (an FCM answer quoted in full)',
   },
   device_quota: {
@@ -121,7 +138,11 @@ export const FCM_ANSWERS = {
   },
   unauthenticated: {
     status: 401,
-    body: fcmError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.'),
+    body: fcmError(
+      401,
+      'UNAUTHENTICATED',
+      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+    ),
     source: "Google APIs' answer to an expired or unknown bearer token",
   },
 } satisfies Record<string, FcmAnswer>;
@@ -129,7 +150,8 @@ export const FCM_ANSWERS = {
 export type FcmAnswerName = keyof typeof FCM_ANSWERS;
 
 /** The next send's answer: accepted, one of FCM's real answers (with extra headers), or any answer. */
-export type FcmScript = { kind: 'accept' } | { kind: 'answer'; name: FcmAnswerName; headers?: Record<string, string> } | { kind: 'raw'; answer: Omit<FcmAnswer, 'source'> };
+export type FcmScript =
+  { kind: 'accept' } | { kind: 'answer'; name: FcmAnswerName; headers?: Record<string, string> } | { kind: 'raw'; answer: Omit<FcmAnswer, 'source'> };
 
 export type TokenScript = { kind: 'issue' } | { kind: 'answer'; status: number; body: unknown; headers?: Record<string, string> } | { kind: 'hang' };
 
@@ -204,7 +226,8 @@ function messageProblem(m: unknown): [string, string] | null {
   if (typeof m !== 'object' || m === null) return ['message', 'Recipient of the message is not set.'];
   const msg = m as Record<string, any>;
   const known = new Set(['token', 'notification', 'data', 'android', 'apns', 'webpush', 'fcm_options', 'name', 'topic', 'condition']);
-  for (const k of Object.keys(msg)) if (!known.has(k)) return [`message.${k}`, `Invalid JSON payload received. Unknown name "${k}" at 'message': Cannot find field.`];
+  for (const k of Object.keys(msg))
+    if (!known.has(k)) return [`message.${k}`, `Invalid JSON payload received. Unknown name "${k}" at 'message': Cannot find field.`];
   if (typeof msg.token !== 'string' || msg.token === '') return ['message', 'Recipient of the message is not set.'];
   const strings = (o: unknown, path: string): [string, string] | null => {
     if (o === undefined) return null;
@@ -222,10 +245,14 @@ function messageProblem(m: unknown): [string, string] | null {
   if (d) return d;
   const a = msg.android;
   if (a !== undefined) {
-    if (a.ttl !== undefined && (typeof a.ttl !== 'string' || !/^\d+(\.\d{1,9})?s$/.test(a.ttl) || Number.parseFloat(a.ttl) > 2_419_200)) return ['message.android.ttl', 'Invalid value at message.android.ttl (Duration)'];
-    if (a.priority !== undefined && !['NORMAL', 'HIGH'].includes(a.priority)) return ['message.android.priority', 'Invalid value at message.android.priority (TYPE_ENUM)'];
-    if (a.collapse_key !== undefined && typeof a.collapse_key !== 'string') return ['message.android.collapse_key', 'Invalid value at message.android.collapse_key (TYPE_STRING)'];
-    if (a.notification !== undefined && (typeof a.notification !== 'object' || (a.notification.tag !== undefined && typeof a.notification.tag !== 'string'))) return ['message.android.notification', 'Invalid value'];
+    if (a.ttl !== undefined && (typeof a.ttl !== 'string' || !/^\d+(\.\d{1,9})?s$/.test(a.ttl) || Number.parseFloat(a.ttl) > 2_419_200))
+      return ['message.android.ttl', 'Invalid value at message.android.ttl (Duration)'];
+    if (a.priority !== undefined && !['NORMAL', 'HIGH'].includes(a.priority))
+      return ['message.android.priority', 'Invalid value at message.android.priority (TYPE_ENUM)'];
+    if (a.collapse_key !== undefined && typeof a.collapse_key !== 'string')
+      return ['message.android.collapse_key', 'Invalid value at message.android.collapse_key (TYPE_STRING)'];
+    if (a.notification !== undefined && (typeof a.notification !== 'object' || (a.notification.tag !== undefined && typeof a.notification.tag !== 'string')))
+      return ['message.android.notification', 'Invalid value'];
   }
   const apnsHeaders = strings(msg.apns?.headers, 'message.apns.headers');
   if (apnsHeaders) return apnsHeaders;
@@ -291,8 +318,13 @@ export async function startFcmFake(options: { now?: () => number; projectId?: st
           requiredClaims: ['iat', 'exp'],
         });
         if (protectedHeader.kid !== privateKeyId) return refuse('kid', 'Invalid JWT Signature.');
-        if (typeof payload.scope !== 'string' || !payload.scope.split(' ').includes(FCM_SCOPE)) return refuse('scope', 'Invalid OAuth scope or ID token audience provided.');
-        if (payload.exp! - payload.iat! > 3600) return refuse('lifetime', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.');
+        if (typeof payload.scope !== 'string' || !payload.scope.split(' ').includes(FCM_SCOPE))
+          return refuse('scope', 'Invalid OAuth scope or ID token audience provided.');
+        if (payload.exp! - payload.iat! > 3600)
+          return refuse(
+            'lifetime',
+            'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+          );
       } catch (error) {
         return refuse(`assertion: ${(error as { code?: string }).code ?? 'invalid'}`, 'Invalid JWT Signature.');
       }
@@ -312,7 +344,8 @@ export async function startFcmFake(options: { now?: () => number; projectId?: st
       const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const expiry = auth === undefined ? undefined : issued.get(auth);
       if (expiry === undefined || now() >= expiry) return send(res, FCM_ANSWERS.unauthenticated.status, FCM_ANSWERS.unauthenticated.body);
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 400, fcmError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return send(res, 400, fcmError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
       let body: any;
       try {
         body = JSON.parse(raw.toString('utf8'));
@@ -323,7 +356,8 @@ export async function startFcmFake(options: { now?: () => number; projectId?: st
       if (problem) return send(res, 400, badRequest(problem[0], problem[1]));
       const payloadBytes = Buffer.byteLength(JSON.stringify({ notification: body.message.notification ?? {}, data: body.message.data ?? {} }));
       if (payloadBytes > 4096) return send(res, FCM_ANSWERS.message_too_big.status, FCM_ANSWERS.message_too_big.body);
-      if (body.validate_only === true && String(body.message.token).startsWith('herald-doctor-probe')) return send(res, FCM_ANSWERS.invalid_token.status, FCM_ANSWERS.invalid_token.body);
+      if (body.validate_only === true && String(body.message.token).startsWith('herald-doctor-probe'))
+        return send(res, FCM_ANSWERS.invalid_token.status, FCM_ANSWERS.invalid_token.body);
       // A scripted answer is FCM's decision about a request it authenticated and could read.
       const scripted = fcmScripts.shift() ?? { kind: 'accept' };
       if (scripted.kind === 'answer') {

@@ -42,22 +42,61 @@ const autopushError = (code: number, errno: number, error: string, message: stri
 
 /** Real push service answers, by name. */
 export const WEBPUSH_ANSWERS = {
-  not_found: { status: 404, body: autopushError(404, 102, 'Not Found', 'Request did not validate invalid token'), source: `${AUTOPUSH}: 404 errno 102 "Invalid URL endpoint"` },
-  gone: { status: 410, body: autopushError(410, 106, 'Gone', 'Request did not validate No such subscription'), source: `${AUTOPUSH}: 410 errno 106 "Invalid subscription"` },
-  expired: { status: 410, body: autopushError(410, 103, 'Gone', 'Request did not validate expired URL endpoint'), source: `${AUTOPUSH}: 410 errno 103 "Expired URL endpoint"` },
-  payload_too_large: { status: 413, body: autopushError(413, 104, 'Payload Too Large', 'Data payload must be smaller than 4096 bytes'), source: `${AUTOPUSH}: 413 errno 104` },
-  rate_limited: { status: 429, headers: { 'retry-after': '120' }, body: autopushError(429, 201, 'Too Many Requests', 'Use exponential back-off for retries'), source: `${AUTOPUSH}: 429 errno 201 with Retry-After` },
+  not_found: {
+    status: 404,
+    body: autopushError(404, 102, 'Not Found', 'Request did not validate invalid token'),
+    source: `${AUTOPUSH}: 404 errno 102 "Invalid URL endpoint"`,
+  },
+  gone: {
+    status: 410,
+    body: autopushError(410, 106, 'Gone', 'Request did not validate No such subscription'),
+    source: `${AUTOPUSH}: 410 errno 106 "Invalid subscription"`,
+  },
+  expired: {
+    status: 410,
+    body: autopushError(410, 103, 'Gone', 'Request did not validate expired URL endpoint'),
+    source: `${AUTOPUSH}: 410 errno 103 "Expired URL endpoint"`,
+  },
+  payload_too_large: {
+    status: 413,
+    body: autopushError(413, 104, 'Payload Too Large', 'Data payload must be smaller than 4096 bytes'),
+    source: `${AUTOPUSH}: 413 errno 104`,
+  },
+  rate_limited: {
+    status: 429,
+    headers: { 'retry-after': '120' },
+    body: autopushError(429, 201, 'Too Many Requests', 'Use exponential back-off for retries'),
+    source: `${AUTOPUSH}: 429 errno 201 with Retry-After`,
+  },
   rate_limited_no_hint: { status: 429, body: '', source: 'RFC 8030 §8.4: a push service MAY answer 429 and SHOULD (not MUST) include Retry-After' },
-  wns_throttled: { status: 406, body: '', source: 'learn.microsoft.com push-request-response-headers: 406 Not Acceptable "This cloud service exceeded its throttle limit" (MicrosoftDocs/windows-dev-docs#4166)' },
-  bad_vapid: { status: 401, body: autopushError(401, 109, 'Unauthorized', 'Request did not validate Invalid Authorization Header'), source: `${AUTOPUSH}: 401 errno 109 "Invalid authentication"` },
+  wns_throttled: {
+    status: 406,
+    body: '',
+    source:
+      'learn.microsoft.com push-request-response-headers: 406 Not Acceptable "This cloud service exceeded its throttle limit" (MicrosoftDocs/windows-dev-docs#4166)',
+  },
+  bad_vapid: {
+    status: 401,
+    body: autopushError(401, 109, 'Unauthorized', 'Request did not validate Invalid Authorization Header'),
+    source: `${AUTOPUSH}: 401 errno 109 "Invalid authentication"`,
+  },
   key_mismatch: {
     status: 403,
     body: 'the key in the authorization header does not correspond to the sender ID used to subscribe this user. Please ensure you are using the correct sender ID and server Key from the Firebase console.',
     source: "FCM's Web Push endpoint (quoted in web-push-libs/web-push issues and pushpad.xyz's error guide)",
   },
   bad_ttl: { status: 400, body: autopushError(400, 112, 'Bad Request', 'Invalid TTL header value'), source: `${AUTOPUSH}: 400 errno 112` },
-  server_error: { status: 500, body: autopushError(500, 999, 'Internal Server Error', 'An unexpected server error occurred.'), source: `${AUTOPUSH}: 500 errno 999` },
-  unavailable: { status: 503, headers: { 'retry-after': '30' }, body: autopushError(503, 202, 'Service Unavailable', 'Immediate retry ok'), source: `${AUTOPUSH}: 503 errno 201/202` },
+  server_error: {
+    status: 500,
+    body: autopushError(500, 999, 'Internal Server Error', 'An unexpected server error occurred.'),
+    source: `${AUTOPUSH}: 500 errno 999`,
+  },
+  unavailable: {
+    status: 503,
+    headers: { 'retry-after': '30' },
+    body: autopushError(503, 202, 'Service Unavailable', 'Immediate retry ok'),
+    source: `${AUTOPUSH}: 503 errno 201/202`,
+  },
 } satisfies Record<string, WebPushAnswer>;
 
 export type WebPushAnswerName = keyof typeof WEBPUSH_ANSWERS;
@@ -124,7 +163,11 @@ export function browserSubscription(): { target: Extract<PushTarget, { type: 'we
   const auth = randomBytes(16);
   const id = randomBytes(24).toString('base64url');
   return {
-    target: { type: 'webpush', endpoint: `${PUSH_ORIGIN}/wpush/v2/${id}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } },
+    target: {
+      type: 'webpush',
+      endpoint: `${PUSH_ORIGIN}/wpush/v2/${id}`,
+      keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+    },
     subscriber: { id, ecdh, auth },
   };
 }
@@ -137,7 +180,12 @@ export async function startWebPushFake(options: { vapidPublicKey: string; now?: 
   const delivered: DeliveredPush[] = [];
   const refusals: string[] = [];
   const applicationServerKey = Buffer.from(options.vapidPublicKey, 'base64url');
-  const vapidJwk = { kty: 'EC', crv: 'P-256', x: applicationServerKey.subarray(1, 33).toString('base64url'), y: applicationServerKey.subarray(33, 65).toString('base64url') };
+  const vapidJwk = {
+    kty: 'EC',
+    crv: 'P-256',
+    x: applicationServerKey.subarray(1, 33).toString('base64url'),
+    y: applicationServerKey.subarray(33, 65).toString('base64url'),
+  };
   const vapidKey = await importJWK(vapidJwk, 'ES256');
 
   const server = http.createServer((req, res) => {
@@ -160,18 +208,27 @@ export async function startWebPushFake(options: { vapidPublicKey: string; now?: 
       if (!Buffer.from(k, 'base64url').equals(applicationServerKey)) return answer(WEBPUSH_ANSWERS.key_mismatch, 'vapid key is not the subscription’s');
       let claims: { aud: unknown; exp: unknown; sub: unknown };
       try {
-        const { payload } = await jwtVerify(t, vapidKey, { algorithms: ['ES256'], audience: PUSH_ORIGIN, currentDate: new Date(now()), requiredClaims: ['exp'] });
+        const { payload } = await jwtVerify(t, vapidKey, {
+          algorithms: ['ES256'],
+          audience: PUSH_ORIGIN,
+          currentDate: new Date(now()),
+          requiredClaims: ['exp'],
+        });
         claims = { aud: payload.aud, exp: payload.exp, sub: payload.sub };
         if ((payload.exp ?? 0) * 1000 > now() + 24 * 3_600_000) return answer(WEBPUSH_ANSWERS.bad_vapid, 'vapid exp more than 24 hours ahead');
-        if (typeof payload.sub !== 'string' || !/^(mailto:|https:)/.test(payload.sub)) return answer(WEBPUSH_ANSWERS.bad_vapid, 'vapid sub is not mailto: or https:');
+        if (typeof payload.sub !== 'string' || !/^(mailto:|https:)/.test(payload.sub))
+          return answer(WEBPUSH_ANSWERS.bad_vapid, 'vapid sub is not mailto: or https:');
       } catch (error) {
         return answer(WEBPUSH_ANSWERS.bad_vapid, `vapid jwt: ${(error as { code?: string }).code ?? 'invalid'}`);
       }
       const h = req.headers;
       if (typeof h.ttl !== 'string' || !/^\d+$/.test(h.ttl)) return answer(WEBPUSH_ANSWERS.bad_ttl, 'TTL missing or not a number');
-      if (h.urgency !== undefined && !URGENCIES.has(String(h.urgency))) return answer({ status: 400, body: autopushError(400, 111, 'Bad Request', 'Invalid Urgency') }, 'urgency');
-      if (h.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(String(h.topic))) return answer({ status: 400, body: autopushError(400, 113, 'Bad Request', 'Topic must be no greater than 32 characters') }, 'topic');
-      if (body.length > 0 && h['content-encoding'] !== 'aes128gcm') return answer({ status: 400, body: autopushError(400, 110, 'Bad Request', 'Invalid crypto keys specified') }, 'content-encoding');
+      if (h.urgency !== undefined && !URGENCIES.has(String(h.urgency)))
+        return answer({ status: 400, body: autopushError(400, 111, 'Bad Request', 'Invalid Urgency') }, 'urgency');
+      if (h.topic !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(String(h.topic)))
+        return answer({ status: 400, body: autopushError(400, 113, 'Bad Request', 'Topic must be no greater than 32 characters') }, 'topic');
+      if (body.length > 0 && h['content-encoding'] !== 'aes128gcm')
+        return answer({ status: 400, body: autopushError(400, 110, 'Bad Request', 'Invalid crypto keys specified') }, 'content-encoding');
       if (body.length > 4096) return answer(WEBPUSH_ANSWERS.payload_too_large, 'payload over 4096 bytes');
       // A scripted answer is the push service's decision about a request it authenticated.
       const scripted = scripts.shift() ?? { kind: 'accept' };

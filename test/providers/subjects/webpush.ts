@@ -52,7 +52,12 @@ export const webPushSubject: AdapterSubject = {
   name: 'webpush',
   channels: ['push'],
   destinations: { push: encodePushTarget(BROWSER.target) },
-  throttleHints: { none: true, retry_after_seconds: true, retry_after_date: true, provider_header: { skip: 'push services send no rate-limit header of their own; RFC 8030 §8.4 names Retry-After only' } },
+  throttleHints: {
+    none: true,
+    retry_after_seconds: true,
+    retry_after_date: true,
+    provider_header: { skip: 'push services send no rate-limit header of their own; RFC 8030 §8.4 names Retry-After only' },
+  },
   idempotency: { carried: (key) => pushCollapseId(key) },
   largeRequests: { skip: 'the adapter refuses a payload over 3993 octets (RFC 8291 §4) before encrypting it: nothing of many megabytes is ever written' },
   // The VAPID private key, and the subscriber's auth secret.
