@@ -268,6 +268,13 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
   const server = http2.createSecureServer({ cert: tls.cert, key: tls.key });
   server.on('sessionError', () => {});
   const serverSessions = new Set<http2.ServerHttp2Session>();
+  // Every TCP connection of the TLS server, sessions or not (a handshake cut short by a fault), so close() ends them all.
+  const serverSockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    serverSockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('close', () => serverSockets.delete(socket));
+  });
   server.on('session', (session) => {
     serverSessions.add(session);
     session.once('close', () => serverSessions.delete(session));
@@ -417,6 +424,7 @@ export async function startApnsFake(options: { now?: () => number; topic?: strin
       const stopped = stopRelay();
       for (const s of sockets) s.destroy();
       for (const session of serverSessions) session.destroy();
+      for (const socket of serverSockets) socket.destroy();
       await stopped;
       await new Promise((resolve) => server.close(resolve));
       rmSync(dir, { recursive: true, force: true });
