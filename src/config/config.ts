@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
-import { laneConfigErrors, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
+import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 
@@ -244,6 +244,11 @@ export function checkConsistency(cfg: HeraldConfig): void {
     const kind = providerKind(a.kind);
     if (!kind.channels.includes(a.channel)) {
       throw new ConfigError(`provider_accounts[${i}].channel ${a.channel}: a ${a.kind} account sends ${kind.channels.join(', ')}`, `provider_accounts[${i}].channel`);
+    }
+    if (a.otp_sms_format) {
+      if (a.channel !== 'sms') throw new ConfigError(`provider_accounts[${i}].otp_sms_format applies only to an sms account`, `provider_accounts[${i}].otp_sms_format`);
+      const problem = otpSmsFormatError({ webotpDomain: a.otp_sms_format.webotp_domain ?? null, appHash: a.otp_sms_format.app_hash ?? null }, '123456');
+      if (problem) throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
     }
     // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
     const [problem] = kind.check(a, process.env);

@@ -28,6 +28,7 @@ import { callbackRoutes } from './routes/callbacks.js';
 import { preferenceRoutes } from './routes/preferences.js';
 import { suppressionRoutes } from './routes/suppressions.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
+import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
+    pushSubscriptionRoutes(v1, deps);
   });
   await app.ready();
   return app;

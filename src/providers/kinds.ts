@@ -4,7 +4,7 @@
  * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
  * on `kind`.
  */
-import type { AmbiguityPolicy, Channel, LadderName, Purpose } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, LadderName, Purpose, PushTarget } from '../domain/index.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
 /** One finding of `herald doctor`: what was asked of the provider and what it said. */
@@ -53,6 +53,8 @@ export interface ProviderKind {
   readonly kind: string;
   /** The channels an account of this kind can serve. */
   readonly channels: readonly Channel[];
+  /** Push kinds: the push services this kind sends to (a subscription goes to a kind that serves its type). Absent: every one (the sandbox). */
+  readonly pushTargets?: readonly PushTarget['type'][];
   /** One line for docs and `herald --help`: what this kind sends through. */
   readonly summary: string;
   readonly defaults: ProviderDefaults;

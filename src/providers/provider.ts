@@ -113,6 +113,8 @@ export interface ProviderAccountConfig {
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
+  /** SMS: how one-time codes are marked up for the phone (WebOTP domain, SMS Retriever hash) when a notification gives its code (content.otp). */
+  otp_sms_format?: { webotp_domain?: string; app_hash?: string };
   /** E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses larger ones with 422 content_too_large. */
   max_html_bytes?: number;
   /**

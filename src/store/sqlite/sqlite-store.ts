@@ -218,6 +218,7 @@ export class SqliteStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
+        content: JSON.parse(String(n.content_json)),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({
