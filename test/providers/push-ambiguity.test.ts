@@ -1,9 +1,10 @@
 /**
- * The push kinds' default ambiguity policy end to end, on both drivers: an FCM send whose answer
- * is lost is `unknown`; the reconciler resends it (resend_same_key, which the FCM kind declares
- * because every attempt carries the same collapse identity); FCM receives it twice with the same
- * collapse key and notification tag, so the device shows one notification. A new notification
- * to the same device gets another collapse key.
+ * The FCM kind end to end, on both drivers. Its default ambiguity policy: a send whose answer is
+ * lost is `unknown`; the reconciler resends it (resend_same_key, which the kind declares because
+ * every attempt carries the same collapse identity); FCM receives it twice with the same collapse
+ * key and notification tag, so the device shows one notification. A new notification to the same
+ * device gets another collapse key. And a registered subscription FCM answers UNREGISTERED for
+ * is deactivated (the adapter's `fcm_unregistered`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
@@ -76,5 +77,26 @@ describe.each(DRIVERS)('push ambiguity on %s', (driver) => {
     await h.worker.drain();
     expect((await deliveryOf(next.json.id)).state).toBe('accepted');
     expect(fake.sends().at(-1)?.body.message.android.collapse_key).not.toBe(first.android.collapse_key);
+  });
+
+  it('a subscription FCM answers UNREGISTERED for is rejected and deactivated, and never sent to again', async () => {
+    await start();
+    const put = await h.app.inject({
+      method: 'PUT',
+      url: '/v1/recipients/user-1/push-subscriptions/phone',
+      headers: { authorization: `Bearer ${h.apiKey}` },
+      payload: { type: 'fcm', token: TOKEN },
+    });
+    expect(put.statusCode).toBe(200);
+    fake.script({ kind: 'answer', name: 'unregistered' });
+    const sent = await h.send({ recipient: { id: 'user-1' }, purpose: 'alert', channels: ['push'], content: { subject: 'Disk full', text: 'db-1 is at 95%' } });
+    expect(sent.status).toBe(202);
+    await h.worker.drain();
+    expect(await deliveryOf(sent.json.id)).toMatchObject({ state: 'terminal', terminal_reason: 'rejected' });
+    const list = await h.get('/v1/recipients/user-1/push-subscriptions');
+    expect(list.json.items).toEqual([
+      expect.objectContaining({ id: 'phone', active: false, deactivated_reason: 'unregistered', deactivated_code: 'fcm_unregistered' }),
+    ]);
+    expect(fake.sends()).toHaveLength(1);
   });
 });

@@ -148,8 +148,11 @@ describe('push kinds in configuration', () => {
     );
   });
 
-  it('every push kind refuses the e-mail and SMS channels', () => {
-    for (const kind of ['fcm', 'apns', 'webpush']) expect(providerKind(kind).channels).toEqual(['push']);
+  it('every push kind serves the push channel only, and only its own push service', () => {
+    for (const kind of ['fcm', 'apns', 'webpush']) {
+      expect(providerKind(kind).channels).toEqual(['push']);
+      expect(providerKind(kind).pushTargets).toEqual([kind]);
+    }
   });
 });
 

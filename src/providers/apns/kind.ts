@@ -7,6 +7,8 @@ import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL, apnsProblems, apnsSettingsSchema
 export const apnsKind: ProviderKind = {
   kind: 'apns',
   channels: ['push'],
+  // A push subscription goes to an account of a kind that serves its push service.
+  pushTargets: ['apns'],
   summary: 'Apple Push Notification service (HTTP/2, ES256 provider tokens, apns-collapse-id, no look-up, no callbacks)',
   defaults: {
     // Apple publishes no timeout; 10 s is Herald's, and a timeout is unknown, never failed.

@@ -7,6 +7,8 @@ import { FCM_API_URL, fcmProblems, fcmSettingsSchema, readServiceAccount } from 
 export const fcmKind: ProviderKind = {
   kind: 'fcm',
   channels: ['push'],
+  // A push subscription goes to an account of a kind that serves its push service.
+  pushTargets: ['fcm'],
   summary: 'Firebase Cloud Messaging HTTP v1 (service-account OAuth 2, collapse keys, no look-up, no callbacks)',
   defaults: {
     // FCM publishes no timeout; 10 s is Herald's, and a timeout is unknown, never failed.

@@ -7,6 +7,8 @@ import { webPushProblems, webPushSettingsSchema } from './settings.js';
 export const webPushKind: ProviderKind = {
   kind: 'webpush',
   channels: ['push'],
+  // A push subscription goes to an account of a kind that serves its push service.
+  pushTargets: ['webpush'],
   summary: 'Web Push to browsers (RFC 8030 push services, aes128gcm payloads, VAPID; Topic, no look-up, no callbacks)',
   defaults: {
     // No push service publishes a timeout; 10 s is Herald's, and a timeout is unknown, never failed.
