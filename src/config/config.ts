@@ -38,6 +38,14 @@ export interface HeraldConfig {
   worker: WorkerConfig;
   provider_accounts: ProviderAccountConfig[];
   webhooks: WebhooksConfig;
+  /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
+  tls: TlsConfig | null;
+}
+
+/** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
+export interface TlsConfig {
+  cert_file: string;
+  key_file: string;
 }
 
 /** Customer webhooks (outbound). */
@@ -160,6 +168,7 @@ interface RawConfig {
   worker?: Partial<WorkerConfig>;
   provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
   webhooks?: Partial<WebhooksConfig>;
+  tls?: TlsConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -189,19 +198,20 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
     },
     provider_accounts: accounts,
+    tls: r.tls ? { cert_file: resolve(r.tls.cert_file), key_file: resolve(r.tls.key_file) } : null,
     webhooks: {
       allow_networks: r.webhooks?.allow_networks ?? [],
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
   };
-  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port);
+  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port, cfg.tls !== null);
   checkConsistency(cfg);
   return cfg;
 }
 
 /** The configured public URL without its trailing slash, or http://<host>:<port> (an IPv6 host in brackets). */
-export function publicUrl(configured: string | undefined, host: string, port: number): string {
+export function publicUrl(configured: string | undefined, host: string, port: number, tls = false): string {
   if (configured !== undefined) {
     let u: URL;
     try {
@@ -214,7 +224,7 @@ export function publicUrl(configured: string | undefined, host: string, port: nu
     }
     return u.href.replace(/\/+$/, '');
   }
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** The accounts `herald start` uses when none are configured: one sandbox account per channel. */

@@ -33,6 +33,8 @@ import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 
 export interface AppDeps {
+  /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
+  https?: { key: Buffer; cert: Buffer };
   store: Store;
   intake: IntakeService;
   /** Operator replays and the review queue. */
@@ -84,6 +86,7 @@ const problemSchema = {
 /** Builds the Fastify app with every route registered; does not listen. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
+    ...(deps.https ? { https: { key: deps.https.key, cert: deps.https.cert } } : {}),
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
     // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
@@ -95,6 +98,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Only JSON bodies: text/plain would otherwise reach handlers as a string.
   app.removeContentTypeParser('text/plain');
   installProblemHandlers(app);
+  if (deps.https) {
+    // On HTTPS, browsers (the dashboard) are told to stay on HTTPS: one year, per RFC 6797.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('strict-transport-security', 'max-age=31536000');
+    });
+  }
   app.addSchema(problemSchema);
 
   await app.register(swagger, {

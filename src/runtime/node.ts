@@ -32,6 +32,7 @@ import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
 import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
+import { readTls, watchTls } from './tls.js';
 
 export type Role = 'api' | 'worker';
 
@@ -66,6 +67,8 @@ export interface NodeOptions {
   random?: Random;
   store?: Store;
   workerId?: string;
+  /** Called after the TLS certificate was reloaded from its files (tests wait for it). */
+  onTlsReload?: () => void;
 }
 
 /** The SQLite file inside a data directory. */
@@ -155,6 +158,9 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let webhooks: HeraldNode['webhooks'] = null;
   const webhookPolicy = new AddressPolicy({ allowNetworks: config.webhooks.allow_networks });
   let unlisten: (() => Promise<void>) | null = null;
+  // Read at assembly, so a bad pair stops the process before anything listens.
+  const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
+  let stopWatchingTls: (() => void) | null = null;
 
   if (opts.roles.includes('api')) {
     const intake = new IntakeService({
@@ -166,6 +172,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
     const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
     app = await buildApp({
+      ...(tlsPair ? { https: tlsPair } : {}),
       store,
       intake,
       replay,
@@ -270,11 +277,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       webhooks?.relay.start();
       webhooks?.sender.start();
       if (!app) return null;
-      return app.listen({ host: config.host, port: config.port });
+      const address = await app.listen({ host: config.host, port: config.port });
+      if (config.tls) stopWatchingTls = watchTls(app.server as import('node:https').Server, config.tls, logger, opts.onTlsReload);
+      return address;
     },
     async close() {
       // Order matters: stop taking requests, then let in-flight calls finish and be recorded,
       // then release sockets and the database.
+      stopWatchingTls?.();
       await app?.close();
       await unlisten?.();
       await worker?.stop();
