@@ -9,10 +9,8 @@
 import type { ScriptedAnswer, ReceivedSubmission, ThrottleHint } from '../conformance/adapter-subject.js';
 import { startSandbox, type SandboxHandle, type ThrottleHeaderSet } from '../../../src/sandbox/index.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
-
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
+import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
+import { isTransportFault, scriptTransportFault } from './proxy-faults.js';
 
 const THROTTLE_HEADERS: Record<ThrottleHint, ThrottleHeaderSet> = {
   none: 'none',
@@ -43,6 +41,7 @@ export async function startSandboxFake(options: { apiKey: string }): Promise<San
   });
 
   const script = async (answer: ScriptedAnswer): Promise<void> => {
+    if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
     switch (answer.kind) {
       case 'accept':
         return;
@@ -59,24 +58,6 @@ export async function startSandboxFake(options: { apiKey: string }): Promise<San
           retry_after_seconds: answer.seconds,
           throttle_headers: THROTTLE_HEADERS[answer.hint],
         });
-        return;
-      case 'refuse_connection':
-        proxy.refuse();
-        return;
-      case 'reset_while_writing':
-        proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-        return;
-      case 'reset_after_write':
-        proxy.next({ kind: 'reset_after_write' });
-        return;
-      case 'hang':
-        proxy.next({ kind: 'hang' });
-        return;
-      case 'malformed_answer':
-        proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-        return;
-      case 'slow_answer':
-        proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
         return;
     }
   };

@@ -16,9 +16,9 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReceivedSubmission, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
+import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
+import { isTransportFault, scriptTransportFault, type DefiniteAnswer } from './proxy-faults.js';
 
-const RESET_AFTER_BYTES = 64 * 1024;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const KEY_FORMAT = /^[A-Za-z0-9_:-]{1,255}$/;
 const DAY_MS = 24 * 3_600_000;
@@ -93,8 +93,6 @@ export interface TelnyxFake {
   close: () => Promise<void>;
 }
 
-type Definite = Extract<ScriptedAnswer, { kind: 'accept' | 'permanent' | 'retryable' | 'throttled' }>;
-
 function telnyxError(res: ServerResponse, status: number, code: string, title: string, detail: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ errors: [{ code, title, detail, meta: { url: `https://developers.telnyx.com/docs/overview/errors/${code}` } }] }));
@@ -113,13 +111,13 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const { privateKey, publicKey } = telnyxKeyPair();
   const messages: FakeTelnyxMessage[] = [];
   const sends: TelnyxFake['sends'] = [];
-  const scripted: Definite[] = [];
+  const scripted: DefiniteAnswer[] = [];
   // Idempotency records: successful answers only, by key (one organisation, one path).
   const records = new Map<string, { body: Buffer; answer: string; at: number }>();
   let skew = 0;
   const now = (): number => Date.now() + skew;
 
-  const answerScripted = (res: ServerResponse, answer: Definite, to: string): void => {
+  const answerScripted = (res: ServerResponse, answer: DefiniteAnswer, to: string): void => {
     switch (answer.kind) {
       case 'accept':
         return;
@@ -251,30 +249,13 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
       skew += ms;
     },
     async script(answer) {
+      if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
       switch (answer.kind) {
         case 'accept':
         case 'permanent':
         case 'retryable':
         case 'throttled':
           scripted.push(answer);
-          return;
-        case 'refuse_connection':
-          proxy.refuse();
-          return;
-        case 'reset_while_writing':
-          proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-          return;
-        case 'reset_after_write':
-          proxy.next({ kind: 'reset_after_write' });
-          return;
-        case 'hang':
-          proxy.next({ kind: 'hang' });
-          return;
-        case 'malformed_answer':
-          proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-          return;
-        case 'slow_answer':
-          proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
           return;
       }
     },

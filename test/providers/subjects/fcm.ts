@@ -12,9 +12,10 @@ import { createFcmAdapter } from '../../../src/providers/fcm/adapter.js';
 import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { ACCESS_TOKEN_PREFIX, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
-import { proxyFaultFor } from '../fakes/proxy-faults.js';
+import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
 
 function script(fake: FcmFake, answer: ScriptedAnswer): void {
+  if (isTransportFault(answer)) return scriptTransportFault(fake.proxy, answer);
   switch (answer.kind) {
     case 'accept':
       return;
@@ -32,20 +33,6 @@ function script(fake: FcmFake, answer: ScriptedAnswer): void {
         const retryAfter = answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString();
         fake.script({ kind: 'answer', name: 'project_quota', headers: { 'retry-after': retryAfter } });
       }
-      return;
-    case 'refuse_connection':
-      fake.proxy.refuse();
-      return;
-    case 'reset_while_writing':
-    case 'reset_after_write':
-    case 'hang':
-      fake.proxy.next(proxyFaultFor(answer.kind));
-      return;
-    case 'slow_answer':
-      fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
-      return;
-    case 'malformed_answer':
-      fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
       return;
   }
 }

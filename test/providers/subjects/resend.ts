@@ -10,14 +10,12 @@ import { generateWebhookSecret, WEBHOOK_TOLERANCE_MS } from '../../../src/signin
 import type { AdapterSubject, ConformanceFake, ThrottleHint } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
 import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer } from '../fakes/http-framing.js';
+import { httpRequestLength } from '../fakes/http-framing.js';
+import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
 import { resendWebhook, startResendFake, type ResendThrottleHint } from '../fakes/resend.js';
 
 const API_KEY = 're_canary_5f1e0c77d2a94b3e';
 const CALLBACK_SECRET = `whsec_${Buffer.from('canary-resend-callback-secret-32').toString('base64')}`;
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
-
 const HINTS: Record<ThrottleHint, ResendThrottleHint> = {
   none: 'none',
   retry_after_seconds: 'retry_after_seconds',
@@ -54,6 +52,7 @@ export const resendSubject: AdapterSubject = {
           timeout_ms: timeoutMs,
         }),
       script: async (answer) => {
+        if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
         switch (answer.kind) {
           case 'accept':
             return;
@@ -65,24 +64,6 @@ export const resendSubject: AdapterSubject = {
             return;
           case 'throttled':
             fake.script({ kind: 'throttled', hint: HINTS[answer.hint], seconds: answer.seconds });
-            return;
-          case 'refuse_connection':
-            proxy.refuse();
-            return;
-          case 'reset_while_writing':
-            proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-            return;
-          case 'reset_after_write':
-            proxy.next({ kind: 'reset_after_write' });
-            return;
-          case 'hang':
-            proxy.next({ kind: 'hang' });
-            return;
-          case 'malformed_answer':
-            proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-            return;
-          case 'slow_answer':
-            proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
             return;
         }
       },

@@ -15,12 +15,13 @@ import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import { createWebPushAdapter } from '../../../src/providers/webpush/adapter.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { browserSubscription, startWebPushFake, type WebPushFake } from '../fakes/webpush.js';
-import { proxyFaultFor } from '../fakes/proxy-faults.js';
+import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
 
 const VAPID = webpush.generateVAPIDKeys();
 const BROWSER = browserSubscription();
 
 function script(fake: WebPushFake, answer: ScriptedAnswer): void {
+  if (isTransportFault(answer)) return scriptTransportFault(fake.proxy, answer);
   switch (answer.kind) {
     case 'accept':
       return;
@@ -35,16 +36,6 @@ function script(fake: WebPushFake, answer: ScriptedAnswer): void {
         name: 'rate_limited',
         headers: { 'retry-after': answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString() },
       });
-    case 'refuse_connection':
-      return fake.proxy.refuse();
-    case 'reset_while_writing':
-    case 'reset_after_write':
-    case 'hang':
-      return fake.proxy.next(proxyFaultFor(answer.kind));
-    case 'slow_answer':
-      return fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
-    case 'malformed_answer':
-      return fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
   }
 }
 
