@@ -1,17 +1,33 @@
 /**
- * The conformance suite's transport faults played through the fault proxy (fault-proxy.ts),
- * written once for every fake of an HTTP/1.1 provider that listens behind it. A subject or fake
- * hands the transport faults here and keeps only its provider's definite answers.
+ * The fault proxy (fault-proxy.ts) as every HTTP/1.1 fake and subject uses it: started in front
+ * of the fake's URL, closed before the fake, and armed with the conformance suite's transport
+ * faults, written once here. A subject or fake hands the transport faults here and keeps only
+ * its provider's definite answers.
  *
  * Not in fault-proxy.ts itself: the proxy knows nothing of the conformance suite or of HTTP
  * (it frames any request/answer protocol), while this mapping needs both.
  */
 import type { ScriptedAnswer } from '../conformance/adapter-subject.js';
-import type { FaultProxy } from './fault-proxy.js';
-import { malformedHttpAnswer } from './http-framing.js';
+import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+import { httpRequestLength, malformedHttpAnswer } from './http-framing.js';
 
 // 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
 const RESET_AFTER_BYTES = 64 * 1024;
+
+/** Starts the fault proxy in front of the HTTP/1.1 fake listening at `fakeUrl`. */
+export async function startHttpFaultProxy(fakeUrl: string): Promise<FaultProxy> {
+  const upstream = new URL(fakeUrl);
+  return startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+}
+
+/** Closes the proxy, then the fake behind it even when the proxy rejects (a fault that did not apply as armed). */
+export async function closeProxyAndFake(proxy: FaultProxy, fake: { close(): Promise<void> }): Promise<void> {
+  try {
+    await proxy.close();
+  } finally {
+    await fake.close();
+  }
+}
 
 /** The scripted answers that are faults of the connection, not answers of the provider. */
 export type TransportFault = Extract<

@@ -8,9 +8,9 @@
  */
 import type { ScriptedAnswer, ReceivedSubmission, ThrottleHint } from '../conformance/adapter-subject.js';
 import { startSandbox, type SandboxHandle, type ThrottleHeaderSet } from '../../../src/sandbox/index.js';
-import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
-import { isTransportFault, scriptTransportFault } from './proxy-faults.js';
+import type { FaultProxy } from './fault-proxy.js';
+import { parseHttpRequestHead } from './http-framing.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from './proxy-faults.js';
 
 const THROTTLE_HEADERS: Record<ThrottleHint, ThrottleHeaderSet> = {
   none: 'none',
@@ -34,11 +34,7 @@ export interface SandboxFake {
 /** Starts a sandbox that requires `apiKey`, with a fault proxy in front of it. */
 export async function startSandboxFake(options: { apiKey: string }): Promise<SandboxFake> {
   const sandbox = await startSandbox({ apiKey: options.apiKey, seed: 1 });
-  const upstream = new URL(sandbox.url);
-  const proxy = await startFaultProxy({
-    upstream: { host: upstream.hostname, port: Number(upstream.port) },
-    frame: httpRequestLength,
-  });
+  const proxy = await startHttpFaultProxy(sandbox.url);
 
   const script = async (answer: ScriptedAnswer): Promise<void> => {
     if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
@@ -74,12 +70,6 @@ export async function startSandboxFake(options: { apiKey: string }): Promise<San
         .filter((head) => head.method === 'POST')
         .map((head) => ({ carriedKey: head.headers['idempotency-key'] ?? null })),
     acceptedIds: async () => sandbox.ledger.entries().map((entry) => entry.provider_message_id),
-    close: async () => {
-      try {
-        await proxy.close();
-      } finally {
-        await sandbox.close();
-      }
-    },
+    close: () => closeProxyAndFake(proxy, sandbox),
   };
 }

@@ -9,9 +9,7 @@ import { createPostmarkAdapter } from '../../../src/providers/postmark/adapter.j
 import { createPostmarkCallbackVerifier } from '../../../src/providers/postmark/callbacks.js';
 import type { AdapterSubject, ConformanceFake } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength } from '../fakes/http-framing.js';
-import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { postmarkRecords, postmarkWebhook, startPostmarkFake } from '../fakes/postmark.js';
 
 const SERVER_TOKEN = 'pm-canary-2b7d9e41-5c3a';
@@ -29,8 +27,7 @@ export const postmarkSubject: AdapterSubject = {
   credentials: [SERVER_TOKEN, WEBHOOK_PASSWORD],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startPostmarkFake({ serverToken: SERVER_TOKEN });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     return {
       adapter: ({ timeoutMs }) =>
         createPostmarkAdapter({
@@ -67,13 +64,7 @@ export const postmarkSubject: AdapterSubject = {
           return { carriedKey: typeof metadata?.herald_reference === 'string' ? metadata.herald_reference : null };
         }),
       acceptedIds: async () => fake.messages.map((m) => m.MessageID),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };

@@ -9,9 +9,7 @@ import { createResendCallbackVerifier } from '../../../src/providers/resend/call
 import { generateWebhookSecret, WEBHOOK_TOLERANCE_MS } from '../../../src/signing/standard-webhooks.js';
 import type { AdapterSubject, ConformanceFake, ThrottleHint } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength } from '../fakes/http-framing.js';
-import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { resendWebhook, startResendFake, type ResendThrottleHint } from '../fakes/resend.js';
 
 const API_KEY = 're_canary_5f1e0c77d2a94b3e';
@@ -35,8 +33,7 @@ export const resendSubject: AdapterSubject = {
   credentials: [API_KEY, CALLBACK_SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startResendFake({ apiKey: API_KEY });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     return {
       adapter: ({ timeoutMs }) =>
         createResendAdapter({
@@ -69,13 +66,7 @@ export const resendSubject: AdapterSubject = {
       },
       received: async () => fake.received.map((r) => ({ carriedKey: r.idempotencyKey })),
       acceptedIds: async () => fake.emails.map((e) => e.id),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };

@@ -12,9 +12,7 @@ import { createSesCallbackVerifier, SNS_MAX_AGE_MS } from '../../../src/provider
 import type { SnsFetch } from '../../../src/providers/ses/sns-certificates.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength } from '../fakes/http-framing.js';
-import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { startSesFake } from '../fakes/ses.js';
 import { makeTestCertificate, sesEvent, signSnsMessage, type TestCertificate } from '../fakes/sns.js';
 
@@ -34,8 +32,7 @@ export const sesSubject: AdapterSubject = {
   credentials: [KEY_ID, SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startSesFake({ region: REGION, accessKeyId: KEY_ID, secretAccessKey: SECRET });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     const script = async (answer: ScriptedAnswer): Promise<void> => {
       if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
       switch (answer.kind) {
@@ -67,13 +64,7 @@ export const sesSubject: AdapterSubject = {
       script,
       received: async () => fake.sends().map((r) => ({ carriedKey: r.carriedKey })),
       acceptedIds: async () => fake.acceptedIds(),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };
