@@ -16,6 +16,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReceivedSubmission, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
+import { jsonObject } from './http-fake.js';
 import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
 import { isTransportFault, scriptTransportFault, type DefiniteAnswer } from './proxy-faults.js';
 
@@ -138,14 +139,8 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const send = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
     const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
     sends.push({ idempotencyKey: key, body: raw });
-    let payload: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(raw.toString('utf8')) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) payload = parsed as Record<string, unknown>;
-      else throw new Error('not an object');
-    } catch {
-      return telnyxError(res, 400, '10015', 'Bad Request', 'The request failed because it was not well-formed.');
-    }
+    const payload = jsonObject(raw.toString('utf8'));
+    if (payload === null) return telnyxError(res, 400, '10015', 'Bad Request', 'The request failed because it was not well-formed.');
     const to = typeof payload.to === 'string' ? payload.to : '';
     const next = scripted.shift();
     if (next !== undefined && next.kind !== 'accept') return answerScripted(res, next, to);
