@@ -1,5 +1,6 @@
 /**
- * The account and the submission every push adapter test (apns, fcm, webpush) starts from: the
+ * The account and the submission every push adapter test and conformance subject (apns, fcm,
+ * webpush) starts from: the
  * defaults the push kinds ship with (resend_same_key, and dedupes_by_key because a resend carries
  * the same collapse identity), a rate no test waits on, and a one-time code that expires ten
  * minutes after the test's clock. Only the kind's settings and the destination differ.

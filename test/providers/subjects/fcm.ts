@@ -13,6 +13,7 @@ import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { ACCESS_TOKEN_PREFIX, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
 import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { pushTestAccount } from '../../helpers/push-adapter-fixtures.js';
 
 function script(fake: FcmFake, answer: ScriptedAnswer): void {
   if (isTransportFault(answer)) return scriptTransportFault(fake.proxy, answer);
@@ -53,19 +54,10 @@ export const fcmSubject: AdapterSubject = {
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startFcmFake();
     return {
-      adapter: ({ timeoutMs }) =>
-        createFcmAdapter({
-          id: `conformance-fcm-${channel}`,
-          kind: 'fcm',
-          channel,
-          base_url: fake.url,
-          settings: { service_account: fake.serviceAccountJson },
-          rate_per_second: 100,
-          burst: 100,
-          ambiguity_policy: 'resend_same_key',
-          capabilities: { lookup: false, dedupes_by_key: true },
-          timeout_ms: timeoutMs,
-        }),
+      adapter: ({ timeoutMs }) => {
+        const settings = { service_account: fake.serviceAccountJson };
+        return createFcmAdapter(pushTestAccount('fcm', fake.url, settings, { id: `conformance-fcm-${channel}`, channel, timeout_ms: timeoutMs }));
+      },
       script: async (answer) => script(fake, answer),
       received: async () => fake.sends().map((s) => ({ carriedKey: (s.body?.message?.android?.collapse_key as string | undefined) ?? null })),
       acceptedIds: async () => [...fake.accepted],
