@@ -244,15 +244,9 @@ export async function startTwilioFake(options: TwilioFakeOptions): Promise<Twili
     messages,
     creates,
     async script(answer) {
-      if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
-      switch (answer.kind) {
-        case 'accept':
-        case 'permanent':
-        case 'retryable':
-        case 'throttled':
-          scripted.push(answer);
-          return;
-      }
+      // Definite answers wait for the next send; transport faults arm the proxy.
+      if (isTransportFault(answer)) scriptTransportFault(proxy, answer);
+      else scripted.push(answer);
     },
     // Twilio takes no idempotency key: what travels is the request itself.
     received: async () =>
