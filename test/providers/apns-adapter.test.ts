@@ -10,6 +10,7 @@ import { apnsOrigin, createApnsAdapter, type ApnsAdapter } from '../../src/provi
 import { TOKEN_MIN_LIFETIME_MS, TOKEN_REFRESH_AFTER_MS } from '../../src/providers/apns/provider-token.js';
 import type { ProviderAccountConfig, SubmitRequest } from '../../src/providers/provider.js';
 import { pushCollapseId, pushDeliveryUuid } from '../../src/providers/push/identity.js';
+import { pushOtpRequest, pushTestAccount } from '../helpers/push-adapter-fixtures.js';
 import { startApnsFake, type ApnsFake } from './fakes/apns.js';
 
 const DEVICE = 'c0ffee00'.repeat(8);
@@ -19,7 +20,6 @@ let fake: ApnsFake;
 let adapter: ApnsAdapter;
 const extra: ApnsAdapter[] = [];
 let clock: number;
-let seq = 0;
 
 afterEach(async () => {
   await Promise.all([adapter, ...extra.splice(0)].filter(Boolean).map((a) => a.close()));
@@ -27,19 +27,8 @@ afterEach(async () => {
 });
 
 function account(over: Partial<ProviderAccountConfig> = {}, settings: Record<string, unknown> = {}): ProviderAccountConfig {
-  return {
-    id: 'apns-test',
-    kind: 'apns',
-    channel: 'push',
-    base_url: fake.url,
-    settings: { key_id: fake.keyId, team_id: fake.teamId, topic: fake.topic, signing_key: fake.signingKeyPem, ca_file: fake.caFile, ...settings },
-    rate_per_second: 100,
-    burst: 100,
-    ambiguity_policy: 'resend_same_key',
-    capabilities: { lookup: false, dedupes_by_key: true },
-    timeout_ms: 5_000,
-    ...over,
-  };
+  const keys = { key_id: fake.keyId, team_id: fake.teamId, topic: fake.topic, signing_key: fake.signingKeyPem, ca_file: fake.caFile };
+  return pushTestAccount('apns', fake.url, { ...keys, ...settings }, over);
 }
 
 async function start(over: Partial<ProviderAccountConfig> = {}, settings: Record<string, unknown> = {}): Promise<void> {
@@ -49,17 +38,7 @@ async function start(over: Partial<ProviderAccountConfig> = {}, settings: Record
 }
 
 function request(over: Partial<SubmitRequest> = {}): SubmitRequest {
-  seq += 1;
-  return {
-    deliveryId: `dlv-${seq}`,
-    idempotencyKey: `hk_apns-test-${seq}`,
-    channel: 'push',
-    purpose: 'otp',
-    destination: encodePushTarget({ type: 'apns', token: DEVICE, environment: 'production' }),
-    content: { subject: 'Sign-in code', text: 'Your code is 73190482' },
-    expiresAt: clock + 600_000,
-    ...over,
-  };
+  return pushOtpRequest('apns', encodePushTarget({ type: 'apns', token: DEVICE, environment: 'production' }), clock, over);
 }
 
 const last = () => fake.requests.at(-1)!;

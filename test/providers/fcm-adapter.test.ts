@@ -11,6 +11,7 @@ import { createFcmAdapter, type FcmAdapter } from '../../src/providers/fcm/adapt
 import { EAGER_REFRESH_MS } from '../../src/providers/fcm/access-token.js';
 import type { ProviderAccountConfig, SubmitRequest } from '../../src/providers/provider.js';
 import { pushCollapseId } from '../../src/providers/push/identity.js';
+import { pushOtpRequest, pushTestAccount } from '../helpers/push-adapter-fixtures.js';
 import { startFcmFake, type FcmFake } from './fakes/fcm.js';
 
 const TOKEN = 'fcm-registration-token-e7Qk2:APA91bH-canary';
@@ -18,7 +19,6 @@ const TOKEN = 'fcm-registration-token-e7Qk2:APA91bH-canary';
 let fake: FcmFake;
 let adapter: FcmAdapter;
 let clock: number;
-let seq = 0;
 
 afterEach(async () => {
   await adapter?.close();
@@ -28,36 +28,11 @@ afterEach(async () => {
 async function start(over: Partial<ProviderAccountConfig> = {}, settings: Record<string, unknown> = {}): Promise<void> {
   clock = Date.UTC(2026, 11, 1, 12, 0, 0);
   fake = await startFcmFake({ now: () => clock });
-  adapter = createFcmAdapter(
-    {
-      id: 'fcm-test',
-      kind: 'fcm',
-      channel: 'push',
-      base_url: fake.url,
-      settings: { service_account: fake.serviceAccountJson, ...settings },
-      rate_per_second: 100,
-      burst: 100,
-      ambiguity_policy: 'resend_same_key',
-      capabilities: { lookup: false, dedupes_by_key: true },
-      timeout_ms: 5_000,
-      ...over,
-    },
-    { now: () => clock },
-  );
+  adapter = createFcmAdapter(pushTestAccount('fcm', fake.url, { service_account: fake.serviceAccountJson, ...settings }, over), { now: () => clock });
 }
 
 function request(over: Partial<SubmitRequest> = {}): SubmitRequest {
-  seq += 1;
-  return {
-    deliveryId: `dlv-${seq}`,
-    idempotencyKey: `hk_fcm-test-${seq}`,
-    channel: 'push',
-    purpose: 'otp',
-    destination: TOKEN,
-    content: { subject: 'Sign-in code', text: 'Your code is 73190482' },
-    expiresAt: clock + 600_000,
-    ...over,
-  };
+  return pushOtpRequest('fcm', TOKEN, clock, over);
 }
 
 const lastMessage = (): any => fake.sends().at(-1)?.body?.message;

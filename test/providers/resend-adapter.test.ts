@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SubmitOutcome } from '../../src/domain/index.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import { createResendAdapter } from '../../src/providers/resend/adapter.js';
+import { emailOtpRequest, expectPrivate } from '../helpers/email-adapter-fixtures.js';
 import { startResendFake, type ResendFake } from './fakes/resend.js';
 
 const API_KEY = 're_canary_9c1d5e7a2b';
@@ -13,7 +14,6 @@ const DESTINATION = 'canary.wren+7f3a@example.test';
 
 let fake: ResendFake;
 const adapters: ProviderAdapter[] = [];
-let sequence = 0;
 
 beforeEach(async () => {
   fake = await startResendFake({ apiKey: API_KEY });
@@ -46,23 +46,7 @@ function build(over: Partial<ProviderAccountConfig> = {}, settings: Record<strin
 }
 
 function request(over: Partial<SubmitRequest> = {}): SubmitRequest {
-  sequence += 1;
-  return {
-    deliveryId: `dlv-${sequence}`,
-    idempotencyKey: `hk_resendAdapterTest${sequence}_${process.pid}`,
-    channel: 'email',
-    purpose: 'otp',
-    destination: DESTINATION,
-    content: { subject: 'Sign-in code for canary-heron', text: 'Use 73190482 to sign in.', html: '<p>Use <b>73190482</b></p>' },
-    expiresAt: Date.now() + 600_000,
-    sendBy: Date.now() + 600_000,
-    ...over,
-  };
-}
-
-function expectPrivate(outcome: SubmitOutcome): void {
-  const text = JSON.stringify(outcome);
-  for (const canary of [DESTINATION, API_KEY, '73190482', 'canary-heron']) expect(text).not.toContain(canary);
+  return emailOtpRequest('resend', DESTINATION, over);
 }
 
 describe('resend adapter: the wire', () => {
@@ -122,7 +106,7 @@ describe('resend adapter: what Resend refuses', () => {
     expect(outcome).toMatchObject({ kind: 'permanent', reason: 'unauthorized', code: 'invalid_api_key' });
     expect(fake.received[0]?.answered).toBe(403);
     expect(fake.emails).toEqual([]);
-    expectPrivate(outcome);
+    expectPrivate(outcome, [DESTINATION, API_KEY]);
   });
 
   it('a recipient that is not an address: 422 validation_error, permanent', async () => {
@@ -248,7 +232,7 @@ describe('resend adapter: transport faults', () => {
     fake.script({ kind: 'malformed', bytes: `HTTP/1.1 2OO ${DESTINATION} ${API_KEY}\r\n\r\n` });
     const outcome = await build().submit(request());
     expect(outcome).toMatchObject({ kind: 'unknown' });
-    expectPrivate(outcome);
+    expectPrivate(outcome, [DESTINATION, API_KEY]);
   });
 
   it('aborted after the request was written: unknown', async () => {

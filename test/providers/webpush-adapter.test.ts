@@ -9,6 +9,7 @@ import { encodePushTarget, type Purpose } from '../../src/domain/index.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import { pushCollapseId } from '../../src/providers/push/identity.js';
 import { createWebPushAdapter } from '../../src/providers/webpush/adapter.js';
+import { pushOtpRequest, pushTestAccount } from '../helpers/push-adapter-fixtures.js';
 import { PUSH_ORIGIN, startWebPushFake, type WebPushFake } from './fakes/webpush.js';
 
 const VAPID = webpush.generateVAPIDKeys();
@@ -17,7 +18,6 @@ const SUBJECT = 'mailto:ops@herald.example';
 let fake: WebPushFake;
 let adapter: ProviderAdapter;
 let clock: number;
-let seq = 0;
 
 afterEach(async () => {
   await adapter?.close();
@@ -25,19 +25,8 @@ afterEach(async () => {
 });
 
 function account(over: Partial<ProviderAccountConfig> = {}, settings: Record<string, unknown> = {}): ProviderAccountConfig {
-  return {
-    id: 'webpush-test',
-    kind: 'webpush',
-    channel: 'push',
-    base_url: fake.url,
-    settings: { vapid_subject: SUBJECT, vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey, ...settings },
-    rate_per_second: 100,
-    burst: 100,
-    ambiguity_policy: 'resend_same_key',
-    capabilities: { lookup: false, dedupes_by_key: true },
-    timeout_ms: 5_000,
-    ...over,
-  };
+  const vapid = { vapid_subject: SUBJECT, vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey };
+  return pushTestAccount('webpush', fake.url, { ...vapid, ...settings }, over);
 }
 
 async function start(over: Partial<ProviderAccountConfig> = {}): Promise<void> {
@@ -47,17 +36,7 @@ async function start(over: Partial<ProviderAccountConfig> = {}): Promise<void> {
 }
 
 function request(over: Partial<SubmitRequest> = {}): SubmitRequest {
-  seq += 1;
-  return {
-    deliveryId: `dlv-${seq}`,
-    idempotencyKey: `hk_webpush-test-${seq}`,
-    channel: 'push',
-    purpose: 'otp',
-    destination: encodePushTarget(fake.subscribe()),
-    content: { subject: 'Sign-in code', text: 'Your code is 73190482' },
-    expiresAt: clock + 600_000,
-    ...over,
-  };
+  return pushOtpRequest('webpush', encodePushTarget(fake.subscribe()), clock, over);
 }
 
 describe('Web Push adapter', () => {

@@ -20,8 +20,9 @@ import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
-import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
+import type { FaultProxy } from './fault-proxy.js';
+import { parseHttpRequestHead } from './http-framing.js';
+import { startHttpFaultProxy } from './proxy-faults.js';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 /** Every access token the fake issues starts with this: a leak canary for all of them. */
@@ -373,8 +374,7 @@ export async function startFcmFake(options: { now?: () => number; projectId?: st
 
   tokenUri = `${await listen(tokenServer)}/token`;
   const fcmUrl = await listen(fcmServer);
-  const upstream = new URL(fcmUrl);
-  const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+  const proxy = await startHttpFaultProxy(fcmUrl);
 
   const serviceAccountJson = JSON.stringify({
     type: 'service_account',

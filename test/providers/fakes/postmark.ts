@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallbackRequest } from '../../../src/providers/provider.js';
-import { header, startHttpFake, type FakeReply, type FakeRequest, type HttpFake } from './http-fake.js';
+import { header, jsonObject, startHttpFake, type FakeReply, type FakeRequest, type HttpFake } from './http-fake.js';
 
 /** The next answer to `POST /email` (after auth and validation, which always apply). */
 export type PostmarkScript =
@@ -264,13 +264,7 @@ export async function startPostmarkFake(options: PostmarkFakeOptions): Promise<P
   const http: HttpFake = await startHttpFake((request) => {
     if (request.method === 'POST' && request.path === '/email') {
       const raw = request.body.toString('utf8');
-      let json: Record<string, unknown> | null = null;
-      try {
-        const parsed = JSON.parse(raw) as unknown;
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
-      } catch {
-        json = null;
-      }
+      const json = jsonObject(raw);
       const record: PostmarkReceived = {
         token: header(request, 'x-postmark-server-token') ?? null,
         accept: header(request, 'accept') ?? null,

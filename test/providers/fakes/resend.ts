@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { signWebhook } from '../../../src/signing/standard-webhooks.js';
 import type { CallbackRequest } from '../../../src/providers/provider.js';
-import { header, startHttpFake, type FakeReply, type FakeRequest, type HttpFake } from './http-fake.js';
+import { header, jsonObject, startHttpFake, type FakeReply, type FakeRequest, type HttpFake } from './http-fake.js';
 
 export type ResendThrottleHint = 'none' | 'retry_after_seconds' | 'retry_after_date' | 'ratelimit_headers';
 
@@ -240,13 +240,7 @@ export async function startResendFake(options: ResendFakeOptions): Promise<Resen
   const http: HttpFake = await startHttpFake((request) => {
     if (request.method === 'POST' && request.path === '/emails') {
       const raw = request.body.toString('utf8');
-      let json: Record<string, unknown> | null = null;
-      try {
-        const parsed = JSON.parse(raw) as unknown;
-        if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
-      } catch {
-        json = null;
-      }
+      const json = jsonObject(raw);
       const record: ResendReceived = {
         idempotencyKey: header(request, 'idempotency-key') ?? null,
         authorization: header(request, 'authorization') ?? null,

@@ -8,11 +8,9 @@
  */
 import type { ScriptedAnswer, ReceivedSubmission, ThrottleHint } from '../conformance/adapter-subject.js';
 import { startSandbox, type SandboxHandle, type ThrottleHeaderSet } from '../../../src/sandbox/index.js';
-import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
-
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
+import type { FaultProxy } from './fault-proxy.js';
+import { parseHttpRequestHead } from './http-framing.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from './proxy-faults.js';
 
 const THROTTLE_HEADERS: Record<ThrottleHint, ThrottleHeaderSet> = {
   none: 'none',
@@ -36,13 +34,10 @@ export interface SandboxFake {
 /** Starts a sandbox that requires `apiKey`, with a fault proxy in front of it. */
 export async function startSandboxFake(options: { apiKey: string }): Promise<SandboxFake> {
   const sandbox = await startSandbox({ apiKey: options.apiKey, seed: 1 });
-  const upstream = new URL(sandbox.url);
-  const proxy = await startFaultProxy({
-    upstream: { host: upstream.hostname, port: Number(upstream.port) },
-    frame: httpRequestLength,
-  });
+  const proxy = await startHttpFaultProxy(sandbox.url);
 
   const script = async (answer: ScriptedAnswer): Promise<void> => {
+    if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
     switch (answer.kind) {
       case 'accept':
         return;
@@ -60,24 +55,6 @@ export async function startSandboxFake(options: { apiKey: string }): Promise<San
           throttle_headers: THROTTLE_HEADERS[answer.hint],
         });
         return;
-      case 'refuse_connection':
-        proxy.refuse();
-        return;
-      case 'reset_while_writing':
-        proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-        return;
-      case 'reset_after_write':
-        proxy.next({ kind: 'reset_after_write' });
-        return;
-      case 'hang':
-        proxy.next({ kind: 'hang' });
-        return;
-      case 'malformed_answer':
-        proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-        return;
-      case 'slow_answer':
-        proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
-        return;
     }
   };
 
@@ -93,12 +70,6 @@ export async function startSandboxFake(options: { apiKey: string }): Promise<San
         .filter((head) => head.method === 'POST')
         .map((head) => ({ carriedKey: head.headers['idempotency-key'] ?? null })),
     acceptedIds: async () => sandbox.ledger.entries().map((entry) => entry.provider_message_id),
-    close: async () => {
-      try {
-        await proxy.close();
-      } finally {
-        await sandbox.close();
-      }
-    },
+    close: () => closeProxyAndFake(proxy, sandbox),
   };
 }

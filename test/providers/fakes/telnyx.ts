@@ -16,9 +16,10 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReceivedSubmission, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
+import { jsonObject } from './http-fake.js';
+import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
+import { isTransportFault, scriptTransportFault, type DefiniteAnswer } from './proxy-faults.js';
 
-const RESET_AFTER_BYTES = 64 * 1024;
 const E164 = /^\+[1-9]\d{1,14}$/;
 const KEY_FORMAT = /^[A-Za-z0-9_:-]{1,255}$/;
 const DAY_MS = 24 * 3_600_000;
@@ -93,8 +94,6 @@ export interface TelnyxFake {
   close: () => Promise<void>;
 }
 
-type Definite = Extract<ScriptedAnswer, { kind: 'accept' | 'permanent' | 'retryable' | 'throttled' }>;
-
 function telnyxError(res: ServerResponse, status: number, code: string, title: string, detail: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ errors: [{ code, title, detail, meta: { url: `https://developers.telnyx.com/docs/overview/errors/${code}` } }] }));
@@ -113,13 +112,13 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const { privateKey, publicKey } = telnyxKeyPair();
   const messages: FakeTelnyxMessage[] = [];
   const sends: TelnyxFake['sends'] = [];
-  const scripted: Definite[] = [];
+  const scripted: DefiniteAnswer[] = [];
   // Idempotency records: successful answers only, by key (one organisation, one path).
   const records = new Map<string, { body: Buffer; answer: string; at: number }>();
   let skew = 0;
   const now = (): number => Date.now() + skew;
 
-  const answerScripted = (res: ServerResponse, answer: Definite, to: string): void => {
+  const answerScripted = (res: ServerResponse, answer: DefiniteAnswer, to: string): void => {
     switch (answer.kind) {
       case 'accept':
         return;
@@ -140,14 +139,8 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const send = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
     const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : null;
     sends.push({ idempotencyKey: key, body: raw });
-    let payload: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(raw.toString('utf8')) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) payload = parsed as Record<string, unknown>;
-      else throw new Error('not an object');
-    } catch {
-      return telnyxError(res, 400, '10015', 'Bad Request', 'The request failed because it was not well-formed.');
-    }
+    const payload = jsonObject(raw.toString('utf8'));
+    if (payload === null) return telnyxError(res, 400, '10015', 'Bad Request', 'The request failed because it was not well-formed.');
     const to = typeof payload.to === 'string' ? payload.to : '';
     const next = scripted.shift();
     if (next !== undefined && next.kind !== 'accept') return answerScripted(res, next, to);
@@ -251,32 +244,9 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
       skew += ms;
     },
     async script(answer) {
-      switch (answer.kind) {
-        case 'accept':
-        case 'permanent':
-        case 'retryable':
-        case 'throttled':
-          scripted.push(answer);
-          return;
-        case 'refuse_connection':
-          proxy.refuse();
-          return;
-        case 'reset_while_writing':
-          proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-          return;
-        case 'reset_after_write':
-          proxy.next({ kind: 'reset_after_write' });
-          return;
-        case 'hang':
-          proxy.next({ kind: 'hang' });
-          return;
-        case 'malformed_answer':
-          proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-          return;
-        case 'slow_answer':
-          proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
-          return;
-      }
+      // Definite answers wait for the next send; transport faults arm the proxy.
+      if (isTransportFault(answer)) scriptTransportFault(proxy, answer);
+      else scripted.push(answer);
     },
     received: async () =>
       proxy.forwarded

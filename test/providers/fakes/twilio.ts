@@ -16,10 +16,9 @@ import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
 import type { ReceivedSubmission, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer, parseHttpRequestHead } from './http-framing.js';
+import { httpRequestLength, parseHttpRequestHead } from './http-framing.js';
+import { isTransportFault, scriptTransportFault, type DefiniteAnswer } from './proxy-faults.js';
 
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
 const E164 = /^\+[1-9]\d{1,14}$/;
 
 export interface TwilioFakeOptions {
@@ -68,8 +67,6 @@ export interface TwilioFake {
   close: () => Promise<void>;
 }
 
-type Definite = Exclude<ScriptedAnswer, { kind: 'refuse_connection' | 'reset_while_writing' | 'reset_after_write' | 'hang' | 'malformed_answer' | 'slow_answer' }>;
-
 function twilioError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }));
@@ -88,7 +85,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export async function startTwilioFake(options: TwilioFakeOptions): Promise<TwilioFake> {
   const messages: FakeTwilioMessage[] = [];
   const creates: Array<Record<string, string>> = [];
-  const scripted: Definite[] = [];
+  const scripted: DefiniteAnswer[] = [];
 
   const authorized = (req: IncomingMessage): string | null => {
     const header = req.headers.authorization ?? '';
@@ -102,7 +99,7 @@ export async function startTwilioFake(options: TwilioFakeOptions): Promise<Twili
     return null;
   };
 
-  const answerScripted = (res: ServerResponse, answer: Definite, to: string): void => {
+  const answerScripted = (res: ServerResponse, answer: DefiniteAnswer, to: string): void => {
     switch (answer.kind) {
       case 'accept':
         return;
@@ -247,32 +244,9 @@ export async function startTwilioFake(options: TwilioFakeOptions): Promise<Twili
     messages,
     creates,
     async script(answer) {
-      switch (answer.kind) {
-        case 'accept':
-        case 'permanent':
-        case 'retryable':
-        case 'throttled':
-          scripted.push(answer);
-          return;
-        case 'refuse_connection':
-          proxy.refuse();
-          return;
-        case 'reset_while_writing':
-          proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-          return;
-        case 'reset_after_write':
-          proxy.next({ kind: 'reset_after_write' });
-          return;
-        case 'hang':
-          proxy.next({ kind: 'hang' });
-          return;
-        case 'malformed_answer':
-          proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-          return;
-        case 'slow_answer':
-          proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
-          return;
-      }
+      // Definite answers wait for the next send; transport faults arm the proxy.
+      if (isTransportFault(answer)) scriptTransportFault(proxy, answer);
+      else scripted.push(answer);
     },
     // Twilio takes no idempotency key: what travels is the request itself.
     received: async () =>

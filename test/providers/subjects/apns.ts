@@ -14,6 +14,7 @@ import { createApnsAdapter } from '../../../src/providers/apns/adapter.js';
 import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { apnsSigningKeys, startApnsFake, type ApnsFake } from '../fakes/apns.js';
+import { pushTestAccount } from '../../helpers/push-adapter-fixtures.js';
 
 const KEY_ID = 'ABC123DEFG';
 const NO_RETRY_AFTER = { skip: 'APNs documents no Retry-After and no rate-limit header: a 429 says only its reason' } as const;
@@ -54,19 +55,10 @@ export const apnsSubject: AdapterSubject = {
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startApnsFake();
     return {
-      adapter: ({ timeoutMs }) =>
-        createApnsAdapter({
-          id: `conformance-apns-${channel}`,
-          kind: 'apns',
-          channel,
-          base_url: fake.url,
-          settings: { key_id: fake.keyId, team_id: fake.teamId, topic: fake.topic, signing_key: fake.signingKeyPem, ca_file: fake.caFile },
-          rate_per_second: 100,
-          burst: 100,
-          ambiguity_policy: 'resend_same_key',
-          capabilities: { lookup: false, dedupes_by_key: true },
-          timeout_ms: timeoutMs,
-        }),
+      adapter: ({ timeoutMs }) => {
+        const settings = { key_id: fake.keyId, team_id: fake.teamId, topic: fake.topic, signing_key: fake.signingKeyPem, ca_file: fake.caFile };
+        return createApnsAdapter(pushTestAccount('apns', fake.url, settings, { id: `conformance-apns-${channel}`, channel, timeout_ms: timeoutMs }));
+      },
       script: async (answer) => script(fake, answer),
       received: async () => fake.requests.map((r) => ({ carriedKey: r.headers['apns-collapse-id'] ?? null })),
       acceptedIds: async () => [...fake.accepted],

@@ -12,9 +12,11 @@ import { createFcmAdapter } from '../../../src/providers/fcm/adapter.js';
 import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { ACCESS_TOKEN_PREFIX, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
-import { proxyFaultFor } from '../fakes/proxy-faults.js';
+import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { pushTestAccount } from '../../helpers/push-adapter-fixtures.js';
 
 function script(fake: FcmFake, answer: ScriptedAnswer): void {
+  if (isTransportFault(answer)) return scriptTransportFault(fake.proxy, answer);
   switch (answer.kind) {
     case 'accept':
       return;
@@ -32,20 +34,6 @@ function script(fake: FcmFake, answer: ScriptedAnswer): void {
         const retryAfter = answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString();
         fake.script({ kind: 'answer', name: 'project_quota', headers: { 'retry-after': retryAfter } });
       }
-      return;
-    case 'refuse_connection':
-      fake.proxy.refuse();
-      return;
-    case 'reset_while_writing':
-    case 'reset_after_write':
-    case 'hang':
-      fake.proxy.next(proxyFaultFor(answer.kind));
-      return;
-    case 'slow_answer':
-      fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
-      return;
-    case 'malformed_answer':
-      fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
       return;
   }
 }
@@ -66,19 +54,10 @@ export const fcmSubject: AdapterSubject = {
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startFcmFake();
     return {
-      adapter: ({ timeoutMs }) =>
-        createFcmAdapter({
-          id: `conformance-fcm-${channel}`,
-          kind: 'fcm',
-          channel,
-          base_url: fake.url,
-          settings: { service_account: fake.serviceAccountJson },
-          rate_per_second: 100,
-          burst: 100,
-          ambiguity_policy: 'resend_same_key',
-          capabilities: { lookup: false, dedupes_by_key: true },
-          timeout_ms: timeoutMs,
-        }),
+      adapter: ({ timeoutMs }) => {
+        const settings = { service_account: fake.serviceAccountJson };
+        return createFcmAdapter(pushTestAccount('fcm', fake.url, settings, { id: `conformance-fcm-${channel}`, channel, timeout_ms: timeoutMs }));
+      },
       script: async (answer) => script(fake, answer),
       received: async () => fake.sends().map((s) => ({ carriedKey: (s.body?.message?.android?.collapse_key as string | undefined) ?? null })),
       acceptedIds: async () => [...fake.accepted],

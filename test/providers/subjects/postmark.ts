@@ -9,13 +9,11 @@ import { createPostmarkAdapter } from '../../../src/providers/postmark/adapter.j
 import { createPostmarkCallbackVerifier } from '../../../src/providers/postmark/callbacks.js';
 import type { AdapterSubject, ConformanceFake } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer } from '../fakes/http-framing.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { postmarkRecords, postmarkWebhook, startPostmarkFake } from '../fakes/postmark.js';
 
 const SERVER_TOKEN = 'pm-canary-2b7d9e41-5c3a';
 const WEBHOOK_PASSWORD = 'pm-webhook-canary-77c1';
-const RESET_AFTER_BYTES = 64 * 1024;
 const NO_HEADER = 'Postmark documents no Retry-After or rate-limit header on its 429';
 
 export const postmarkSubject: AdapterSubject = {
@@ -29,8 +27,7 @@ export const postmarkSubject: AdapterSubject = {
   credentials: [SERVER_TOKEN, WEBHOOK_PASSWORD],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startPostmarkFake({ serverToken: SERVER_TOKEN });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     return {
       adapter: ({ timeoutMs }) =>
         createPostmarkAdapter({
@@ -45,6 +42,7 @@ export const postmarkSubject: AdapterSubject = {
           timeout_ms: timeoutMs,
         }),
       script: async (answer) => {
+        if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
         switch (answer.kind) {
           case 'accept':
             return;
@@ -58,24 +56,6 @@ export const postmarkSubject: AdapterSubject = {
           case 'throttled':
             fake.script({ kind: 'throttled' });
             return;
-          case 'refuse_connection':
-            proxy.refuse();
-            return;
-          case 'reset_while_writing':
-            proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-            return;
-          case 'reset_after_write':
-            proxy.next({ kind: 'reset_after_write' });
-            return;
-          case 'hang':
-            proxy.next({ kind: 'hang' });
-            return;
-          case 'malformed_answer':
-            proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-            return;
-          case 'slow_answer':
-            proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
-            return;
         }
       },
       received: async () =>
@@ -84,13 +64,7 @@ export const postmarkSubject: AdapterSubject = {
           return { carriedKey: typeof metadata?.herald_reference === 'string' ? metadata.herald_reference : null };
         }),
       acceptedIds: async () => fake.messages.map((m) => m.MessageID),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };

@@ -9,15 +9,11 @@ import { createResendCallbackVerifier } from '../../../src/providers/resend/call
 import { generateWebhookSecret, WEBHOOK_TOLERANCE_MS } from '../../../src/signing/standard-webhooks.js';
 import type { AdapterSubject, ConformanceFake, ThrottleHint } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer } from '../fakes/http-framing.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { resendWebhook, startResendFake, type ResendThrottleHint } from '../fakes/resend.js';
 
 const API_KEY = 're_canary_5f1e0c77d2a94b3e';
 const CALLBACK_SECRET = `whsec_${Buffer.from('canary-resend-callback-secret-32').toString('base64')}`;
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
-
 const HINTS: Record<ThrottleHint, ResendThrottleHint> = {
   none: 'none',
   retry_after_seconds: 'retry_after_seconds',
@@ -37,8 +33,7 @@ export const resendSubject: AdapterSubject = {
   credentials: [API_KEY, CALLBACK_SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startResendFake({ apiKey: API_KEY });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     return {
       adapter: ({ timeoutMs }) =>
         createResendAdapter({
@@ -54,6 +49,7 @@ export const resendSubject: AdapterSubject = {
           timeout_ms: timeoutMs,
         }),
       script: async (answer) => {
+        if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
         switch (answer.kind) {
           case 'accept':
             return;
@@ -66,35 +62,11 @@ export const resendSubject: AdapterSubject = {
           case 'throttled':
             fake.script({ kind: 'throttled', hint: HINTS[answer.hint], seconds: answer.seconds });
             return;
-          case 'refuse_connection':
-            proxy.refuse();
-            return;
-          case 'reset_while_writing':
-            proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-            return;
-          case 'reset_after_write':
-            proxy.next({ kind: 'reset_after_write' });
-            return;
-          case 'hang':
-            proxy.next({ kind: 'hang' });
-            return;
-          case 'malformed_answer':
-            proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-            return;
-          case 'slow_answer':
-            proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
-            return;
         }
       },
       received: async () => fake.received.map((r) => ({ carriedKey: r.idempotencyKey })),
       acceptedIds: async () => fake.emails.map((e) => e.id),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };

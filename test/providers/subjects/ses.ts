@@ -12,8 +12,7 @@ import { createSesCallbackVerifier, SNS_MAX_AGE_MS } from '../../../src/provider
 import type { SnsFetch } from '../../../src/providers/ses/sns-certificates.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import type { CallbackVerifierSubject } from '../conformance/callback-subject.js';
-import { startFaultProxy } from '../fakes/fault-proxy.js';
-import { httpRequestLength, malformedHttpAnswer } from '../fakes/http-framing.js';
+import { closeProxyAndFake, isTransportFault, scriptTransportFault, startHttpFaultProxy } from '../fakes/proxy-faults.js';
 import { startSesFake } from '../fakes/ses.js';
 import { makeTestCertificate, sesEvent, signSnsMessage, type TestCertificate } from '../fakes/sns.js';
 
@@ -21,8 +20,6 @@ const REGION = 'eu-west-1';
 const KEY_ID = 'AKIACANARY5F1E0C77D2';
 const SECRET = 'canary-secret-access-key-a94b3e-7f3a-q8v2c6';
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:herald-conformance';
-// 64 KiB: well into a request that cannot be buffered whole, and nothing of it is forwarded.
-const RESET_AFTER_BYTES = 64 * 1024;
 const NO_HINT = { skip: 'SES sends no Retry-After and no rate-limit headers (SES Developer Guide, manage-sending-quotas-errors)' };
 
 export const sesSubject: AdapterSubject = {
@@ -35,9 +32,9 @@ export const sesSubject: AdapterSubject = {
   credentials: [KEY_ID, SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startSesFake({ region: REGION, accessKeyId: KEY_ID, secretAccessKey: SECRET });
-    const upstream = new URL(fake.url);
-    const proxy = await startFaultProxy({ upstream: { host: upstream.hostname, port: Number(upstream.port) }, frame: httpRequestLength });
+    const proxy = await startHttpFaultProxy(fake.url);
     const script = async (answer: ScriptedAnswer): Promise<void> => {
+      if (isTransportFault(answer)) return scriptTransportFault(proxy, answer);
       switch (answer.kind) {
         case 'accept':
           return;
@@ -48,24 +45,6 @@ export const sesSubject: AdapterSubject = {
         case 'throttled':
           if (answer.hint !== 'none') throw new Error(`SES sends no ${answer.hint}`);
           fake.script({ kind: 'throttled' });
-          return;
-        case 'refuse_connection':
-          proxy.refuse();
-          return;
-        case 'reset_while_writing':
-          proxy.next({ kind: 'reset_while_writing', afterBytes: RESET_AFTER_BYTES });
-          return;
-        case 'reset_after_write':
-          proxy.next({ kind: 'reset_after_write' });
-          return;
-        case 'hang':
-          proxy.next({ kind: 'hang' });
-          return;
-        case 'malformed_answer':
-          proxy.next({ kind: 'replace_answer', bytes: malformedHttpAnswer(answer.canaries) });
-          return;
-        case 'slow_answer':
-          proxy.next({ kind: 'delay_answer', ms: answer.delayMs });
           return;
       }
     };
@@ -85,13 +64,7 @@ export const sesSubject: AdapterSubject = {
       script,
       received: async () => fake.sends().map((r) => ({ carriedKey: r.carriedKey })),
       acceptedIds: async () => fake.acceptedIds(),
-      close: async () => {
-        try {
-          await proxy.close();
-        } finally {
-          await fake.close();
-        }
-      },
+      close: () => closeProxyAndFake(proxy, fake),
     };
   },
 };

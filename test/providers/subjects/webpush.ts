@@ -15,12 +15,14 @@ import { pushCollapseId } from '../../../src/providers/push/identity.js';
 import { createWebPushAdapter } from '../../../src/providers/webpush/adapter.js';
 import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
 import { browserSubscription, startWebPushFake, type WebPushFake } from '../fakes/webpush.js';
-import { proxyFaultFor } from '../fakes/proxy-faults.js';
+import { isTransportFault, scriptTransportFault } from '../fakes/proxy-faults.js';
+import { pushTestAccount } from '../../helpers/push-adapter-fixtures.js';
 
 const VAPID = webpush.generateVAPIDKeys();
 const BROWSER = browserSubscription();
 
 function script(fake: WebPushFake, answer: ScriptedAnswer): void {
+  if (isTransportFault(answer)) return scriptTransportFault(fake.proxy, answer);
   switch (answer.kind) {
     case 'accept':
       return;
@@ -35,16 +37,6 @@ function script(fake: WebPushFake, answer: ScriptedAnswer): void {
         name: 'rate_limited',
         headers: { 'retry-after': answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString() },
       });
-    case 'refuse_connection':
-      return fake.proxy.refuse();
-    case 'reset_while_writing':
-    case 'reset_after_write':
-    case 'hang':
-      return fake.proxy.next(proxyFaultFor(answer.kind));
-    case 'slow_answer':
-      return fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
-    case 'malformed_answer':
-      return fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
   }
 }
 
@@ -65,19 +57,10 @@ export const webPushSubject: AdapterSubject = {
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startWebPushFake({ vapidPublicKey: VAPID.publicKey, subscribers: [BROWSER.subscriber] });
     return {
-      adapter: ({ timeoutMs }) =>
-        createWebPushAdapter({
-          id: `conformance-webpush-${channel}`,
-          kind: 'webpush',
-          channel,
-          base_url: fake.url,
-          settings: { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey },
-          rate_per_second: 100,
-          burst: 100,
-          ambiguity_policy: 'resend_same_key',
-          capabilities: { lookup: false, dedupes_by_key: true },
-          timeout_ms: timeoutMs,
-        }),
+      adapter: ({ timeoutMs }) => {
+        const settings = { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey };
+        return createWebPushAdapter(pushTestAccount('webpush', fake.url, settings, { id: `conformance-webpush-${channel}`, channel, timeout_ms: timeoutMs }));
+      },
       script: async (answer) => script(fake, answer),
       received: async () => fake.received().map((r) => ({ carriedKey: r.headers.topic ?? null })),
       acceptedIds: async () => fake.delivered.map((d) => d.location),
