@@ -5,6 +5,7 @@
  * on `kind`.
  */
 import type { AmbiguityPolicy, Channel, LadderName, Purpose } from '../domain/index.js';
+import type { DeviceGatewayPort } from './device-gateway.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
 /** One finding of `herald doctor`: what was asked of the provider and what it said. */
@@ -35,6 +36,8 @@ export interface ProviderDefaults {
   ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+  /** How long an `unknown` waits for evidence (a phone that is away for hours still reports when it returns). */
+  evidence_window_seconds?: number;
 }
 
 /** What an adapter may need from the Herald it runs in. */
@@ -45,6 +48,11 @@ export interface AdapterContext {
    * message (Twilio's StatusCallback); null when the public URL is not known.
    */
   callbackUrl: string | null;
+  /**
+   * The device gateway (src/devices/) an `android_gateway` account's adapter delegates to; absent
+   * in a process that runs no gateway (then such an account's adapter cannot be built).
+   */
+  deviceGateway?: DeviceGatewayPort | null;
 }
 
 export interface ProviderKind {
