@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
+import { deviceConformance } from './device-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -39,6 +40,7 @@ limiterConformance('postgres', postgresFixture);
 webhookConformance('postgres', postgresFixture);
 campaignConformance('postgres', postgresFixture);
 preferencesConformance('postgres', postgresFixture);
+deviceConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
+import { deviceConformance } from './device-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -46,6 +47,7 @@ limiterConformance('sqlite', sqliteFixture);
 webhookConformance('sqlite', sqliteFixture);
 campaignConformance('sqlite', sqliteFixture);
 preferencesConformance('sqlite', sqliteFixture);
+deviceConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {
