@@ -30,6 +30,9 @@ import { suppressionRoutes } from './routes/suppressions.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
+import type { DeviceGateway } from '../devices/device-gateway.js';
+import { deviceApiRoutes } from './routes/device-api.js';
+import { deviceRoutes } from './routes/devices.js';
 
 export interface AppDeps {
   store: Store;
@@ -55,6 +58,8 @@ export interface AppDeps {
   unsubscribe?: UnsubscribeLinks;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
+  /** The Android phone gateway: its device API under devices.base_path and /v1/devices. Absent: no android_gateway account. */
+  devices?: DeviceGateway | null;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -112,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await callbackRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
+  if (deps.devices) await deviceApiRoutes(app, deps.devices);
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);
@@ -125,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
+    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
   });
   await app.ready();
   return app;

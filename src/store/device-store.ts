@@ -312,8 +312,8 @@ export interface SweepRecord {
   skippedExpired: number;
 }
 
-/** Told a device id with something new to pull (another process made the offer). */
-export type OfferListener = (deviceId: string) => void;
+/** Told a device id with something new to pull, and which process (`origin`) signalled it. */
+export type OfferListener = (deviceId: string, origin: string) => void;
 
 /** `store.devices`; implemented by sqlite/devices.ts and postgres/devices.ts. */
 export interface DeviceStore {
@@ -338,6 +338,8 @@ export interface DeviceStore {
   /** Spends a one-time code: the login it was issued for, once, before it expires; else null. */
   useLoginCode(codeHash: string, now: number): Promise<string | null>;
 
+  /** The device a delivery's notification pins it to (metadata `herald_device_id`), or null. */
+  deliveryPin(deliveryId: string): Promise<string | null>;
   /** Per device of the account: unfinished offers (offered since `since`) and reported failures since `since`. */
   deviceLoads(providerAccount: string, since: number): Promise<DeviceLoad[]>;
   /**
@@ -376,8 +378,8 @@ export interface DeviceStore {
   /** A device's sweeps, newest first. */
   listSweeps(deviceId: string, limit: number): Promise<SweepRecord[]>;
 
-  /** Tells listeners in other processes that `deviceIds` have something new to pull (best effort). */
-  signalOffers(deviceIds: string[]): Promise<void>;
+  /** Tells listeners in other processes that `deviceIds` have something new to pull (best effort); `origin` names the sender. */
+  signalOffers(deviceIds: string[], origin: string): Promise<void>;
   /** Hears signalOffers of every process (PostgreSQL: LISTEN); SQLite runs in one process and hears nothing. */
   listenForOffers(onOffer: OfferListener): Promise<Unsubscribe>;
 }

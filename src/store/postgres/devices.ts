@@ -117,6 +117,11 @@ export class PostgresDevices implements DeviceStore {
     return r ? String(r.login) : null;
   }
 
+  async deliveryPin(deliveryId: string): Promise<string | null> {
+    const [r] = await this.sql.q('delivery_pin', [deliveryId]);
+    return typeof r?.device_id === 'string' ? r.device_id : null;
+  }
+
   async deviceLoads(providerAccount: string, since: number): Promise<DeviceLoad[]> {
     return (await this.sql.q('device_loads', [providerAccount, since])).map((r) => ({
       deviceId: String(r.device_id),
@@ -301,8 +306,8 @@ export class PostgresDevices implements DeviceStore {
     return (await this.sql.q('sweeps_list', [deviceId, Math.max(1, limit)])).map(toSweepRecord);
   }
 
-  async signalOffers(deviceIds: string[]): Promise<void> {
-    for (const id of new Set(deviceIds)) await this.sql.q('ready_notify', [this.channel, id]).catch(() => {});
+  async signalOffers(deviceIds: string[], origin: string): Promise<void> {
+    for (const id of new Set(deviceIds)) await this.sql.q('ready_notify', [this.channel, `${origin}|${id}`]).catch(() => {});
   }
 
   async listenForOffers(onOffer: OfferListener): Promise<Unsubscribe> {
@@ -313,7 +318,8 @@ export class PostgresDevices implements DeviceStore {
       if (stopped) return;
       const c = new pg.Client({ connectionString: this.connectionString });
       c.on('notification', (msg) => {
-        if (msg.channel === this.channel && msg.payload) onOffer(msg.payload);
+        const bar = msg.payload?.indexOf('|') ?? -1;
+        if (msg.channel === this.channel && msg.payload && bar > 0) onOffer(msg.payload.slice(bar + 1), msg.payload.slice(0, bar));
       });
       c.on('error', () => {
         client = null;

@@ -115,6 +115,11 @@ export class SqliteDevices implements DeviceStore {
     return r ? String(r.login) : null;
   }
 
+  async deliveryPin(deliveryId: string): Promise<string | null> {
+    const r = this.sql.stmt('delivery_pin').get({ delivery_id: deliveryId }) as Row | undefined;
+    return typeof r?.device_id === 'string' ? r.device_id : null;
+  }
+
   async deviceLoads(providerAccount: string, since: number): Promise<DeviceLoad[]> {
     return (this.sql.stmt('device_loads').all({ provider_account: providerAccount, since }) as Row[]).map((r) => ({
       deviceId: String(r.device_id),

@@ -74,6 +74,12 @@ SELECT tenant_id, provider_account FROM devices WHERE id = $1 AND returned_at = 
 -- params: $1 id, $2 returned_at
 UPDATE devices SET returned_at = NULL, away_since = NULL WHERE id = $1 AND returned_at = $2 RETURNING id;
 
+-- name: delivery_pin
+-- The device a notification pins its SMS to (metadata herald_device_id), if any.
+-- params: $1 delivery_id
+SELECT n.metadata_json::jsonb ->> 'herald_device_id' AS device_id
+FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE d.id = $1;
+
 -- name: device_loads
 -- Per device of an account: offers not finished on the phone, and failures before sending.
 -- params: $1 provider_account, $2 since

@@ -72,6 +72,12 @@ SELECT tenant_id, provider_account FROM devices WHERE id = @id AND returned_at =
 -- params: @id, @returned_at
 UPDATE devices SET returned_at = NULL, away_since = NULL WHERE id = @id AND returned_at = @returned_at;
 
+-- name: delivery_pin
+-- The device a notification pins its SMS to (metadata herald_device_id), if any.
+-- params: @delivery_id
+SELECT json_extract(n.metadata_json, '$.herald_device_id') AS device_id
+FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE d.id = @delivery_id;
+
 -- name: device_loads
 -- Per device of an account: offers not finished on the phone, and failures before sending.
 -- params: @provider_account, @since
