@@ -19,6 +19,9 @@
  * prints a phone number or a text.
  */
 
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+
 /** What the simulated phone does with the next message it has not seen. */
 export type MessageScript =
   | { kind: 'deliver' }
@@ -207,26 +210,24 @@ export class PhoneSim {
     if (!this.online || this.stream) return;
     const controller = new AbortController();
     this.stream = controller;
-    let res: Response;
+    let opened: { status: number; body: IncomingMessage | null };
     try {
-      res = await fetch(`${this.base}/events`, { headers: this.headers({ authorization: `Bearer ${this.token}`, accept: 'text/event-stream' }), signal: controller.signal });
+      opened = await this.openStream(controller);
     } catch {
-      this.stream = null;
+      if (this.stream === controller) this.stream = null;
       this.scheduleReconnect();
       return;
     }
-    if (res.status === 401) {
+    if (opened.status === 401) {
       // The app registers again on 401.
       this.stream = null;
-      await res.body?.cancel();
       this.log('device token refused; registering again');
       await this.register();
       this.scheduleReconnect(0);
       return;
     }
-    if (res.status !== 200 || !res.body) {
+    if (opened.status !== 200 || !opened.body) {
       this.stream = null;
-      await res.body?.cancel();
       this.scheduleReconnect();
       return;
     }
@@ -234,7 +235,30 @@ export class PhoneSim {
     this.log('SSE connected');
     // The app pulls on every open: an event missed while disconnected costs nothing.
     void this.track(this.pull());
-    void this.read(res.body, controller);
+    this.read(opened.body, controller);
+  }
+
+  /**
+   * The SSE request, with node:http rather than fetch: aborting a fetch stream makes its pool open
+   * a spare connection that holds a server's close up (undici), and the app's OkHttp does not.
+   */
+  private openStream(controller: AbortController): Promise<{ status: number; body: IncomingMessage | null }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(`${this.base}/events`);
+      const req = (url.protocol === 'https:' ? https : http).request(
+        url,
+        { method: 'GET', headers: this.headers({ authorization: `Bearer ${this.token}`, accept: 'text/event-stream' }), signal: controller.signal, agent: false },
+        (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            return resolve({ status: res.statusCode ?? 0, body: null });
+          }
+          resolve({ status: 200, body: res });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   private scheduleReconnect(ms = this.opts.reconnectMs ?? 5_000): void {
@@ -245,24 +269,24 @@ export class PhoneSim {
     }, ms);
   }
 
-  private async read(body: ReadableStream<Uint8Array>, controller: AbortController): Promise<void> {
-    const decoder = new TextDecoder();
+  private read(body: IncomingMessage, controller: AbortController): void {
     let buffer = '';
-    try {
-      for await (const chunk of body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          this.onEvent(block);
-        }
+    body.setEncoding('utf8');
+    body.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        this.onEvent(block);
       }
-    } catch {
-      // Aborted or reset: handled below.
-    }
-    if (this.stream === controller) this.stream = null;
-    this.scheduleReconnect();
+    });
+    const done = () => {
+      if (this.stream === controller) this.stream = null;
+      this.scheduleReconnect();
+    };
+    body.once('close', done);
+    body.once('error', () => {});
   }
 
   private onEvent(block: string): void {

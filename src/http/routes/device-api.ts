@@ -8,6 +8,7 @@
  * token, a login, or a one-time code). Hidden from the OpenAPI document; docs/phone-gateway.md
  * describes it. Handlers only move bytes: src/devices/device-service.ts decides.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DeviceGateway } from '../../devices/device-gateway.js';
 import { readCredentials, type MobileAnswer } from '../../devices/device-service.js';
@@ -32,8 +33,13 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
         return reply.code(status).type('application/json').send({ message });
       });
       scope.setNotFoundHandler((request, reply) => reply.code(404).type('application/json').send({ message: `Cannot ${request.method} ${request.url.split('?')[0]}` }));
-      // Every SSE stream ends before the server closes, or it would wait for phones to hang up.
-      scope.addHook('preClose', async () => hub.closeAll());
+      // Every SSE stream ends before the server closes, or it would wait for phones to hang up,
+      // and every socket that carried one is dropped: it is never reused for a request.
+      const streams = new Set<Socket>();
+      scope.addHook('preClose', async () => {
+        hub.closeAll();
+        for (const s of streams) s.destroy();
+      });
 
       /** The device whose token the request carries (marked seen), or null. */
       const deviceOf = (request: FastifyRequest): Promise<DeviceRecord | null> => service.authenticate(readCredentials(request.headers.authorization));
@@ -85,8 +91,13 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
           'x-accel-buffering': 'no',
         });
         raw.flushHeaders();
-        const detach = hub.attach(device.id, { write: (chunk) => raw.write(chunk), end: () => raw.end() });
-        request.raw.socket.setKeepAlive(true);
+        // Ending a stream (shutdown) also drops its socket: a phone reconnects, an idle keep-alive
+        // socket would only hold the server's close up.
+        const socket = request.raw.socket;
+        streams.add(socket);
+        socket.once('close', () => streams.delete(socket));
+        socket.setKeepAlive(true);
+        const detach = hub.attach(device.id, { write: (chunk) => raw.write(chunk), end: () => raw.end(() => socket.destroy()) });
         raw.on('close', detach);
       });
     },
