@@ -158,7 +158,7 @@ export class PhoneSim {
       }),
     });
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (res.status !== 201) throw new Error(`registration refused: HTTP ${res.status} ${String(body.message ?? '')}`);
+    if (res.status !== 201) throw new Error(`registration refused: HTTP ${res.status} ${typeof body.message === 'string' ? body.message : ''}`);
     this.registration = body as unknown as Registration;
     this.token = this.registration.token;
     this.log(`registered as device ${this.registration.id} (login ${this.registration.login})`);

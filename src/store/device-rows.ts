@@ -13,7 +13,7 @@ export function toDeviceRecord(r: Row): DeviceRecord {
     providerAccount: String(r.provider_account),
     login: String(r.login),
     name: String(r.name),
-    simCards: r.sim_cards_json === null || r.sim_cards_json === undefined ? null : (JSON.parse(String(r.sim_cards_json)) as SimCard[]),
+    simCards: typeof r.sim_cards_json === 'string' ? (JSON.parse(r.sim_cards_json) as SimCard[]) : null,
     appVersion: strOrNull(r.app_version),
     createdAt: num(r.created_at),
     lastSeenAt: num(r.last_seen_at),

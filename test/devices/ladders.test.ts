@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LADDERS, plannedDelayMs, type LadderName } from '../../src/domain/index.js';
 import type { PhoneSim } from '../../src/devices/phone-sim.js';
 import { DRIVERS, type Harness } from '../helpers/harness.js';
-import { ACCOUNT, deliveryOf, gatewayHarness, messageIdOf, phoneFor, sendSms, until } from './gateway-harness.js';
+import { deliveryOf, gatewayHarness, messageIdOf, phoneFor, sendSms, until } from './gateway-harness.js';
 
 const GENERIC = 'Send result: RESULT_ERROR_GENERIC_FAILURE (Generic failure cause)';
 
@@ -36,7 +36,7 @@ describe.each(DRIVERS)('phone failures and the purpose ladders on %s', (driver) 
       p.script(...Array.from({ length: 6 }, () => ({ kind: 'fail' as const, error: GENERIC })));
     }
     const cases = phones.flatMap((p) =>
-      (['otp', 'transactional'] as const).map((purpose) => ({ phone: p, purpose, ladder: purpose as LadderName })),
+      (['otp', 'transactional'] as const).map((purpose) => ({ phone: p, purpose, ladder: purpose })),
     );
     const sent = [];
     for (const c of cases) sent.push({ ...c, id: await sendSms(h, { purpose: c.purpose, ttl_seconds: 3_600, metadata: { herald_device_id: c.phone.registration!.id } }) });

@@ -51,7 +51,7 @@ describe('classifyPhoneFailure', () => {
 });
 
 const T = Date.UTC(2026, 10, 29, 12);
-const report = (over: Partial<UnappliedReport> & { delivery?: Partial<UnappliedReport['delivery']> }): UnappliedReport => ({
+const report = (over: Omit<Partial<UnappliedReport>, 'delivery'> & { delivery?: Partial<UnappliedReport['delivery']> }): UnappliedReport => ({
   offerId: 1,
   messageId: 'm-1',
   reportSeq: 1,

@@ -51,7 +51,10 @@ export const gatewaySettingsSchema: Record<string, unknown> = {
 /** The account's settings with defaults applied (validated by the schema first). */
 export function gatewaySettings(account: ProviderAccountConfig): GatewaySettings {
   const s = account.settings ?? {};
-  const num = (k: string): number | undefined => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
+  const num = (k: string): number | undefined => {
+    const v = s[k];
+    return typeof v === 'number' ? v : undefined;
+  };
   const deviceBurst = num('device_burst') ?? DEFAULT_DEVICE_BURST;
   return {
     tenant: typeof s.tenant === 'string' ? s.tenant : DEFAULT_TENANT,
