@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
-import { laneConfigErrors, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
+import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 
@@ -39,6 +39,14 @@ export interface HeraldConfig {
   provider_accounts: ProviderAccountConfig[];
   webhooks: WebhooksConfig;
   devices: DevicesConfig;
+  /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
+  tls: TlsConfig | null;
+}
+
+/** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
+export interface TlsConfig {
+  cert_file: string;
+  key_file: string;
 }
 
 /** The device API for Android gateway phones (accounts of kind android_gateway). */
@@ -174,6 +182,7 @@ interface RawConfig {
   provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
   webhooks?: Partial<WebhooksConfig>;
   devices?: Partial<DevicesConfig>;
+  tls?: TlsConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -203,6 +212,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
     },
     provider_accounts: accounts,
+    tls: r.tls ? { cert_file: resolve(r.tls.cert_file), key_file: resolve(r.tls.key_file) } : null,
     webhooks: {
       allow_networks: r.webhooks?.allow_networks ?? [],
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
@@ -215,13 +225,13 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       keepalive_seconds: r.devices?.keepalive_seconds ?? 15,
     },
   };
-  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port);
+  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port, cfg.tls !== null);
   checkConsistency(cfg);
   return cfg;
 }
 
 /** The configured public URL without its trailing slash, or http://<host>:<port> (an IPv6 host in brackets). */
-export function publicUrl(configured: string | undefined, host: string, port: number): string {
+export function publicUrl(configured: string | undefined, host: string, port: number, tls = false): string {
   if (configured !== undefined) {
     let u: URL;
     try {
@@ -234,7 +244,7 @@ export function publicUrl(configured: string | undefined, host: string, port: nu
     }
     return u.href.replace(/\/+$/, '');
   }
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** The accounts `herald start` uses when none are configured: one sandbox account per channel. */
@@ -268,6 +278,11 @@ export function checkConsistency(cfg: HeraldConfig): void {
     const kind = providerKind(a.kind);
     if (!kind.channels.includes(a.channel)) {
       throw new ConfigError(`provider_accounts[${i}].channel ${a.channel}: a ${a.kind} account sends ${kind.channels.join(', ')}`, `provider_accounts[${i}].channel`);
+    }
+    if (a.otp_sms_format) {
+      if (a.channel !== 'sms') throw new ConfigError(`provider_accounts[${i}].otp_sms_format applies only to an sms account`, `provider_accounts[${i}].otp_sms_format`);
+      const problem = otpSmsFormatError({ webotpDomain: a.otp_sms_format.webotp_domain ?? null, appHash: a.otp_sms_format.app_hash ?? null }, '123456');
+      if (problem) throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
     }
     // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
     const [problem] = kind.check(a, process.env);

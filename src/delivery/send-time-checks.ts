@@ -60,22 +60,41 @@ export class SendTimeChecks {
     if (claimed.length === 0) return { send: [], stopped: [] };
     let verdicts: Map<string, { recipientId: string; verdict: string }>;
     let send: ClaimedDelivery[];
+    let deadTargets: ClaimedDelivery[];
     try {
       const checks = await this.opts.store.preferences.sendabilityOf(claimed.map((c) => c.deliveryId));
       verdicts = new Map(checks.map((c) => [c.deliveryId, c]));
-      send = await this.withHeaders(claimed.filter((c) => verdicts.get(c.deliveryId)?.verdict === 'send'), verdicts);
+      const sendable = claimed.filter((c) => verdicts.get(c.deliveryId)?.verdict === 'send');
+      // A push subscription deactivated since intake (another delivery to it was refused as
+      // unregistered): never sent to again.
+      const dead = await this.deactivatedPushTargets(sendable);
+      deadTargets = sendable.filter((c) => dead.has(c.deliveryId));
+      send = await this.withHeaders(sendable.filter((c) => !dead.has(c.deliveryId)), verdicts);
     } catch (err) {
       this.opts.logger.error({ err, deliveries: claimed.length }, 'send-time preference check failed; nothing in the batch is sent, it retries');
       return { send: [], stopped: claimed.map((c) => this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' })) };
     }
     const stopped = claimed.flatMap((c) => {
       const v = verdicts.get(c.deliveryId)?.verdict;
-      if (v === 'send') return [];
+      if (v === 'send') return deadTargets.includes(c) ? [this.notSent(c, ctx, { kind: 'dead_target' })] : [];
       if (v === 'unsubscribed' || v === 'suppressed') return [this.notSent(c, ctx, { kind: 'suppress', reason: v })];
       // The claimed delivery was not found by the check: never send what could not be checked.
       return [this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' })];
     });
     return { send, stopped };
+  }
+
+  /** The ids of the push deliveries whose subscription has been deactivated. */
+  private async deactivatedPushTargets(claims: ClaimedDelivery[]): Promise<Set<string>> {
+    const push = claims.filter((c) => c.channel === 'push');
+    if (push.length === 0) return new Set();
+    const out = new Set<string>();
+    for (const tenantId of new Set(push.map((c) => c.tenantId))) {
+      const mine = push.filter((c) => c.tenantId === tenantId);
+      const inactive = await this.opts.store.push.inactivePushTargets(tenantId, [...new Set(mine.map((c) => c.destination))]);
+      for (const c of mine) if (inactive.has(c.destination)) out.add(c.deliveryId);
+    }
+    return out;
   }
 
   private async withHeaders(send: ClaimedDelivery[], verdicts: Map<string, { recipientId: string }>): Promise<ClaimedDelivery[]> {
@@ -98,13 +117,16 @@ export class SendTimeChecks {
   private notSent(
     c: ClaimedDelivery,
     ctx: CheckContext,
-    why: { kind: 'suppress'; reason: 'unsubscribed' | 'suppressed' } | { kind: 'outcome'; code: string },
+    why: { kind: 'suppress'; reason: 'unsubscribed' | 'suppressed' } | { kind: 'outcome'; code: string } | { kind: 'dead_target' },
   ): TransitionWrite {
     const now = this.opts.clock.now();
     const outcome: SubmitOutcome =
       why.kind === 'suppress'
         ? { kind: 'retryable', code: `${why.reason}_before_send`, message: `not sent: the ${why.reason === 'unsubscribed' ? 'recipient opted out of this purpose on this channel' : 'address is on the suppression list'}` }
-        : { kind: 'retryable', code: why.code, message: 'not sent: the send-time preference check could not be read' };
+        : why.kind === 'dead_target'
+          ? // Definite and permanent: the push service already said this device is gone (terminal/rejected).
+            { kind: 'permanent', reason: 'invalid_destination', code: 'push_subscription_inactive', message: 'not sent: the push subscription was deactivated after a push service refused it' }
+          : { kind: 'retryable', code: why.code, message: 'not sent: the send-time preference check could not be read' };
     const decision = decide(
       { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
       why.kind === 'suppress' ? { type: 'suppress', reason: why.reason } : { type: 'outcome', outcome },

@@ -13,6 +13,7 @@ import {
   HEALTH_BUCKET_MS,
   HEALTH_WINDOW_MS,
   ladderFor,
+  smsText,
   leaseCoversCall,
   leaseMarginMs,
   PURPOSES,
@@ -265,7 +266,8 @@ export class DeliveryWorker {
         channel: c.channel,
         purpose: c.purpose,
         destination: c.destination,
-        content: c.content,
+        // An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever).
+        content: c.channel === 'sms' && c.content.otp ? { ...c.content, text: smsText(c.content) } : c.content,
         expiresAt: c.expiresAt,
         // The same rules where the bytes leave: the transport only knows the wall clock, so it
         // gets the time left by Herald's clock, counted from the wall clock's now, until the
@@ -318,6 +320,7 @@ export class DeliveryWorker {
     const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
     if (late.length > 0) await this.recordLate(late, now);
     if (account !== undefined) await this.recordHealth(account, outcomes, now);
+    await this.deactivateRefusedPushTargets(claimed, outcomes, now);
     return {
       claimed: claimed.length + stopped.length,
       applied: results.length - late.length + stoppedApplied,
@@ -361,6 +364,25 @@ export class DeliveryWorker {
     await this.opts.store
       .health.recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
       .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
+  }
+
+  /**
+   * A push service's definite "this device is gone" (an adapter's permanent invalid_destination
+   * with a code ending `_unregistered` or `_bad_token`) deactivates every subscription holding
+   * that target, so nothing is sent to it again (send-time checks stop the deliveries already
+   * queued). Kept even when the write was fenced off: the refusal is evidence either way. Log and
+   * continue, on purpose: the outcomes are recorded; a missed deactivation costs one more refusal.
+   */
+  private async deactivateRefusedPushTargets(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], now: number): Promise<void> {
+    for (const [i, c] of claimed.entries()) {
+      const o = outcomes[i]!;
+      if (c.channel !== 'push' || o.kind !== 'permanent' || o.reason !== 'invalid_destination') continue;
+      const reason = /_unregistered$/.test(o.code) ? 'unregistered' : /_bad_token$/.test(o.code) ? 'bad_token' : null;
+      if (reason === null) continue;
+      await this.opts.store.push
+        .deactivatePushTarget({ tenantId: c.tenantId, target: c.destination, reason, code: o.code, now })
+        .catch((err) => this.opts.logger.warn({ err, deliveryId: c.deliveryId }, 'cannot deactivate a refused push subscription; the next send to it will be refused again'));
+    }
   }
 
   /**

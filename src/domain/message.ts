@@ -1,3 +1,5 @@
+import { formatOtpSms } from './otp-sms.js';
+
 /** What a notification says, as stored with it and handed to a provider adapter. */
 export interface MessageContent {
   subject?: string | null;
@@ -16,4 +18,17 @@ export interface MessageContent {
    * handed on exactly as the producer sent it.
    */
   reply_to?: string | null;
+  /**
+   * SMS only: the one-time code in the text, and how to mark it up for the phone to read it
+   * itself (WebOTP's `@domain #code` last line, Android's SMS Retriever hash), resolved at
+   * intake from the notification and its SMS account. Applied to the SMS text when it is sent
+   * (`smsText`); other channels send the text as it is.
+   */
+  otp?: { code: string; webotp_domain: string | null; app_hash: string | null } | null;
+}
+
+/** The text an SMS delivery sends: the content's text, with its one-time code marked up when asked. */
+export function smsText(content: MessageContent): string {
+  const otp = content.otp;
+  return otp ? formatOtpSms(content.text, otp.code, { webotpDomain: otp.webotp_domain, appHash: otp.app_hash }) : content.text;
 }

@@ -4,6 +4,9 @@
  * registration token; registered subscriptions are stored as the JSON of a `PushTarget`.
  */
 
+/** The push services a target can belong to. */
+export const PUSH_TARGET_TYPES = ['fcm', 'apns', 'webpush'] as const;
+
 export type PushTarget =
   /** A Firebase Cloud Messaging registration token. */
   | { type: 'fcm'; token: string }

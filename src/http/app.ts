@@ -28,6 +28,7 @@ import { callbackRoutes } from './routes/callbacks.js';
 import { preferenceRoutes } from './routes/preferences.js';
 import { suppressionRoutes } from './routes/suppressions.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
+import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -35,6 +36,8 @@ import { deviceApiRoutes } from './routes/device-api.js';
 import { deviceRoutes } from './routes/devices.js';
 
 export interface AppDeps {
+  /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
+  https?: { key: Buffer; cert: Buffer };
   store: Store;
   intake: IntakeService;
   /** Operator replays and the review queue. */
@@ -54,6 +57,8 @@ export interface AppDeps {
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
   onEvidence?: () => void;
+  /** Herald's public URL (config `public_url`): callbacks whose signature covers the URL are checked against it. */
+  publicUrl?: string;
   /** Verifies one-click unsubscribe tokens at /v1/unsubscribe/:token. Default: one over `store` (the key is in the database). */
   unsubscribe?: UnsubscribeLinks;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
@@ -86,6 +91,7 @@ const problemSchema = {
 /** Builds the Fastify app with every route registered; does not listen. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
+    ...(deps.https ? { https: { key: deps.https.key, cert: deps.https.cert } } : {}),
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
     // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
@@ -97,6 +103,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Only JSON bodies: text/plain would otherwise reach handlers as a string.
   app.removeContentTypeParser('text/plain');
   installProblemHandlers(app);
+  if (deps.https) {
+    // On HTTPS, browsers (the dashboard) are told to stay on HTTPS: one year, per RFC 6797.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('strict-transport-security', 'max-age=31536000');
+    });
+  }
   app.addSchema(problemSchema);
 
   await app.register(swagger, {
@@ -132,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
+    pushSubscriptionRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -1,5 +1,12 @@
 /** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
+import { smsSegments, smsText, type MessageContent } from '../domain/index.js';
 import type { AttemptView, DeliveryView, NotificationView } from '../store/store.js';
+
+/** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
+function smsSegmentsJson(content: MessageContent) {
+  const s = smsSegments(smsText(content));
+  return { encoding: s.encoding, segments: s.segments, units: s.units };
+}
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
@@ -54,6 +61,11 @@ export function notificationJson(n: NotificationView) {
     metadata: n.metadata,
     expires_at: iso(n.expiresAt),
     created_at: iso(n.createdAt),
-    deliveries: n.deliveries.map((d) => ({ ...deliveryJson(d), attempts: d.attempts.map(attemptJson) })),
+    deliveries: n.deliveries.map((d) => ({
+      ...deliveryJson(d),
+      // What an SMS costs and how fast it can go: providers bill and throttle per segment.
+      ...(d.channel === 'sms' ? { sms: smsSegmentsJson(n.content) } : {}),
+      attempts: d.attempts.map(attemptJson),
+    })),
   };
 }

@@ -4,14 +4,24 @@
  * response in one transaction. Only then is 202 returned, and a worker woken.
  */
 import type { Clock } from '../clock.js';
-import { deriveDeliveryKey, type Channel } from '../domain/index.js';
-import { HeraldError, toProblem } from '../errors.js';
+import { deriveDeliveryKey, PUSH_TARGET_TYPES, type Channel, type MessageContent, type PushTarget } from '../domain/index.js';
+import { fieldError, HeraldError, toProblem } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
+import { providerKind } from '../providers/registry.js';
+import type { ActivePushTarget } from '../store/push-store.js';
 import { StoreConflictError, type NewNotification, type Store } from '../store/store.js';
 import { requestFingerprint } from './fingerprint.js';
 import { newId } from './ids.js';
 import { checkNotificationRequest, destinationFor, type NotificationRequest } from './notification-request.js';
+
+/** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
+interface Route {
+  channel: Channel;
+  account: ProviderAccountConfig;
+  destination: string;
+  subscriptionId: string | null;
+}
 
 export interface IntakeOptions {
   store: Store;
@@ -57,7 +67,7 @@ export interface SubmitOptions {
 /** What one submit decided before its commit, shared by a retry of a raced generation. */
 interface CommitContext {
   tenantId: string;
-  accounts: ProviderAccountConfig[];
+  routes: Route[];
   expiresAt: number;
   now: number;
   idempotencyKey: string | null;
@@ -102,9 +112,48 @@ export class IntakeService {
    */
   prepare(tenantId: string, body: NotificationRequest, now: number): NewNotification {
     const { expiresAt, fallback } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
-    checkAccountLimits(body, accounts);
-    return { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
+    // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
+    if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
+    const routes = this.routes(body, null);
+    checkAccountLimits(body, routes);
+    return { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
+  }
+
+  /**
+   * Where each delivery goes: one route per channel, except a push channel without
+   * `push_token`, which goes to each of the recipient's active push subscriptions (`subscriptions`)
+   * through the first push account that serves its push service, or, with fallback (one
+   * delivery per channel), to the most recently registered one.
+   */
+  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null): Route[] {
+    return body.channels.flatMap((channel): Route[] => {
+      const pinned = body.provider_accounts?.[channel];
+      if (channel !== 'push' || subscriptions === null) {
+        return [{ channel, account: this.accountFor(channel, pinned), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
+      }
+      const targets = body.fallback_after_seconds !== undefined ? subscriptions.slice(0, 1) : subscriptions;
+      const routes = targets.flatMap((t): Route[] => {
+        const account = this.pushAccountFor(t.type, pinned);
+        return account ? [{ channel, account, destination: t.target, subscriptionId: t.id }] : [];
+      });
+      if (routes.length === 0) {
+        const types = [...new Set(targets.map((t) => t.type))].join(', ');
+        throw new HeraldError('no_provider_account', `no push provider account serves the recipient's push subscriptions (${types})`, [
+          { field: pinned === undefined ? 'channels' : 'provider_accounts.push', message: `push has no provider account for ${types}` },
+        ]);
+      }
+      return routes;
+    });
+  }
+
+  /** The account a push subscription of this service goes through: the pinned one if it serves it, else the first push account that does. */
+  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined): ProviderAccountConfig | null {
+    const serves = (a: ProviderAccountConfig) => a.channel === 'push' && (providerKind(a.kind).pushTargets ?? PUSH_TARGET_TYPES).includes(type);
+    if (pinned !== undefined) {
+      const named = this.accountFor('push', pinned);
+      return serves(named) ? named : null;
+    }
+    return this.opts.accounts.find(serves) ?? null;
   }
 
   /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
@@ -113,8 +162,15 @@ export class IntakeService {
     // Everything that can fail on the request's own data fails before the key is taken,
     // so a 400 does not poison the key and the corrected request may reuse it.
     const { expiresAt } = checkNotificationRequest(body, now);
-    const accounts = body.channels.map((c) => this.accountFor(c, body.provider_accounts?.[c]));
-    checkAccountLimits(body, accounts);
+    let subscriptions: ActivePushTarget[] | null = null;
+    if (body.channels.includes('push') && body.recipient.push_token == null) {
+      subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
+      if (subscriptions.length === 0) {
+        throw fieldError('recipient.push_token', 'is required for the push channel: give it, or register a push subscription for the recipient (PUT /v1/recipients/{id}/push-subscriptions/{subscription})');
+      }
+    }
+    const routes = this.routes(body, subscriptions);
+    checkAccountLimits(body, routes);
 
     const fingerprint = options.idempotency?.fingerprint ?? requestFingerprint('POST', ROUTE, body);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
@@ -136,7 +192,7 @@ export class IntakeService {
       }
     }
 
-    const ctx: CommitContext = { tenantId, accounts, expiresAt, now, idempotencyKey, fingerprint, instance, extra: options.extra };
+    const ctx: CommitContext = { tenantId, routes, expiresAt, now, idempotencyKey, fingerprint, instance, extra: options.extra };
     const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
     // A race for the generation: the body the caller offered instead, committed once, without another retry.
     return 'retryWith' in first ? (this.commit(ctx, first.retryWith, null) as Promise<IntakeResult>) : first;
@@ -152,10 +208,10 @@ export class IntakeService {
     body: NotificationRequest,
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
   ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
-    const { tenantId, accounts, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
+    const { tenantId, routes, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
     // The body was checked before the key was taken; this only reads its fallback plan again.
     const { fallback } = checkNotificationRequest(body, now);
-    const notification = { ...this.build(tenantId, body, accounts, expiresAt, now), fallback };
+    const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
     const response = {
       id: notification.id,
       purpose: notification.purpose,
@@ -237,14 +293,14 @@ export class IntakeService {
       if (idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId, key: idempotencyKey }).catch(() => {});
       throw err;
     }
-    for (const a of new Set(accounts.map((a) => a.id))) this.opts.wake?.(a);
+    for (const a of new Set(routes.map((r) => r.account.id))) this.opts.wake?.(a);
     return { statusCode: 202, body: response, replayed: false };
   }
 
   private build(
     tenantId: string,
     body: NotificationRequest,
-    accounts: ProviderAccountConfig[],
+    routes: Route[],
     expiresAt: number,
     now: number,
   ): NewNotification {
@@ -257,25 +313,26 @@ export class IntakeService {
       recipient: body.recipient,
       purpose: body.purpose,
       channels: body.channels,
-      content: body.content!,
+      content: withOtpFormat(body.content!, routes),
       groupKey,
       generation,
       metadata: body.metadata ?? null,
       retryLadder: body.retry?.ladder ?? null,
       expiresAt,
       createdAt: now,
-      deliveries: body.channels.map((channel, i) => ({
+      deliveries: routes.map((r) => ({
         id: newId('dlv', now),
-        channel,
-        providerAccount: accounts[i]!.id,
-        destination: destinationFor(channel, body.recipient)!,
+        channel: r.channel,
+        providerAccount: r.account.id,
+        destination: r.destination,
         idempotencyKey: deriveDeliveryKey({
           tenantId,
           recipientId: body.recipient.id,
           groupKey,
           generation,
-          channel,
+          channel: r.channel,
           purpose: body.purpose,
+          ...(r.subscriptionId === null ? {} : { subscriptionId: r.subscriptionId }),
         }),
       })),
     };
@@ -283,16 +340,31 @@ export class IntakeService {
 }
 
 /**
+ * The content as stored: a one-time code's mark-up resolved once, at intake, from the
+ * notification's choices over its SMS account's `otp_sms_format`, so every attempt (and a
+ * resend) sends the same text.
+ */
+function withOtpFormat(content: MessageContent, routes: Route[]): MessageContent {
+  const otp = content.otp as { code: string; webotp_domain?: string | null; app_hash?: string | null } | null | undefined;
+  if (otp == null) return content;
+  const account = routes.find((r) => r.channel === 'sms')?.account.otp_sms_format;
+  return {
+    ...content,
+    otp: { code: otp.code, webotp_domain: otp.webotp_domain ?? account?.webotp_domain ?? null, app_hash: otp.app_hash ?? account?.app_hash ?? null },
+  };
+}
+
+/**
  * The limits of the accounts a notification will go through, checked at intake so a message
  * no provider would take is refused now (422), not accepted and then rejected: an e-mail
  * account's `max_html_bytes` (e.g. Gmail clips HTML past ~102 KB; a provider's own maximum).
  */
-function checkAccountLimits(body: NotificationRequest, accounts: ProviderAccountConfig[]): void {
+function checkAccountLimits(body: NotificationRequest, routes: Route[]): void {
   const html = body.content?.html;
   if (html == null) return;
   const bytes = Buffer.byteLength(html, 'utf8');
-  accounts.forEach((a, i) => {
-    if (body.channels[i] !== 'email' || a.max_html_bytes === undefined || bytes <= a.max_html_bytes) return;
+  routes.forEach(({ channel, account: a }) => {
+    if (channel !== 'email' || a.max_html_bytes === undefined || bytes <= a.max_html_bytes) return;
     throw new HeraldError('content_too_large', `content.html is ${bytes} bytes; provider account ${a.id} takes at most ${a.max_html_bytes}`, [
       { field: 'content.html', message: `must be at most ${a.max_html_bytes} bytes (UTF-8) for provider account ${a.id}` },
     ]);

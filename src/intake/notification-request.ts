@@ -5,6 +5,7 @@
  */
 import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
+  otpSmsFormatError,
   parseMailbox,
   CHANNELS,
   FALLBACK_EVIDENCE,
@@ -75,6 +76,17 @@ export const notificationRequestSchema = {
         html: { type: 'string', minLength: 1, maxLength: 196608 },
         from: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: the sender, `Name <address>` or an address, instead of the account's from (its domain must be one the provider lets the account send from)." },
         reply_to: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: where replies go, `Name <address>` or an address, instead of the account's reply_to." },
+        otp: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['code'],
+          description: "SMS, purpose otp: the code in the text, to mark up for WebOTP and Android's SMS Retriever (the SMS account's otp_sms_format gives the defaults).",
+          properties: {
+            code: { type: 'string', minLength: 4, maxLength: 10 },
+            webotp_domain: { type: 'string', minLength: 1, maxLength: 253 },
+            app_hash: { type: 'string', minLength: 11, maxLength: 11 },
+          },
+        },
       },
     },
     template: {
@@ -168,7 +180,8 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
   const bad = recipientAddressError(r);
   if (bad) throw fieldError(`recipient.${bad.field}`, bad.message);
   for (const channel of body.channels) {
-    if (destinationFor(channel, r) === null) {
+    // A push channel without push_token goes to the recipient's registered subscriptions: intake looks them up.
+    if (channel !== 'push' && destinationFor(channel, r) === null) {
       throw fieldError(ADDRESS_FIELD[channel], `is required for the ${channel} channel`);
     }
   }
@@ -183,6 +196,13 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
   }
   if (body.channels.includes('email') && body.content.subject === undefined) {
     throw fieldError('content.subject', 'is required for the email channel');
+  }
+  const otp = body.content.otp as { code: string; webotp_domain?: string; app_hash?: string } | null | undefined;
+  if (otp != null) {
+    if (body.purpose !== 'otp' || !body.channels.includes('sms')) throw fieldError('content.otp', 'applies only to purpose otp on the sms channel');
+    const problem = otpSmsFormatError({ webotpDomain: otp.webotp_domain ?? null, appHash: otp.app_hash ?? null }, otp.code);
+    if (problem) throw fieldError(`content.otp.${problem.split(' ')[0]}`, problem.slice(problem.indexOf(' ') + 1));
+    if (!body.content.text.includes(otp.code)) throw fieldError('content.otp.code', 'must appear in content.text');
   }
   for (const field of ['from', 'reply_to'] as const) {
     const value = body.content[field];

@@ -4,7 +4,7 @@
  * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
  * on `kind`.
  */
-import type { AmbiguityPolicy, Channel, LadderName, Purpose } from '../domain/index.js';
+import type { AmbiguityPolicy, Channel, LadderName, Purpose, PushTarget } from '../domain/index.js';
 import type { DeviceGatewayPort } from './device-gateway.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
@@ -38,6 +38,8 @@ export interface ProviderDefaults {
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
   /** How long an `unknown` waits for evidence (a phone that is away for hours still reports when it returns). */
   evidence_window_seconds?: number;
+  /** E-mail kinds: the account's `max_html_bytes` unless it sets one (intake refuses larger HTML with 422). */
+  max_html_bytes?: number;
 }
 
 /** What an adapter may need from the Herald it runs in. */
@@ -59,6 +61,8 @@ export interface ProviderKind {
   readonly kind: string;
   /** The channels an account of this kind can serve. */
   readonly channels: readonly Channel[];
+  /** Push kinds: the push services this kind sends to (a subscription goes to a kind that serves its type). Absent: every one (the sandbox). */
+  readonly pushTargets?: readonly PushTarget['type'][];
   /** One line for docs and `herald --help`: what this kind sends through. */
   readonly summary: string;
   readonly defaults: ProviderDefaults;

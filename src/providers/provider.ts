@@ -49,8 +49,12 @@ export interface LookupRequest {
 
 export type CallbackParse =
   | { ok: true; events: CallbackEvent[] }
-  /** 401: bad, missing or stale signature (nothing recorded); 400: signed but unreadable. */
-  | { ok: false; status: 400 | 401; code: 'callback_signature_invalid' | 'callback_malformed'; detail: string };
+  /**
+   * 401: bad, missing or stale signature (nothing recorded); 400: signed but unreadable; 503:
+   * it cannot be checked right now (a signing certificate that cannot be fetched), so the
+   * provider should retry.
+   */
+  | { ok: false; status: 400 | 401 | 503; code: 'callback_signature_invalid' | 'callback_malformed' | 'service_unavailable'; detail: string };
 
 export interface CallbackRequest {
   /** The raw bytes as received: signatures are checked over these, before any parsing. */
@@ -60,8 +64,17 @@ export interface CallbackRequest {
   url: string;
 }
 
-/** A provider kind's callback scheme: verify over raw bytes first, then parse into events. */
+/**
+ * A provider kind's callback scheme: verify over raw bytes first, then parse into events. A
+ * scheme that needs I/O to verify (SNS fetches its signing certificate, and confirms
+ * subscriptions) answers with a promise; HMAC schemes answer at once. Callers await either.
+ */
 export interface CallbackVerifier {
+  verify(request: CallbackRequest, nowMs: number): CallbackParse | Promise<CallbackParse>;
+}
+
+/** A verifier that needs no I/O (a signature over the body): it answers at once. */
+export interface SyncCallbackVerifier extends CallbackVerifier {
   verify(request: CallbackRequest, nowMs: number): CallbackParse;
 }
 
@@ -100,6 +113,8 @@ export interface ProviderAccountConfig {
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */
   timeout_ms: number;
+  /** SMS: how one-time codes are marked up for the phone (WebOTP domain, SMS Retriever hash) when a notification gives its code (content.otp). */
+  otp_sms_format?: { webotp_domain?: string; app_hash?: string };
   /** E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses larger ones with 422 content_too_large. */
   max_html_bytes?: number;
   /**

@@ -34,6 +34,7 @@ import { WebhookSender } from '../webhooks/webhook-sender.js';
 import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import { createDeviceGateway, type DeviceGateway } from '../devices/device-gateway.js';
 import type { DeviceGatewayPort } from '../providers/device-gateway.js';
+import { readTls, watchTls } from './tls.js';
 
 export type Role = 'api' | 'worker';
 
@@ -70,6 +71,8 @@ export interface NodeOptions {
   random?: Random;
   store?: Store;
   workerId?: string;
+  /** Called after the TLS certificate was reloaded from its files (tests wait for it). */
+  onTlsReload?: () => void;
 }
 
 /** The SQLite file inside a data directory. */
@@ -170,6 +173,9 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     ...(opts.random ? { random: opts.random } : {}),
     intervalMs: config.worker.sweep_interval_ms,
   });
+  // Read at assembly, so a bad pair stops the process before anything listens.
+  const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
+  let stopWatchingTls: (() => void) | null = null;
 
   if (opts.roles.includes('api')) {
     const intake = new IntakeService({
@@ -181,6 +187,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
     const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
     app = await buildApp({
+      ...(tlsPair ? { https: tlsPair } : {}),
       store,
       intake,
       replay,
@@ -189,6 +196,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
+      // The URL providers were given for callbacks (Twilio signs it).
+      publicUrl: config.public_url,
       // In one process, recorded callbacks are applied at once; other processes poll every second.
       onEvidence: () => evidence?.poke(),
       // In one process, a started or resumed campaign fans out at once; other processes poll every second.
@@ -287,11 +296,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       if (worker) devices?.startLoops();
       if (app) await devices?.listen();
       if (!app) return null;
-      return app.listen({ host: config.host, port: config.port });
+      const address = await app.listen({ host: config.host, port: config.port });
+      if (config.tls) stopWatchingTls = watchTls(app.server as import('node:https').Server, config.tls, logger, opts.onTlsReload);
+      return address;
     },
     async close() {
       // Order matters: stop taking requests, then let in-flight calls finish and be recorded,
       // then release sockets and the database.
+      stopWatchingTls?.();
       await app?.close();
       await unlisten?.();
       await worker?.stop();

@@ -2,7 +2,7 @@
 import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
 import type { CampaignStatus } from '../domain/campaign-status.js';
 import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, RecipientProfile } from './campaign-store.js';
-import { numOrNull, strOrNull, type Row } from './rows.js';
+import { numOrNull, strOrNull, type Row, str, json, jsonOrNull } from './rows.js';
 import type { RecipientInput } from './core-store.js';
 
 /** A `recipients` row. */
@@ -35,10 +35,10 @@ export function toAudienceView(r: Row): AudienceView {
 /** An `audience_recipients` row; absent addresses are left out of the recipient, as a request would leave them out. */
 export function toAudienceRow(r: Row): AudienceRow {
   const recipient: RecipientInput = { id: String(r.recipient_id) };
-  if (r.email !== null) recipient.email = String(r.email);
-  if (r.phone !== null) recipient.phone = String(r.phone);
-  if (r.push_token !== null) recipient.push_token = String(r.push_token);
-  if (r.locale !== null) recipient.locale = String(r.locale);
+  if (r.email !== null) recipient.email = str(r.email);
+  if (r.phone !== null) recipient.phone = str(r.phone);
+  if (r.push_token !== null) recipient.push_token = str(r.push_token);
+  if (r.locale !== null) recipient.locale = str(r.locale);
   return { position: Number(r.position), line: Number(r.line), recipient };
 }
 
@@ -53,13 +53,13 @@ export function toCampaignRecord(r: Row): CampaignRecord {
     purpose: r.purpose as CampaignRecord['purpose'],
     providerAccount: String(r.provider_account),
     lane: String(r.lane),
-    content: JSON.parse(String(r.content_json)),
-    metadata: r.metadata_json === null ? null : JSON.parse(String(r.metadata_json)),
+    content: json(r.content_json),
+    metadata: jsonOrNull(r.metadata_json),
     ttlMs: Number(r.ttl_ms),
     audienceId: String(r.audience_id),
     audienceSize: Number(r.audience_size),
     deadlineAt: Number(r.deadline_at),
-    plan: JSON.parse(String(r.plan_json)),
+    plan: json(r.plan_json),
     fannedOutPosition: Number(r.fanned_out_position),
     fannedOut: Number(r.fanned_out),
     skipped: Number(r.skipped),

@@ -198,6 +198,8 @@ export interface NotificationView {
   groupKey: string;
   generation: number;
   metadata: Record<string, unknown> | null;
+  /** What the notification says, as stored (the API shows what is derived from it, e.g. SMS segments, never the text). */
+  content: MessageContent;
   expiresAt: number;
   createdAt: number;
   deliveries: DeliveryWithAttempts[];

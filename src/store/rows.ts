@@ -9,8 +9,18 @@ export type Row = Record<string, unknown>;
 export const num = (v: unknown): number => Number(v);
 /** A nullable number column. */
 export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** A text column: a string as it is, a number formatted (SQLite may hand back either); anything else is a driver bug. */
+export function str(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  throw new TypeError(`expected a text column, got ${v === null ? 'null' : typeof v}`);
+}
 /** A nullable text column. */
-export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : str(v));
+/** A JSON text column, parsed (the writer stored what the contract's type says). */
+export const json = <T>(v: unknown): T => JSON.parse(str(v)) as T;
+/** A nullable JSON text column. */
+export const jsonOrNull = <T>(v: unknown): T | null => (v === null || v === undefined ? null : json<T>(v));
 
 /** A `deliveries` row as the contract's DeliveryView. */
 export function toDeliveryView(r: Row): DeliveryView {
@@ -85,13 +95,13 @@ export function toNotificationSource(r: Row): NotificationSource {
   return {
     id: String(r.id),
     tenantId: String(r.tenant_id),
-    recipient: JSON.parse(String(r.recipient_json)),
+    recipient: json(r.recipient_json),
     purpose: r.purpose as NotificationSource['purpose'],
-    channels: JSON.parse(String(r.channels_json)),
-    content: JSON.parse(String(r.content_json)),
+    channels: json(r.channels_json),
+    content: json(r.content_json),
     groupKey: String(r.group_key),
     generation: num(r.generation),
-    metadata: r.metadata_json === null || r.metadata_json === undefined ? null : JSON.parse(String(r.metadata_json)),
+    metadata: jsonOrNull(r.metadata_json),
     expiresAt: num(r.expires_at),
     createdAt: num(r.created_at),
   };

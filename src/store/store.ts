@@ -24,6 +24,7 @@ import type { DeviceStore } from './device-store.js';
 import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
+import type { PushStore } from './push-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
@@ -34,6 +35,7 @@ export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
 export type * from './device-store.js';
+export type * from './push-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -52,4 +54,5 @@ export interface Store extends CoreStore {
   readonly fallbacks: FallbackStore;
   readonly health: HealthStore;
   readonly devices: DeviceStore;
+  readonly push: PushStore;
 }

@@ -1,5 +1,5 @@
 /** Maps the customer-webhook tables' rows (either driver) to the webhook part's views. */
-import { numOrNull, strOrNull, type Row } from './rows.js';
+import { numOrNull, strOrNull, type Row, str, json } from './rows.js';
 import type { WebhookDisabledReason, WebhookEndpointStatus, WebhookEndpointView, WebhookMessage, WebhookTarget } from './webhook-store.js';
 
 /** A `webhook_endpoints` row (with `pending`/`delivered` counts) as the contract's view. */
@@ -9,7 +9,7 @@ export function toWebhookEndpointView(r: Row): WebhookEndpointView {
     tenantId: String(r.tenant_id),
     url: String(r.url),
     description: strOrNull(r.description),
-    eventTypes: JSON.parse(String(r.event_types_json)) as string[],
+    eventTypes: json<string[]>(r.event_types_json),
     status: r.status as WebhookEndpointStatus,
     disabledReason: (r.disabled_reason ?? null) as WebhookDisabledReason | null,
     disabledAt: numOrNull(r.disabled_at),
@@ -20,7 +20,7 @@ export function toWebhookEndpointView(r: Row): WebhookEndpointView {
     lastFailure:
       r.last_failure_at === null || r.last_failure_at === undefined
         ? null
-        : { at: Number(r.last_failure_at), status: numOrNull(r.last_failure_status), error: String(r.last_failure_error ?? '') },
+        : { at: Number(r.last_failure_at), status: numOrNull(r.last_failure_status), error: strOrNull(r.last_failure_error) ?? '' },
     lastSuccessAt: numOrNull(r.last_success_at),
     pending: Number(r.pending ?? 0),
     delivered: Number(r.delivered ?? 0),
@@ -39,7 +39,7 @@ export function toWebhookTarget(r: Row): WebhookTarget {
     previousSecret:
       r.previous_secret === null || r.previous_secret === undefined
         ? null
-        : { secret: String(r.previous_secret), until: Number(r.previous_secret_until) },
+        : { secret: str(r.previous_secret), until: Number(r.previous_secret_until) },
     failureCount: Number(r.failure_count),
     failingSince: numOrNull(r.failing_since),
   };
@@ -51,9 +51,9 @@ export function toWebhookMessage(r: Row): WebhookMessage {
     id: String(r.id),
     endpointId: String(r.endpoint_id),
     notificationId: String(r.notification_id),
-    deliveryId: r.delivery_id === null || r.delivery_id === undefined ? null : String(r.delivery_id),
+    deliveryId: strOrNull(r.delivery_id),
     eventType: String(r.event_type),
-    payload: JSON.parse(String(r.payload_json)) as Record<string, unknown>,
+    payload: json<Record<string, unknown>>(r.payload_json),
     eventAt: Number(r.event_at),
     attempts: Number(r.attempts),
   };

@@ -51,6 +51,7 @@ describe('resolveConfig', () => {
       provider_accounts: [],
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
+      tls: null,
     });
   });
 
@@ -341,6 +342,28 @@ describe('the published schema', () => {
       return v;
     });
     expect(short).toEqual([]);
+  });
+
+  it("accepts the README's minimal configuration of every real provider, each account of its kind", () => {
+    const readme = readFileSync(resolve(CONFIG_SCHEMA_PATH, '../../../README.md'), 'utf8');
+    const block = /## Real providers[\s\S]*?```jsonc\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    const vars = ['SMTP_USER', 'SMTP_PASSWORD', 'RESEND_API_KEY', 'RESEND_WEBHOOK_SECRET', 'POSTMARK_SERVER_TOKEN', 'POSTMARK_WEBHOOK_PASSWORD', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'TWILIO_AUTH_TOKEN', 'TELNYX_API_KEY'];
+    const saved = Object.fromEntries(vars.map((v) => [v, process.env[v]]));
+    for (const v of vars) process.env[v] = v === 'RESEND_WEBHOOK_SECRET' ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : `${v.toLowerCase()}-value`;
+    try {
+      const raw = JSON.parse(block!.replace(/\s\/\/ .*$/gm, ''));
+      const cfg = resolveConfig(raw);
+      const kinds = [...PROVIDER_KINDS.keys()].filter((k) => k !== 'sandbox');
+      for (const kind of cfg.provider_accounts.map((a) => a.kind)) expect(kinds).toContain(kind);
+      // Every real kind with a page in docs/providers has its line in the README's example.
+      expect(new Set(cfg.provider_accounts.map((a) => a.kind))).toEqual(new Set(kinds.filter((k) => ['smtp', 'resend', 'postmark', 'ses', 'twilio', 'telnyx'].includes(k))));
+    } finally {
+      for (const v of vars) {
+        if (saved[v] === undefined) delete process.env[v];
+        else process.env[v] = saved[v];
+      }
+    }
   });
 
   it('accepts the README example', () => {

@@ -22,7 +22,7 @@ import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
-import type { ProviderAccountConfig, ProviderAdapter } from '../../src/providers/provider.js';
+import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from '../../src/providers/provider.js';
 import { callbackVerifiers, createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
@@ -118,6 +118,11 @@ export interface HarnessOptions {
    * `devices` overrides): its device API listens on `apiUrl`, and the adapters use it.
    */
   devices?: Partial<DevicesConfig>;
+  /**
+   * Builds each account's callback verifier instead of its kind (null: none), e.g. an SES
+   * verifier whose way out to SNS serves the test's own certificates.
+   */
+  callbackVerifier?: (account: ProviderAccountConfig) => CallbackVerifier | null;
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -187,7 +192,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     counters,
     accounts: config.provider_accounts,
     clock,
-    callbackVerifiers: callbackVerifiers(config.provider_accounts),
+    callbackVerifiers: opts.callbackVerifier
+      ? new Map(config.provider_accounts.flatMap((a) => {
+          const v = opts.callbackVerifier!(a);
+          return v ? [[a.id, v] as const] : [];
+        }))
+      : callbackVerifiers(config.provider_accounts),
+    publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
     devices,

@@ -131,15 +131,15 @@ describe('secrets from the account', () => {
     return adapter;
   }
 
-  it('no secrets: no callbacks; a literal list or an env variable: callbacks', () => {
+  it('no secrets: no callbacks; a literal list or an env variable: callbacks', async () => {
     expect(account({}).callbacks).toBeUndefined();
-    expect(account({ callback_secrets: [SECRET] }).callbacks?.verify(signed(eventBody()), NOW).ok).toBe(true);
+    expect((await account({ callback_secrets: [SECRET] }).callbacks?.verify(signed(eventBody()), NOW))?.ok).toBe(true);
     const name = `HERALD_TEST_CB_SECRET_${process.pid}`;
     process.env[name] = OLD_SECRET;
     try {
       const fromEnv = account({ callback_secrets: [], callback_secret_env: name });
-      expect(fromEnv.callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW).ok).toBe(true);
-      expect(account({ callback_secrets: [SECRET], callback_secret_env: name }).callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW).ok).toBe(false);
+      expect((await fromEnv.callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW))?.ok).toBe(true);
+      expect((await account({ callback_secrets: [SECRET], callback_secret_env: name }).callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW))?.ok).toBe(false);
     } finally {
       delete process.env[name];
     }
@@ -159,8 +159,8 @@ describe('end to end with the sandbox', () => {
     });
     adapters.push(adapter);
     const results: unknown[] = [];
-    const receiver = await startReceiver((callback) => {
-      const parsed = adapter.callbacks!.verify({ rawBody: callback.rawBody, headers: callback.headers, url: 'x' }, Date.now());
+    const receiver = await startReceiver(async (callback) => {
+      const parsed = await adapter.callbacks!.verify({ rawBody: callback.rawBody, headers: callback.headers, url: 'x' }, Date.now());
       results.push(parsed);
       return parsed.ok ? 200 : parsed.status;
     });

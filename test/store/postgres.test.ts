@@ -15,6 +15,7 @@ import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
+import { pushConformance } from './push-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -41,6 +42,7 @@ webhookConformance('postgres', postgresFixture);
 campaignConformance('postgres', postgresFixture);
 preferencesConformance('postgres', postgresFixture);
 deviceConformance('postgres', postgresFixture);
+pushConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

@@ -30,12 +30,14 @@ import {
   SUPPRESSION_REASONS,
   TERMINAL_REASONS,
   TRANSITION_TABLE,
+  PUSH_TARGET_TYPES,
 } from '../../src/domain/index.js';
 import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
 import { SWEEP_CAUSES } from '../../src/store/device-store.js';
 import { EVERY } from '../../src/store/preference-rows.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
+import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -81,6 +83,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'device_offers.state': OFFER_STATES,
   'device_offers.phone_state': PHONE_STATES,
   'device_sweeps.cause': SWEEP_CAUSES,
+  'push_subscriptions.type': PUSH_TARGET_TYPES,
+  'push_subscriptions.deactivated_reason': PUSH_DEACTIVATION_REASONS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

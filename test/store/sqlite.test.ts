@@ -18,6 +18,7 @@ import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
+import { pushConformance } from './push-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -48,6 +49,7 @@ webhookConformance('sqlite', sqliteFixture);
 campaignConformance('sqlite', sqliteFixture);
 preferencesConformance('sqlite', sqliteFixture);
 deviceConformance('sqlite', sqliteFixture);
+pushConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

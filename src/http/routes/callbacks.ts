@@ -22,6 +22,12 @@ export interface CallbackRouteDeps {
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Asks the evidence applier for a pass soon (in-process); other processes poll. */
   onEvidence?: () => void;
+  /**
+   * Herald's public URL (config `public_url`): the origin and path prefix providers were told to
+   * post to. Schemes that sign the URL (Twilio) must see the URL the provider requested, which
+   * behind a proxy is not the request's own protocol and host. Without it, those are used.
+   */
+  publicUrl?: string;
 }
 
 /** 1 MiB: providers batch events (SendGrid up to ~1,000 per request). */
@@ -47,7 +53,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
           summary: 'Delivery events from a provider, verified by its signature scheme',
           description:
             'Authenticated by the provider account’s callback signature (the sandbox: Standard Webhooks), not by an API key. ' +
-            '200 means recorded (duplicates included); 401 a bad or stale signature (nothing recorded); 503 a transient fault (retry).',
+            '200 means recorded (duplicates included); 401 a bad or stale signature (nothing recorded); 503 a transient fault, or a signature that cannot be checked yet (retry).',
           tags: ['callbacks'],
           security: [],
           params: { type: 'object', properties: { providerAccountId: { type: 'string' } }, required: ['providerAccountId'] },
@@ -69,8 +75,10 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
         }
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const now = deps.clock?.now() ?? Date.now();
-        const url = `${request.protocol}://${request.host}${request.url}`;
-        const parsed = verifier.verify({ rawBody, headers: request.headers, url }, now);
+        // The adapters told providers `<public_url>/v1/callbacks/<id>`; a proxy in front may
+        // strip a path prefix, never the route, so public_url + the path as received is that URL.
+        const url = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, '')}${request.url}` : `${request.protocol}://${request.host}${request.url}`;
+        const parsed = await verifier.verify({ rawBody, headers: request.headers, url }, now);
         if (!parsed.ok) return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
         let recorded: { inserted: number; duplicates: number };
         try {

@@ -20,7 +20,7 @@ import type {
 import { buildWireRequest } from './build-request.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
 import { classifyResponse, classifyTransportFailure } from './classify.js';
-import { exchangeOnce, postOnce } from './http-exchange.js';
+import { exchangeOnce, postOnce } from '../http/exchange.js';
 import { classifyLookup, LOOKUP_PATH } from './lookup.js';
 
 // 64 sockets per account: well above what one worker's batch needs against one provider,

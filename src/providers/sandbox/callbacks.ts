@@ -10,41 +10,19 @@
  * Details in failures name the check that failed, never a value from the body.
  */
 import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
-import { secretKey, verifyWebhook } from '../../signing/standard-webhooks.js';
+import { verifyWebhook } from '../../signing/standard-webhooks.js';
 import type {
   CallbackEvent,
   CallbackParse,
   CallbackRequest,
-  CallbackVerifier,
-  ProviderAccountConfig,
+  SyncCallbackVerifier,
 } from '../provider.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
 const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>(DOWNSTREAM_STATUSES.filter((s) => s !== 'accepted'));
 
-/**
- * Returns the account's callback secrets: the literal `callback_secrets` list when it has
- * any, else the one secret in the variable `callback_secret_env` names; null when neither
- * yields a secret (the account then receives no callbacks). Throws when a secret decodes to
- * no key bytes, a configuration error no retry can fix.
- */
-export function resolveCallbackSecrets(account: ProviderAccountConfig): string[] | null {
-  let secrets: string[] | null = null;
-  if (account.callback_secrets !== undefined && account.callback_secrets.length > 0) {
-    secrets = [...account.callback_secrets];
-  } else if (account.callback_secret_env !== undefined) {
-    const fromEnv = process.env[account.callback_secret_env];
-    if (fromEnv !== undefined && fromEnv !== '') secrets = [fromEnv];
-  }
-  for (const secret of secrets ?? []) {
-    try {
-      secretKey(secret);
-    } catch {
-      throw new Error(`provider account ${account.id}: a callback secret is empty`);
-    }
-  }
-  return secrets;
-}
+// Shared with every kind whose provider signs with a listed secret: src/providers/callback-secrets.ts.
+export { resolveCallbackSecrets } from '../callback-secrets.js';
 
 function lowercased(headers: CallbackRequest['headers']): CallbackRequest['headers'] {
   const out: CallbackRequest['headers'] = {};
@@ -108,8 +86,8 @@ export function parseSandboxCallback(rawBody: Buffer, webhookId: string): Callba
   return { ok: true, events: [event] };
 }
 
-/** Builds the verifier for an account's secrets (the current one first, older ones while rotating). */
-export function createSandboxCallbackVerifier(secrets: readonly string[]): CallbackVerifier {
+/** Builds the verifier for an account's secrets (the current one first, older ones while rotating); it answers synchronously. */
+export function createSandboxCallbackVerifier(secrets: readonly string[]): SyncCallbackVerifier {
   if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
   const keys = [...secrets];
   return {

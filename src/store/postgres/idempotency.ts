@@ -6,6 +6,7 @@
 import pg from 'pg';
 import type { IdempotencyRequest, Reservation } from '../core-store.js';
 import type { Row } from '../rows.js';
+import { json } from '../rows.js';
 import { Coalescer } from './coalescer.js';
 import type { PostgresContext } from './sql-context.js';
 
@@ -34,7 +35,7 @@ export class IdempotencyReservations {
           return { kind: 'reserved' } as const;
         }
         if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' } as const;
-        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) } as const;
+        return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) } as const;
       }
       if (Number(row.locked_until) > r.now) {
         return row.fingerprint === r.fingerprint ? ({ kind: 'in_progress' } as const) : ({ kind: 'mismatch' } as const);

@@ -37,7 +37,7 @@ import type {
   Unsubscribe,
 } from '../core-store.js';
 import { loadMigrations } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
 import { PostgresCampaigns } from './campaigns.js';
 import { PostgresDevices } from './devices.js';
@@ -46,6 +46,7 @@ import { Coalescer } from './coalescer.js';
 import { PostgresEvidence } from './evidence.js';
 import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
+import { PostgresPush } from './push.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
@@ -87,6 +88,7 @@ export class PostgresStore implements Store {
   readonly fallbacks: PostgresFallbacks;
   readonly health: PostgresHealth;
   readonly devices: PostgresDevices;
+  readonly push: PostgresPush;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -111,6 +113,7 @@ export class PostgresStore implements Store {
     this.fallbacks = new PostgresFallbacks(this.sql);
     this.health = new PostgresHealth(this.sql);
     this.devices = new PostgresDevices(this.sql, options.connectionString);
+    this.push = new PostgresPush(this.sql);
   }
 
   async migrate(): Promise<string[]> {
@@ -125,7 +128,7 @@ export class PostgresStore implements Store {
       await c.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
       );
-      const done = new Set((await c.query('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
+      const done = new Set((await c.query('SELECT version FROM schema_migrations')).rows.map((r: { version: unknown }) => Number(r.version)));
       for (const m of loadMigrations(migrations)) {
         if (done.has(m.version)) continue;
         await c.query('BEGIN');
@@ -211,10 +214,11 @@ export class PostgresStore implements Store {
         tenantId: String(n.tenant_id),
         recipientId: String(n.recipient_id),
         purpose: n.purpose as NotificationView['purpose'],
-        channels: JSON.parse(String(n.channels_json)),
+        channels: json(n.channels_json),
         groupKey: String(n.group_key),
         generation: Number(n.generation),
-        metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
+        metadata: jsonOrNull(n.metadata_json),
+        content: json(n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),

@@ -6,6 +6,7 @@
 import type { Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
 import type { Row } from '../rows.js';
+import { json } from '../rows.js';
 import { purposeFlags, type SqliteContext } from './sql-context.js';
 
 /** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
@@ -44,7 +45,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       purpose: r.purpose as ClaimedDelivery['purpose'],
       providerAccount: String(r.provider_account),
       destination: String(r.destination),
-      content: JSON.parse(String(row.content_json)),
+      content: json(row.content_json),
       retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
       idempotencyKey: String(r.idempotency_key),
       expiresAt: Number(r.expires_at),

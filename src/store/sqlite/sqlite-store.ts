@@ -38,7 +38,7 @@ import type {
   Unsubscribe,
 } from '../core-store.js';
 import { loadMigrations } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row } from '../rows.js';
+import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
 import { SqliteCampaigns } from './campaigns.js';
 import { SqliteDevices } from './devices.js';
@@ -46,6 +46,7 @@ import { claimDue, nextDue } from './claims.js';
 import { SqliteEvidence } from './evidence.js';
 import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
+import { SqlitePush } from './push.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
@@ -88,6 +89,7 @@ export class SqliteStore implements Store {
   readonly fallbacks: SqliteFallbacks;
   readonly health: SqliteHealth;
   readonly devices: SqliteDevices;
+  readonly push: SqlitePush;
 
   constructor(db: Database.Database) {
     this.sql = new SqliteContext(db);
@@ -100,6 +102,7 @@ export class SqliteStore implements Store {
     this.fallbacks = new SqliteFallbacks(this.sql);
     this.health = new SqliteHealth(this.sql);
     this.devices = new SqliteDevices(this.sql);
+    this.push = new SqlitePush(this.sql);
   }
 
   async migrate(): Promise<string[]> {
@@ -166,7 +169,7 @@ export class SqliteStore implements Store {
           return { kind: 'reserved' };
         }
         if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
-        return { kind: 'replay', statusCode: Number(row.response_status), body: JSON.parse(String(row.response_body)) };
+        return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
       }
       if (Number(row.locked_until) > r.now) {
         return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
@@ -214,10 +217,11 @@ export class SqliteStore implements Store {
         tenantId: String(n.tenant_id),
         recipientId: String(n.recipient_id),
         purpose: n.purpose as NotificationView['purpose'],
-        channels: JSON.parse(String(n.channels_json)),
+        channels: json(n.channels_json),
         groupKey: String(n.group_key),
         generation: Number(n.generation),
-        metadata: n.metadata_json === null ? null : JSON.parse(String(n.metadata_json)),
+        metadata: jsonOrNull(n.metadata_json),
+        content: json(n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({

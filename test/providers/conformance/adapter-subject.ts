@@ -80,6 +80,12 @@ export interface AdapterSubject {
    * secrets): canaries that no outcome may contain.
    */
   readonly credentials: readonly string[];
+  /**
+   * Whether the adapter puts a request of many megabytes on the wire (the reset-while-writing
+   * scenario needs one), or why it refuses such content before sending (Web Push: RFC 8291 caps
+   * the plaintext at 3993 octets). Default: it does.
+   */
+  readonly largeRequests?: Support;
   /** Starts a fresh fake for one test on one channel. */
   start(channel: Channel): Promise<ConformanceFake>;
 }

@@ -42,9 +42,9 @@ export function describeCallbackVerifierConformance(subject: CallbackVerifierSub
     const stranger = subject.newKey();
     const privateData = [current, old, stranger, EVENT.providerMessageId, EVENT.reference, EVENT.destination, EVENT.destination.slice(1)];
 
-    /** Verifies at NOW and checks that a failure's detail quotes nothing private. */
-    function verify(keys: readonly string[], request: CallbackRequest): CallbackParse {
-      const parse = subject.verifier(keys).verify(request, NOW);
+    /** Verifies at NOW (a verifier may answer with a promise: SNS fetches its certificate) and checks that a failure's detail quotes nothing private. */
+    async function verify(keys: readonly string[], request: CallbackRequest): Promise<CallbackParse> {
+      const parse = await subject.verifier(keys).verify(request, NOW);
       if (!parse.ok) expectNoLeak(parse, privateData);
       return parse;
     }
@@ -54,8 +54,8 @@ export function describeCallbackVerifierConformance(subject: CallbackVerifierSub
       return parse.ok ? parse.events.map((event) => event.eventId) : [];
     }
 
-    it('a valid callback parses to its events', () => {
-      const parse = verify([current], subject.deliver(EVENT, { key: current, atMs: NOW }));
+    it('a valid callback parses to its events', async () => {
+      const parse = await verify([current], subject.deliver(EVENT, { key: current, atMs: NOW }));
       expect(parse).toMatchObject({ ok: true });
       if (!parse.ok) return;
       expect(parse.events.length).toBeGreaterThan(0);
@@ -63,43 +63,48 @@ export function describeCallbackVerifierConformance(subject: CallbackVerifierSub
       expect(parse.events[0]?.eventId).toEqual(expect.stringMatching(/\S/));
     });
 
-    it('a tampered body: 401 callback_signature_invalid', () => {
-      const request = subject.deliver(EVENT, { key: current, atMs: NOW });
-      const raw = request.rawBody.toString('latin1');
-      expect(raw, 'the body must quote the provider message id for this check').toContain(EVENT.providerMessageId);
-      const tampered = Buffer.from(raw.split(EVENT.providerMessageId).join(TAMPERED_ID), 'latin1');
-      refused(verify([current], { ...request, rawBody: tampered }));
-    });
+    const unsigned = subject.unsignedBody;
+    if (unsigned !== undefined) {
+      it.skip(`a tampered body: 401 callback_signature_invalid (skipped: ${unsigned.skip})`, () => {});
+    } else {
+      it('a tampered body: 401 callback_signature_invalid', async () => {
+        const request = subject.deliver(EVENT, { key: current, atMs: NOW });
+        const raw = request.rawBody.toString('latin1');
+        expect(raw, 'the body must quote the provider message id for this check').toContain(EVENT.providerMessageId);
+        const tampered = Buffer.from(raw.split(EVENT.providerMessageId).join(TAMPERED_ID), 'latin1');
+        refused(await verify([current], { ...request, rawBody: tampered }));
+      });
+    }
 
-    it('signed with a key the account does not list: 401', () => {
-      refused(verify([current], subject.deliver(EVENT, { key: stranger, atMs: NOW })));
+    it('signed with a key the account does not list: 401', async () => {
+      refused(await verify([current], subject.deliver(EVENT, { key: stranger, atMs: NOW })));
     });
 
     const timestamp = subject.timestamp;
     if ('skip' in timestamp) {
       it.skip(`a stale timestamp: 401 (skipped: ${timestamp.skip})`, () => {});
     } else {
-      it('a stale timestamp: 401; one just inside the tolerance verifies', () => {
+      it('a stale timestamp: 401; one just inside the tolerance verifies', async () => {
         const { toleranceMs } = timestamp;
-        refused(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - toleranceMs - 60_000 })));
-        expect(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - toleranceMs + 60_000 })).ok).toBe(true);
+        refused(await verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - toleranceMs - 60_000 })));
+        expect((await verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - toleranceMs + 60_000 }))).ok).toBe(true);
       });
     }
 
-    it('the same event delivered twice parses to the same event id; another event to another', () => {
+    it('the same event delivered twice parses to the same event id; another event to another', async () => {
       // A provider's retry: the same event, signed again later.
-      const first = eventIds(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - 30_000 })));
-      const again = eventIds(verify([current], subject.deliver(EVENT, { key: current, atMs: NOW })));
-      const other = eventIds(verify([current], subject.deliver(ANOTHER_EVENT, { key: current, atMs: NOW })));
+      const first = eventIds(await verify([current], subject.deliver(EVENT, { key: current, atMs: NOW - 30_000 })));
+      const again = eventIds(await verify([current], subject.deliver(EVENT, { key: current, atMs: NOW })));
+      const other = eventIds(await verify([current], subject.deliver(ANOTHER_EVENT, { key: current, atMs: NOW })));
       expect(again).toEqual(first);
       expect(other).not.toEqual(first);
     });
 
-    it('secret rotation: both listed keys verify; a removed one is refused', () => {
+    it('secret rotation: both listed keys verify; a removed one is refused', async () => {
       const rotating = [current, old];
-      expect(verify(rotating, subject.deliver(EVENT, { key: current, atMs: NOW })).ok).toBe(true);
-      expect(verify(rotating, subject.deliver(EVENT, { key: old, atMs: NOW })).ok).toBe(true);
-      refused(verify([current], subject.deliver(EVENT, { key: old, atMs: NOW })));
+      expect((await verify(rotating, subject.deliver(EVENT, { key: current, atMs: NOW }))).ok).toBe(true);
+      expect((await verify(rotating, subject.deliver(EVENT, { key: old, atMs: NOW }))).ok).toBe(true);
+      refused(await verify([current], subject.deliver(EVENT, { key: old, atMs: NOW })));
     });
   });
 }

@@ -37,4 +37,9 @@ export interface CallbackVerifierSubject {
   deliver(event: SampleEvent, options: { key: string; atMs: number }): CallbackRequest;
   /** How far a signed timestamp may be from now, or why the scheme signs none. */
   readonly timestamp: { toleranceMs: number } | { skip: string };
+  /**
+   * Why a tampered body cannot be told from the real one, for a scheme that signs no body
+   * (Postmark's Basic credentials in the URL); absent for every scheme that signs one.
+   */
+  readonly unsignedBody?: { skip: string };
 }

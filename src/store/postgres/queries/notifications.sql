@@ -1,6 +1,6 @@
 -- name: notification_get
 -- params: $1 tenant_id, $2 id
-SELECT id, tenant_id, recipient_id, purpose, channels_json, group_key, generation, metadata_json, expires_at, created_at
+SELECT id, tenant_id, recipient_id, purpose, channels_json, content_json, group_key, generation, metadata_json, expires_at, created_at
 FROM notifications WHERE id = $2 AND tenant_id = $1;
 
 -- name: notification_create

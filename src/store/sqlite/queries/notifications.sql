@@ -8,7 +8,7 @@ VALUES (@id, @tenant_id, @recipient_id, @recipient_json, @purpose, @channels_jso
 
 -- name: notification_get
 -- params: @tenant_id, @id
-SELECT id, tenant_id, recipient_id, purpose, channels_json, group_key, generation, metadata_json, expires_at, created_at
+SELECT id, tenant_id, recipient_id, purpose, channels_json, content_json, group_key, generation, metadata_json, expires_at, created_at
 FROM notifications WHERE id = @id AND tenant_id = @tenant_id;
 
 -- name: outbox_insert

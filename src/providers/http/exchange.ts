@@ -1,12 +1,15 @@
 /**
- * One HTTP request (a send's POST, a look-up's GET) with the bookkeeping that truthful classification needs: how far the request
- * got (connecting, writing, written: the request's 'finish' event, i.e. the whole request was
- * handed to the kernel) when something went wrong, and the status whenever one arrived. It
- * never throws for network trouble and never retries: both are decisions for the caller.
+ * One HTTP request (a send's POST, a look-up's GET) with the bookkeeping that truthful
+ * classification needs: how far the request got (connecting, writing, written: the request's
+ * 'finish' event, i.e. the whole request was handed to the kernel) when something went wrong,
+ * and the status whenever one arrived. It never throws for network trouble and never retries:
+ * both are decisions for the caller. Shared by every HTTP adapter (moved here from
+ * providers/sandbox/ unchanged, but for the response's header fields, which Resend's
+ * rate-limit answer needs).
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { ExchangeStage, TransportFailure } from './classify.js';
+import type { ExchangeStage, TransportFailure } from './transport-failure.js';
 
 // 64 KiB: a provider's answer is an id or an error object; anything larger is cut, not buffered.
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -29,7 +32,14 @@ export interface ExchangeRequest {
 }
 
 export type ExchangeResult =
-  | { kind: 'response'; status: number; retryAfter: string | null; body: unknown }
+  | {
+      kind: 'response';
+      status: number;
+      retryAfter: string | null;
+      /** The answer's header fields, names lower-cased; a repeated field is joined with ", " (Node's rule). */
+      headers: Readonly<Record<string, string>>;
+      body: unknown;
+    }
   | { kind: 'failure'; failure: TransportFailure };
 
 function parseJson(raw: Buffer): unknown {
@@ -39,6 +49,15 @@ function parseJson(raw: Buffer): unknown {
   } catch {
     return null;
   }
+}
+
+function singleValued(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (typeof value === 'string') out[name] = value;
+    else if (Array.isArray(value)) out[name] = value.join(', ');
+  }
+  return out;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -67,6 +86,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     let settled = false;
     let status: number | null = null;
     let retryAfter: string | null = null;
+    let headers: Record<string, string> = {};
     const chunks: Buffer[] = [];
     let received = 0;
 
@@ -80,7 +100,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     const settleWithResponse = (): void => {
       if (status === null) return;
       // A cut-off body is unparseable JSON, so a partial answer carries body null.
-      settle({ kind: 'response', status, retryAfter, body: parseJson(Buffer.concat(chunks)) });
+      settle({ kind: 'response', status, retryAfter, headers, body: parseJson(Buffer.concat(chunks)) });
     };
     const fail = (cause: TransportFailure['cause'], code?: string): void => {
       if (status !== null) settleWithResponse();
@@ -121,6 +141,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
       status = response.statusCode ?? 0;
       const header = response.headers['retry-after'];
       retryAfter = typeof header === 'string' ? header : null;
+      headers = singleValued(response.headers);
       response.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received <= MAX_RESPONSE_BYTES) chunks.push(chunk);

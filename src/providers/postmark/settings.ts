@@ -1,0 +1,146 @@
+/**
+ * A Postmark account's settings: the server token, the sender, an optional reply-to, the two
+ * message streams purposes go to, the HTTP Basic credentials Postmark's webhooks must carry,
+ * and an optional account token for `herald doctor`'s sender check. Checked at load, naming
+ * the field; credentials are read (literal, `_env` or `_file`), never quoted.
+ */
+import { parseMailbox, type Purpose } from '../../domain/index.js';
+import type { AccountProblem } from '../kinds.js';
+import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
+import type { ProviderAccountConfig } from '../provider.js';
+
+/** Postmark's public API (https://postmarkapp.com/developer/api/overview); `base_url` overrides it. */
+export const POSTMARK_API_URL = 'https://api.postmarkapp.com';
+/** Postmark's default streams: every server has `outbound` (transactional) and, usually, `broadcast`. */
+export const DEFAULT_TRANSACTIONAL_STREAM = 'outbound';
+export const DEFAULT_BROADCAST_STREAM = 'broadcast';
+
+export interface PostmarkSettings {
+  serverToken: string;
+  from: string;
+  replyTo: string | null;
+  transactionalStream: string;
+  broadcastStream: string;
+  /**
+   * The Basic credentials webhooks must carry (current first, then the password being rotated
+   * out with the same user); null when none are configured (no callbacks).
+   */
+  webhook: Array<{ username: string; password: string }> | null;
+  /** Only `herald doctor` uses it (sender signatures and domains need account-level access). */
+  accountToken: string | null;
+}
+
+const STREAM = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' };
+
+export const postmarkSettingsSchema: Record<string, unknown> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from'],
+  properties: {
+    ...credentialSchema('server_token', 'Postmark server API token (X-Postmark-Server-Token).'),
+    from: {
+      type: 'string',
+      minLength: 3,
+      maxLength: 320,
+      description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".',
+    },
+    reply_to: { type: 'string', minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' },
+    transactional_stream: {
+      ...STREAM,
+      description: `Message stream for otp, transactional, conversational and alert mail. Default ${DEFAULT_TRANSACTIONAL_STREAM}.`,
+    },
+    broadcast_stream: { ...STREAM, description: `Message stream for marketing mail. Default ${DEFAULT_BROADCAST_STREAM}.` },
+    ...credentialSchema('webhook_username', "User name in the webhook URL's HTTP Basic credentials (https://user:password@host/v1/callbacks/<account>)."),
+    ...credentialSchema('webhook_password', "Password in the webhook URL's HTTP Basic credentials."),
+    ...credentialSchema(
+      'webhook_previous_password',
+      'The password being replaced, accepted too while the webhook URL in Postmark is changed (rotation). Optional.',
+    ),
+    ...credentialSchema('account_token', 'Postmark account API token, used only by herald doctor to check the sender. Optional.'),
+  },
+};
+
+function setting(account: ProviderAccountConfig, name: string): string | undefined {
+  const value = account.settings?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** What the schema cannot check: credentials readable, mailboxes well-formed, nothing Postmark cannot honour. */
+export function postmarkProblems(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[] {
+  const problems: AccountProblem[] = [];
+  const token = credentialProblem(account.id, account.settings, 'server_token', env);
+  if (token) problems.push(token);
+  for (const name of ['from', 'reply_to']) {
+    const value = setting(account, name);
+    if (value !== undefined && parseMailbox(value) === null)
+      problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
+  }
+  const user = credentialSource(account.settings, 'webhook_username');
+  const password = credentialSource(account.settings, 'webhook_password');
+  if ((user === null) !== (password === null)) {
+    problems.push({
+      field: user === null ? 'settings.webhook_username' : 'settings.webhook_password',
+      message: 'is required with the other webhook credential: Postmark sends both in the URL',
+    });
+  }
+  if (credentialSource(account.settings, 'webhook_previous_password') !== null && password === null) {
+    problems.push({ field: 'settings.webhook_previous_password', message: 'is only used beside settings.webhook_password' });
+  }
+  for (const name of ['webhook_username', 'webhook_password', 'webhook_previous_password', 'account_token']) {
+    if (credentialSource(account.settings, name) === null) continue;
+    const problem = credentialProblem(account.id, account.settings, name, env);
+    if (problem) problems.push(problem);
+  }
+  if (user !== null && credentialProblem(account.id, account.settings, 'webhook_username', env) === null) {
+    if (readCredential(account.id, account.settings, 'webhook_username', env).includes(':')) {
+      problems.push({ field: 'settings.webhook_username', message: 'must not contain ":" (HTTP Basic credentials separate user and password with it)' });
+    }
+  }
+  if (account.api_key !== undefined || account.api_key_env !== undefined) {
+    problems.push({
+      field: account.api_key !== undefined ? 'api_key' : 'api_key_env',
+      message: 'is not used by postmark accounts: set settings.server_token (or server_token_env, server_token_file)',
+    });
+  }
+  if (account.callback_secrets !== undefined || account.callback_secret_env !== undefined) {
+    problems.push({
+      field: account.callback_secrets !== undefined ? 'callback_secrets' : 'callback_secret_env',
+      message: 'is not used: Postmark does not sign webhooks; set settings.webhook_username and settings.webhook_password',
+    });
+  }
+  if (account.capabilities?.dedupes_by_key === true) {
+    problems.push({ field: 'capabilities.dedupes_by_key', message: 'cannot be true: Postmark documents no idempotency key, so a resend may send twice' });
+  }
+  return problems;
+}
+
+function webhookPairs(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): Array<{ username: string; password: string }> {
+  const s = account.settings;
+  const username = readCredential(account.id, s, 'webhook_username', env);
+  const pairs = [{ username, password: readCredential(account.id, s, 'webhook_password', env) }];
+  if (credentialSource(s, 'webhook_previous_password') !== null)
+    pairs.push({ username, password: readCredential(account.id, s, 'webhook_previous_password', env) });
+  return pairs;
+}
+
+/** Reads the settings an adapter needs; throws CredentialError when a configured credential cannot be read. */
+export function readPostmarkSettings(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): PostmarkSettings {
+  const from = setting(account, 'from');
+  if (from === undefined) throw new Error(`provider account ${account.id}: settings.from is required`);
+  const s = account.settings;
+  const hasWebhook = credentialSource(s, 'webhook_username') !== null && credentialSource(s, 'webhook_password') !== null;
+  return {
+    serverToken: readCredential(account.id, s, 'server_token', env),
+    from,
+    replyTo: setting(account, 'reply_to') ?? null,
+    transactionalStream: setting(account, 'transactional_stream') ?? DEFAULT_TRANSACTIONAL_STREAM,
+    broadcastStream: setting(account, 'broadcast_stream') ?? DEFAULT_BROADCAST_STREAM,
+    webhook: hasWebhook ? webhookPairs(account, env) : null,
+    accountToken: credentialSource(s, 'account_token') === null ? null : readCredential(account.id, s, 'account_token', env),
+  };
+}
+
+/** The stream a purpose's mail goes to: marketing to the broadcast stream, everything else transactional. */
+export function streamFor(purpose: Purpose, settings: Pick<PostmarkSettings, 'transactionalStream' | 'broadcastStream'>): string {
+  return purpose === 'marketing' ? settings.broadcastStream : settings.transactionalStream;
+}

@@ -1,0 +1,87 @@
+/**
+ * Herald's adapter for Telnyx Messaging (SMS). One POST per submission through the staged
+ * HTTP exchange (a failure says whether the request was completely written), carrying the
+ * delivery's Idempotency-Key, classified by classify.ts. Telnyx replays a completed request's
+ * answer for the same key for 24 h, which is what makes `resend_same_key` the safe way to
+ * settle an `unknown` here (docs/providers/telnyx.md).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { postOnce } from '../http/exchange.js';
+import { classifyTransportFailure } from '../http/transport-failure.js';
+import type { AdapterContext } from '../kinds.js';
+import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
+import { buildTelnyxMessage, MESSAGES_PATH, telnyxIdempotencyKey } from './build-request.js';
+import { createTelnyxCallbackVerifier } from './callbacks.js';
+import { classifyTelnyxResponse } from './classify.js';
+import { readTelnyxSettings, TELNYX_API_URL, type TelnyxSettings } from './settings.js';
+
+// 16 sockets: far more than one account's sends at Telnyx's documented rates need.
+const MAX_SOCKETS = 16;
+
+function describeUnexpected(error: unknown): string {
+  // Name and code only: an arbitrary exception message could quote a destination or a body.
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `${name} ${code}` : name;
+}
+
+/** What Telnyx can do: dedupe by key (24 h), no look-up by Herald's reference. `dedupes_by_key: false` may be declared to be safe. */
+export function telnyxCapabilities(account: ProviderAccountConfig): AdapterCapabilities {
+  return { lookup: false, dedupesByKey: account.capabilities?.dedupes_by_key ?? true };
+}
+
+/** The account's webhook verifier, or null without a public key. */
+export function telnyxCallbackVerifier(settings: Pick<TelnyxSettings, 'publicKeys'>): SyncCallbackVerifier | null {
+  return settings.publicKeys.length === 0 ? null : createTelnyxCallbackVerifier(settings.publicKeys);
+}
+
+/** Builds the adapter for one Telnyx account; throws for a configuration error `check` should have caught. */
+export function createTelnyxAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter {
+  const settings = readTelnyxSettings(account);
+  const base = new URL(account.base_url ?? TELNYX_API_URL);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
+  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const callbacks = telnyxCallbackVerifier(settings);
+  // Herald's URL only where it can verify what comes back; else the profile's webhooks apply.
+  const webhookUrl = callbacks === null ? null : context.callbackUrl;
+
+  const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
+    if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
+    try {
+      const url = new URL(base.origin);
+      url.pathname = basePath + MESSAGES_PATH;
+      const result = await postOnce({
+        url,
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${settings.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': telnyxIdempotencyKey(request.idempotencyKey),
+          'user-agent': 'herald-telnyx-adapter',
+        },
+        body: buildTelnyxMessage({ settings, request, webhookUrl }),
+        timeoutMs: account.timeout_ms,
+        signal,
+        agent,
+        notAfter: request.sendBy,
+      });
+      return result.kind === 'response' ? classifyTelnyxResponse(result, Date.now()) : classifyTransportFailure(result.failure);
+    } catch (error) {
+      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
+    }
+  };
+
+  return {
+    kind: 'telnyx',
+    capabilities: telnyxCapabilities(account),
+    submit,
+    ...(callbacks === null ? {} : { callbacks }),
+    close: async () => {
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/** The telnyx provider kind: SMS through Telnyx Messaging (docs/providers/telnyx.md). */
+import type { ProviderKind } from '../kinds.js';
+import { createTelnyxAdapter, telnyxCallbackVerifier } from './adapter.js';
+import { telnyxDoctor } from './doctor.js';
+import { readTelnyxSettings, TELNYX_API_URL, telnyxProblems, telnyxSettingsSchema } from './settings.js';
+
+export const telnyxKind: ProviderKind = {
+  kind: 'telnyx',
+  channels: ['sms'],
+  summary: 'Telnyx Messaging (SMS; Idempotency-Key; Ed25519-signed webhooks)',
+  defaults: {
+    // Telnyx publishes no client timeout; 10 s is Herald's, and a timeout is unknown, never failed.
+    timeout_ms: 10_000,
+    // Telnyx's defaults: account 50 msg/s, long code far less (its rate-limit guide; 10DLC
+    // throughput is set per campaign), toll-free 20, short code 1,000. Above a sender's rate
+    // Telnyx queues, and an OTP waits: 1/s is the conservative default. Set yours.
+    rate_per_second: 1,
+    burst: 1,
+    // "Only successful responses are replayed, for up to 24 hours" for the same
+    // Idempotency-Key: resending an unknown with its key cannot send twice inside that window.
+    ambiguity_policy: 'resend_same_key',
+    capabilities: { lookup: false, dedupes_by_key: true },
+  },
+  settingsSchema: telnyxSettingsSchema,
+  check: telnyxProblems,
+  createAdapter: createTelnyxAdapter,
+  createCallbackVerifier: (account) => telnyxCallbackVerifier(readTelnyxSettings(account)),
+  describe(account) {
+    const s = account.settings ?? {};
+    return {
+      base_url: account.base_url ?? TELNYX_API_URL,
+      ...(typeof s.from === 'string' ? { from: s.from } : {}),
+      ...(typeof s.messaging_profile_id === 'string' ? { messaging_profile_id: s.messaging_profile_id } : {}),
+      webhooks_verified: typeof s.public_key === 'string',
+    };
+  },
+  doctor: telnyxDoctor,
+};

@@ -1,0 +1,111 @@
+/**
+ * Herald's adapter for Twilio Programmable Messaging (SMS). One POST per submission through
+ * the staged HTTP exchange (so a failure says whether the request was completely written),
+ * classified by classify.ts. Twilio takes no idempotency key and has no look-up by Herald's
+ * reference, so an `unknown` is settled by evidence: the StatusCallback URL carries the
+ * delivery's key as `ref`, signed by Twilio with the rest of the URL (docs/providers/twilio.md).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { postOnce } from '../http/exchange.js';
+import { classifyTransportFailure } from '../http/transport-failure.js';
+import type { AdapterContext } from '../kinds.js';
+import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
+import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';
+import { createTwilioCallbackVerifier } from './callbacks.js';
+import { classifyTwilioResponse } from './classify.js';
+import { readTwilioSettings, TWILIO_API_URL, type TwilioSettings } from './settings.js';
+
+// 16 sockets: Twilio's default REST concurrency is limited per account (20429 beyond it), and
+// one account's sends at its documented throughput need far fewer.
+const MAX_SOCKETS = 16;
+
+function describeUnexpected(error: unknown): string {
+  // Name and code only: an arbitrary exception message could quote a destination or a body.
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `${name} ${code}` : name;
+}
+
+/**
+ * What Twilio can do: no look-up by Herald's reference, no dedupe by key. Facts of the
+ * provider, not settings: `check` refuses an account that declares otherwise.
+ */
+export const TWILIO_CAPABILITIES: AdapterCapabilities = { lookup: false, dedupesByKey: false };
+
+/** The Auth Tokens that verify an account's callbacks: its Auth Token, then any listed in `callback_secrets` (a previous token while rotating). */
+export function twilioCallbackTokens(account: ProviderAccountConfig, settings: Pick<TwilioSettings, 'authToken'>): string[] {
+  const tokens = [settings.authToken, ...(account.callback_secrets ?? [])].filter((t): t is string => typeof t === 'string' && t !== '');
+  return [...new Set(tokens)];
+}
+
+/** The account's callback verifier, or null without an Auth Token (API-key accounts may have none). */
+export function twilioCallbackVerifier(account: ProviderAccountConfig, settings: Pick<TwilioSettings, 'authToken'>): SyncCallbackVerifier | null {
+  const tokens = twilioCallbackTokens(account, settings);
+  return tokens.length === 0 ? null : createTwilioCallbackVerifier(tokens);
+}
+
+/**
+ * Builds the adapter for one Twilio account; throws for a configuration error (an unreadable
+ * credential, a base_url that is not http(s)) that `check` should have caught.
+ */
+export function createTwilioAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter {
+  const settings = readTwilioSettings(account);
+  const base = new URL(account.base_url ?? TWILIO_API_URL);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
+  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const authorization = `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString('base64')}`;
+  const callbacks = twilioCallbackVerifier(account, settings);
+  // A StatusCallback only where Herald can verify what comes back: an unverifiable callback would be refused anyway.
+  const callbackUrl = callbacks === null ? null : context.callbackUrl;
+
+  const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
+    if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
+    try {
+      const validityPeriod = validityPeriodSeconds(request.expiresAt, Date.now(), account.timeout_ms);
+      if (validityPeriod === null) {
+        // Twilio's shortest ValidityPeriod (1 s) could still outlive the message: send nothing.
+        return { kind: 'retryable', code: 'expires_too_soon', message: 'less than 1 s of validity would remain when Twilio receives the message; not sent', retryAfterMs: null };
+      }
+      const message = buildTwilioMessage({
+        settings,
+        request,
+        validityPeriod,
+        statusCallback: callbackUrl === null ? null : statusCallbackUrl(callbackUrl, request.idempotencyKey),
+      });
+      const url = new URL(base.origin);
+      url.pathname = basePath + message.path;
+      const result = await postOnce({
+        url,
+        headers: {
+          accept: 'application/json',
+          authorization,
+          'content-type': 'application/x-www-form-urlencoded',
+          'user-agent': 'herald-twilio-adapter',
+        },
+        body: message.body,
+        timeoutMs: account.timeout_ms,
+        signal,
+        agent,
+        notAfter: request.sendBy,
+      });
+      return result.kind === 'response' ? classifyTwilioResponse(result, Date.now()) : classifyTransportFailure(result.failure);
+    } catch (error) {
+      // The request may or may not have left: the one safe answer is unknown.
+      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
+    }
+  };
+
+  return {
+    kind: 'twilio',
+    capabilities: TWILIO_CAPABILITIES,
+    submit,
+    ...(callbacks === null ? {} : { callbacks }),
+    close: async () => {
+      agent.destroy();
+    },
+  };
+}

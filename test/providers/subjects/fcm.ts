@@ -1,0 +1,88 @@
+/**
+ * The FCM adapter (src/providers/fcm/) as a conformance subject, against its fake
+ * (test/providers/fakes/fcm.ts): FCM behind the fault proxy, Google's token endpoint beside it.
+ *
+ * FCM takes no idempotency key. What every attempt of a delivery carries instead is its collapse
+ * identity (`android.collapse_key`, and the same value as notification tag, `apns-collapse-id`
+ * and Web Push `Topic`): the suite checks that one, which is what the kind's resend_same_key
+ * default rests on (docs/providers/fcm.md).
+ */
+import type { Channel } from '../../../src/domain/index.js';
+import { createFcmAdapter } from '../../../src/providers/fcm/adapter.js';
+import { pushCollapseId } from '../../../src/providers/push/identity.js';
+import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
+import { ACCESS_TOKEN_PREFIX, serviceAccountKeys, startFcmFake, type FcmFake } from '../fakes/fcm.js';
+import { proxyFaultFor } from '../fakes/proxy-faults.js';
+
+function script(fake: FcmFake, answer: ScriptedAnswer): void {
+  switch (answer.kind) {
+    case 'accept':
+      return;
+    case 'permanent':
+      fake.script({ kind: 'answer', name: 'unregistered' });
+      return;
+    case 'retryable':
+      fake.script({ kind: 'answer', name: 'unavailable' });
+      return;
+    case 'throttled':
+      // FCM advises a minimum initial delay of 1 minute for the project's quota, which the
+      // adapter applies as a floor; a throttle without any hint is the device's message rate.
+      if (answer.hint === 'none') fake.script({ kind: 'answer', name: 'device_quota' });
+      else {
+        const retryAfter = answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString();
+        fake.script({ kind: 'answer', name: 'project_quota', headers: { 'retry-after': retryAfter } });
+      }
+      return;
+    case 'refuse_connection':
+      fake.proxy.refuse();
+      return;
+    case 'reset_while_writing':
+    case 'reset_after_write':
+    case 'hang':
+      fake.proxy.next(proxyFaultFor(answer.kind));
+      return;
+    case 'slow_answer':
+      fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
+      return;
+    case 'malformed_answer':
+      fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
+      return;
+  }
+}
+
+export const fcmSubject: AdapterSubject = {
+  name: 'fcm',
+  channels: ['push'],
+  destinations: { push: 'canary-fcm-token-q8v2c6:APA91bHcanary' },
+  throttleHints: {
+    none: true,
+    retry_after_seconds: true,
+    retry_after_date: true,
+    provider_header: { skip: 'FCM sends no rate-limit header of its own; a 429 carries at most Retry-After' },
+  },
+  idempotency: { carried: (key) => pushCollapseId(key) },
+  // The service account's private key, and every access token the fake issues.
+  credentials: [serviceAccountKeys().privateKeyPem.split('\n')[1]!, ACCESS_TOKEN_PREFIX],
+  async start(channel: Channel): Promise<ConformanceFake> {
+    const fake = await startFcmFake();
+    return {
+      adapter: ({ timeoutMs }) =>
+        createFcmAdapter({
+          id: `conformance-fcm-${channel}`,
+          kind: 'fcm',
+          channel,
+          base_url: fake.url,
+          settings: { service_account: fake.serviceAccountJson },
+          rate_per_second: 100,
+          burst: 100,
+          ambiguity_policy: 'resend_same_key',
+          capabilities: { lookup: false, dedupes_by_key: true },
+          timeout_ms: timeoutMs,
+        }),
+      script: async (answer) => script(fake, answer),
+      received: async () => fake.sends().map((s) => ({ carriedKey: (s.body?.message?.android?.collapse_key as string | undefined) ?? null })),
+      acceptedIds: async () => [...fake.accepted],
+      close: fake.close,
+    };
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * The Web Push adapter (src/providers/webpush/) as a conformance subject, against its fake push
+ * service (test/providers/fakes/webpush.ts) behind the fault proxy, with one subscription made as
+ * a browser makes it.
+ *
+ * Web Push takes no idempotency key; every attempt of a delivery carries the same `Topic`, which
+ * the suite checks: it is what the kind's resend_same_key default rests on
+ * (docs/providers/webpush.md). The adapter refuses a payload over RFC 8291's 3993 octets before
+ * encrypting it, so the many-megabyte reset-while-writing scenario does not apply.
+ */
+import webpush from 'web-push';
+import type { Channel } from '../../../src/domain/index.js';
+import { encodePushTarget } from '../../../src/domain/index.js';
+import { pushCollapseId } from '../../../src/providers/push/identity.js';
+import { createWebPushAdapter } from '../../../src/providers/webpush/adapter.js';
+import type { AdapterSubject, ConformanceFake, ScriptedAnswer } from '../conformance/adapter-subject.js';
+import { browserSubscription, startWebPushFake, type WebPushFake } from '../fakes/webpush.js';
+import { proxyFaultFor } from '../fakes/proxy-faults.js';
+
+const VAPID = webpush.generateVAPIDKeys();
+const BROWSER = browserSubscription();
+
+function script(fake: WebPushFake, answer: ScriptedAnswer): void {
+  switch (answer.kind) {
+    case 'accept':
+      return;
+    case 'permanent':
+      return fake.script({ kind: 'answer', name: 'gone' });
+    case 'retryable':
+      return fake.script({ kind: 'answer', name: 'server_error' });
+    case 'throttled':
+      if (answer.hint === 'none') return fake.script({ kind: 'answer', name: 'rate_limited_no_hint' });
+      return fake.script({
+        kind: 'answer',
+        name: 'rate_limited',
+        headers: { 'retry-after': answer.hint === 'retry_after_seconds' ? String(answer.seconds) : new Date(Date.now() + answer.seconds * 1000).toUTCString() },
+      });
+    case 'refuse_connection':
+      return fake.proxy.refuse();
+    case 'reset_while_writing':
+    case 'reset_after_write':
+    case 'hang':
+      return fake.proxy.next(proxyFaultFor(answer.kind));
+    case 'slow_answer':
+      return fake.proxy.next(proxyFaultFor('slow_answer', { delayMs: answer.delayMs }));
+    case 'malformed_answer':
+      return fake.proxy.next(proxyFaultFor('malformed_answer', { canaries: answer.canaries }));
+  }
+}
+
+export const webPushSubject: AdapterSubject = {
+  name: 'webpush',
+  channels: ['push'],
+  destinations: { push: encodePushTarget(BROWSER.target) },
+  throttleHints: {
+    none: true,
+    retry_after_seconds: true,
+    retry_after_date: true,
+    provider_header: { skip: 'push services send no rate-limit header of their own; RFC 8030 §8.4 names Retry-After only' },
+  },
+  idempotency: { carried: (key) => pushCollapseId(key) },
+  largeRequests: { skip: 'the adapter refuses a payload over 3993 octets (RFC 8291 §4) before encrypting it: nothing of many megabytes is ever written' },
+  // The VAPID private key, and the subscriber's auth secret.
+  credentials: [VAPID.privateKey, BROWSER.target.keys.auth],
+  async start(channel: Channel): Promise<ConformanceFake> {
+    const fake = await startWebPushFake({ vapidPublicKey: VAPID.publicKey, subscribers: [BROWSER.subscriber] });
+    return {
+      adapter: ({ timeoutMs }) =>
+        createWebPushAdapter({
+          id: `conformance-webpush-${channel}`,
+          kind: 'webpush',
+          channel,
+          base_url: fake.url,
+          settings: { vapid_subject: 'mailto:ops@herald.example', vapid_public_key: VAPID.publicKey, vapid_private_key: VAPID.privateKey },
+          rate_per_second: 100,
+          burst: 100,
+          ambiguity_policy: 'resend_same_key',
+          capabilities: { lookup: false, dedupes_by_key: true },
+          timeout_ms: timeoutMs,
+        }),
+      script: async (answer) => script(fake, answer),
+      received: async () => fake.received().map((r) => ({ carriedKey: r.headers.topic ?? null })),
+      acceptedIds: async () => fake.delivered.map((d) => d.location),
+      close: fake.close,
+    };
+  },
+};
