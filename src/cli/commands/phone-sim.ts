@@ -3,7 +3,8 @@
  * the phone gateway without a phone. It registers with the account's private token, keeps an SSE
  * connection, pulls, "sends" (nothing leaves the machine) and reports states, like the app.
  * Commands on standard input: `offline`, `online`, `fail <error>` (the next message fails before
- * sending), `lose` (the next message is sent but its reports never arrive), `status`, `quit`.
+ * sending), `lose` (the next message is sent but its reports never arrive), `status`, `quit`;
+ * without a terminal it runs until SIGINT or SIGTERM.
  */
 import { createInterface } from 'node:readline';
 import { PhoneSim, type MessageScript } from '../../devices/phone-sim.js';
@@ -27,7 +28,8 @@ leaves this machine) and reports their states, as the app does.
                          RESULT_ERROR_NO_SERVICE (Failed because service is currently unavailable)")
       --sims N           SIM cards the phone reports, 0-3 (default 1)
 
-Standard input: offline | online | fail [ERROR] | lose | status | quit.
+Standard input: offline | online | fail [ERROR] | lose | status | quit
+(without one, it runs until Ctrl-C or SIGTERM).
 Exit status: 0 on quit, 1 when registration is refused, 2 for a usage error.
 `;
 
@@ -86,9 +88,13 @@ export async function phoneSimCommand(argv: string[], input: NodeJS.ReadableStre
   }
   line(`device ${sim.registration!.id} online; commands: offline | online | fail [ERROR] | lose | status | quit`);
   const rl = createInterface({ input });
+  let quit = false;
   for await (const raw of rl) {
     const [cmd, ...rest] = raw.trim().split(/\s+/);
-    if (cmd === 'quit' || cmd === 'exit') break;
+    if (cmd === 'quit' || cmd === 'exit') {
+      quit = true;
+      break;
+    }
     if (cmd === 'offline') await sim.goOffline();
     else if (cmd === 'online') await sim.comeBack();
     else if (cmd === 'fail') sim.script({ kind: 'fail', error: rest.length > 0 ? rest.join(' ') : failError });
@@ -96,6 +102,11 @@ export async function phoneSimCommand(argv: string[], input: NodeJS.ReadableStre
     else if (cmd === 'status') line(`${sim.sends.length} sent, ${sim.pulls.length} pulls, ${sim.connections} SSE connections`);
     else if (cmd) line(`unknown command ${cmd}`);
   }
+  // No terminal (run in the background, stdin closed): keep being a phone until told to stop.
+  if (!quit) await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
   clearInterval(refill);
   await sim.close();
   return 0;
