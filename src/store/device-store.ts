@@ -364,6 +364,8 @@ export interface DeviceStore {
   /** Lists pulled (or already re-offered) offers again under their ids; returns how many. */
   reofferOffers(offerIds: number[], now: number): Promise<number>;
   getOfferByMessageId(messageId: string): Promise<DeviceMessageView | null>;
+  /** Every offer of one delivery, oldest first: the message ids it went out under and what each phone said. */
+  listDeliveryOffers(deliveryId: string): Promise<DeviceMessageView[]>;
   /** A device's offers, newest first, after `beforeId`. */
   listDeviceMessages(deviceId: string, filter: DeviceMessageFilter, beforeId: number | null, limit: number): Promise<DeviceMessageView[]>;
 

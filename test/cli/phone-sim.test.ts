@@ -31,7 +31,7 @@ describe('herald phone-sim', () => {
     let last: unknown = null;
     const delivery = await poll(async () => {
       const res = await fetch(`${banner.apiUrl}/v1/notifications/${sent.json.id}`, { headers: { authorization: `Bearer ${banner.key}` } });
-      const d = (await res.json()).deliveries[0];
+      const d = ((await res.json()) as { deliveries: Array<{ downstream_status: string | null }> }).deliveries[0]!;
       last = d;
       return d.downstream_status === 'delivered' ? d : undefined;
     }, 'the phone’s Delivered report', 20_000, 100).catch((err) => {

@@ -274,6 +274,8 @@ export function deviceConformance(name: string, makeStore: () => Promise<StoreFi
         expect((await store.devices.listSweeps('dev_a', 10)).map((s) => s.id)).toEqual([record!.id]);
         const msgs = await store.devices.listDeviceMessages('dev_a', { phoneState: 'Failed' }, null, 10);
         expect(msgs.map((m) => [m.messageId, m.deliveryState, m.current])).toEqual([[of.messageId, 'ready', true]]);
+        expect((await store.devices.listDeliveryOffers(failed.deliveryId)).map((m) => [m.seq, m.messageId, m.phoneState])).toEqual([[1, of.messageId, 'Failed']]);
+        expect(await store.devices.listDeliveryOffers('dlv_none')).toEqual([]);
       });
     });
   });

@@ -254,6 +254,10 @@ export class PostgresDevices implements DeviceStore {
     return r ? toDeviceMessageView(r) : null;
   }
 
+  async listDeliveryOffers(deliveryId: string): Promise<DeviceMessageView[]> {
+    return (await this.sql.q('delivery_offers', [deliveryId])).map(toDeviceMessageView);
+  }
+
   async listDeviceMessages(deviceId: string, filter: DeviceMessageFilter, beforeId: number | null, limit: number): Promise<DeviceMessageView[]> {
     return (await this.sql.q('device_messages_list', [deviceId, filter.state ?? null, filter.phoneState ?? null, beforeId, Math.max(1, limit)])).map(toDeviceMessageView);
   }

@@ -248,6 +248,10 @@ export class SqliteDevices implements DeviceStore {
     return r ? toDeviceMessageView(r) : null;
   }
 
+  async listDeliveryOffers(deliveryId: string): Promise<DeviceMessageView[]> {
+    return (this.sql.stmt('delivery_offers').all({ delivery_id: deliveryId }) as Row[]).map(toDeviceMessageView);
+  }
+
   async listDeviceMessages(deviceId: string, filter: DeviceMessageFilter, beforeId: number | null, limit: number): Promise<DeviceMessageView[]> {
     return (
       this.sql.stmt('device_messages_list').all({

@@ -197,6 +197,13 @@ SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_a
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
 WHERE o.message_id = $1;
 
+-- name: delivery_offers
+-- params: $1 delivery_id
+SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
+FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
+WHERE o.delivery_id = $1
+ORDER BY o.seq;
+
 -- name: device_messages_list
 -- params: $1 device_id, $2 state (NULL: any), $3 phone_state (NULL: any), $4 before (NULL: from the newest), $5 limit
 SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current

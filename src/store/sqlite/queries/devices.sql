@@ -190,6 +190,13 @@ SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_a
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
 WHERE o.message_id = @message_id;
 
+-- name: delivery_offers
+-- params: @delivery_id
+SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
+FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
+WHERE o.delivery_id = @delivery_id
+ORDER BY o.seq;
+
 -- name: device_messages_list
 -- params: @device_id, @state (NULL: any), @phone_state (NULL: any), @before (NULL: from the newest), @limit
 SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
