@@ -23,9 +23,10 @@ const ALLOWED = {
   delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
   campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store'],
-  http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
-  runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'http', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
-  cli: ['domain', 'config', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
+  devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
+  http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
+  runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'devices', 'http', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
+  cli: ['domain', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */

@@ -9,6 +9,7 @@ const migrateCommand = async (argv: string[]) => (await import('./commands/migra
 const keysCommand = async (argv: string[]) => (await import('./commands/keys.js')).keysCommand(argv);
 const doctorCommand = async (argv: string[]) => (await import('./commands/doctor.js')).doctorCommand(argv);
 const sendTestCommand = async (argv: string[]) => (await import('./commands/send-test.js')).sendTestCommand(argv);
+const phoneSimCommand = async (argv: string[]) => (await import('./commands/phone-sim.js')).phoneSimCommand(argv);
 
 const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
   -p, --port N          API port (default 8080; 0 picks a free one)
@@ -54,6 +55,9 @@ Runs the background services, no HTTP API:
   fallback scheduler  creates the next channel's delivery when the previous one missed its deadline
   campaign runner     fans campaigns out into notifications at their planned pace
   webhook relay       publishes outbox events and sends signed customer webhooks
+  phone reports       applies Android gateway phones' state reports to deliveries
+  heartbeat sweep     when a phone comes back after being away, retries its failed messages
+                      and re-offers its unknown ones under their ids
 Run as many as you like against one PostgreSQL database; they share the provider quotas.
 
 ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
@@ -71,6 +75,7 @@ Commands:
   keys create    create an API key (printed once)
   doctor         check every provider account can send, without sending
   send-test      send one test message through a running Herald and follow it
+  phone-sim      a simulated Android phone (SMSGate app) for an android_gateway account
   help [command] show help for a command
 
 Run \`herald <command> --help\` for its options. Docs: README.md and docs/.
@@ -99,6 +104,8 @@ export async function main(argv: string[]): Promise<number> {
         return await doctorCommand(rest);
       case 'send-test':
         return await sendTestCommand(rest);
+      case 'phone-sim':
+        return await phoneSimCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -110,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
         else if (topic === 'keys') return await keysCommand(['--help']);
         else if (topic === 'doctor') return await doctorCommand(['--help']);
         else if (topic === 'send-test') return await sendTestCommand(['--help']);
+        else if (topic === 'phone-sim') return await phoneSimCommand(['--help']);
         else process.stdout.write(HELP);
         return command === undefined ? 2 : 0;
       }

@@ -38,6 +38,7 @@ export interface HeraldConfig {
   worker: WorkerConfig;
   provider_accounts: ProviderAccountConfig[];
   webhooks: WebhooksConfig;
+  devices: DevicesConfig;
   /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
   tls: TlsConfig | null;
 }
@@ -46,6 +47,18 @@ export interface HeraldConfig {
 export interface TlsConfig {
   cert_file: string;
   key_file: string;
+}
+
+/** The device API for Android gateway phones (accounts of kind android_gateway). */
+export interface DevicesConfig {
+  /** Where the SMSGate app's API URL points, below Herald's URL. Default /mobile/v1 (the reference server's). */
+  base_path: string;
+  /** A device silent for longer than this is away; its next call is a return, and its heartbeat sweep runs. Default 120. */
+  away_after_seconds: number;
+  /** How far back a heartbeat sweep looks for failed and unknown messages. Default 24. */
+  sweep_lookback_hours: number;
+  /** Keep-alive comments on each SSE connection. Default 15 (the reference server's). */
+  keepalive_seconds: number;
 }
 
 /** Customer webhooks (outbound). */
@@ -168,6 +181,7 @@ interface RawConfig {
   worker?: Partial<WorkerConfig>;
   provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
   webhooks?: Partial<WebhooksConfig>;
+  devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
 }
 
@@ -203,6 +217,12 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       allow_networks: r.webhooks?.allow_networks ?? [],
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
+    },
+    devices: {
+      base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
+      away_after_seconds: r.devices?.away_after_seconds ?? 120,
+      sweep_lookback_hours: r.devices?.sweep_lookback_hours ?? 24,
+      keepalive_seconds: r.devices?.keepalive_seconds ?? 15,
     },
   };
   cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port, cfg.tls !== null);
@@ -244,6 +264,10 @@ export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAc
 
 /** Rules the schema cannot express: unique ids, and a lease that covers every call with its margin. */
 export function checkConsistency(cfg: HeraldConfig): void {
+  // The device API shares Herald's port: it must not shadow the API's own routes.
+  if (/^\/(v1|openapi\.json|healthz)(\/|$)/.test(cfg.devices.base_path) || cfg.devices.base_path === '') {
+    throw new ConfigError(`devices.base_path "${cfg.devices.base_path}" would shadow Herald's own routes; use e.g. /mobile/v1`, 'devices.base_path');
+  }
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n)) throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
   });

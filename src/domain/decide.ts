@@ -38,6 +38,13 @@ export type DeliveryEvent =
   | { type: 'evidence'; found: true; providerMessageId: string | null }
   | { type: 'evidence'; found: false; authoritative: boolean; windowClosed: boolean }
   /**
+   * The provider reported, after holding the message, that it failed before anything went out
+   * (an Android gateway phone's `Failed` with no `Sent`: no service, radio off, TTL expired).
+   * A definite answer: `permanent` ends the delivery `rejected`, else it retries on its ladder
+   * (a new submission under the same key) before expiry. Applies to `accepted` and `unknown`.
+   */
+  | { type: 'not_sent'; permanent: boolean; retryAfterMs?: number | null }
+  /**
    * The provider account's ambiguity policy, applied to an `unknown` that no look-up can
    * settle. `dedupesByKey` is the adapter's declaration: without it `resend_same_key` is refused.
    */
@@ -158,6 +165,12 @@ export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionC
       return evidence(d, event, ctx);
     case 'ambiguity_policy':
       return ambiguityPolicy(d, event, ctx);
+    case 'not_sent':
+      // Only a submission that is out (accepted, or possibly out: unknown) can be reported as not
+      // sent; anywhere else the report is stale (a newer submission is under way or done).
+      if (state !== 'accepted' && state !== 'unknown') return { ok: false, reason: `a report that nothing was sent changes nothing in ${state}` };
+      if (event.permanent) return terminal(state, 'not_sent', 'rejected');
+      return scheduleRetry(d, 'not_sent', ctx, event.retryAfterMs);
   }
   return assertNever(event);
 }

@@ -20,3 +20,4 @@ export * from './mailbox.js';
 export * from './push-target.js';
 export * from './sms-segments.js';
 export * from './otp-sms.js';
+export * from './phone-gateway.js';

@@ -14,7 +14,8 @@ export type TransitionEvent =
   | 'supersede'
   | 'suppress'
   | 'replay'
-  | 'ambiguity_policy';
+  | 'ambiguity_policy'
+  | 'not_sent';
 
 export interface TransitionRow {
   from: DeliveryState;
@@ -43,7 +44,7 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
   { from: 'retryable', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
   { from: 'retryable', to: 'terminal', on: 'suppress', when: 'the recipient opted out (unsubscribed) or the address was suppressed between attempts: not sent again' },
-  { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator asked to retry now, before expiry' },
+  { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator (or the phone gateway\'s heartbeat sweep) asked to retry now, before expiry' },
   { from: 'retryable', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived: the resend is not needed' },
   { from: 'ready', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived (a replayed delivery): the resend is not needed' },
   { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
@@ -54,6 +55,10 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)' },
   { from: 'terminal', to: 'accepted', on: 'evidence', when: 'an unresolved delivery: evidence shows the provider has the message after all' },
   { from: 'terminal', to: 'ready', on: 'replay', when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry' },
+  { from: 'accepted', to: 'retryable', on: 'not_sent', when: 'the gateway phone that held the message reported it failed before anything was sent: a new submission, same key, before expiry' },
+  { from: 'accepted', to: 'terminal', on: 'not_sent', when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry' },
+  { from: 'unknown', to: 'retryable', on: 'not_sent', when: 'the gateway phone reported the message failed before anything was sent: a new submission, same key, before expiry' },
+  { from: 'unknown', to: 'terminal', on: 'not_sent', when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry' },
 ];
 
 /** Terminal reasons an operator may replay; the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */

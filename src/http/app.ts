@@ -31,6 +31,9 @@ import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
+import type { DeviceGateway } from '../devices/device-gateway.js';
+import { deviceApiRoutes } from './routes/device-api.js';
+import { deviceRoutes } from './routes/devices.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -60,6 +63,8 @@ export interface AppDeps {
   unsubscribe?: UnsubscribeLinks;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
+  /** The Android phone gateway: its device API under devices.base_path and /v1/devices. Absent: no android_gateway account. */
+  devices?: DeviceGateway | null;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -124,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await callbackRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
+  if (deps.devices) await deviceApiRoutes(app, deps.devices);
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);
@@ -137,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
+    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
     pushSubscriptionRoutes(v1, deps);
   });
   await app.ready();

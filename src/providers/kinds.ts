@@ -5,6 +5,7 @@
  * on `kind`.
  */
 import type { AmbiguityPolicy, Channel, LadderName, Purpose, PushTarget } from '../domain/index.js';
+import type { DeviceGatewayPort } from './device-gateway.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
 /** One finding of `herald doctor`: what was asked of the provider and what it said. */
@@ -35,6 +36,8 @@ export interface ProviderDefaults {
   ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
+  /** How long an `unknown` waits for evidence (a phone that is away for hours still reports when it returns). */
+  evidence_window_seconds?: number;
   /** E-mail kinds: the account's `max_html_bytes` unless it sets one (intake refuses larger HTML with 422). */
   max_html_bytes?: number;
 }
@@ -47,6 +50,11 @@ export interface AdapterContext {
    * message (Twilio's StatusCallback); null when the public URL is not known.
    */
   callbackUrl: string | null;
+  /**
+   * The device gateway (src/devices/) an `android_gateway` account's adapter delegates to; absent
+   * in a process that runs no gateway (then such an account's adapter cannot be built).
+   */
+  deviceGateway?: DeviceGatewayPort | null;
 }
 
 export interface ProviderKind {

@@ -3,6 +3,7 @@
  * `src/providers/` exporting a `ProviderKind`, and one line here.
  */
 import type { ProviderKind } from './kinds.js';
+import { androidGatewayKind } from './android-gateway/kind.js';
 import { apnsKind } from './apns/kind.js';
 import { fcmKind } from './fcm/kind.js';
 import { postmarkKind } from './postmark/kind.js';
@@ -15,7 +16,7 @@ import { twilioKind } from './twilio/kind.js';
 import { webPushKind } from './webpush/kind.js';
 
 export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map(
-  [sandboxKind, resendKind, postmarkKind, smtpKind, sesKind, twilioKind, telnyxKind, fcmKind, apnsKind, webPushKind].map((k) => [k.kind, k] as const),
+  [sandboxKind, resendKind, postmarkKind, smtpKind, sesKind, twilioKind, telnyxKind, fcmKind, apnsKind, webPushKind, androidGatewayKind].map((k) => [k.kind, k] as const),
 );
 
 /** The kind named `kind`; throws for an unknown one (configuration validation refuses those first). */

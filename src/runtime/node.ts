@@ -32,6 +32,8 @@ import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
 import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
+import { createDeviceGateway, type DeviceGateway } from '../devices/device-gateway.js';
+import type { DeviceGatewayPort } from '../providers/device-gateway.js';
 import { readTls, watchTls } from './tls.js';
 
 export type Role = 'api' | 'worker';
@@ -50,6 +52,8 @@ export interface HeraldNode {
   campaigns: CampaignRunner | null;
   /** Customer webhooks: outbox relay and signed sender (worker role). */
   webhooks: { relay: WebhookRelay; sender: WebhookSender } | null;
+  /** The Android phone gateway (device API in the api role; report applier and heartbeat sweep in the worker role), or null without android_gateway accounts. */
+  devices: DeviceGateway | null;
   adapters: Map<string, ProviderAdapter>;
   /** This process's delivery counters, shared by every role it runs. */
   counters: DeliveryCounters;
@@ -120,9 +124,9 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
  * Builds the adapter for one configured provider account, by its kind (providers/registry.ts).
  * With Herald's public URL, the adapter knows where the provider should post its callbacks.
  */
-export function createAdapter(account: ProviderAccountConfig, publicUrl?: string): ProviderAdapter {
+export function createAdapter(account: ProviderAccountConfig, publicUrl?: string, deviceGateway?: DeviceGatewayPort | null): ProviderAdapter {
   const callbackUrl = publicUrl === undefined ? null : `${publicUrl.replace(/\/+$/, '')}/v1/callbacks/${encodeURIComponent(account.id)}`;
-  return providerKind(account.kind).createAdapter(account, { callbackUrl });
+  return providerKind(account.kind).createAdapter(account, { callbackUrl, deviceGateway: deviceGateway ?? null });
 }
 
 /** The verifier of an account's delivery callbacks, or null when it receives none. */
@@ -158,6 +162,17 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let webhooks: HeraldNode['webhooks'] = null;
   const webhookPolicy = new AddressPolicy({ allowNetworks: config.webhooks.allow_networks });
   let unlisten: (() => Promise<void>) | null = null;
+  // The phones' gateway, shared by both roles of one process (offers signal its connections in memory).
+  const devices = createDeviceGateway({
+    store,
+    clock,
+    logger,
+    accounts: config.provider_accounts,
+    devices: config.devices,
+    wake: (account) => wake.notify(account),
+    ...(opts.random ? { random: opts.random } : {}),
+    intervalMs: config.worker.sweep_interval_ms,
+  });
   // Read at assembly, so a bad pair stops the process before anything listens.
   const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
   let stopWatchingTls: (() => void) | null = null;
@@ -188,10 +203,11 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       // In one process, a started or resumed campaign fans out at once; other processes poll every second.
       onCampaignRunnable: () => campaigns?.poke(),
       webhookPolicy,
+      devices,
     });
   }
   if (opts.roles.includes('worker')) {
-    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url));
+    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url, devices?.offers));
     worker = new DeliveryWorker({
       store,
       adapters,
@@ -258,6 +274,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     evidence,
     campaigns,
     webhooks,
+    devices,
     adapters,
     counters,
     async start() {
@@ -276,6 +293,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       campaigns?.start();
       webhooks?.relay.start();
       webhooks?.sender.start();
+      if (worker) devices?.startLoops();
+      if (app) await devices?.listen();
       if (!app) return null;
       const address = await app.listen({ host: config.host, port: config.port });
       if (config.tls) stopWatchingTls = watchTls(app.server as import('node:https').Server, config.tls, logger, opts.onTlsReload);
@@ -295,6 +314,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await campaigns?.stop();
       await webhooks?.relay.stop();
       await webhooks?.sender.stop();
+      await devices?.close();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));
       if (!opts.store) await store.close();
     },

@@ -14,11 +14,13 @@
  *   store.review       the review queue, replays, resend sources         review-store.ts
  *   store.fallbacks    pending fallback channels                         fallback-store.ts
  *   store.health       provider call counts for the retry budget         health-store.ts
+ *   store.devices      Android gateway phones, offers, reports, sweeps   device-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
 import type { CampaignStore } from './campaign-store.js';
 import type { CoreStore } from './core-store.js';
+import type { DeviceStore } from './device-store.js';
 import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
@@ -32,6 +34,7 @@ export * from './core-store.js';
 export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
+export type * from './device-store.js';
 export type * from './push-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
@@ -50,5 +53,6 @@ export interface Store extends CoreStore {
   readonly review: ReviewStore;
   readonly fallbacks: FallbackStore;
   readonly health: HealthStore;
+  readonly devices: DeviceStore;
   readonly push: PushStore;
 }

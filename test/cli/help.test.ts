@@ -23,13 +23,14 @@ const COMMAND_FLAGS: Record<string, { argv: string[]; flags: string[] }> = {
   keys: { argv: ['keys', 'create'], flags: ['--label', '--config', '--data-dir'] },
   doctor: { argv: ['doctor'], flags: ['--config', '--account'] },
   'send-test': { argv: ['send-test'], flags: ['--account', '--to', '--text', '--api', '--key', '--wait', '--config', '--data-dir'] },
+  'phone-sim': { argv: ['phone-sim'], flags: ['--server', '--token', '--name', '--send-delay-ms', '--deliver-delay-ms', '--fail-rate', '--fail-error', '--sims'] },
 };
 
 describe('herald help', () => {
   it('`herald --help` exits 0 and lists every command', async () => {
     for (const run of await Promise.all([runHerald(['--help']), runHerald(['-h'])])) {
       expect(run.code).toBe(0);
-      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'doctor', 'send-test']) {
+      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'doctor', 'send-test', 'phone-sim']) {
         expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
       }
       expect(run.stderr).toBe('');

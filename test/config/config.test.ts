@@ -50,6 +50,7 @@ describe('resolveConfig', () => {
       worker: { batch_size: 64, loops_per_account: 2, lease_ms: 30_000, poll_interval_ms: 1_000, sweep_interval_ms: 1_000 },
       provider_accounts: [],
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
+      devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
       tls: null,
     });
   });

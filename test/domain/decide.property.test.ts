@@ -97,6 +97,9 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.constant({ type: 'supersede' as const }), weight: 1 },
   { arbitrary: fc.constantFrom('suppressed' as const, 'unsubscribed' as const).map((reason) => ({ type: 'suppress' as const, reason })), weight: 1 },
   { arbitrary: fc.boolean().map((acceptDuplicateRisk) => ({ type: 'replay' as const, acceptDuplicateRisk })), weight: 2 },
+  // A gateway phone's definite "failed before sending" (accepted or unknown → retry or end).
+  // Weight 3, mostly retryable: `unknown -> retryable on not_sent` needs an unknown with attempts and time left.
+  { arbitrary: fc.record({ permanent: fc.constantFrom(false, false, false, true), retryAfterMs: retryAfterArb }).map((e) => ({ type: 'not_sent' as const, ...e })), weight: 3 },
   {
     arbitrary: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }).map((providerMessageId) => ({
       type: 'evidence' as const,
@@ -250,7 +253,8 @@ function run(s: Scenario): Run {
     // (after either, a new attempt may legitimately fail retryably).
     if ((event.type === 'outcome' && event.outcome.kind === 'unknown') || event.type === 'lease_expired') {
       ambiguous = true;
-    } else if (isAuthoritativeNotFound(event) || isRiskAcceptingReplay(event) || isPolicyResend(event)) {
+    } else if (isAuthoritativeNotFound(event) || isRiskAcceptingReplay(event) || isPolicyResend(event) || event.type === 'not_sent') {
+      // (A phone's not_sent report is as definite as "no such message": nothing went out.)
       ambiguous = false;
     }
   }
@@ -499,7 +503,8 @@ const rowKey = (from: string, to: string, on: string): string => `${from} -> ${t
 /** A failure that permits another attempt, in a state where it applies: a retryable or throttled outcome of a submission, or authoritative not-found for an unknown one. */
 const isRetryFailure = (state: DeliverySnapshot['state'], e: DeliveryEvent): boolean =>
   (state === 'submitting' && e.type === 'outcome' && (e.outcome.kind === 'retryable' || e.outcome.kind === 'throttled')) ||
-  (state === 'unknown' && (isAuthoritativeNotFound(e) || isPolicyResend(e)));
+  (state === 'unknown' && (isAuthoritativeNotFound(e) || isPolicyResend(e))) ||
+  ((state === 'unknown' || state === 'accepted') && e.type === 'not_sent' && !e.permanent);
 
 describe('decide over random event sequences', () => {
   it('makes no transition outside TRANSITION_TABLE, and every row is reachable', () => {
@@ -542,7 +547,9 @@ describe('decide over random event sequences', () => {
           const byEvidence = isAuthoritativeNotFound(t.event);
           const byReplay = isRiskAcceptingReplay(t.event);
           const byPolicy = isPolicyResend(t.event);
-          expect(byEvidence || byReplay || byPolicy, `${t.event.type} -> ${to} while ambiguous`).toBe(true);
+          // A third: the phone that may have sent it says, definitely, it did not.
+          const byReport = t.event.type === 'not_sent';
+          expect(byEvidence || byReplay || byPolicy || byReport, `${t.event.type} -> ${to} while ambiguous`).toBe(true);
           if (byEvidence) liftedByEvidence++;
           if (byReplay) liftedByReplay++;
           if (byPolicy) liftedByPolicy++;

@@ -45,6 +45,8 @@ const POLICY_EVENT = (
   over: { dedupesByKey?: boolean; windowClosed?: boolean } = {},
 ): DeliveryEvent => ({ type: 'ambiguity_policy', policy, dedupesByKey: over.dedupesByKey ?? false, windowClosed: over.windowClosed ?? false });
 const REPLAY: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: false };
+const NOT_SENT: DeliveryEvent = { type: 'not_sent', permanent: false };
+const NOT_SENT_PERMANENT: DeliveryEvent = { type: 'not_sent', permanent: true };
 const REPLAY_ACCEPTING_RISK: DeliveryEvent = { type: 'replay', acceptDuplicateRisk: true };
 
 interface RowExample {
@@ -204,6 +206,21 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     { name: 'not found, but expired', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
     { name: 'not found, attempts used up', d: snap('unknown', { attemptCount: 3 }), event: NOT_FOUND, now: T0, expected: { terminalReason: 'exhausted' } },
     { name: 'the ambiguity window closed', d: snap('unknown', { attemptCount: 1 }), event: WINDOW_CLOSED, now: T0, expected: { terminalReason: 'unresolved' } },
+  ],
+  'accepted -> retryable on not_sent': [
+    { name: 'the phone held it, then had no service', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+  ],
+  'accepted -> terminal on not_sent': [
+    { name: 'a permanent failure on the phone', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT_PERMANENT, now: T0, expected: { terminalReason: 'rejected' } },
+    { name: 'no attempt left', d: snap('accepted', { attemptCount: 3 }), event: NOT_SENT, now: T0, expected: { terminalReason: 'exhausted' } },
+    { name: 'no time left', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT, now: T0 + HOUR - 500, expected: { terminalReason: 'expired' } },
+  ],
+  'unknown -> retryable on not_sent': [
+    { name: 'a re-offer made the phone report Failed before Sent', d: snap('unknown', { attemptCount: 2 }), event: NOT_SENT, now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
+  ],
+  'unknown -> terminal on not_sent': [
+    { name: 'a permanent failure on the phone', d: snap('unknown', { attemptCount: 1 }), event: NOT_SENT_PERMANENT, now: T0, expected: { terminalReason: 'rejected' } },
+    { name: 'no attempt left', d: snap('unknown', { attemptCount: 3 }), event: NOT_SENT, now: T0, expected: { terminalReason: 'exhausted' } },
   ],
 };
 
@@ -459,5 +476,17 @@ describe('decide: events that do not apply', () => {
       expect(decide(snap(state), WINDOW_CLOSED, ctx(T0)).ok).toBe(false);
     }
     expect(decide(snap('submitting', { attemptCount: 1 }), FOUND, ctx(T0)).ok).toBe(false);
+  });
+});
+
+describe('decide: not_sent (a gateway phone reported Failed before Sent)', () => {
+  const NOT_SENT_EVENT: DeliveryEvent = { type: 'not_sent', permanent: false };
+  it('is refused where no submission is out: a stale report changes nothing', () => {
+    for (const state of ['ready', 'submitting', 'retryable', 'terminal'] as const) {
+      expect(decide(snap(state, { attemptCount: 1, terminalReason: state === 'terminal' ? 'unresolved' : null }), NOT_SENT_EVENT, ctx(T0)).ok).toBe(false);
+    }
+  });
+  it('honours a retry-after as a lower bound', () => {
+    expect(decide(snap('unknown', { attemptCount: 1 }), { type: 'not_sent', permanent: false, retryAfterMs: 30_000 }, ctx(T0))).toMatchObject({ ok: true, to: 'retryable', nextAttemptAt: T0 + 30_000 });
   });
 });

@@ -68,6 +68,9 @@ const GRID_EVENTS: DeliveryEvent[] = [
   { type: 'suppress', reason: 'unsubscribed' },
   { type: 'replay', acceptDuplicateRisk: false },
   { type: 'replay', acceptDuplicateRisk: true },
+  { type: 'not_sent', permanent: false },
+  { type: 'not_sent', permanent: true },
+  { type: 'not_sent', permanent: false, retryAfterMs: 5_000 },
 ];
 function terminalDecisions(): Set<string> {
   const expiresAt = 1_000_000;

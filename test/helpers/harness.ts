@@ -30,6 +30,8 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestPostgresStore, pgUrl } from './postgres.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
+import { createDeviceGateway, type DeviceGateway } from '../../src/devices/device-gateway.js';
+import type { DevicesConfig } from '../../src/config/config.js';
 
 export type Driver = 'sqlite' | 'postgres';
 export const DRIVERS: Driver[] = ['sqlite', 'postgres'];
@@ -72,6 +74,8 @@ export interface Harness {
   apiUrl: string | null;
   /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
   counters: DeliveryCounters;
+  /** With `devices`: the phone gateway (device API on `apiUrl` + devices.base_path; drive its reports and sweep with runOnce()). */
+  devices: DeviceGateway | null;
   /** POST /v1/notifications with the harness key. */
   send(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   get(url: string): Promise<{ status: number; json: any }>;
@@ -109,6 +113,11 @@ export interface HarnessOptions {
    * measured by the sandbox's per-second ledger). advance/set are then refused.
    */
   wallClock?: boolean;
+  /**
+   * Runs the Android phone gateway for the android_gateway accounts `account` made (config
+   * `devices` overrides): its device API listens on `apiUrl`, and the adapters use it.
+   */
+  devices?: Partial<DevicesConfig>;
   /**
    * Builds each account's callback verifier instead of its kind (null: none), e.g. an SES
    * verifier whose way out to SNS serves the test's own certificates.
@@ -170,6 +179,9 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const apiKey = generateApiKey();
   await store.createApiKey({ id: 'key_test', tenantId, keyHash: hashApiKey(apiKey), label: 'test', now: T0 });
   const counters = new DeliveryCounters();
+  const devices = opts.devices
+    ? createDeviceGateway({ store, clock, logger: silentLogger, accounts: config.provider_accounts, devices: { ...config.devices, ...opts.devices }, random: () => 0.5 })
+    : null;
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
   const replay = new ReplayService({ store, clock, counters });
   let evidence: EvidenceApplier | null = null;
@@ -189,10 +201,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
+    devices,
   });
   let apiUrl: string | null = null;
+  if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   if (opts.callbacks) {
-    apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     for (const a of config.provider_accounts) {
       sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets![0]! });
     }
@@ -200,7 +213,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
   const newWorker: Harness['newWorker'] = (o = {}) => {
-    const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url)] as const));
+    const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
     allAdapters.push(...adapters.values());
     const w = new DeliveryWorker({
       store: o.store ?? store,
@@ -220,7 +233,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   };
   const worker = newWorker();
   const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
-  const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url)] as const));
+  const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
   allAdapters.push(...reconcilerAdapters.values());
   const reconciler = new Reconciler({ store, clock, logger: silentLogger, adapters: reconcilerAdapters, accounts: config.provider_accounts, random: () => 0.5 });
   evidence = new EvidenceApplier({ store, clock, logger: silentLogger });
@@ -245,6 +258,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     evidence,
     apiUrl,
     counters,
+    devices,
     async send(body, headers = {}) {
       const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });
       return { status: r.statusCode, json: r.json(), headers: r.headers };
@@ -260,6 +274,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     async close() {
       await Promise.all(workers.map((w) => w.stop()));
       await sandbox.close();
+      await devices?.close();
       await app.close();
       await Promise.allSettled(allAdapters.map((a) => a.close()));
       for (const p of peers) await p.close();

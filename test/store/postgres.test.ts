@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
+import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
@@ -40,6 +41,7 @@ limiterConformance('postgres', postgresFixture);
 webhookConformance('postgres', postgresFixture);
 campaignConformance('postgres', postgresFixture);
 preferencesConformance('postgres', postgresFixture);
+deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {

@@ -22,7 +22,9 @@ import {
   FALLBACK_EVIDENCE,
   LADDER_NAMES,
   OPTIONAL_PURPOSES,
+  OFFER_STATES,
   OUTCOME_KINDS,
+  PHONE_STATES,
   PURPOSES,
   REPLAYABLE_REASONS,
   SUPPRESSION_REASONS,
@@ -32,6 +34,7 @@ import {
 } from '../../src/domain/index.js';
 import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
+import { SWEEP_CAUSES } from '../../src/store/device-store.js';
 import { EVERY } from '../../src/store/preference-rows.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
@@ -77,6 +80,9 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'campaigns.status': CAMPAIGN_STATUSES,
   'campaigns.channel': CHANNELS,
   'campaigns.purpose': CAMPAIGN_PURPOSES,
+  'device_offers.state': OFFER_STATES,
+  'device_offers.phone_state': PHONE_STATES,
+  'device_sweeps.cause': SWEEP_CAUSES,
   'push_subscriptions.type': PUSH_TARGET_TYPES,
   'push_subscriptions.deactivated_reason': PUSH_DEACTIVATION_REASONS,
 };

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
 import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
+import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
@@ -47,6 +48,7 @@ limiterConformance('sqlite', sqliteFixture);
 webhookConformance('sqlite', sqliteFixture);
 campaignConformance('sqlite', sqliteFixture);
 preferencesConformance('sqlite', sqliteFixture);
+deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {

@@ -40,6 +40,7 @@ import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
 import { PostgresCampaigns } from './campaigns.js';
+import { PostgresDevices } from './devices.js';
 import { claimOn, nextDue } from './claims.js';
 import { Coalescer } from './coalescer.js';
 import { PostgresEvidence } from './evidence.js';
@@ -86,6 +87,7 @@ export class PostgresStore implements Store {
   readonly review: PostgresReview;
   readonly fallbacks: PostgresFallbacks;
   readonly health: PostgresHealth;
+  readonly devices: PostgresDevices;
   readonly push: PostgresPush;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -110,6 +112,7 @@ export class PostgresStore implements Store {
     this.review = new PostgresReview(this.sql);
     this.fallbacks = new PostgresFallbacks(this.sql);
     this.health = new PostgresHealth(this.sql);
+    this.devices = new PostgresDevices(this.sql, options.connectionString);
     this.push = new PostgresPush(this.sql);
   }
 

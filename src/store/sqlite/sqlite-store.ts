@@ -41,6 +41,7 @@ import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
 import { SqliteCampaigns } from './campaigns.js';
+import { SqliteDevices } from './devices.js';
 import { claimDue, nextDue } from './claims.js';
 import { SqliteEvidence } from './evidence.js';
 import { SqliteFallbacks } from './fallbacks.js';
@@ -87,6 +88,7 @@ export class SqliteStore implements Store {
   readonly review: SqliteReview;
   readonly fallbacks: SqliteFallbacks;
   readonly health: SqliteHealth;
+  readonly devices: SqliteDevices;
   readonly push: SqlitePush;
 
   constructor(db: Database.Database) {
@@ -99,6 +101,7 @@ export class SqliteStore implements Store {
     this.review = new SqliteReview(this.sql);
     this.fallbacks = new SqliteFallbacks(this.sql);
     this.health = new SqliteHealth(this.sql);
+    this.devices = new SqliteDevices(this.sql);
     this.push = new SqlitePush(this.sql);
   }
 
