@@ -74,7 +74,13 @@ async function run(name: string, store: Store): Promise<void> {
     createdAt: T0,
     startedAt: T0,
   });
-  const runner = new CampaignRunner({ store, clock, logger: pino({ level: 'silent' }), intake: new IntakeService({ store, accounts: [account], clock }), accounts: [account] });
+  const runner = new CampaignRunner({
+    store,
+    clock,
+    logger: pino({ level: 'silent' }),
+    intake: new IntakeService({ store, accounts: [account], clock }),
+    accounts: [account],
+  });
   t = performance.now();
   const pass = await runner.runOnce();
   const fanMs = performance.now() - t;

@@ -127,11 +127,15 @@ async function main(): Promise<number> {
   const s = settings;
 
   log(`bench:campaign — ${fmt(s.n)} recipients, sandbox sms quota ${fmt(s.quota)}/s, ${s.workers} workers, OTP ${fmt(s.otpRate, 1)}/s`);
-  log(`  account: rate_per_second ${fmt(rates.accountRate, 2)} (= quotaSafeRate({quota: ${s.quota}, burst: ${s.burst}, skewMs: ${s.skewMs}}); enforced ${fmt(rates.accountRateEffective, 2)}/s), burst ${s.burst}`);
+  log(
+    `  account: rate_per_second ${fmt(rates.accountRate, 2)} (= quotaSafeRate({quota: ${s.quota}, burst: ${s.burst}, skewMs: ${s.skewMs}}); enforced ${fmt(rates.accountRateEffective, 2)}/s), burst ${s.burst}`,
+  );
   log(`           at most ${fmt(rates.worstSecond)} sends received in any second if every send arrives within ${s.skewMs} ms of every other granted with it`);
   log(`  lanes:   ${JSON.stringify(rates.lanes)}`);
   for (const b of rates.budgets) {
-    log(`           ${b.name}: guaranteed ${fmt(b.guaranteed_rate, 2)}/s, max ${fmt(b.max_rate, 2)}/s, slots ${b.guaranteed_concurrency}..${b.max_concurrency}`);
+    log(
+      `           ${b.name}: guaranteed ${fmt(b.guaranteed_rate, 2)}/s, max ${fmt(b.max_rate, 2)}/s, slots ${b.guaranteed_concurrency}..${b.max_concurrency}`,
+    );
   }
   log(`  worker:  batch_size ${s.batchSize}, loops_per_account ${s.loops}, sweep_interval_ms ${s.sweepIntervalMs}, poll_interval_ms ${s.pollIntervalMs}`);
 
@@ -158,7 +162,9 @@ async function main(): Promise<number> {
   let otp: OtpTraffic | null = null;
   try {
     db = await provideDatabase();
-    log(`  database: ${db.source === 'embedded' ? 'embedded PostgreSQL (fsync off)' : 'DATABASE_URL'}, schema ${schema}; bench process (sandbox + OTP client): ${referenceNice}`);
+    log(
+      `  database: ${db.source === 'embedded' ? 'embedded PostgreSQL (fsync off)' : 'DATABASE_URL'}, schema ${schema}; bench process (sandbox + OTP client): ${referenceNice}`,
+    );
     referee = await startReferee(sandboxMod, s.quota);
     const configFile = join(dir, 'herald.json');
     const dataDir = join(dir, 'data');
@@ -177,14 +183,29 @@ async function main(): Promise<number> {
 
     // ---- Audience, streamed.
     const audience = await uploadAudience(apiUrl, apiKey, s.n);
-    log(`\naudience ${audience.id}: ${fmt(audience.size)} recipients uploaded in ${fmt(audience.seconds, 1)} s (${fmt(audience.size / audience.seconds)} rows/s, NDJSON streamed)`);
+    log(
+      `\naudience ${audience.id}: ${fmt(audience.size)} recipients uploaded in ${fmt(audience.seconds, 1)} s (${fmt(audience.size / audience.seconds)} rows/s, NDJSON streamed)`,
+    );
 
     // ---- The campaign: a draft first (its plan), then /start (planned again for now).
     const deadlineAt = new Date(Date.now() + Math.ceil(rates.configBestSeconds * 1.5 + 120) * 1000).toISOString();
-    type Campaign = { id: string; status: string; plan: Record<string, unknown>; lane: string; lane_rate: number; progress: Record<string, unknown>; started_at: string | null; finished_at: string | null };
+    type Campaign = {
+      id: string;
+      status: string;
+      plan: Record<string, unknown>;
+      lane: string;
+      lane_rate: number;
+      progress: Record<string, unknown>;
+      started_at: string | null;
+      finished_at: string | null;
+    };
     const draft = await api<Campaign>(apiUrl, apiKey, 'POST', '/v1/campaigns', 201, {
-      name: 'bench', channel: 'sms', purpose: 'marketing', content: { text: 'Sale: everything must go. Reply STOP to opt out.' },
-      deadline_at: deadlineAt, audience: { audience_id: audience.id },
+      name: 'bench',
+      channel: 'sms',
+      purpose: 'marketing',
+      content: { text: 'Sale: everything must go. Reply STOP to opt out.' },
+      deadline_at: deadlineAt,
+      audience: { audience_id: audience.id },
     });
     log(`campaign ${draft.id}: ${draft.status}, lane ${draft.lane} at ${fmt(draft.lane_rate, 2)}/s, deadline ${deadlineAt}`);
 
@@ -389,22 +410,40 @@ function report(r: {
   if (r.incomplete) log(`WARNING: the campaign did not finish: ${r.incomplete}`);
   log(`campaign final status ${r.final.status}; progress ${JSON.stringify(r.final.progress)}`);
   log(`campaign messages in the ledger: ${fmt(m.campaign.entries)} (${fmt(m.campaign.distinctKeys)} distinct keys)`);
-  log(`OTP: ${fmt(m.otp.requested)} requested, ${fmt(m.otp.answered202)} answered 202${Object.keys(m.otp.otherAnswers).length ? ` (others ${JSON.stringify(m.otp.otherAnswers)})` : ''}, ${fmt(m.otp.delivered)} received by the sandbox; ${fmt(m.otp.duringDrain)} during the drain = ${fmt(otpActual, 2)}/s`);
+  log(
+    `OTP: ${fmt(m.otp.requested)} requested, ${fmt(m.otp.answered202)} answered 202${Object.keys(m.otp.otherAnswers).length ? ` (others ${JSON.stringify(m.otp.otherAnswers)})` : ''}, ${fmt(m.otp.delivered)} received by the sandbox; ${fmt(m.otp.duringDrain)} during the drain = ${fmt(otpActual, 2)}/s`,
+  );
   log('');
-  log(`drain time: ${fmt(m.campaign.drainSeconds, 2)} s = start → first campaign message ${fmt(m.campaign.startupSeconds, 2)} s + sending ${fmt(m.campaign.sendingSeconds, 2)} s at ${fmt(m.campaign.sendingRate, 1)}/s`);
+  log(
+    `drain time: ${fmt(m.campaign.drainSeconds, 2)} s = start → first campaign message ${fmt(m.campaign.startupSeconds, 2)} s + sending ${fmt(m.campaign.sendingSeconds, 2)} s at ${fmt(m.campaign.sendingRate, 1)}/s`,
+  );
   log(`  issue's lower bound N / (R − OTP sent) = ${fmt(s.n)} / (${fmt(s.quota)} − ${fmt(otpActual, 2)}) = ${fmt(lower, 2)} s`);
-  log(`  this configuration's best N / bulk lane rate = ${fmt(s.n)} / ${fmt(rates.bulkRateEffective, 2)} = ${fmt(rates.configBestSeconds, 2)} s (account rate ${fmt(rates.accountRateEffective, 2)}/s = quotaSafeRate with burst ${s.burst}, skew ${s.skewMs} ms; auth reserves ${fmt(rates.accountRateEffective - rates.bulkRateEffective, 2)}/s)`);
-  log(`  campaign messages per full second while sending: min ${fmt(m.campaign.perSecond.min)}, p1 ${fmt(m.campaign.perSecond.p1)}, median ${fmt(m.campaign.perSecond.p50)}, max ${fmt(m.campaign.perSecond.max)} (${m.campaign.perSecond.count} seconds)`);
-  log(`sandbox: most sms received in one second ${fmt(m.sandbox.maxReceivedPerSecond)} (accepted ${fmt(m.sandbox.maxAcceptedPerSecond)}; seconds above ${fmt(s.quota)}: ${m.sandbox.secondsAboveQuota})`);
-  log(`429s: ${fmt(m.sandbox.refused429)} answered by the sandbox's quota (counted at the sandbox); Herald recorded ${fmt(r.throttledHerald)} throttled attempts`);
+  log(
+    `  this configuration's best N / bulk lane rate = ${fmt(s.n)} / ${fmt(rates.bulkRateEffective, 2)} = ${fmt(rates.configBestSeconds, 2)} s (account rate ${fmt(rates.accountRateEffective, 2)}/s = quotaSafeRate with burst ${s.burst}, skew ${s.skewMs} ms; auth reserves ${fmt(rates.accountRateEffective - rates.bulkRateEffective, 2)}/s)`,
+  );
+  log(
+    `  campaign messages per full second while sending: min ${fmt(m.campaign.perSecond.min)}, p1 ${fmt(m.campaign.perSecond.p1)}, median ${fmt(m.campaign.perSecond.p50)}, max ${fmt(m.campaign.perSecond.max)} (${m.campaign.perSecond.count} seconds)`,
+  );
+  log(
+    `sandbox: most sms received in one second ${fmt(m.sandbox.maxReceivedPerSecond)} (accepted ${fmt(m.sandbox.maxAcceptedPerSecond)}; seconds above ${fmt(s.quota)}: ${m.sandbox.secondsAboveQuota})`,
+  );
+  log(
+    `429s: ${fmt(m.sandbox.refused429)} answered by the sandbox's quota (counted at the sandbox); Herald recorded ${fmt(r.throttledHerald)} throttled attempts`,
+  );
   if (m.skew) {
-    log(`permit → sandbox receipt (received_at − attempts.started_at), ms: campaign min ${fmt(m.skew.campaign.min)} / p50 ${fmt(m.skew.campaign.p50)} / p99 ${fmt(m.skew.campaign.p99)} / max ${fmt(m.skew.campaign.max)}; OTP min ${fmt(m.skew.otp.min)} / p50 ${fmt(m.skew.otp.p50)} / p99 ${fmt(m.skew.otp.p99)} / max ${fmt(m.skew.otp.max)}`);
-    log(`  observed skew (max − min over every send) ${fmt(Math.max(m.skew.campaign.max, m.skew.otp.max) - Math.min(m.skew.campaign.min, m.skew.otp.min))} ms vs the ${s.skewMs} ms budgeted`);
+    log(
+      `permit → sandbox receipt (received_at − attempts.started_at), ms: campaign min ${fmt(m.skew.campaign.min)} / p50 ${fmt(m.skew.campaign.p50)} / p99 ${fmt(m.skew.campaign.p99)} / max ${fmt(m.skew.campaign.max)}; OTP min ${fmt(m.skew.otp.min)} / p50 ${fmt(m.skew.otp.p50)} / p99 ${fmt(m.skew.otp.p99)} / max ${fmt(m.skew.otp.max)}`,
+    );
+    log(
+      `  observed skew (max − min over every send) ${fmt(Math.max(m.skew.campaign.max, m.skew.otp.max) - Math.min(m.skew.campaign.min, m.skew.otp.min))} ms vs the ${s.skewMs} ms budgeted`,
+    );
   }
   const otpLines = (label: string, o: OtpFigures) => {
     log(`${label}: ${fmt(o.delivered)}/${fmt(o.requested)} received; intake → sandbox p50 / p99 / max ${ms(o.latency)}; intake answer (202) ${ms(o.intake)}`);
     if (o.stages) {
-      log(`  request → notification created_at ${ms(o.stages.toCreated)}; created_at → permit (claim) ${ms(o.stages.toPermit)}; permit → sandbox receipt ${ms(o.stages.toReceipt)}`);
+      log(
+        `  request → notification created_at ${ms(o.stages.toCreated)}; created_at → permit (claim) ${ms(o.stages.toPermit)}; permit → sandbox receipt ${ms(o.stages.toReceipt)}`,
+      );
     }
   };
   if (m.baselineOtp) otpLines('OTP latency, no campaign (baseline)', m.baselineOtp);
@@ -412,9 +451,17 @@ function report(r: {
   const wt = r.waited;
   log(
     `PostgreSQL sessions of this run (pg_stat_activity, ${fmt(wt.samples)} samples): ${fmt(wt.active, 2)} active on average, ${fmt(wt.lockWaits, 2)} waiting for a lock ` +
-      `(${fmt(wt.limiterWaits, 2)} on the limiter's row); by wait event: ${wt.events.slice(0, 6).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')}`,
+      `(${fmt(wt.limiterWaits, 2)} on the limiter's row); by wait event: ${wt.events
+        .slice(0, 6)
+        .map(([k, v]) => `${k} ${fmt(v, 2)}`)
+        .join(', ')}`,
   );
-  log(`  running (on CPU), mean sessions by statement: ${wt.running.slice(0, 6).map(([k, v]) => `${fmt(v, 2)} "${k}"`).join('; ')}`);
+  log(
+    `  running (on CPU), mean sessions by statement: ${wt.running
+      .slice(0, 6)
+      .map(([k, v]) => `${fmt(v, 2)} "${k}"`)
+      .join('; ')}`,
+  );
   // A claim that spends permits writes both limiter rows (lane + account): spent claims = row
   // updates / 2, exact. Claims that spent nothing leave only index scans: on PostgreSQL 15 with
   // generic prepared plans (every pooled session after 5 runs) an empty claim costs 3 scans of
@@ -431,13 +478,22 @@ function report(r: {
       `${r.server.checkpoints} checkpoint(s); ${r.server.autovacuums} autovacuum/autoanalyze run(s) on this run's tables`,
   );
   log(`memory (peak RSS, VmHWM): ${r.memory.map((x) => `${x.name} ${fmt(x.mem?.peak ?? NaN)} MB`).join(', ')}`);
-  const parts = Object.entries(r.cpu).filter(([k]) => k !== 'machine').map(([k, v]) => `${k} ${fmt(v, 1)}`);
-  log(`CPU-s over ${fmt(r.cpuSeconds, 1)} s (2 cores = ${fmt(2 * r.cpuSeconds, 1)} CPU-s): ${parts.join(', ')}; machine busy ${fmt(r.cpu.machine!, 1)} (${fmt((100 * r.cpu.machine!) / (2 * r.cpuSeconds))}% of 2 cores)`);
+  const parts = Object.entries(r.cpu)
+    .filter(([k]) => k !== 'machine')
+    .map(([k, v]) => `${k} ${fmt(v, 1)}`);
+  log(
+    `CPU-s over ${fmt(r.cpuSeconds, 1)} s (2 cores = ${fmt(2 * r.cpuSeconds, 1)} CPU-s): ${parts.join(', ')}; machine busy ${fmt(r.cpu.machine!, 1)} (${fmt((100 * r.cpu.machine!) / (2 * r.cpuSeconds))}% of 2 cores)`,
+  );
   const otherCores = r.cpu.other! / r.cpuSeconds;
   log(`${r.quiet}; during the run other processes used ${fmt(otherCores, 2)} cores on average${otherCores > 0.2 ? ' — WARNING: a disturbed run' : ''}`);
 
   const rows: Array<[string, string, string, string]> = [
-    ['drain time', `${fmt(m.campaign.drainSeconds, 2)} s (${fmt(100 * (m.campaign.drainSeconds / lower - 1), 1)}% over bound ${fmt(lower, 2)} s; config best ${fmt(rates.configBestSeconds, 2)} s)`, 'within 1% of N/(R − OTP)', verdict(m.campaign.drainSeconds <= lower * 1.01 && !r.incomplete)],
+    [
+      'drain time',
+      `${fmt(m.campaign.drainSeconds, 2)} s (${fmt(100 * (m.campaign.drainSeconds / lower - 1), 1)}% over bound ${fmt(lower, 2)} s; config best ${fmt(rates.configBestSeconds, 2)} s)`,
+      'within 1% of N/(R − OTP)',
+      verdict(m.campaign.drainSeconds <= lower * 1.01 && !r.incomplete),
+    ],
     ['max sms received in 1 s', fmt(m.sandbox.maxReceivedPerSecond), `≤ ${fmt(s.quota)}`, verdict(m.sandbox.maxReceivedPerSecond <= s.quota)],
     ['429s', fmt(m.sandbox.refused429), '0', verdict(m.sandbox.refused429 === 0)],
     ['OTP latency p50', `${fmt(m.otp.latency.p50)} ms`, '≤ 10 ms', verdict(m.otp.latency.p50 <= 10)],

@@ -291,7 +291,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           maxOverdueDuringRun = Math.max(maxOverdueDuringRun, s.overdue);
           if (now - lastLine >= 5_000) {
             lastLine = now;
-            log(`  t=${((now - started) / 1000).toFixed(0)}s intake ${sent}/${opts.notifications}, deliveries ${s.total} (pending ${s.pending}), kills ${kills}`);
+            log(
+              `  t=${((now - started) / 1000).toFixed(0)}s intake ${sent}/${opts.notifications}, deliveries ${s.total} (pending ${s.pending}), kills ${kills}`,
+            );
           }
         }
       })();
@@ -517,11 +519,7 @@ export function formatReport(r: ChaosReport): string {
       `  ledger entries      ${v.ledger.entries} (${v.ledger.keys} distinct keys; ${v.deliveries.submittedPerLedger} deliveries submitted)`,
     );
   }
-  lines.push(
-    `  error log lines     workers ${r.errorLogLines.worker}, api ${r.errorLogLines.api}`,
-    '',
-    'CHECKS',
-  );
+  lines.push(`  error log lines     workers ${r.errorLogLines.worker}, api ${r.errorLogLines.api}`, '', 'CHECKS');
   if (v) {
     const c = v.contradictions;
     lines.push(
@@ -621,7 +619,12 @@ async function main(argv: string[]): Promise<number> {
       deadlineMs: intFrom(values['deadline-s'], undefined, 900, '--deadline-s') * 1000,
       expiryAllowanceMs: intFrom(values['expiry-allowance-ms'], undefined, 0, '--expiry-allowance-ms'),
       ...(values['batch-size'] !== undefined
-        ? { worker: { ...defaultOptions({ databaseUrl: db.url }).worker, batch_size: Math.max(1, intFrom(values['batch-size'], undefined, 32, '--batch-size')) } }
+        ? {
+            worker: {
+              ...defaultOptions({ databaseUrl: db.url }).worker,
+              batch_size: Math.max(1, intFrom(values['batch-size'], undefined, 32, '--batch-size')),
+            },
+          }
         : {}),
       ...(values.dump ? { dumpDir: values.dump } : {}),
       keepSchema: values['keep-schema'] ? 'always' : db.source === 'embedded' ? 'never' : 'on_failure',

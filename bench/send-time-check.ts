@@ -21,25 +21,63 @@ const { deriveDeliveryKey } = await dist<typeof import('../src/domain/index.js')
 const { openSqliteStore } = await dist<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
 const { openPostgresStore } = await dist<typeof import('../src/store/postgres/postgres-store.js')>('store/postgres/postgres-store.js');
 
-const N = 20_000, BATCH = 64, T0 = 1_700_000_000_000;
+const N = 20_000,
+  BATCH = 64,
+  T0 = 1_700_000_000_000;
 async function seed(store: Store) {
   await store.ensureTenant({ id: 't', name: 't' }, T0);
   const ps: Promise<unknown>[] = [];
   for (let i = 0; i < N; i++) {
-    const id = `ntf_${String(i).padStart(8, '0')}`, rid = `user-${i % 5000}`;
-    ps.push(store.createNotification({ id, tenantId: 't', recipient: { id: rid, email: `u${i % 5000}@example.com` }, purpose: i % 2 ? 'marketing' : 'otp', channels: ['email'],
-      content: { subject: 's', text: 'x' }, groupKey: id, generation: 1, metadata: null, expiresAt: T0 + 3_600_000, createdAt: T0,
-      deliveries: [{ id: `dlv_${String(i).padStart(8, '0')}`, channel: 'email', providerAccount: 'a', destination: `u${i % 5000}@example.com`, idempotencyKey: deriveDeliveryKey({ tenantId: 't', recipientId: rid, groupKey: id, generation: 1, channel: 'email', purpose: i % 2 ? 'marketing' : 'otp' }) }] }));
-    if (ps.length === 500) { await Promise.all(ps); ps.length = 0; }
+    const id = `ntf_${String(i).padStart(8, '0')}`,
+      rid = `user-${i % 5000}`;
+    ps.push(
+      store.createNotification({
+        id,
+        tenantId: 't',
+        recipient: { id: rid, email: `u${i % 5000}@example.com` },
+        purpose: i % 2 ? 'marketing' : 'otp',
+        channels: ['email'],
+        content: { subject: 's', text: 'x' },
+        groupKey: id,
+        generation: 1,
+        metadata: null,
+        expiresAt: T0 + 3_600_000,
+        createdAt: T0,
+        deliveries: [
+          {
+            id: `dlv_${String(i).padStart(8, '0')}`,
+            channel: 'email',
+            providerAccount: 'a',
+            destination: `u${i % 5000}@example.com`,
+            idempotencyKey: deriveDeliveryKey({
+              tenantId: 't',
+              recipientId: rid,
+              groupKey: id,
+              generation: 1,
+              channel: 'email',
+              purpose: i % 2 ? 'marketing' : 'otp',
+            }),
+          },
+        ],
+      }),
+    );
+    if (ps.length === 500) {
+      await Promise.all(ps);
+      ps.length = 0;
+    }
   }
   await Promise.all(ps);
   // Some opt-outs and suppressions, as a real tenant has.
-  for (let r = 0; r < 5000; r += 7) await store.preferences.addOptOut({ tenantId: 't', recipientId: `user-${r}`, optOut: { channel: 'email', purpose: 'marketing' }, source: 'api', now: T0 });
+  for (let r = 0; r < 5000; r += 7)
+    await store.preferences.addOptOut({ tenantId: 't', recipientId: `user-${r}`, optOut: { channel: 'email', purpose: 'marketing' }, source: 'api', now: T0 });
   for (let r = 0; r < 5000; r += 50) await store.preferences.addSuppression({ tenantId: 't', channel: 'email', destination: `u${r}@example.com`, now: T0 });
 }
 async function measure(name: string, store: Store) {
   await seed(store);
-  let claimMs = 0, checkMs = 0, batches = 0, stopped = 0;
+  let claimMs = 0,
+    checkMs = 0,
+    batches = 0,
+    stopped = 0;
   for (;;) {
     let t = performance.now();
     const claimed = await store.claimBatch({ providerAccount: 'a', workerId: 'w', now: T0 + 1, leaseMs: 30_000, limit: BATCH });
@@ -51,7 +89,9 @@ async function measure(name: string, store: Store) {
     stopped += checks.filter((c) => c.verdict !== 'send').length;
     batches++;
   }
-  console.log(`${name}: ${batches} batches of ${BATCH}: claimBatch ${(claimMs / batches).toFixed(2)} ms/batch, sendabilityOf ${(checkMs / batches).toFixed(2)} ms/batch (${((1000 * checkMs) / N).toFixed(1)} µs/delivery); ${stopped} of ${N} stopped`);
+  console.log(
+    `${name}: ${batches} batches of ${BATCH}: claimBatch ${(claimMs / batches).toFixed(2)} ms/batch, sendabilityOf ${(checkMs / batches).toFixed(2)} ms/batch (${((1000 * checkMs) / N).toFixed(1)} µs/delivery); ${stopped} of ${N} stopped`,
+  );
 }
 const dir = mkdtempSync(join(tmpdir(), 'herald-check-'));
 const sqlite = openSqliteStore({ path: join(dir, 'h.db') });

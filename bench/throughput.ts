@@ -155,7 +155,8 @@ const TENANT = 'bench';
 // ---------------------------------------------------------------- helpers
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
 function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -174,7 +175,18 @@ interface Meter {
   target: number;
   onTarget: (() => void) | null;
 }
-const newMeter = (target: number): Meter => ({ created: 0, createMs: 0, claims: 0, claimed: 0, claimMs: 0, writes: 0, writeMs: 0, accepted: 0, target, onTarget: null });
+const newMeter = (target: number): Meter => ({
+  created: 0,
+  createMs: 0,
+  claims: 0,
+  claimed: 0,
+  claimMs: 0,
+  writes: 0,
+  writeMs: 0,
+  accepted: 0,
+  target,
+  onTarget: null,
+});
 
 function instrument(store: Store, m: Meter): Store {
   return new Proxy(store, {
@@ -353,7 +365,9 @@ async function openDb(driver: 'sqlite' | 'postgres', phase: string, sandboxUrl: 
         const db = new Database(file, { readonly: true });
         try {
           const rows = db.prepare(FACTS_SQL).all() as Array<{ l: number; c: number; f: number }>;
-          const states = Object.fromEntries((db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]));
+          const states = Object.fromEntries(
+            (db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]),
+          );
           const attempts = (db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as { n: number }).n;
           return summarize(rows, states, attempts);
         } finally {
@@ -813,7 +827,9 @@ function setupLines(sandboxUrl: string): string[] {
   const cpuModel = cpus()[0]?.model ?? 'unknown';
   return [
     `Herald throughput benchmark — ${new Date().toISOString()}${HERALD_ROOT !== ROOT ? ` — build under test: ${HERALD_ROOT}` : ''}`,
-    `machine: ${cpus().length} × ${cpuModel}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}`,
+    `machine: ${cpus().length} × ${cpuModel}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; Node ${process.version}`,
     `N = ${fmt(N)} per phase; channel ${CHANNEL} (one sandbox account of three gets all the work); purpose transactional; no faults, no latency`,
     `intake: ${INTAKE === 'http' ? `real HTTP API (Fastify, POST /v1/notifications, API-key auth) in the Herald process; load generator = separate process, ${CONCURRENCY} keep-alive connections, closed loop` : `IntakeService.submit called in the Herald process (no HTTP), ${CONCURRENCY} concurrent callers`}; Idempotency-Key ${flags['idempotency-key'] ? 'sent (unique per request)' : 'not sent'}`,
     `delivery: real DeliveryWorker in the Herald process, batch_size ${probe.worker.batch_size}, loops_per_account ${probe.worker.loops_per_account}, lease ${probe.worker.lease_ms} ms; real sandbox adapter over HTTP (keep-alive) to \`herald sandbox\` in a separate process (${sandboxUrl})`,

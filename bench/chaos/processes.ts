@@ -166,10 +166,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function killAllChildren(timeoutMs = 5_000): Promise<void> {
   const running = [...live];
   for (const c of running) c.signal('SIGKILL');
-  await Promise.race([
-    Promise.all(running.map((c) => c.exited)),
-    new Promise((r) => setTimeout(r, timeoutMs).unref()),
-  ]);
+  await Promise.race([Promise.all(running.map((c) => c.exited)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
 }
 
 /** How many children are still running (the test asserts 0 after cleanup). */

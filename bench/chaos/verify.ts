@@ -95,7 +95,9 @@ export async function verify(
 
   // ---- Herald's side, read once after the system settled.
   const notifications = new Map<string, number>();
-  for (const r of (await client.query('SELECT n.id, count(d.id)::int AS n FROM notifications n LEFT JOIN deliveries d ON d.notification_id = n.id GROUP BY n.id')).rows) {
+  for (const r of (
+    await client.query('SELECT n.id, count(d.id)::int AS n FROM notifications n LEFT JOIN deliveries d ON d.notification_id = n.id GROUP BY n.id')
+  ).rows) {
     notifications.set(String(r.id), Number(r.n));
   }
   const deliveries = (
@@ -179,7 +181,9 @@ export async function verify(
     }
     if ((d.state === 'retryable' || d.state === 'terminal') && sent.length > 0) {
       retryableOrTerminalWithLedger += 1;
-      example(`contradiction: delivery ${d.id} is ${d.state}${d.terminal_reason ? `/${d.terminal_reason}` : ''} but the ledger accepted its key ${sent.length}x`);
+      example(
+        `contradiction: delivery ${d.id} is ${d.state}${d.terminal_reason ? `/${d.terminal_reason}` : ''} but the ledger accepted its key ${sent.length}x`,
+      );
     }
   }
 
@@ -206,7 +210,9 @@ export async function verify(
         receivedAfterExpiry += 1;
         worstLateMs = Math.max(worstLateMs, lateBy);
         if (lateBy > opts.expiryAllowanceMs) lateSubmissions += 1;
-        example(`${lateBy > opts.expiryAllowanceMs ? 'late' : 'within allowance'}: delivery ${d.id} (${d.state}) accepted by the provider ${lateBy} ms after expires_at`);
+        example(
+          `${lateBy > opts.expiryAllowanceMs ? 'late' : 'within allowance'}: delivery ${d.id} (${d.state}) accepted by the provider ${lateBy} ms after expires_at`,
+        );
       }
     }
   }
@@ -230,12 +236,23 @@ export async function verify(
          WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, number`,
         [late.slice(0, 10).map((d) => d.id)],
       )
-    ).rows as Array<{ delivery_id: string; number: number; started_at: string; finished_at: string | null; outcome: string | null; error_code: string | null; worker_id: string }>;
+    ).rows as Array<{
+      delivery_id: string;
+      number: number;
+      started_at: string;
+      finished_at: string | null;
+      outcome: string | null;
+      error_code: string | null;
+      worker_id: string;
+    }>;
     for (const d of late.slice(0, 10)) {
       const received = Math.min(...(byKey.get(d.idempotency_key) ?? []).map((e) => Date.parse(e.received_at)));
       const attempts = rows
         .filter((a) => a.delivery_id === d.id)
-        .map((a) => `#${a.number} claimed ${Number(d.expires_at) - Number(a.started_at)} ms before expiry, ${a.outcome ?? 'open'}${a.error_code ? `/${a.error_code}` : ''}, accepted by provider ${received - Number(a.started_at)} ms after claim (${a.worker_id})`);
+        .map(
+          (a) =>
+            `#${a.number} claimed ${Number(d.expires_at) - Number(a.started_at)} ms before expiry, ${a.outcome ?? 'open'}${a.error_code ? `/${a.error_code}` : ''}, accepted by provider ${received - Number(a.started_at)} ms after claim (${a.worker_id})`,
+        );
       example(`  ${d.id}: ${attempts.join('; ')}`);
     }
   }

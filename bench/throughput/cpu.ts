@@ -45,7 +45,10 @@ export function processTreeCpuMs(pid: number): number {
  * "autovacuum worker"…), by process title; pass the result of an earlier call as `since` to get
  * what each kind used in between (a child that started meanwhile counts from zero).
  */
-export function postgresCpuByKind(postmaster: number, since?: Map<number, { kind: string; cpuMs: number }>): {
+export function postgresCpuByKind(
+  postmaster: number,
+  since?: Map<number, { kind: string; cpuMs: number }>,
+): {
   perPid: Map<number, { kind: string; cpuMs: number }>;
   byKind: Record<string, number>;
 } {

@@ -77,7 +77,11 @@ export class AudienceLoader {
         // Parse errors are found as lines are read, row errors a batch later: report in line order.
         const sorted: FieldError[] = errors.sort((a, b) => a.line - b.line).map(({ field, message }) => ({ field, message }));
         const first = sorted[0]!;
-        throw new HeraldError('audience_invalid', `${first.field} ${first.message}${sorted.length > 1 ? ` (and ${sorted.length - 1} more listed in errors)` : ''}`, sorted);
+        throw new HeraldError(
+          'audience_invalid',
+          `${first.field} ${first.message}${sorted.length > 1 ? ` (and ${sorted.length - 1} more listed in errors)` : ''}`,
+          sorted,
+        );
       }
       if (written === 0) throw new HeraldError('audience_empty', 'the audience has no recipients');
       return await store.campaigns.sealAudience({ audienceId: id, duplicates: read - written, now: clock.now() });
@@ -102,7 +106,8 @@ export class AudienceLoader {
       if (!validateRecipient(fields)) {
         const e = validateRecipient.errors![0]!;
         const params = e.params as Record<string, unknown>;
-        if (e.keyword === 'additionalProperties') problem(line, String(params.additionalProperty), `is not a known field; a recipient has ${AUDIENCE_FIELDS.join(', ')}`);
+        if (e.keyword === 'additionalProperties')
+          problem(line, String(params.additionalProperty), `is not a known field; a recipient has ${AUDIENCE_FIELDS.join(', ')}`);
         else if (e.keyword === 'required') problem(line, String(params.missingProperty), 'is required');
         else problem(line, e.instancePath.replace(/^\//, '') || null, e.message ?? 'is invalid');
         continue;
@@ -114,7 +119,14 @@ export class AudienceLoader {
     }
     const idOnly = new Set(ok.filter((r) => ADDRESS_FIELDS.every((f) => r.recipient[f] == null)));
     if (idOnly.size === 0) return ok;
-    const profiles = new Map((await this.opts.store.campaigns.getRecipients(tenantId, [...idOnly].map((r) => r.recipient.id))).map((p) => [p.id, p]));
+    const profiles = new Map(
+      (
+        await this.opts.store.campaigns.getRecipients(
+          tenantId,
+          [...idOnly].map((r) => r.recipient.id),
+        )
+      ).map((p) => [p.id, p]),
+    );
     const out: Array<{ line: number; recipient: RecipientInput }> = [];
     for (const r of ok) {
       if (!idOnly.has(r)) {

@@ -42,7 +42,10 @@ async function* lines(source: ByteSource, limits: ParseLimits): AsyncGenerator<A
   for await (const chunk of source) {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     if (bytes > limits.maxBytes) {
-      throw new HeraldError('audience_too_large', `the upload is larger than ${limits.maxBytes / 1024 / 1024} MiB; split the audience or store recipients and send their ids`);
+      throw new HeraldError(
+        'audience_too_large',
+        `the upload is larger than ${limits.maxBytes / 1024 / 1024} MiB; split the audience or store recipients and send their ids`,
+      );
     }
     rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
     const out: Array<{ line: number; text: string | null }> = [];
@@ -108,11 +111,7 @@ const TOO_LONG = (limits: ParseLimits) => `is longer than ${limits.maxLineChars}
  * JSON nulls are left out) or an error naming the line. CSV needs a header line naming its
  * columns from AUDIENCE_FIELDS; a bad header ends the parse with one error on line 1.
  */
-export async function* parseAudience(
-  source: ByteSource,
-  format: AudienceFormat,
-  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
-): AsyncGenerator<ParsedLine[]> {
+export async function* parseAudience(source: ByteSource, format: AudienceFormat, limits: ParseLimits = DEFAULT_PARSE_LIMITS): AsyncGenerator<ParsedLine[]> {
   let header: string[] | null = null;
   let first = true;
   // After a bad CSV header nothing can be read, but the rest is still consumed: stopping early
@@ -147,7 +146,8 @@ export async function* parseAudience(
     }
     if (out.length > 0) yield out;
   }
-  if (format === 'csv' && header === null && !unreadable) yield [{ kind: 'error', line: 1, message: `has no header; the first line names the columns, e.g. ${AUDIENCE_FIELDS.join(',')}` }];
+  if (format === 'csv' && header === null && !unreadable)
+    yield [{ kind: 'error', line: 1, message: `has no header; the first line names the columns, e.g. ${AUDIENCE_FIELDS.join(',')}` }];
 }
 
 function ndjsonRow(line: number, text: string): ParsedLine {
@@ -157,7 +157,8 @@ function ndjsonRow(line: number, text: string): ParsedLine {
   } catch {
     return { kind: 'error', line, message: 'is not valid JSON' };
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { kind: 'error', line, message: 'must be a JSON object such as {"id":"u1","email":"ada@example.com"}' };
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { kind: 'error', line, message: 'must be a JSON object such as {"id":"u1","email":"ada@example.com"}' };
   const fields: Record<string, unknown> = {};
   for (const [k, value] of Object.entries(v)) if (value !== null) fields[k] = value;
   return { kind: 'row', line, fields };

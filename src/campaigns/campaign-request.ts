@@ -43,9 +43,16 @@ export const campaignRequestSchema = {
     purpose: { type: 'string', enum: [...CAMPAIGN_PURPOSES], description: 'Bulk purposes only: codes and alerts are never campaigns.' },
     content: props.content,
     template: props.template,
-    deadline_at: { type: 'string', format: 'date-time', description: 'When every recipient should have been sent to (RFC 3339). The plan says whether the lane can make it.' },
-    ttl_seconds: { ...props.ttl_seconds, description: "Each message's lifetime, counted from its fan-out. Default: the purpose's (3 days for marketing, 1 day for transactional)." },
-    metadata: { ...props.metadata, description: "Copied to every notification, with `campaign_id` added." },
+    deadline_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When every recipient should have been sent to (RFC 3339). The plan says whether the lane can make it.',
+    },
+    ttl_seconds: {
+      ...props.ttl_seconds,
+      description: "Each message's lifetime, counted from its fan-out. Default: the purpose's (3 days for marketing, 1 day for transactional).",
+    },
+    metadata: { ...props.metadata, description: 'Copied to every notification, with `campaign_id` added.' },
     audience: {
       type: 'object',
       additionalProperties: false,
@@ -63,7 +70,11 @@ export const campaignRequestSchema = {
         },
       },
     },
-    start: { type: 'string', enum: ['if_feasible', 'draft'], description: '`if_feasible` starts at once when the deadline can be met. Default `draft`: start with POST /v1/campaigns/{id}/start.' },
+    start: {
+      type: 'string',
+      enum: ['if_feasible', 'draft'],
+      description: '`if_feasible` starts at once when the deadline can be met. Default `draft`: start with POST /v1/campaigns/{id}/start.',
+    },
   },
 } as const;
 

@@ -46,7 +46,10 @@ export class CampaignService {
   private account(channel: CampaignRecord['channel']): ProviderAccountConfig {
     // The same rule as intake's: the first account configured for the channel sends it.
     const a = this.opts.accounts.find((x) => x.channel === channel);
-    if (!a) throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [{ field: 'channel', message: `${channel} has no provider account` }]);
+    if (!a)
+      throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
+        { field: 'channel', message: `${channel} has no provider account` },
+      ]);
     return a;
   }
 
@@ -63,7 +66,8 @@ export class CampaignService {
     const r = await store.reserveIdempotencyKey({ tenantId, key, fingerprint, now: clock.now(), lockMs: 60_000, retentionMs: 24 * 3600_000 });
     if (r.kind === 'replay') return { body: r.body, replayed: true };
     if (r.kind === 'mismatch') throw new HeraldError('idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body');
-    if (r.kind === 'in_progress') throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
+    if (r.kind === 'in_progress')
+      throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
     let created: CampaignJson;
     try {
       created = await this.create(tenantId, body);
@@ -88,7 +92,11 @@ export class CampaignService {
       if (missing > 0) {
         const lines = await store.campaigns.audienceLinesWithout(audience.id, body.channel, 10);
         const label = (line: number) =>
-          audience.source === 'inline' ? `audience.recipients[${line - 1}]` : audience.source === 'recipient_ids' ? `audience.recipient_ids[${line - 1}]` : `line ${line}`;
+          audience.source === 'inline'
+            ? `audience.recipients[${line - 1}]`
+            : audience.source === 'recipient_ids'
+              ? `audience.recipient_ids[${line - 1}]`
+              : `line ${line}`;
         const field = ADDRESS_COLUMN[body.channel];
         throw new HeraldError(
           'audience_invalid',
@@ -136,7 +144,12 @@ export class CampaignService {
       return found;
     }
     if (a.recipients !== undefined) {
-      return this.loader.load(tenantId, 'inline', inline(a.recipients as unknown as Array<Record<string, unknown>>), (line) => `audience.recipients[${line - 1}]`);
+      return this.loader.load(
+        tenantId,
+        'inline',
+        inline(a.recipients as unknown as Array<Record<string, unknown>>),
+        (line) => `audience.recipients[${line - 1}]`,
+      );
     }
     const ids = a.recipient_ids ?? [];
     return this.loader.load(tenantId, 'recipient_ids', inline(ids.map((id) => ({ id }))), (line) => `audience.recipient_ids[${line - 1}]`);
@@ -163,7 +176,13 @@ export class CampaignService {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
     const capacity = laneCapacity(this.account(c.channel), c.purpose);
-    const plan: CampaignPlan = planCampaign({ audienceSize: c.audienceSize, now, deadlineAt: c.deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
+    const plan: CampaignPlan = planCampaign({
+      audienceSize: c.audienceSize,
+      now,
+      deadlineAt: c.deadlineAt,
+      laneMaxRate: capacity.maxRate,
+      reservedShare: capacity.reservedShare,
+    });
     if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);
@@ -172,7 +191,8 @@ export class CampaignService {
   /** running → paused: fan-out stops and queued deliveries are held; calls in flight finish. */
   async pause(tenantId: string, id: string): Promise<CampaignJson> {
     await this.record(tenantId, id);
-    if (!(await this.opts.store.campaigns.pauseCampaign({ tenantId, id, now: this.opts.clock.now(), holdUntil: CAMPAIGN_HOLD_UNTIL }))) await this.refuse(tenantId, id, 'pause');
+    if (!(await this.opts.store.campaigns.pauseCampaign({ tenantId, id, now: this.opts.clock.now(), holdUntil: CAMPAIGN_HOLD_UNTIL })))
+      await this.refuse(tenantId, id, 'pause');
     return this.get(tenantId, id);
   }
 
@@ -187,7 +207,8 @@ export class CampaignService {
   /** draft, running or paused → cancelled: nothing more is fanned out and the runner cancels what is queued. */
   async cancel(tenantId: string, id: string): Promise<CampaignJson> {
     await this.record(tenantId, id);
-    if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'cancel', now: this.opts.clock.now() }))) await this.refuse(tenantId, id, 'cancel');
+    if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'cancel', now: this.opts.clock.now() })))
+      await this.refuse(tenantId, id, 'cancel');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);
   }

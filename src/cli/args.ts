@@ -23,6 +23,7 @@ export function parseFlags<T extends Options>(argv: string[], options: T) {
 export function portFlag(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--${name} must be a port number (0-65535), got ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--${name} must be a port number (0-65535), got ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   return n;
 }

@@ -11,10 +11,7 @@ import type { Store } from '../store/store.js';
 
 export const DEFAULT_TENANT = { id: 'default', name: 'Default tenant' };
 
-export type BootstrapResult =
-  | { kind: 'from_env' }
-  | { kind: 'created'; key: string; file: string }
-  | { kind: 'existing'; file: string | null };
+export type BootstrapResult = { kind: 'from_env' } | { kind: 'created'; key: string; file: string } | { kind: 'existing'; file: string | null };
 
 /** Registers the bootstrap key if one is due; never logs the key. */
 export async function ensureBootstrapKey(store: Store, dataDir: string, now: number): Promise<BootstrapResult> {

@@ -269,7 +269,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
     throw new ConfigError(`devices.base_path "${cfg.devices.base_path}" would shadow Herald's own routes; use e.g. /mobile/v1`, 'devices.base_path');
   }
   cfg.webhooks.allow_networks.forEach((n, i) => {
-    if (!ipaddr.isValidCIDR(n)) throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
+    if (!ipaddr.isValidCIDR(n))
+      throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
   });
   const seen = new Set<string>();
   cfg.provider_accounts.forEach((a, i) => {
@@ -277,12 +278,17 @@ export function checkConsistency(cfg: HeraldConfig): void {
     seen.add(a.id);
     const kind = providerKind(a.kind);
     if (!kind.channels.includes(a.channel)) {
-      throw new ConfigError(`provider_accounts[${i}].channel ${a.channel}: a ${a.kind} account sends ${kind.channels.join(', ')}`, `provider_accounts[${i}].channel`);
+      throw new ConfigError(
+        `provider_accounts[${i}].channel ${a.channel}: a ${a.kind} account sends ${kind.channels.join(', ')}`,
+        `provider_accounts[${i}].channel`,
+      );
     }
     if (a.otp_sms_format) {
-      if (a.channel !== 'sms') throw new ConfigError(`provider_accounts[${i}].otp_sms_format applies only to an sms account`, `provider_accounts[${i}].otp_sms_format`);
+      if (a.channel !== 'sms')
+        throw new ConfigError(`provider_accounts[${i}].otp_sms_format applies only to an sms account`, `provider_accounts[${i}].otp_sms_format`);
       const problem = otpSmsFormatError({ webotpDomain: a.otp_sms_format.webotp_domain ?? null, appHash: a.otp_sms_format.app_hash ?? null }, '123456');
-      if (problem) throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
+      if (problem)
+        throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
     }
     // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
     const [problem] = kind.check(a, process.env);
@@ -292,7 +298,10 @@ export function checkConsistency(cfg: HeraldConfig): void {
       if (first) throw new ConfigError(`${first.field} ${first.message}`, first.field);
     }
     // Resending with the same key is safe only where the provider deduplicates by key, for every purpose.
-    const policies: Array<[string, string]> = [['ambiguity_policy', a.ambiguity_policy], ...Object.entries(a.ambiguity_policies ?? {}).map(([p, v]) => [`ambiguity_policies.${p}`, v] as [string, string])];
+    const policies: Array<[string, string]> = [
+      ['ambiguity_policy', a.ambiguity_policy],
+      ...Object.entries(a.ambiguity_policies ?? {}).map(([p, v]) => [`ambiguity_policies.${p}`, v] as [string, string]),
+    ];
     for (const [field, policy] of policies) {
       if (policy === 'resend_same_key' && a.capabilities?.dedupes_by_key !== true) {
         throw new ConfigError(

@@ -74,13 +74,14 @@ export class Reconciler {
     if (!adapter || !account) return;
     const windowEnds = u.unknownSince + (account.evidence_window_seconds ?? DEFAULT_EVIDENCE_WINDOW_S) * 1000;
     if (adapter.capabilities.lookup && adapter.lookup) {
-      const result = await adapter.lookup({ idempotencyKey: u.idempotencyKey, channel: u.channel }).catch(
-        (err): LookupResult => ({ kind: 'error', code: 'adapter_error', message: err instanceof Error ? err.name : 'lookup failed' }),
-      );
+      const result = await adapter
+        .lookup({ idempotencyKey: u.idempotencyKey, channel: u.channel })
+        .catch((err): LookupResult => ({ kind: 'error', code: 'adapter_error', message: err instanceof Error ? err.name : 'lookup failed' }));
       // The clock again: a slow look-up must not decide with a stale `now`.
       const at = this.opts.clock.now();
       if (result.kind === 'found') {
-        if (await this.resolve(u, { type: 'evidence', found: true, providerMessageId: result.providerMessageId }, at, null, 'found_by_lookup')) pass.foundByLookup++;
+        if (await this.resolve(u, { type: 'evidence', found: true, providerMessageId: result.providerMessageId }, at, null, 'found_by_lookup'))
+          pass.foundByLookup++;
         return;
       }
       const graceEnds = u.unknownSince + (account.lookup_grace_seconds ?? DEFAULT_LOOKUP_GRACE_S) * 1000;
@@ -94,9 +95,19 @@ export class Reconciler {
         if (await this.resolve(u, ev, at, null, 'window_closed')) pass.unresolved++;
         return;
       }
-      if (result.kind === 'error') this.opts.logger.warn({ deliveryId: u.deliveryId, code: result.code }, 'look-up gave no authoritative answer; asking again later');
+      if (result.kind === 'error')
+        this.opts.logger.warn({ deliveryId: u.deliveryId, code: result.code }, 'look-up gave no authoritative answer; asking again later');
       const next = result.kind === 'not_found' ? graceEnds : Math.min(at + LOOKUP_RETRY_MS, windowEnds);
-      if (await this.opts.store.evidence.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: next, attemptNumber: u.attemptCount, policy: null })) pass.deferred++;
+      if (
+        await this.opts.store.evidence.deferReconcile({
+          deliveryId: u.deliveryId,
+          leaseVersion: u.leaseVersion,
+          at: next,
+          attemptNumber: u.attemptCount,
+          policy: null,
+        })
+      )
+        pass.deferred++;
       return;
     }
     await this.applyPolicy(u, ambiguityPolicyFor(u.purpose, account.ambiguity_policy, account.ambiguity_policies), adapter, windowEnds, now, pass);
@@ -118,12 +129,20 @@ export class Reconciler {
       policy = 'wait_for_evidence';
     }
     const ev: DeliveryEvent = { type: 'ambiguity_policy', policy, dedupesByKey: adapter.capabilities.dedupesByKey, windowClosed: now >= windowEnds };
-    const resolution: AttemptResolution =
-      policy === 'wait_for_evidence' ? 'window_closed' : policy === 'user_resend' ? 'policy_user_resend' : 'policy_resend';
+    const resolution: AttemptResolution = policy === 'wait_for_evidence' ? 'window_closed' : policy === 'user_resend' ? 'policy_user_resend' : 'policy_resend';
     const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
     if (!d.ok) {
       // wait_for_evidence with the window open: look again when it closes (a callback may settle it first).
-      if (await this.opts.store.evidence.deferReconcile({ deliveryId: u.deliveryId, leaseVersion: u.leaseVersion, at: windowEnds, attemptNumber: u.attemptCount, policy })) pass.deferred++;
+      if (
+        await this.opts.store.evidence.deferReconcile({
+          deliveryId: u.deliveryId,
+          leaseVersion: u.leaseVersion,
+          at: windowEnds,
+          attemptNumber: u.attemptCount,
+          policy,
+        })
+      )
+        pass.deferred++;
       return;
     }
     if (!(await this.write(u, d, now, policy, resolution))) return;
@@ -141,7 +160,13 @@ export class Reconciler {
     return ok;
   }
 
-  private write(u: UnknownDelivery, transition: Extract<ReturnType<typeof decide>, { ok: true }>, now: number, policy: AmbiguityPolicy | null, resolution: AttemptResolution): Promise<boolean> {
+  private write(
+    u: UnknownDelivery,
+    transition: Extract<ReturnType<typeof decide>, { ok: true }>,
+    now: number,
+    policy: AmbiguityPolicy | null,
+    resolution: AttemptResolution,
+  ): Promise<boolean> {
     return this.opts.store.evidence.resolveUnknown({
       write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now },
       attemptNumber: u.attemptCount,

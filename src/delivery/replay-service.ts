@@ -55,8 +55,7 @@ function stateOf(d: DeliveryView): string {
  */
 function refusal(d: DeliveryView, now: number, acceptDuplicateRisk: boolean, reason: string): HeraldError {
   const neverReplayable =
-    !STATES_WITH_REPLAY.has(d.state) ||
-    (d.state === 'terminal' && !(REPLAYABLE_REASONS as readonly string[]).includes(d.terminalReason ?? ''));
+    !STATES_WITH_REPLAY.has(d.state) || (d.state === 'terminal' && !(REPLAYABLE_REASONS as readonly string[]).includes(d.terminalReason ?? ''));
   if (neverReplayable) {
     const why =
       d.state === 'ready' || d.state === 'submitting'

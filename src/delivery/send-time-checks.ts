@@ -69,7 +69,10 @@ export class SendTimeChecks {
       // unregistered): never sent to again.
       const dead = await this.deactivatedPushTargets(sendable);
       deadTargets = sendable.filter((c) => dead.has(c.deliveryId));
-      send = await this.withHeaders(sendable.filter((c) => !dead.has(c.deliveryId)), verdicts);
+      send = await this.withHeaders(
+        sendable.filter((c) => !dead.has(c.deliveryId)),
+        verdicts,
+      );
     } catch (err) {
       this.opts.logger.error({ err, deliveries: claimed.length }, 'send-time preference check failed; nothing in the batch is sent, it retries');
       return { send: [], stopped: claimed.map((c) => this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' })) };
@@ -122,10 +125,19 @@ export class SendTimeChecks {
     const now = this.opts.clock.now();
     const outcome: SubmitOutcome =
       why.kind === 'suppress'
-        ? { kind: 'retryable', code: `${why.reason}_before_send`, message: `not sent: the ${why.reason === 'unsubscribed' ? 'recipient opted out of this purpose on this channel' : 'address is on the suppression list'}` }
+        ? {
+            kind: 'retryable',
+            code: `${why.reason}_before_send`,
+            message: `not sent: the ${why.reason === 'unsubscribed' ? 'recipient opted out of this purpose on this channel' : 'address is on the suppression list'}`,
+          }
         : why.kind === 'dead_target'
           ? // Definite and permanent: the push service already said this device is gone (terminal/rejected).
-            { kind: 'permanent', reason: 'invalid_destination', code: 'push_subscription_inactive', message: 'not sent: the push subscription was deactivated after a push service refused it' }
+            {
+              kind: 'permanent',
+              reason: 'invalid_destination',
+              code: 'push_subscription_inactive',
+              message: 'not sent: the push subscription was deactivated after a push service refused it',
+            }
           : { kind: 'retryable', code: why.code, message: 'not sent: the send-time preference check could not be read' };
     const decision = decide(
       { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
@@ -133,6 +145,12 @@ export class SendTimeChecks {
       { now, policy: ctx.policyFor(c), random: ctx.random },
     );
     if (!decision.ok) throw new Error(`decide refused to stop a submitting delivery: ${decision.reason}`);
-    return { deliveryId: c.deliveryId, expect: { state: 'submitting', leaseVersion: c.leaseVersion }, transition: decision, now, attempt: { number: c.attemptNumber, outcome } };
+    return {
+      deliveryId: c.deliveryId,
+      expect: { state: 'submitting', leaseVersion: c.leaseVersion },
+      transition: decision,
+      now,
+      attempt: { number: c.attemptNumber, outcome },
+    };
   }
 }

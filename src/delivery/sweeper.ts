@@ -40,12 +40,7 @@ export class Sweeper {
   /** One full pass; loops over batches until nothing is left to sweep at this instant. */
   async runOnce(): Promise<SweepResult> {
     const now = this.opts.clock.now();
-    const leasesRescued = await this.sweep(
-      () => this.opts.store.listExpiredLeases(now, this.batchSize),
-      { type: 'lease_expired' },
-      now,
-      true,
-    );
+    const leasesRescued = await this.sweep(() => this.opts.store.listExpiredLeases(now, this.batchSize), { type: 'lease_expired' }, now, true);
     const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.batchSize), { type: 'expire' }, now, false);
     const idempotencyKeysPruned = await this.opts.store.pruneIdempotencyKeys(now);
     // The retry budget reads one minute of health buckets; an hour is kept for operators.
@@ -91,8 +86,7 @@ export class Sweeper {
     // One read at a time: these events are rare, and a pass must not take the pool from the workers.
     for (const [i, r] of results.entries()) {
       const t = writes[i]!.transition;
-      const name =
-        t.to === 'unknown' ? 'ambiguous_submissions' : t.to === 'terminal' && t.terminalReason === 'expired' ? 'expired_challenges' : null;
+      const name = t.to === 'unknown' ? 'ambiguous_submissions' : t.to === 'terminal' && t.terminalReason === 'expired' ? 'expired_challenges' : null;
       if (!r.applied || name === null) continue;
       const d = await this.opts.store.getDelivery(r.deliveryId).catch((err: unknown) => {
         this.opts.logger.warn({ err, deliveryId: r.deliveryId }, 'cannot read a swept delivery; not counted');

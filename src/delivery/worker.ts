@@ -183,9 +183,11 @@ export class DeliveryWorker {
     const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled' && o.scope !== 'destination');
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
-    await this.opts.store
-      .limiter.throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
-      .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'));
+    await this.opts.store.limiter
+      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
+      .catch((err) =>
+        this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'),
+      );
   }
 
   /**
@@ -197,26 +199,29 @@ export class DeliveryWorker {
    */
   private renewWhileRunning(claimed: ClaimedDelivery[], held: HeldLeases): () => void {
     let renewing = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
-    const timer = setInterval(() => {
-      const now = this.opts.clock.now();
-      const leaseUntil = now + this.leaseMs;
-      this.opts.store
-        .renewLeases({ leases: renewing, workerId: this.opts.workerId, leaseUntil, now })
-        .then((renewed) => {
-          const ok = new Set(renewed);
-          // A renewal answered after the lease ran out does not count: a rescuer may have read the
-          // lease as expired before it, and the rescue is guarded by the fencing token, which a
-          // renewal does not change, so it still lands. Such a lease stays lapsed for this claim.
-          const answeredAt = this.opts.clock.now();
-          for (const l of renewing) {
-            const until = held.get(l.deliveryId);
-            if (!ok.has(l.deliveryId)) held.delete(l.deliveryId);
-            else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
-          }
-          renewing = renewing.filter((l) => ok.has(l.deliveryId));
-        })
-        .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        const now = this.opts.clock.now();
+        const leaseUntil = now + this.leaseMs;
+        this.opts.store
+          .renewLeases({ leases: renewing, workerId: this.opts.workerId, leaseUntil, now })
+          .then((renewed) => {
+            const ok = new Set(renewed);
+            // A renewal answered after the lease ran out does not count: a rescuer may have read the
+            // lease as expired before it, and the rescue is guarded by the fencing token, which a
+            // renewal does not change, so it still lands. Such a lease stays lapsed for this claim.
+            const answeredAt = this.opts.clock.now();
+            for (const l of renewing) {
+              const until = held.get(l.deliveryId);
+              if (!ok.has(l.deliveryId)) held.delete(l.deliveryId);
+              else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
+            }
+            renewing = renewing.filter((l) => ok.has(l.deliveryId));
+          })
+          .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -361,8 +366,8 @@ export class DeliveryWorker {
     if (calls === 0) return;
     // Log and continue, on purpose: the outcomes are already recorded; a lost health count only
     // makes the budget slightly less informed.
-    await this.opts.store
-      .health.recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
+    await this.opts.store.health
+      .recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
       .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
   }
 
@@ -381,7 +386,9 @@ export class DeliveryWorker {
       if (reason === null) continue;
       await this.opts.store.push
         .deactivatePushTarget({ tenantId: c.tenantId, target: c.destination, reason, code: o.code, now })
-        .catch((err) => this.opts.logger.warn({ err, deliveryId: c.deliveryId }, 'cannot deactivate a refused push subscription; the next send to it will be refused again'));
+        .catch((err) =>
+          this.opts.logger.warn({ err, deliveryId: c.deliveryId }, 'cannot deactivate a refused push subscription; the next send to it will be refused again'),
+        );
     }
   }
 

@@ -67,7 +67,9 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
   const origin = randomBytes(6).toString('hex');
   const signal = (deviceId: string): void => {
     hub.messageEnqueued(deviceId);
-    void store.devices.signalOffers([deviceId], origin).catch((err) => logger.warn({ err, deviceId }, 'cannot signal other processes; the phone pulls at its next connection or poll'));
+    void store.devices
+      .signalOffers([deviceId], origin)
+      .catch((err) => logger.warn({ err, deviceId }, 'cannot signal other processes; the phone pulls at its next connection or poll'));
   };
   const sweep = new HeartbeatSweep({ store, clock, logger, lookbackMs: windowMs, intervalMs: opts.intervalMs, signal, wake: opts.wake });
   const reports = new ReportApplier({ store, clock, logger, accounts: opts.accounts, intervalMs: opts.intervalMs, random: opts.random, wake: opts.wake });
@@ -99,12 +101,14 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     signal,
     async listen() {
       // Only another process's offers: this one's are already signalled in memory.
-      unlisten = await store.devices.listenForOffers((deviceId, from) => {
+      unlisten = await store.devices
+        .listenForOffers((deviceId, from) => {
           if (from !== origin) hub.messageEnqueued(deviceId);
-        }).catch((err) => {
-        logger.warn({ err }, 'cannot listen for offers of other processes; phones pull on their next connection or poll');
-        return null;
-      });
+        })
+        .catch((err) => {
+          logger.warn({ err }, 'cannot listen for offers of other processes; phones pull on their next connection or poll');
+          return null;
+        });
     },
     startLoops() {
       reports.start();

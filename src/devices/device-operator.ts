@@ -54,7 +54,9 @@ export class DeviceOperator {
     const devices = await this.opts.store.devices.listDevices({ tenantId });
     const accounts = [...new Set(devices.map((d) => d.providerAccount))];
     const now = this.opts.clock.now();
-    const loads = new Map((await Promise.all(accounts.map((a) => this.opts.store.devices.deviceLoads(a, now - this.opts.windowMs)))).flat().map((l) => [l.deviceId, l] as const));
+    const loads = new Map(
+      (await Promise.all(accounts.map((a) => this.opts.store.devices.deviceLoads(a, now - this.opts.windowMs)))).flat().map((l) => [l.deviceId, l] as const),
+    );
     return devices.map((d) => this.view(d, loads.get(d.id), now));
   }
 
@@ -66,7 +68,13 @@ export class DeviceOperator {
     return this.view(d, load, now);
   }
 
-  async messages(tenantId: string, id: string, filter: { state?: OfferState; phoneState?: PhoneState }, before: number | null, limit: number): Promise<DeviceMessageView[]> {
+  async messages(
+    tenantId: string,
+    id: string,
+    filter: { state?: OfferState; phoneState?: PhoneState },
+    before: number | null,
+    limit: number,
+  ): Promise<DeviceMessageView[]> {
     await this.device(tenantId, id);
     return this.opts.store.devices.listDeviceMessages(id, filter, before, limit);
   }
@@ -93,7 +101,12 @@ export class DeviceOperator {
   }
 
   /** Retries one message of the device: a failed one is replayed (new offer), an unknown one re-offered under its id. */
-  async retryMessage(tenantId: string, id: string, messageId: string, requestedBy: string): Promise<{ action: 'retried' | 'reoffered'; message: DeviceMessageView }> {
+  async retryMessage(
+    tenantId: string,
+    id: string,
+    messageId: string,
+    requestedBy: string,
+  ): Promise<{ action: 'retried' | 'reoffered'; message: DeviceMessageView }> {
     await this.device(tenantId, id);
     const m = await this.opts.store.devices.getOfferByMessageId(messageId);
     if (!m || m.deviceId !== id) throw new HeraldError('not_found', `device ${id} has no message ${messageId}`);
@@ -108,12 +121,21 @@ export class DeviceOperator {
     }
     const failed = m.state === 'reported' && m.phoneState === 'Failed' && !m.sent;
     const delivery = await this.opts.store.getDelivery(m.deliveryId);
-    if (!failed || !delivery) throw new HeraldError('not_replayable', `message ${messageId} is ${m.state}${m.phoneState ? ` (${m.phoneState})` : ''} and its delivery ${m.deliveryState}: only a message the phone failed before sending is retried, and an unknown one re-offered`);
+    if (!failed || !delivery)
+      throw new HeraldError(
+        'not_replayable',
+        `message ${messageId} is ${m.state}${m.phoneState ? ` (${m.phoneState})` : ''} and its delivery ${m.deliveryState}: only a message the phone failed before sending is retried, and an unknown one re-offered`,
+      );
     const decision = decide(delivery, { type: 'replay', acceptDuplicateRisk: false }, { now, policy: DEFAULT_RETRY_POLICY, random: Math.random });
     if (!decision.ok) throw new HeraldError('not_replayable', `delivery ${delivery.id} cannot be retried: ${decision.reason}`);
     const applied = await this.opts.store.review.replayDelivery({
       write: { deliveryId: delivery.id, expect: { state: delivery.state, leaseVersion: delivery.leaseVersion }, transition: decision, now },
-      audit: { requestedBy, acceptDuplicateRisk: false, note: `retry of message ${messageId} on device ${id}`, fromReason: delivery.state === 'terminal' ? delivery.terminalReason : null },
+      audit: {
+        requestedBy,
+        acceptDuplicateRisk: false,
+        note: `retry of message ${messageId} on device ${id}`,
+        fromReason: delivery.state === 'terminal' ? delivery.terminalReason : null,
+      },
     });
     if (!applied) throw new HeraldError('not_replayable', `delivery ${delivery.id} changed meanwhile; read it and decide again`);
     this.opts.wake?.(delivery.providerAccount);

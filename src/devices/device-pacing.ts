@@ -27,7 +27,14 @@ export async function acquireDevicePermit(
 ): Promise<PacingAnswer> {
   const limits = g.deviceLimits.get(lane);
   if (!limits) throw new Error(`account ${g.account.id} has no lane ${lane}`);
-  const d = await store.limiter.acquirePermits({ providerAccount: deviceKey(device.id), lane, now, requested: 1, laneLimit: limits.lane, accountLimit: limits.whole });
+  const d = await store.limiter.acquirePermits({
+    providerAccount: deviceKey(device.id),
+    lane,
+    now,
+    requested: 1,
+    laneLimit: limits.lane,
+    accountLimit: limits.whole,
+  });
   if (d.granted === 0) return { granted: false, retryAt: d.retryAt };
   const sims = device.simCards ?? [];
   if (!g.simLimits || sims.length === 0) return { granted: true, simNumber: null };
@@ -36,7 +43,14 @@ export async function acquireDevicePermit(
   // Start at a different SIM per message, so two SIMs share the load instead of the first one filling up.
   for (let i = 0; i < sims.length; i++) {
     const sim = sims[(spread + i) % sims.length]!;
-    const s = await store.limiter.acquirePermits({ providerAccount: simKey(device.id, sim.simNumber), lane, now, requested: 1, laneLimit: simLimits.lane, accountLimit: simLimits.whole });
+    const s = await store.limiter.acquirePermits({
+      providerAccount: simKey(device.id, sim.simNumber),
+      lane,
+      now,
+      requested: 1,
+      laneLimit: simLimits.lane,
+      accountLimit: simLimits.whole,
+    });
     if (s.granted > 0) return { granted: true, simNumber: sim.simNumber };
     if (s.retryAt !== null) retryAt = retryAt === null ? s.retryAt : Math.min(retryAt, s.retryAt);
   }

@@ -24,7 +24,8 @@ const refuse = (status: number, message: string): MobileAnswer => ({ status, bod
 const UNAUTHORIZED = refuse(401, 'Unauthorized');
 
 /** A registration's credentials, as the Authorization header carries them. */
-export type Credentials = { scheme: 'bearer'; token: string } | { scheme: 'basic'; login: string; password: string } | { scheme: 'code'; code: string } | { scheme: 'none' };
+export type Credentials =
+  { scheme: 'bearer'; token: string } | { scheme: 'basic'; login: string; password: string } | { scheme: 'code'; code: string } | { scheme: 'none' };
 
 /** Reads `Bearer …`, `Basic base64(login:password)` or `Code …` (schemes case-insensitive). */
 export function readCredentials(header: string | undefined): Credentials {
@@ -106,8 +107,21 @@ export class DeviceService {
       if (newLoginName !== null) password = newPassword();
       try {
         await store.devices.registerDevice({
-          login: newLoginName === null ? null : { login: newLoginName, providerAccount: account.id, tenantId: account.tenant, passwordHash: hashPassword(password!), now },
-          device: { id, tenantId: account.tenant, providerAccount: account.id, login: newLoginName ?? login!, name: parsed.value.name, tokenHash: sha256Hex(token), simCards: parsed.value.simCards, appVersion: appVersionOf(userAgent), now },
+          login:
+            newLoginName === null
+              ? null
+              : { login: newLoginName, providerAccount: account.id, tenantId: account.tenant, passwordHash: hashPassword(password!), now },
+          device: {
+            id,
+            tenantId: account.tenant,
+            providerAccount: account.id,
+            login: newLoginName ?? login!,
+            name: parsed.value.name,
+            tokenHash: sha256Hex(token),
+            simCards: parsed.value.simCards,
+            appVersion: appVersionOf(userAgent),
+            now,
+          },
         });
         this.lastTouch.set(id, now);
         this.opts.logger.info({ deviceId: id, providerAccount: account.id, via: credentials.scheme }, 'device registered');
@@ -147,7 +161,16 @@ export class DeviceService {
   getDevice(device: DeviceRecord | null, ip: string): MobileAnswer {
     return answer(200, {
       externalIp: ip,
-      ...(device ? { device: { id: device.id, name: device.name, createdAt: new Date(device.createdAt).toISOString(), lastSeen: new Date(device.lastSeenAt).toISOString() } } : {}),
+      ...(device
+        ? {
+            device: {
+              id: device.id,
+              name: device.name,
+              createdAt: new Date(device.createdAt).toISOString(),
+              lastSeen: new Date(device.lastSeenAt).toISOString(),
+            },
+          }
+        : {}),
     });
   }
 
@@ -156,7 +179,12 @@ export class DeviceService {
     const parsed = parseDevicePatch(body);
     if (!parsed.ok) return refuse(400, parsed.message);
     if (parsed.value.id !== device.id) return refuse(403, 'Forbidden');
-    await this.opts.store.devices.updateDevice({ id: device.id, simCards: parsed.value.simCards, appVersion: appVersionOf(userAgent), now: this.opts.clock.now() });
+    await this.opts.store.devices.updateDevice({
+      id: device.id,
+      simCards: parsed.value.simCards,
+      appVersion: appVersionOf(userAgent),
+      now: this.opts.clock.now(),
+    });
     return answer(204);
   }
 

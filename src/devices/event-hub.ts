@@ -9,10 +9,7 @@ import type { Logger } from 'pino';
 
 /** The events the app acts on (app `modules/events/ExternalEventType.kt`). */
 export type DeviceEvent =
-  | { type: 'MessageEnqueued' }
-  | { type: 'MessageCancelled'; messageId: string }
-  | { type: 'SettingsUpdated' }
-  | { type: 'WebhooksUpdated' };
+  { type: 'MessageEnqueued' } | { type: 'MessageCancelled'; messageId: string } | { type: 'SettingsUpdated' } | { type: 'WebhooksUpdated' };
 
 /** Where one connection's bytes go: a writable stream that can be ended. */
 export interface EventSink {

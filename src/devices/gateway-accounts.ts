@@ -50,7 +50,10 @@ export class GatewayAccounts {
       const token = readCredential(account.id, account.settings, 'private_token', env);
       const twin = this.tokens.find((t) => secretsEqual(t.token, token));
       if (twin) {
-        throw new ConfigError(`provider_accounts[${i}].settings.private_token is also the private token of account ${twin.id}; each android_gateway account needs its own`, `provider_accounts[${i}].settings.private_token`);
+        throw new ConfigError(
+          `provider_accounts[${i}].settings.private_token is also the private token of account ${twin.id}; each android_gateway account needs its own`,
+          `provider_accounts[${i}].settings.private_token`,
+        );
       }
       this.tokens.push({ token, id: account.id });
       const settings = gatewaySettings(account);

@@ -57,7 +57,10 @@ export class HeartbeatSweep {
       if (record) sweeps.push(record);
     }
     for (const s of sweeps) {
-      this.opts.logger.info({ deviceId: s.deviceId, awaySince: s.awaySince, retried: s.retried, reoffered: s.reoffered, skippedExpired: s.skippedExpired }, 'heartbeat sweep of a device that came back');
+      this.opts.logger.info(
+        { deviceId: s.deviceId, awaySince: s.awaySince, retried: s.retried, reoffered: s.reoffered, skippedExpired: s.skippedExpired },
+        'heartbeat sweep of a device that came back',
+      );
     }
     return { sweeps };
   }
@@ -69,13 +72,22 @@ export class HeartbeatSweep {
   async sweepDevice(device: DeviceRecord, cause: SweepCause, requestedBy: string): Promise<SweepRecord | null> {
     const { store, clock } = this.opts;
     const now = clock.now();
-    const c = await store.devices.sweepCandidates({ deviceId: device.id, providerAccount: device.providerAccount, since: now - this.opts.lookbackMs, now, limit: this.batchSize });
+    const c = await store.devices.sweepCandidates({
+      deviceId: device.id,
+      providerAccount: device.providerAccount,
+      since: now - this.opts.lookbackMs,
+      now,
+      limit: this.batchSize,
+    });
     const retries: SweepWrite['retries'] = [];
     for (const f of c.failed) {
       // The replay edge: retryable → ready, or terminal/exhausted → ready; refused at or after expiry.
       const d = decide(f, { type: 'replay', acceptDuplicateRisk: false }, { now, policy: DEFAULT_RETRY_POLICY, random: Math.random });
       if (!d.ok) continue;
-      retries.push({ write: { deliveryId: f.deliveryId, expect: { state: f.state, leaseVersion: f.leaseVersion }, transition: d, now }, fromReason: f.state === 'terminal' ? f.terminalReason : null });
+      retries.push({
+        write: { deliveryId: f.deliveryId, expect: { state: f.state, leaseVersion: f.leaseVersion }, transition: d, now },
+        fromReason: f.state === 'terminal' ? f.terminalReason : null,
+      });
     }
     const reofferIds = cause === 'return' ? c.unknown.map((u) => u.offerId) : [];
     const returned = cause === 'return' ? device.returnedAt : null;

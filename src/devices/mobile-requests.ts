@@ -36,13 +36,20 @@ function simCards(v: unknown, field: string): Parsed<SimCard[] | null> {
   for (const [i, c] of v.entries()) {
     if (!isObject(c)) return fail(`${field}[${i}] must be an object`);
     const { slotIndex, simNumber, phoneNumber, carrierName, iccid } = c;
-    if (!Number.isSafeInteger(slotIndex) || (slotIndex as number) < 0 || (slotIndex as number) > 7) return fail(`${field}[${i}].slotIndex must be an integer 0-7`);
+    if (!Number.isSafeInteger(slotIndex) || (slotIndex as number) < 0 || (slotIndex as number) > 7)
+      return fail(`${field}[${i}].slotIndex must be an integer 0-7`);
     if (!Number.isSafeInteger(simNumber) || (simNumber as number) < 1 || (simNumber as number) > 3) return fail(`${field}[${i}].simNumber must be 1, 2 or 3`);
     for (const [k, s] of Object.entries({ phoneNumber, carrierName, iccid })) {
       if (!optString(s) || (typeof s === 'string' && s.length > 64)) return fail(`${field}[${i}].${k} must be a string of at most 64 characters`);
     }
     // The app masks all but the last 4 characters; Herald keeps only what is masked so.
-    out.push({ slotIndex: slotIndex as number, simNumber: simNumber as number, phoneNumber: mask(phoneNumber), carrierName: mask(carrierName), iccid: mask(iccid) });
+    out.push({
+      slotIndex: slotIndex as number,
+      simNumber: simNumber as number,
+      phoneNumber: mask(phoneNumber),
+      carrierName: mask(carrierName),
+      iccid: mask(iccid),
+    });
   }
   return { ok: true, value: out };
 }
@@ -58,7 +65,8 @@ export function parseRegister(body: unknown): Parsed<RegisterBody> {
   if (!isObject(body)) return fail('the body must be a JSON object');
   const { name, pushToken } = body;
   if (!optString(name) || (typeof name === 'string' && name.length > 128)) return fail('name must be a string of at most 128 characters');
-  if (!optString(pushToken) || (typeof pushToken === 'string' && pushToken.length > 256)) return fail('pushToken must be a string of at most 256 characters, or null');
+  if (!optString(pushToken) || (typeof pushToken === 'string' && pushToken.length > 256))
+    return fail('pushToken must be a string of at most 256 characters, or null');
   const sims = simCards(body.simCards, 'simCards');
   if (!sims.ok) return sims;
   return { ok: true, value: { name: typeof name === 'string' && name !== '' ? name : 'Android device', simCards: sims.value } };
@@ -68,7 +76,8 @@ export function parseRegister(body: unknown): Parsed<RegisterBody> {
 export function parseDevicePatch(body: unknown): Parsed<DevicePatchBody> {
   if (!isObject(body)) return fail('the body must be a JSON object');
   if (typeof body.id !== 'string') return fail('id is required');
-  if (!optString(body.pushToken) || (typeof body.pushToken === 'string' && body.pushToken.length > 256)) return fail('pushToken must be a string of at most 256 characters, or null');
+  if (!optString(body.pushToken) || (typeof body.pushToken === 'string' && body.pushToken.length > 256))
+    return fail('pushToken must be a string of at most 256 characters, or null');
   const sims = simCards(body.simCards, 'simCards');
   if (!sims.ok) return sims;
   return { ok: true, value: { id: body.id, simCards: sims.value } };
@@ -106,7 +115,8 @@ export function parseStateReports(body: unknown): Parsed<PhoneReport[]> {
     if (!Array.isArray(recipients) || recipients.length === 0) return fail(`[${i}].recipients is required, at least one`);
     let error: string | null = null;
     for (const [j, r] of recipients.entries()) {
-      if (!isObject(r) || typeof r.phoneNumber !== 'string' || r.phoneNumber === '' || r.phoneNumber.length > 128) return fail(`[${i}].recipients[${j}].phoneNumber is required, at most 128 characters`);
+      if (!isObject(r) || typeof r.phoneNumber !== 'string' || r.phoneNumber === '' || r.phoneNumber.length > 128)
+        return fail(`[${i}].recipients[${j}].phoneNumber is required, at most 128 characters`);
       if (!isPhoneState(r.state)) return fail(`[${i}].recipients[${j}].state is not a message state`);
       if (!optString(r.error)) return fail(`[${i}].recipients[${j}].error must be a string`);
       if (typeof r.error === 'string' && error === null) error = r.error;
@@ -120,7 +130,8 @@ export function parseStateReports(body: unknown): Parsed<PhoneReport[]> {
         history.add(k);
       }
     }
-    const sent = history.has('Sent') || history.has('Delivered') || state === 'Sent' || state === 'Delivered' || (state === 'Failed' && isDeliveryReportFailure(error));
+    const sent =
+      history.has('Sent') || history.has('Delivered') || state === 'Sent' || state === 'Delivered' || (state === 'Failed' && isDeliveryReportFailure(error));
     out.push({ messageId: id, state, sent, error: error === null ? null : (ERROR_TOKEN.exec(error)?.[0] ?? 'other') });
   }
   return { ok: true, value: out };

@@ -64,13 +64,28 @@ export class OfferGateway implements DeviceGatewayPort {
     let candidates: DeviceHealth[];
     if (pin !== null) {
       const pinned = health.find((h) => h.device.id === pin);
-      if (!pinned) return { kind: 'permanent', reason: 'other', code: 'device_unknown', message: `the notification is pinned to device ${pin.slice(0, 21)}, which account ${account.id} does not have` };
-      if (!pinned.online) return { kind: 'retryable', code: 'device_offline', message: `device ${pin} is offline (last seen ${new Date(pinned.device.lastSeenAt).toISOString()}); nothing was offered` };
+      if (!pinned)
+        return {
+          kind: 'permanent',
+          reason: 'other',
+          code: 'device_unknown',
+          message: `the notification is pinned to device ${pin.slice(0, 21)}, which account ${account.id} does not have`,
+        };
+      if (!pinned.online)
+        return {
+          kind: 'retryable',
+          code: 'device_offline',
+          message: `device ${pin} is offline (last seen ${new Date(pinned.device.lastSeenAt).toISOString()}); nothing was offered`,
+        };
       candidates = [pinned];
     } else {
       candidates = rankDevices(health);
       if (candidates.length === 0) {
-        return { kind: 'retryable', code: 'no_device_online', message: `no device of account ${account.id} is online (${devices.length} registered); nothing was offered` };
+        return {
+          kind: 'retryable',
+          code: 'no_device_online',
+          message: `no device of account ${account.id} is online (${devices.length} registered); nothing was offered`,
+        };
       }
     }
     const lane = this.opts.accounts.laneOf(g, request.purpose);
@@ -122,7 +137,8 @@ export class OfferGateway implements DeviceGatewayPort {
         return { kind: 'error', code: 'awaiting_pull', message: `re-offered to device ${o.deviceId}; waiting for it to pull` };
       case 'pulled': {
         const since = Math.max(o.lastPulledAt ?? o.offeredAt, o.reofferedAt ?? 0);
-        if (now - since < g.settings.reofferAfterMs) return { kind: 'error', code: 'awaiting_report', message: `pulled by device ${o.deviceId}; waiting for its report` };
+        if (now - since < g.settings.reofferAfterMs)
+          return { kind: 'error', code: 'awaiting_report', message: `pulled by device ${o.deviceId}; waiting for its report` };
         // The look-up: the app re-reports a message it holds instead of sending it again.
         if ((await store.devices.reofferOffers([o.id], now)) > 0) this.opts.signal(o.deviceId);
         return { kind: 'error', code: 'reoffered', message: `re-offered to device ${o.deviceId} under the same id ${o.messageId}` };

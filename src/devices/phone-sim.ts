@@ -23,12 +23,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 
 /** What the simulated phone does with the next message it has not seen. */
-export type MessageScript =
-  | { kind: 'deliver' }
-  | { kind: 'sent' }
-  | { kind: 'fail'; error: string }
-  | { kind: 'hold' }
-  | { kind: 'lose_reports' };
+export type MessageScript = { kind: 'deliver' } | { kind: 'sent' } | { kind: 'fail'; error: string } | { kind: 'hold' } | { kind: 'lose_reports' };
 
 export type SimState = 'Pending' | 'Processed' | 'Sent' | 'Delivered' | 'Failed';
 
@@ -154,7 +149,12 @@ export class PhoneSim {
       body: JSON.stringify({
         name: this.opts.name ?? 'Herald/phone-sim',
         pushToken: null,
-        simCards: (this.opts.simCards ?? [{ slotIndex: 0, simNumber: 1, phoneNumber: '********0000', carrierName: '**im' }]).map((s) => ({ iccid: null, phoneNumber: null, carrierName: null, ...s })),
+        simCards: (this.opts.simCards ?? [{ slotIndex: 0, simNumber: 1, phoneNumber: '********0000', carrierName: '**im' }]).map((s) => ({
+          iccid: null,
+          phoneNumber: null,
+          carrierName: null,
+          ...s,
+        })),
       }),
     });
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
@@ -247,7 +247,12 @@ export class PhoneSim {
       const url = new URL(`${this.base}/events`);
       const req = (url.protocol === 'https:' ? https : http).request(
         url,
-        { method: 'GET', headers: this.headers({ authorization: `Bearer ${this.token}`, accept: 'text/event-stream' }), signal: controller.signal, agent: false },
+        {
+          method: 'GET',
+          headers: this.headers({ authorization: `Bearer ${this.token}`, accept: 'text/event-stream' }),
+          signal: controller.signal,
+          agent: false,
+        },
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();
@@ -292,7 +297,11 @@ export class PhoneSim {
   private onEvent(block: string): void {
     const lines = block.split('\n');
     if (lines.every((l) => l.startsWith(':'))) return; // keep-alive comment
-    const type = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'MessageEnqueued';
+    const type =
+      lines
+        .find((l) => l.startsWith('event:'))
+        ?.slice(6)
+        .trim() ?? 'MessageEnqueued';
     this.events.push(type);
     if (type === 'MessageEnqueued') void this.track(this.pull());
   }
@@ -324,7 +333,15 @@ export class PhoneSim {
       await res.body?.cancel();
       return;
     }
-    const messages = (await res.json()) as Array<{ id: string; textMessage?: { text: string }; message?: string; phoneNumbers: string[]; simNumber?: number; state?: string; validUntil?: string }>;
+    const messages = (await res.json()) as Array<{
+      id: string;
+      textMessage?: { text: string };
+      message?: string;
+      phoneNumbers: string[];
+      simNumber?: number;
+      state?: string;
+      validUntil?: string;
+    }>;
     this.pulls.push(messages.map((m) => m.id));
     if (messages.length > 0) this.log(`pulled ${messages.length} message(s)`);
     for (const m of messages) {
@@ -341,8 +358,18 @@ export class PhoneSim {
     }
   }
 
-  private async process(m: { id: string; textMessage?: { text: string }; message?: string; phoneNumbers: string[]; simNumber?: number; validUntil?: string }, script: MessageScript): Promise<void> {
-    const msg: StoredMessage = { id: m.id, phoneNumbers: m.phoneNumbers, state: 'Pending', states: {}, error: null, loseReports: script.kind === 'lose_reports' };
+  private async process(
+    m: { id: string; textMessage?: { text: string }; message?: string; phoneNumbers: string[]; simNumber?: number; validUntil?: string },
+    script: MessageScript,
+  ): Promise<void> {
+    const msg: StoredMessage = {
+      id: m.id,
+      phoneNumbers: m.phoneNumbers,
+      state: 'Pending',
+      states: {},
+      error: null,
+      loseReports: script.kind === 'lose_reports',
+    };
     this.stored.set(m.id, msg);
     await this.setState(msg, 'Pending');
     if (script.kind === 'hold') return;
@@ -376,9 +403,20 @@ export class PhoneSim {
       this.pendingReports.push(id);
       return;
     }
-    const body = [{ id: msg.id, state: msg.state, recipients: msg.phoneNumbers.map((p) => ({ phoneNumber: p, state: msg.state, ...(msg.error ? { error: msg.error } : {}) })), states: msg.states }];
+    const body = [
+      {
+        id: msg.id,
+        state: msg.state,
+        recipients: msg.phoneNumbers.map((p) => ({ phoneNumber: p, state: msg.state, ...(msg.error ? { error: msg.error } : {}) })),
+        states: msg.states,
+      },
+    ];
     try {
-      const res = await fetch(`${this.base}/message`, { method: 'PATCH', headers: this.headers({ authorization: `Bearer ${this.token}`, 'content-type': 'application/json' }), body: JSON.stringify(body) });
+      const res = await fetch(`${this.base}/message`, {
+        method: 'PATCH',
+        headers: this.headers({ authorization: `Bearer ${this.token}`, 'content-type': 'application/json' }),
+        body: JSON.stringify(body),
+      });
       await res.body?.cancel();
       if (res.status >= 500 || res.status === 401) this.pendingReports.push(id);
       else this.log(`reported message ${id}: ${msg.state}`);

@@ -50,7 +50,15 @@ export function planReport(r: UnappliedReport, now: number, account: ProviderAcc
   const snapshot = { state: d.state, terminalReason: d.terminalReason, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt };
   const policy = ladderFor(d.purpose, d.retryLadder, account?.retry_ladders);
   const meaning = reportMeaning(r.phoneState, r.sent);
-  const none: ReportWrite = { ...base, expect: null, transition: null, downstreamStatus: null, providerMessageId: null, lastErrorCode: null, resolvesAttempt: null };
+  const none: ReportWrite = {
+    ...base,
+    expect: null,
+    transition: null,
+    downstreamStatus: null,
+    providerMessageId: null,
+    lastErrorCode: null,
+    resolvesAttempt: null,
+  };
   if (meaning.kind === 'nothing') return none;
   if (meaning.kind === 'holds') {
     const decision = decide(snapshot, { type: 'evidence', found: true, providerMessageId: r.messageId }, { now, policy, random });

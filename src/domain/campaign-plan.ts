@@ -102,7 +102,11 @@ function drainMs(n: number, rate: number): number | null {
 export function planCampaign(input: CampaignPlanInput): CampaignPlan {
   const n = input.audienceSize;
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`audienceSize must be a whole number ≥ 0, got ${n}`);
-  for (const [k, v] of [['now', input.now], ['deadlineAt', input.deadlineAt], ['startAt', input.startAt ?? input.now]] as const) {
+  for (const [k, v] of [
+    ['now', input.now],
+    ['deadlineAt', input.deadlineAt],
+    ['startAt', input.startAt ?? input.now],
+  ] as const) {
     if (!Number.isFinite(v)) throw new RangeError(`${k} must be finite epoch ms, got ${v}`);
   }
   const other = input.otherLaneLoad ?? 0;
@@ -144,7 +148,9 @@ export function planCampaign(input: CampaignPlanInput): CampaignPlan {
       start_earlier:
         latestStart === null ? null : { latest_start_at: latestStart, earlier_by_ms: start - latestStart, missed_by_ms: Math.max(0, input.now - latestStart) },
       more_capacity:
-        laneRateNeeded === null ? null : { lane_rate_needed: laneRateNeeded, provider_rate_needed: reserved < 1 ? ceilSignificant(laneRateNeeded / (1 - reserved)) : null },
+        laneRateNeeded === null
+          ? null
+          : { lane_rate_needed: laneRateNeeded, provider_rate_needed: reserved < 1 ? ceilSignificant(laneRateNeeded / (1 - reserved)) : null },
       smaller_audience: { max_audience: fits(available, windowMs) },
       later_deadline: drain === null ? null : { earliest_deadline_at: start + drain },
     },

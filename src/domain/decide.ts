@@ -78,12 +78,7 @@ export interface NoTransition {
 
 export type Decision = Transition | NoTransition;
 
-function move(
-  from: DeliveryState,
-  on: TransitionEvent,
-  to: DeliveryState,
-  extra: Partial<Omit<Transition, 'ok' | 'from' | 'on' | 'to'>> = {},
-): Transition {
+function move(from: DeliveryState, on: TransitionEvent, to: DeliveryState, extra: Partial<Omit<Transition, 'ok' | 'from' | 'on' | 'to'>> = {}): Transition {
   return { ok: true, on, from, to, terminalReason: null, nextAttemptAt: null, ...extra };
 }
 
@@ -96,12 +91,7 @@ function terminal(from: DeliveryState, on: TransitionEvent, reason: TerminalReas
  * (backoff, Retry-After) proposes a time; the challenge clock (expires_at) vetoes any time
  * at or after expiry.
  */
-function scheduleRetry(
-  d: DeliverySnapshot,
-  on: TransitionEvent,
-  ctx: DecisionContext,
-  retryAfterMs: number | null | undefined,
-): Transition {
+function scheduleRetry(d: DeliverySnapshot, on: TransitionEvent, ctx: DecisionContext, retryAfterMs: number | null | undefined): Transition {
   if (d.attemptCount >= ctx.policy.maxAttempts) return terminal(d.state, on, 'exhausted');
   const delay = nextDelayMs(ctx.policy, Math.max(1, d.attemptCount), ctx.random, retryAfterMs);
   const at = ctx.now + delay + budgetSpreadMs(ctx.budget ?? 'healthy', delay, ctx.random);

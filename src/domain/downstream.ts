@@ -4,15 +4,7 @@
  * complained are final. A late or repeated event never moves it backwards.
  */
 
-export const DOWNSTREAM_STATUSES = [
-  'accepted',
-  'sent',
-  'delivered',
-  'read',
-  'bounced',
-  'failed',
-  'complained',
-] as const;
+export const DOWNSTREAM_STATUSES = ['accepted', 'sent', 'delivered', 'read', 'bounced', 'failed', 'complained'] as const;
 export type DownstreamStatus = (typeof DOWNSTREAM_STATUSES)[number];
 
 const RANK: Record<DownstreamStatus, number> = {

@@ -55,7 +55,8 @@ export function laneConfigErrors(lanes: unknown, field = 'lanes'): LaneConfigErr
   let total = 0;
   lanes.forEach((lane: unknown, i) => {
     const at = `${field}[${i}]`;
-    if (typeof lane !== 'object' || lane === null) return void errors.push({ field: at, message: 'must be an object with name, purposes and guaranteed_share' });
+    if (typeof lane !== 'object' || lane === null)
+      return void errors.push({ field: at, message: 'must be an object with name, purposes and guaranteed_share' });
     const { name, purposes, guaranteed_share: share } = lane as Record<string, unknown>;
     if (typeof name !== 'string' || !NAME.test(name)) {
       errors.push({ field: `${at}.name`, message: `must be 1-32 lower-case letters, digits, "_" or "-", starting with a letter; got ${JSON.stringify(name)}` });
@@ -66,7 +67,8 @@ export function laneConfigErrors(lanes: unknown, field = 'lanes'): LaneConfigErr
       errors.push({ field: `${at}.guaranteed_share`, message: `must be a number from 0 to 1; got ${JSON.stringify(share)}` });
     } else total += share;
     // A lane with no purpose would hold its share of the account for nothing.
-    if (!Array.isArray(purposes) || purposes.length === 0) return void errors.push({ field: `${at}.purposes`, message: 'must be a non-empty list of purposes' });
+    if (!Array.isArray(purposes) || purposes.length === 0)
+      return void errors.push({ field: `${at}.purposes`, message: 'must be a non-empty list of purposes' });
     purposes.forEach((p: unknown, j) => {
       if (!(PURPOSES as readonly unknown[]).includes(p)) {
         errors.push({ field: `${at}.purposes[${j}]`, message: `must be one of ${PURPOSES.join(', ')}; got ${JSON.stringify(p)}` });
@@ -139,7 +141,10 @@ export function laneBudgets(account: AccountCapacity, lanes: readonly LaneConfig
     };
   });
   if (reservedSlots > concurrency) {
-    errors.push({ field: 'concurrency', message: `${concurrency} worker slots cannot give each of the ${slots.filter((s) => s > 0).length} lanes with a share at least one; it needs ${reservedSlots}` });
+    errors.push({
+      field: 'concurrency',
+      message: `${concurrency} worker slots cannot give each of the ${slots.filter((s) => s > 0).length} lanes with a share at least one; it needs ${reservedSlots}`,
+    });
   }
   budgets.forEach((b, i) => {
     if (b.max_concurrency < 1 && reservedSlots <= concurrency) {

@@ -4,12 +4,7 @@
  * Modelled on Oban's perform/1 results and Temporal's nonRetryable/nextRetryDelay.
  */
 
-export type PermanentReason =
-  | 'invalid_destination'
-  | 'unsubscribed_at_provider'
-  | 'content_rejected'
-  | 'unauthorized'
-  | 'other';
+export type PermanentReason = 'invalid_destination' | 'unsubscribed_at_provider' | 'content_rejected' | 'unauthorized' | 'other';
 
 export type SubmitOutcome =
   /** The provider acknowledged the submission. Not delivery: evidence comes later. */
@@ -29,13 +24,7 @@ export type SubmitOutcome =
 
 export type OutcomeKind = SubmitOutcome['kind'];
 
-export const OUTCOME_KINDS: readonly OutcomeKind[] = [
-  'accepted',
-  'retryable',
-  'throttled',
-  'permanent',
-  'unknown',
-];
+export const OUTCOME_KINDS: readonly OutcomeKind[] = ['accepted', 'retryable', 'throttled', 'permanent', 'unknown'];
 
 /** True when the outcome leaves the submission's fate open. */
 export function isAmbiguous(outcome: SubmitOutcome): boolean {

@@ -93,10 +93,7 @@ export interface JointAcquireRequest {
  * Grants the same count from every limiter at once (the fewest any of them allows), so a permit
  * passes a lane's limit and its account's limit together and none is spent on one but not the other.
  */
-export function acquireJoint(
-  states: readonly LimiterState[],
-  req: JointAcquireRequest,
-): { states: LimiterState[]; granted: number; retryAt: number | null } {
+export function acquireJoint(states: readonly LimiterState[], req: JointAcquireRequest): { states: LimiterState[]; granted: number; retryAt: number | null } {
   if (states.length === 0 || states.length !== req.limits.length) throw new RangeError('acquireJoint needs one limit per state, and at least one');
   if (!Number.isSafeInteger(req.requested) || req.requested < 0) throw new RangeError(`requested must be a whole number ≥ 0, got ${req.requested}`);
   const nowUs = toMicros(req.now);

@@ -40,8 +40,7 @@ export type Random = () => number;
 export function plannedDelayMs(policy: RetryPolicy, attemptsMade: number): number {
   const index = Math.max(0, attemptsMade - 1);
   const schedule = policy.scheduleMs;
-  const planned =
-    schedule && schedule.length > 0 ? schedule[Math.min(index, schedule.length - 1)]! : policy.baseDelayMs * 2 ** Math.min(index, 30);
+  const planned = schedule && schedule.length > 0 ? schedule[Math.min(index, schedule.length - 1)]! : policy.baseDelayMs * 2 ** Math.min(index, 30);
   return Math.min(policy.maxDelayMs, planned);
 }
 
@@ -50,12 +49,7 @@ export function plannedDelayMs(policy: RetryPolicy, attemptsMade: number): numbe
  * is a lower bound: the result is never below it, and gets up to 10% (at most 1 s) of
  * jitter on top so that many deliveries throttled together do not return together.
  */
-export function nextDelayMs(
-  policy: RetryPolicy,
-  attemptsMade: number,
-  random: Random,
-  retryAfterMs?: number | null,
-): number {
+export function nextDelayMs(policy: RetryPolicy, attemptsMade: number, random: Random, retryAfterMs?: number | null): number {
   const backoff = jittered(policy.jitter, plannedDelayMs(policy, attemptsMade), random);
   // `!(x > 0)` rather than `x <= 0`: a NaN from an unparseable header counts as no Retry-After,
   // instead of turning the whole delay (and next_attempt_at) into NaN.

@@ -5,17 +5,7 @@
 import type { DeliveryState } from './vocabulary.js';
 
 export type TransitionEvent =
-  | 'claim'
-  | 'outcome'
-  | 'lease_expired'
-  | 'expire'
-  | 'cancel'
-  | 'evidence'
-  | 'supersede'
-  | 'suppress'
-  | 'replay'
-  | 'ambiguity_policy'
-  | 'not_sent';
+  'claim' | 'outcome' | 'lease_expired' | 'expire' | 'cancel' | 'evidence' | 'supersede' | 'suppress' | 'replay' | 'ambiguity_policy' | 'not_sent';
 
 export interface TransitionRow {
   from: DeliveryState;
@@ -31,34 +21,94 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   { from: 'ready', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'ready', to: 'terminal', on: 'cancel', when: 'cancelled before any attempt' },
   { from: 'ready', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
-  { from: 'ready', to: 'terminal', on: 'suppress', when: 'the recipient opted out (unsubscribed) or the address is on the suppression list (suppressed): not sent' },
+  {
+    from: 'ready',
+    to: 'terminal',
+    on: 'suppress',
+    when: 'the recipient opted out (unsubscribed) or the address is on the suppression list (suppressed): not sent',
+  },
   { from: 'submitting', to: 'accepted', on: 'outcome', when: 'the provider acknowledged the submission' },
   { from: 'submitting', to: 'unknown', on: 'outcome', when: 'timeout, reset after write, or any ambiguous answer' },
   { from: 'submitting', to: 'unknown', on: 'lease_expired', when: 'the lease ran out: the call may have happened' },
   { from: 'submitting', to: 'retryable', on: 'outcome', when: 'a definite retryable or throttled answer, next attempt before expiry' },
-  { from: 'submitting', to: 'terminal', on: 'outcome', when: 'permanent refusal (rejected), attempts used up (exhausted), or next attempt at or after expiry (expired)' },
-  { from: 'submitting', to: 'terminal', on: 'suppress', when: 'the check after the claim, before the call, found the recipient unsubscribed or the address suppressed: the attempt closes as not sent' },
+  {
+    from: 'submitting',
+    to: 'terminal',
+    on: 'outcome',
+    when: 'permanent refusal (rejected), attempts used up (exhausted), or next attempt at or after expiry (expired)',
+  },
+  {
+    from: 'submitting',
+    to: 'terminal',
+    on: 'suppress',
+    when: 'the check after the claim, before the call, found the recipient unsubscribed or the address suppressed: the attempt closes as not sent',
+  },
   { from: 'retryable', to: 'submitting', on: 'claim', when: 'next_attempt_at reached, before expiry' },
   { from: 'retryable', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
   { from: 'retryable', to: 'terminal', on: 'expire', when: 'expires_at passed while waiting' },
   { from: 'retryable', to: 'terminal', on: 'cancel', when: 'cancelled between attempts' },
   { from: 'retryable', to: 'terminal', on: 'supersede', when: 'a newer generation of the same challenge was accepted: superseded' },
-  { from: 'retryable', to: 'terminal', on: 'suppress', when: 'the recipient opted out (unsubscribed) or the address was suppressed between attempts: not sent again' },
-  { from: 'retryable', to: 'ready', on: 'replay', when: 'an operator (or the phone gateway\'s heartbeat sweep) asked to retry now, before expiry' },
+  {
+    from: 'retryable',
+    to: 'terminal',
+    on: 'suppress',
+    when: 'the recipient opted out (unsubscribed) or the address was suppressed between attempts: not sent again',
+  },
+  { from: 'retryable', to: 'ready', on: 'replay', when: "an operator (or the phone gateway's heartbeat sweep) asked to retry now, before expiry" },
   { from: 'retryable', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived: the resend is not needed' },
   { from: 'ready', to: 'accepted', on: 'evidence', when: 'evidence shows an earlier submission arrived (a replayed delivery): the resend is not needed' },
   { from: 'unknown', to: 'accepted', on: 'evidence', when: 'evidence shows the provider has the message' },
   { from: 'unknown', to: 'retryable', on: 'evidence', when: 'the provider authoritatively has no such message; same key, before expiry' },
-  { from: 'unknown', to: 'retryable', on: 'ambiguity_policy', when: 'resend_same_key (the provider dedupes by key) or accept_duplicate: due now, same key, before expiry' },
-  { from: 'unknown', to: 'terminal', on: 'ambiguity_policy', when: 'user_resend (unresolved, resend offered), wait_for_evidence whose window closed (unresolved), or a resend with no attempt (exhausted) or time (expired) left' },
+  {
+    from: 'unknown',
+    to: 'retryable',
+    on: 'ambiguity_policy',
+    when: 'resend_same_key (the provider dedupes by key) or accept_duplicate: due now, same key, before expiry',
+  },
+  {
+    from: 'unknown',
+    to: 'terminal',
+    on: 'ambiguity_policy',
+    when: 'user_resend (unresolved, resend offered), wait_for_evidence whose window closed (unresolved), or a resend with no attempt (exhausted) or time (expired) left',
+  },
   { from: 'unknown', to: 'ready', on: 'replay', when: 'an operator accepted the duplicate risk explicitly, before expiry' },
-  { from: 'unknown', to: 'terminal', on: 'evidence', when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)' },
+  {
+    from: 'unknown',
+    to: 'terminal',
+    on: 'evidence',
+    when: 'authoritatively not found but attempts used up (exhausted) or next attempt at or after expiry (expired), or the ambiguity window closed (unresolved)',
+  },
   { from: 'terminal', to: 'accepted', on: 'evidence', when: 'an unresolved delivery: evidence shows the provider has the message after all' },
-  { from: 'terminal', to: 'ready', on: 'replay', when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry' },
-  { from: 'accepted', to: 'retryable', on: 'not_sent', when: 'the gateway phone that held the message reported it failed before anything was sent: a new submission, same key, before expiry' },
-  { from: 'accepted', to: 'terminal', on: 'not_sent', when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry' },
-  { from: 'unknown', to: 'retryable', on: 'not_sent', when: 'the gateway phone reported the message failed before anything was sent: a new submission, same key, before expiry' },
-  { from: 'unknown', to: 'terminal', on: 'not_sent', when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry' },
+  {
+    from: 'terminal',
+    to: 'ready',
+    on: 'replay',
+    when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry',
+  },
+  {
+    from: 'accepted',
+    to: 'retryable',
+    on: 'not_sent',
+    when: 'the gateway phone that held the message reported it failed before anything was sent: a new submission, same key, before expiry',
+  },
+  {
+    from: 'accepted',
+    to: 'terminal',
+    on: 'not_sent',
+    when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry',
+  },
+  {
+    from: 'unknown',
+    to: 'retryable',
+    on: 'not_sent',
+    when: 'the gateway phone reported the message failed before anything was sent: a new submission, same key, before expiry',
+  },
+  {
+    from: 'unknown',
+    to: 'terminal',
+    on: 'not_sent',
+    when: 'the phone reported a permanent failure before sending (rejected), or no attempt (exhausted) or time (expired) is left for a retry',
+  },
 ];
 
 /** Terminal reasons an operator may replay; the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */

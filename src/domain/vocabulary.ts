@@ -10,35 +10,14 @@ export type Channel = (typeof CHANNELS)[number];
 export const PURPOSES = ['otp', 'transactional', 'conversational', 'marketing', 'alert'] as const;
 export type Purpose = (typeof PURPOSES)[number];
 
-export const DELIVERY_STATES = [
-  'ready',
-  'submitting',
-  'accepted',
-  'unknown',
-  'retryable',
-  'terminal',
-] as const;
+export const DELIVERY_STATES = ['ready', 'submitting', 'accepted', 'unknown', 'retryable', 'terminal'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-export const TERMINAL_REASONS = [
-  'expired',
-  'exhausted',
-  'rejected',
-  'superseded',
-  'suppressed',
-  'unsubscribed',
-  'unresolved',
-  'cancelled',
-] as const;
+export const TERMINAL_REASONS = ['expired', 'exhausted', 'rejected', 'superseded', 'suppressed', 'unsubscribed', 'unresolved', 'cancelled'] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 /** Ambiguity policy of a provider account: what to do when a submission's fate is unknown. */
-export const AMBIGUITY_POLICIES = [
-  'wait_for_evidence',
-  'resend_same_key',
-  'user_resend',
-  'accept_duplicate',
-] as const;
+export const AMBIGUITY_POLICIES = ['wait_for_evidence', 'resend_same_key', 'user_resend', 'accept_duplicate'] as const;
 export type AmbiguityPolicy = (typeof AMBIGUITY_POLICIES)[number];
 
 /** The ambiguity policy for a purpose: the account's choice for that purpose, else its one policy. */

@@ -9,7 +9,10 @@ import { HeraldError, toProblem, type FieldError } from '../errors.js';
 /** Sends a problem document for a HeraldError. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: HeraldError): FastifyReply {
   if (err.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
-  return reply.code(err.status).type('application/problem+json').send(toProblem(err, request.url.split('?')[0]));
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .send(toProblem(err, request.url.split('?')[0]));
 }
 
 function fieldOf(v: NonNullable<FastifyError['validation']>[number], context: string | undefined): FieldError {

@@ -17,5 +17,7 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 of the method, route and canonical body. */
 export function requestFingerprint(method: string, route: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${route}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${route}\n${canonicalJson(body)}`)
+    .digest('hex');
 }

@@ -91,7 +91,10 @@ export class IntakeService {
       const named = this.opts.accounts.find((a) => a.id === pinned);
       if (!named || named.channel !== channel) {
         throw new HeraldError('no_provider_account', `no provider account ${pinned} sends the ${channel} channel`, [
-          { field: `provider_accounts.${channel}`, message: named ? `${pinned} sends ${named.channel}, not ${channel}` : `no provider account is called ${pinned}` },
+          {
+            field: `provider_accounts.${channel}`,
+            message: named ? `${pinned} sends ${named.channel}, not ${channel}` : `no provider account is called ${pinned}`,
+          },
         ]);
       }
       return named;
@@ -166,7 +169,10 @@ export class IntakeService {
     if (body.channels.includes('push') && body.recipient.push_token == null) {
       subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
       if (subscriptions.length === 0) {
-        throw fieldError('recipient.push_token', 'is required for the push channel: give it, or register a push subscription for the recipient (PUT /v1/recipients/{id}/push-subscriptions/{subscription})');
+        throw fieldError(
+          'recipient.push_token',
+          'is required for the push channel: give it, or register a push subscription for the recipient (PUT /v1/recipients/{id}/push-subscriptions/{subscription})',
+        );
       }
     }
     const routes = this.routes(body, subscriptions);
@@ -251,7 +257,13 @@ export class IntakeService {
           { cause: err },
         );
         if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, instance) });
+          await this.opts.store.completeIdempotencyKey({
+            tenantId,
+            key: idempotencyKey,
+            fingerprint,
+            statusCode: refusal.status,
+            body: toProblem(refusal, instance),
+          });
         }
         throw refusal;
       }
@@ -281,7 +293,13 @@ export class IntakeService {
         // The request ran to a definite answer: a repeat with the same key must get the same answer,
         // byte for byte, so the stored body carries the `instance` the problem handler adds live.
         if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({ tenantId, key: idempotencyKey, fingerprint, statusCode: refusal.status, body: toProblem(refusal, instance) });
+          await this.opts.store.completeIdempotencyKey({
+            tenantId,
+            key: idempotencyKey,
+            fingerprint,
+            statusCode: refusal.status,
+            body: toProblem(refusal, instance),
+          });
         }
         throw refusal;
       }
@@ -297,13 +315,7 @@ export class IntakeService {
     return { statusCode: 202, body: response, replayed: false };
   }
 
-  private build(
-    tenantId: string,
-    body: NotificationRequest,
-    routes: Route[],
-    expiresAt: number,
-    now: number,
-  ): NewNotification {
+  private build(tenantId: string, body: NotificationRequest, routes: Route[], expiresAt: number, now: number): NewNotification {
     const id = newId('ntf', now);
     const groupKey = body.group?.key ?? `ntf:${id}`;
     const generation = body.group?.generation ?? 1;

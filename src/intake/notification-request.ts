@@ -74,13 +74,25 @@ export const notificationRequestSchema = {
         subject: { type: 'string', minLength: 1, maxLength: 998 },
         text: { type: 'string', minLength: 1, maxLength: 65536 },
         html: { type: 'string', minLength: 1, maxLength: 196608 },
-        from: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: the sender, `Name <address>` or an address, instead of the account's from (its domain must be one the provider lets the account send from)." },
-        reply_to: { type: 'string', minLength: 3, maxLength: 320, description: "E-mail only: where replies go, `Name <address>` or an address, instead of the account's reply_to." },
+        from: {
+          type: 'string',
+          minLength: 3,
+          maxLength: 320,
+          description:
+            "E-mail only: the sender, `Name <address>` or an address, instead of the account's from (its domain must be one the provider lets the account send from).",
+        },
+        reply_to: {
+          type: 'string',
+          minLength: 3,
+          maxLength: 320,
+          description: "E-mail only: where replies go, `Name <address>` or an address, instead of the account's reply_to.",
+        },
         otp: {
           type: 'object',
           additionalProperties: false,
           required: ['code'],
-          description: "SMS, purpose otp: the code in the text, to mark up for WebOTP and Android's SMS Retriever (the SMS account's otp_sms_format gives the defaults).",
+          description:
+            "SMS, purpose otp: the code in the text, to mark up for WebOTP and Android's SMS Retriever (the SMS account's otp_sms_format gives the defaults).",
           properties: {
             code: { type: 'string', minLength: 4, maxLength: 10 },
             webotp_domain: { type: 'string', minLength: 1, maxLength: 253 },
@@ -118,13 +130,15 @@ export const notificationRequestSchema = {
       type: 'integer',
       minimum: 1,
       maximum: 86400,
-      description: 'Send the channels one after another: the next channel starts only if the previous one has not reached fallback_evidence this long after it started.',
+      description:
+        'Send the channels one after another: the next channel starts only if the previous one has not reached fallback_evidence this long after it started.',
     },
     fallback_evidence: { type: 'string', enum: [...FALLBACK_EVIDENCE], description: 'What counts as "got through" for fallback. Default accepted.' },
     provider_accounts: {
       type: 'object',
       additionalProperties: false,
-      description: "Per channel, the id of the provider account to send through (GET /v1/provider-accounts); without it, the channel's first configured account.",
+      description:
+        "Per channel, the id of the provider account to send through (GET /v1/provider-accounts); without it, the channel's first configured account.",
       properties: Object.fromEntries(CHANNELS.map((c) => [c, { type: 'string', minLength: 1, maxLength: 63 }])),
     },
     retry: {

@@ -30,9 +30,8 @@ export class UnsubscribeLinks {
   /** The shared key; a failed read is not cached, so the next call tries again. */
   private key(): Promise<Buffer> {
     if (!this.keyPromise) {
-      this.keyPromise = this.opts.store
-        // 256 bits from the CSPRNG: the HMAC-SHA256 block size would allow more, none is needed.
-        .preferences.serverSecret(UNSUBSCRIBE_KEY_NAME, () => randomBytes(32).toString('base64url'), this.opts.clock.now())
+      this.keyPromise = this.opts.store.preferences // 256 bits from the CSPRNG: the HMAC-SHA256 block size would allow more, none is needed.
+        .serverSecret(UNSUBSCRIBE_KEY_NAME, () => randomBytes(32).toString('base64url'), this.opts.clock.now())
         .then((k) => Buffer.from(k, 'base64url'))
         .catch((err: unknown) => {
           this.keyPromise = null;

@@ -38,12 +38,7 @@ export class CredentialError extends Error {
  * Reads the credential `name` of an account's settings. Throws CredentialError when it is not
  * configured (and `required`), its variable is unset or empty, or its file cannot be read.
  */
-export function readCredential(
-  accountId: string,
-  settings: Record<string, unknown> | undefined,
-  name: string,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
+export function readCredential(accountId: string, settings: Record<string, unknown> | undefined, name: string, env: NodeJS.ProcessEnv = process.env): string {
   const source = credentialSource(settings, name);
   const field = `settings.${name}`;
   if (source === null) {
@@ -52,7 +47,8 @@ export function readCredential(
   if (source.from === 'value') return source.value;
   if (source.from === 'env') {
     const v = env[source.name];
-    if (v === undefined || v === '') throw new CredentialError(`provider account ${accountId}: ${field}_env names ${source.name}, which is not set in the environment`, `${field}_env`);
+    if (v === undefined || v === '')
+      throw new CredentialError(`provider account ${accountId}: ${field}_env names ${source.name}, which is not set in the environment`, `${field}_env`);
     return v;
   }
   let text: string;
@@ -68,7 +64,12 @@ export function readCredential(
 }
 
 /** The problem `readCredential` would throw, as a config-load problem; null when the credential reads. */
-export function credentialProblem(accountId: string, settings: Record<string, unknown> | undefined, name: string, env: NodeJS.ProcessEnv): AccountProblem | null {
+export function credentialProblem(
+  accountId: string,
+  settings: Record<string, unknown> | undefined,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): AccountProblem | null {
   try {
     readCredential(accountId, settings, name, env);
     return null;

@@ -16,7 +16,9 @@ import { twilioKind } from './twilio/kind.js';
 import { webPushKind } from './webpush/kind.js';
 
 export const PROVIDER_KINDS: ReadonlyMap<string, ProviderKind> = new Map(
-  [sandboxKind, resendKind, postmarkKind, smtpKind, sesKind, twilioKind, telnyxKind, fcmKind, apnsKind, webPushKind, androidGatewayKind].map((k) => [k.kind, k] as const),
+  [sandboxKind, resendKind, postmarkKind, smtpKind, sesKind, twilioKind, telnyxKind, fcmKind, apnsKind, webPushKind, androidGatewayKind].map(
+    (k) => [k.kind, k] as const,
+  ),
 );
 
 /** The kind named `kind`; throws for an unknown one (configuration validation refuses those first). */

@@ -280,10 +280,12 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     async start() {
       if (worker) {
         // Intake in another process (Postgres) wakes this one through the database.
-        unlisten = await store.listenForReady((account) => wake.notify(account)).catch((err) => {
-          logger.warn({ err }, 'cannot listen for ready work; falling back to polling');
-          return null;
-        });
+        unlisten = await store
+          .listenForReady((account) => wake.notify(account))
+          .catch((err) => {
+            logger.warn({ err }, 'cannot listen for ready work; falling back to polling');
+            return null;
+          });
       }
       worker?.start();
       sweeper?.start();

@@ -65,19 +65,8 @@ export class BehaviourSpecError extends Error {
 }
 
 const BOOLEAN_FIELDS = ['dedupe_by_key', 'emit_before_response', 'include_reference'] as const;
-const PROBABILITY_FIELDS = [
-  'duplicate_probability',
-  'reorder_probability',
-  'bounce_probability',
-  'complaint_probability',
-] as const;
-const KNOWN_FIELDS = new Set<string>([
-  ...BOOLEAN_FIELDS,
-  ...PROBABILITY_FIELDS,
-  'delay_ms',
-  'retry_delays_ms',
-  'delivery_timeout_ms',
-]);
+const PROBABILITY_FIELDS = ['duplicate_probability', 'reorder_probability', 'bounce_probability', 'complaint_probability'] as const;
+const KNOWN_FIELDS = new Set<string>([...BOOLEAN_FIELDS, ...PROBABILITY_FIELDS, 'delay_ms', 'retry_delays_ms', 'delivery_timeout_ms']);
 
 function milliseconds(value: unknown, field: string, min = 0): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_DELAY_MS) {

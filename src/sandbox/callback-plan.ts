@@ -34,10 +34,7 @@ export interface CallbackPlan {
   emissions: PlannedEmission[];
 }
 
-type PlanSettings = Pick<
-  SandboxBehaviour,
-  'bounce_probability' | 'complaint_probability' | 'reorder_probability' | 'duplicate_probability' | 'delay_ms'
->;
+type PlanSettings = Pick<SandboxBehaviour, 'bounce_probability' | 'complaint_probability' | 'reorder_probability' | 'duplicate_probability' | 'delay_ms'>;
 
 // Draws only for a probability above 0, as the fault switchboard does, so that a setting
 // left at 0 never shifts the draws of the others.

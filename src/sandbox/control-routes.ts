@@ -45,12 +45,7 @@ function ledgerFilter(query: URLSearchParams): LedgerFilter | string {
 }
 
 /** Answers one control request; the caller has checked isControlPath. */
-export async function handleControl(
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  ctx: ControlContext,
-): Promise<void> {
+export async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL, ctx: ControlContext): Promise<void> {
   const method = req.method ?? 'GET';
   const allowed = CONTROL_METHODS[url.pathname] ?? [];
   if (!allowed.includes(method)) {

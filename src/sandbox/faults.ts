@@ -8,13 +8,7 @@
 import type { RandomSource } from './random.js';
 
 /** Evaluated in this order after `latency`; the first that triggers decides the answer. */
-export const DECISIVE_FAULT_MODES = [
-  'timeout_before_accept',
-  'server_error',
-  'rate_limit',
-  'reject_permanent',
-  'lose_response_after_accept',
-] as const;
+export const DECISIVE_FAULT_MODES = ['timeout_before_accept', 'server_error', 'rate_limit', 'reject_permanent', 'lose_response_after_accept'] as const;
 
 /** Consumed by valid look-ups only: answers 503 (no authoritative answer). */
 export const LOOKUP_FAULT_MODES = ['lookup_unavailable'] as const;
@@ -53,10 +47,7 @@ export interface FaultSpec {
 /** What the sandbox should do with one valid send. */
 export interface SendFaultPlan {
   latencyMs: number;
-  action:
-    | { mode: 'none' }
-    | { mode: 'rate_limit'; retryAfterSeconds: number; headers: ThrottleHeaderSet }
-    | { mode: Exclude<DecisiveFaultMode, 'rate_limit'> };
+  action: { mode: 'none' } | { mode: 'rate_limit'; retryAfterSeconds: number; headers: ThrottleHeaderSet } | { mode: Exclude<DecisiveFaultMode, 'rate_limit'> };
 }
 
 /** A fault request that cannot be applied; `field` names the offending field. */
@@ -118,12 +109,7 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     if (spec.mode !== 'rate_limit') {
       throw new FaultSpecError('retry_after_seconds', 'retry_after_seconds applies to rate_limit only');
     }
-    spec.retry_after_seconds = integerIn(
-      raw.retry_after_seconds,
-      'retry_after_seconds',
-      0,
-      MAX_RETRY_AFTER_SECONDS,
-    );
+    spec.retry_after_seconds = integerIn(raw.retry_after_seconds, 'retry_after_seconds', 0, MAX_RETRY_AFTER_SECONDS);
   }
   if (raw.throttle_headers !== undefined) {
     if (spec.mode !== 'rate_limit') {

@@ -34,12 +34,7 @@ export function readBody(req: IncomingMessage): Promise<BodyRead> {
 }
 
 /** Writes one JSON response; a client that already went away is ignored. */
-export function writeJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.destroyed || res.headersSent) return;
   const payload = JSON.stringify(body);
   res.writeHead(status, {

@@ -11,13 +11,7 @@ export {
   type FaultSpec,
   type ThrottleHeaderSet,
 } from './faults.js';
-export {
-  BehaviourController,
-  BehaviourSpecError,
-  defaultBehaviour,
-  type BehaviourPatch,
-  type SandboxBehaviour,
-} from './behaviour.js';
+export { BehaviourController, BehaviourSpecError, defaultBehaviour, type BehaviourPatch, type SandboxBehaviour } from './behaviour.js';
 export {
   CallbackDispatcher,
   CallbackSpecError,
@@ -29,8 +23,4 @@ export {
 export type { CallbackStatus } from './callback-plan.js';
 export { QuotaController, QuotaSpecError, type QuotaSetting } from './quota.js';
 export { DEDUPE_WINDOW_MS } from './acceptance-memory.js';
-export {
-  MAGIC_REJECT_EMAIL_DOMAIN,
-  MAGIC_REJECT_PHONE,
-  MAGIC_REJECT_PUSH_TOKEN_PREFIX,
-} from './send-requests.js';
+export { MAGIC_REJECT_EMAIL_DOMAIN, MAGIC_REJECT_PHONE, MAGIC_REJECT_PUSH_TOKEN_PREFIX } from './send-requests.js';

@@ -71,8 +71,7 @@ export class Ledger {
 
   /** Returns copies of the entries in acceptance order, optionally filtered. */
   entries(filter: LedgerFilter = {}): LedgerEntry[] {
-    const pool =
-      filter.idempotency_key === undefined ? this.#entries : (this.#byKey.get(filter.idempotency_key) ?? []);
+    const pool = filter.idempotency_key === undefined ? this.#entries : (this.#byKey.get(filter.idempotency_key) ?? []);
     return pool
       .filter((entry) => filter.channel === undefined || entry.channel === filter.channel)
       .map((entry) => ({ ...entry, statuses: this.statuses(entry.provider_message_id) }));
@@ -118,9 +117,7 @@ export class Ledger {
       if (channel !== undefined && entryChannel !== channel) continue;
       for (const [second, count] of seconds) totals.set(second, (totals.get(second) ?? 0) + count);
     }
-    return [...totals]
-      .sort(([a], [b]) => a - b)
-      .map(([second, count]) => ({ second, count }));
+    return [...totals].sort(([a], [b]) => a - b).map(([second, count]) => ({ second, count }));
   }
 
   /** Returns the most submissions accepted in any one epoch second (0 when empty). */

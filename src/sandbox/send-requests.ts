@@ -6,10 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Channel } from '../domain/index.js';
 
-export type SendEndpoint =
-  | { channel: 'email' }
-  | { channel: 'sms'; accountSid: string }
-  | { channel: 'push'; project: string };
+export type SendEndpoint = { channel: 'email' } | { channel: 'sms'; accountSid: string } | { channel: 'push'; project: string };
 
 /** A send the sandbox could accept: what the ledger records about it. */
 export interface ValidSend {
@@ -96,9 +93,7 @@ function isNonEmptyString(value: unknown): value is string {
 function parseJsonObject(raw: Buffer): Record<string, unknown> | null {
   try {
     const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : null;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
   } catch {
     return null;
   }
@@ -134,9 +129,7 @@ function validateEmail(raw: Buffer): SendValidation {
       }
     }
   }
-  const rejected = to.some(
-    (address) => address.split('@')[1]?.toLowerCase() === MAGIC_REJECT_EMAIL_DOMAIN,
-  );
+  const rejected = to.some((address) => address.split('@')[1]?.toLowerCase() === MAGIC_REJECT_EMAIL_DOMAIN);
   if (rejected) return invalidDestination(to.join(', '));
   return {
     ok: true,

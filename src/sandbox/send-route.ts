@@ -16,14 +16,7 @@ import type { FaultController, ThrottleHeaderSet } from './faults.js';
 import { readBody, writeJson } from './http-messages.js';
 import type { Ledger } from './ledger.js';
 import type { QuotaController } from './quota.js';
-import {
-  buildAcceptance,
-  expectedContentType,
-  invalidDestinationBody,
-  validateSend,
-  type SendEndpoint,
-  type ValidSend,
-} from './send-requests.js';
+import { buildAcceptance, expectedContentType, invalidDestinationBody, validateSend, type SendEndpoint, type ValidSend } from './send-requests.js';
 
 export interface SendContext {
   ledger: Ledger;
@@ -62,10 +55,15 @@ function refusedByQuota(res: ServerResponse, send: ValidSend, ctx: SendContext):
   const nowMs = ctx.now().getTime();
   const decision = ctx.quota.admit(send.channel, nowMs, ctx.ledger);
   if (decision.ok) return false;
-  writeJson(res, 429, { error: 'rate_limited' }, {
-    ...throttleHeaders('ratelimit', decision.retryAfterSeconds, nowMs),
-    'ratelimit-limit': String(decision.limit),
-  });
+  writeJson(
+    res,
+    429,
+    { error: 'rate_limited' },
+    {
+      ...throttleHeaders('ratelimit', decision.retryAfterSeconds, nowMs),
+      'ratelimit-limit': String(decision.limit),
+    },
+  );
   return true;
 }
 
@@ -74,12 +72,7 @@ function mediaType(header: string | undefined): string {
 }
 
 /** Answers one send request according to validation, faults and the ledger rules above. */
-export async function handleSend(
-  req: IncomingMessage,
-  res: ServerResponse,
-  endpoint: SendEndpoint,
-  ctx: SendContext,
-): Promise<void> {
+export async function handleSend(req: IncomingMessage, res: ServerResponse, endpoint: SendEndpoint, ctx: SendContext): Promise<void> {
   const read = await readBody(req);
   if (!read.ok) {
     if (read.reason === 'too_large') {
@@ -127,12 +120,7 @@ export async function handleSend(
       writeJson(res, 503, { error: 'server_error' });
       return;
     case 'rate_limit':
-      writeJson(
-        res,
-        429,
-        { error: 'rate_limited' },
-        throttleHeaders(plan.action.headers, plan.action.retryAfterSeconds, ctx.now().getTime()),
-      );
+      writeJson(res, 429, { error: 'rate_limited' }, throttleHeaders(plan.action.headers, plan.action.retryAfterSeconds, ctx.now().getTime()));
       return;
     case 'reject_permanent':
       writeJson(res, 400, invalidDestinationBody(validation.send.destination));

@@ -11,12 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { isChannel, type Channel } from '../domain/index.js';
 import { AcceptanceMemory } from './acceptance-memory.js';
 import { BehaviourController, type BehaviourPatch } from './behaviour.js';
-import {
-  CallbackDispatcher,
-  CallbackSpecError,
-  parseRegistration,
-  type CallbackRegistration,
-} from './callback-dispatcher.js';
+import { CallbackDispatcher, CallbackSpecError, parseRegistration, type CallbackRegistration } from './callback-dispatcher.js';
 import { handleControl, isControlPath } from './control-routes.js';
 import { FaultController } from './faults.js';
 import { writeJson } from './http-messages.js';

@@ -72,13 +72,7 @@ async function waitIdle(res: ServerResponse, url: URL, callbacks: CallbackDispat
 }
 
 /** Answers one settings request; the caller has checked the path and method against SETTINGS_METHODS. */
-export async function handleSettings(
-  method: string,
-  url: URL,
-  raw: Buffer,
-  res: ServerResponse,
-  ctx: SettingsContext,
-): Promise<void> {
+export async function handleSettings(method: string, url: URL, raw: Buffer, res: ServerResponse, ctx: SettingsContext): Promise<void> {
   const { behaviour, quota, callbacks } = ctx;
   if (url.pathname.startsWith('/callbacks/')) {
     const channel = url.pathname.slice('/callbacks/'.length) as Channel;

@@ -129,21 +129,10 @@ export interface TenantIdempotencyCompletion extends IdempotencyCompletion {
   tenantId: string;
 }
 
-export type Reservation =
-  | { kind: 'reserved' }
-  | { kind: 'replay'; statusCode: number; body: unknown }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+export type Reservation = { kind: 'reserved' } | { kind: 'replay'; statusCode: number; body: unknown } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 /** How an attempt's ambiguity ended, recorded on the attempt; the schema's CHECK repeats the list. */
-export const ATTEMPT_RESOLUTIONS = [
-  'found_by_lookup',
-  'not_found_by_lookup',
-  'callback',
-  'window_closed',
-  'policy_resend',
-  'policy_user_resend',
-] as const;
+export const ATTEMPT_RESOLUTIONS = ['found_by_lookup', 'not_found_by_lookup', 'callback', 'window_closed', 'policy_resend', 'policy_user_resend'] as const;
 export type AttemptResolution = (typeof ATTEMPT_RESOLUTIONS)[number];
 
 export interface AttemptView {

@@ -1,6 +1,26 @@
 /** Maps `devices`, `device_offers` and `device_sweeps` rows to the device part's records (shared by both drivers). */
-import { foldPhoneState, type DeliveryState, type DownstreamStatus, type LadderName, type OfferState, type PhoneState, type Purpose, type TerminalReason } from '../domain/index.js';
-import type { DeviceMessageView, DeviceRecord, OfferPull, OfferRecord, PhoneReport, PulledMessage, SimCard, SweepCause, SweepRecord, UnappliedReport } from './device-store.js';
+import {
+  foldPhoneState,
+  type DeliveryState,
+  type DownstreamStatus,
+  type LadderName,
+  type OfferState,
+  type PhoneState,
+  type Purpose,
+  type TerminalReason,
+} from '../domain/index.js';
+import type {
+  DeviceMessageView,
+  DeviceRecord,
+  OfferPull,
+  OfferRecord,
+  PhoneReport,
+  PulledMessage,
+  SimCard,
+  SweepCause,
+  SweepRecord,
+  UnappliedReport,
+} from './device-store.js';
 import { num, numOrNull, strOrNull, type Row } from './rows.js';
 
 /** SQLite answers 0/1, PostgreSQL true/false. */
@@ -102,7 +122,11 @@ export function toSweepRecord(r: Row): SweepRecord {
 }
 
 /** The outbox event of a downstream change a report made, or null when the status did not change. */
-export function reportDownstreamEvent(deliveryId: string, from: DownstreamStatus | null, to: DownstreamStatus | null): { eventType: string; payload: string } | null {
+export function reportDownstreamEvent(
+  deliveryId: string,
+  from: DownstreamStatus | null,
+  to: DownstreamStatus | null,
+): { eventType: string; payload: string } | null {
   if (to === null || to === from) return null;
   return {
     eventType: 'delivery.status',

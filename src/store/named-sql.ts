@@ -14,7 +14,9 @@ import { join } from 'node:path';
 /** Parses every `*.sql` file of a directory into a map of statement name → SQL text. */
 export function loadNamedSql(dir: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     const text = readFileSync(join(dir, file), 'utf8');
     let name: string | null = null;
     let body: string[] = [];

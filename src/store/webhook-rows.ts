@@ -37,9 +37,7 @@ export function toWebhookTarget(r: Row): WebhookTarget {
     url: String(r.url),
     secret: String(r.secret),
     previousSecret:
-      r.previous_secret === null || r.previous_secret === undefined
-        ? null
-        : { secret: str(r.previous_secret), until: Number(r.previous_secret_until) },
+      r.previous_secret === null || r.previous_secret === undefined ? null : { secret: str(r.previous_secret), until: Number(r.previous_secret_until) },
     failureCount: Number(r.failure_count),
     failingSince: numOrNull(r.failing_since),
   };

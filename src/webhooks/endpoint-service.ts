@@ -60,14 +60,16 @@ export class WebhookEndpoints {
 
   /** Deletes an endpoint and its undelivered messages; `not_found` when the tenant has none by that id. */
   async delete(tenantId: string, id: string): Promise<void> {
-    if (!isEndpointId(id) || !(await this.deps.store.webhooks.deleteWebhookEndpoint(tenantId, id))) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
+    if (!isEndpointId(id) || !(await this.deps.store.webhooks.deleteWebhookEndpoint(tenantId, id)))
+      throw new HeraldError('not_found', `no webhook endpoint ${id}`);
   }
 
   /** A new current secret; the replaced one keeps signing for PREVIOUS_SECRET_GRACE_MS (a second rotation within it retires the oldest). */
   async rotate(tenantId: string, id: string): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
     const now = this.deps.clock.now();
     const secret = generateWebhookSecret();
-    const ok = isEndpointId(id) && (await this.deps.store.webhooks.rotateWebhookSecret({ tenantId, id, secret, previousUntil: now + PREVIOUS_SECRET_GRACE_MS, now }));
+    const ok =
+      isEndpointId(id) && (await this.deps.store.webhooks.rotateWebhookSecret({ tenantId, id, secret, previousUntil: now + PREVIOUS_SECRET_GRACE_MS, now }));
     if (!ok) throw new HeraldError('not_found', `no webhook endpoint ${id}`);
     return { endpoint: await this.mustGet(tenantId, id), secret };
   }

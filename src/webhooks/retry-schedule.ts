@@ -52,9 +52,7 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
 }
 
 export type AttemptOutcome =
-  | { kind: 'delivered'; status: number }
-  | { kind: 'gone'; status: 410 }
-  | { kind: 'failed'; status: number | null; error: string; retryAfterMs: number | null };
+  { kind: 'delivered'; status: number } | { kind: 'gone'; status: 410 } | { kind: 'failed'; status: number | null; error: string; retryAfterMs: number | null };
 
 /** Reads one request's result: delivered, gone, or failed (with the Retry-After to honour, if any). */
 export function classifyResult(r: PostResult, now: number): AttemptOutcome {

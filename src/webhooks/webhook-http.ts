@@ -67,7 +67,10 @@ export class WebhookHttpClient {
           'user-agent': this.userAgent,
         },
       });
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no complete response within ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })), this.timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(Object.assign(new Error(`no complete response within ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        this.timeoutMs,
+      );
       const done = () => clearTimeout(timer);
       req.on('response', (res) => {
         const retryAfter = res.headers['retry-after'];

@@ -115,7 +115,14 @@ export class WebhookSender {
       const done = this.opts.clock.now();
       const attempts: WebhookAttemptRecord[] = heads.map((m, i) => this.record(m, outcomes[i]!, done));
       const endpoint = this.endpointOutcome(target, outcomes, failures, done);
-      await this.opts.store.webhooks.recordWebhookAttempts({ endpointId: target.id, owner: this.owner, now: done, leaseUntil: done + this.leaseMs, attempts, endpoint });
+      await this.opts.store.webhooks.recordWebhookAttempts({
+        endpointId: target.id,
+        owner: this.owner,
+        now: done,
+        leaseUntil: done + this.leaseMs,
+        attempts,
+        endpoint,
+      });
       pass.requests += outcomes.length;
       pass.delivered += outcomes.filter((o) => o.kind === 'delivered').length;
       pass.failed += outcomes.filter((o) => o.kind !== 'delivered').length;
@@ -141,17 +148,29 @@ export class WebhookSender {
   private record(m: WebhookMessage, o: AttemptOutcome, now: number): WebhookAttemptRecord {
     if (o.kind === 'delivered') return { messageId: m.id, delivered: true, status: o.status, error: null, nextAttemptAt: null };
     if (o.kind === 'gone') return { messageId: m.id, delivered: false, status: 410, error: 'answered 410 Gone', nextAttemptAt: now };
-    return { messageId: m.id, delivered: false, status: o.status, error: o.error, nextAttemptAt: now + webhookRetryDelayMs(m.attempts + 1, this.random, o.retryAfterMs) };
+    return {
+      messageId: m.id,
+      delivered: false,
+      status: o.status,
+      error: o.error,
+      nextAttemptAt: now + webhookRetryDelayMs(m.attempts + 1, this.random, o.retryAfterMs),
+    };
   }
 
   private endpointOutcome(target: WebhookTarget, outcomes: AttemptOutcome[], failures: number, now: number): WebhookEndpointOutcome {
-    if (outcomes.some((o) => o.kind === 'gone')) return { kind: 'disabled', reason: 'gone', status: 410, error: 'answered 410 Gone: the receiver asked for no more webhooks' };
+    if (outcomes.some((o) => o.kind === 'gone'))
+      return { kind: 'disabled', reason: 'gone', status: 410, error: 'answered 410 Gone: the receiver asked for no more webhooks' };
     if (outcomes.some((o) => o.kind === 'delivered')) return { kind: 'healthy' };
     const failed = outcomes.filter((o): o is Extract<AttemptOutcome, { kind: 'failed' }> => o.kind === 'failed');
     const last = failed[failed.length - 1]!;
     const since = failures > 0 && target.failingSince !== null ? target.failingSince : now;
     if (now - since >= (this.opts.disableAfterMs ?? 5 * 24 * 3_600_000)) {
-      return { kind: 'disabled', reason: 'failing', status: last.status, error: `no successful request since ${new Date(since).toISOString()}; last: ${last.error}` };
+      return {
+        kind: 'disabled',
+        reason: 'failing',
+        status: last.status,
+        error: `no successful request since ${new Date(since).toISOString()}; last: ${last.error}`,
+      };
     }
     const retryAfterMs = Math.max(0, ...failed.map((o) => o.retryAfterMs ?? 0)) || null;
     return { kind: 'failing', nextAttemptAt: now + webhookRetryDelayMs(failures + 1, this.random, retryAfterMs), status: last.status, error: last.error };

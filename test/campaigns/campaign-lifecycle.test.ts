@@ -41,7 +41,13 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
   it('a feasible campaign with start "if_feasible" starts at once, fans out and is delivered', async () => {
     const created = await h.post('/v1/campaigns', campaignBody({ start: 'if_feasible' }));
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ status: 'running', channel: 'email', lane: 'bulk', audience: { size: 10 }, plan: { feasible: true, audience_size: 10 } });
+    expect(created.json).toMatchObject({
+      status: 'running',
+      channel: 'email',
+      lane: 'bulk',
+      audience: { size: 10 },
+      plan: { feasible: true, audience_size: 10 },
+    });
     expect(created.json.id).toMatch(/^cmp_/);
     expect(created.json.progress).toMatchObject({ fanned_out: 0, not_fanned_out: 10, queued: 0 });
 
@@ -106,7 +112,9 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
     h.sandbox.faults.set({ mode: 'server_error', count: 5 });
     const inFlight = h.worker.runOnce('sandbox-email');
     // The batch is claimed (committed) before its calls start; they take 300 ms each.
-    await expect.poll(async () => (await campaign(id)).progress.sending, { timeout: 5_000, interval: 1, message: 'the worker never claimed a batch' }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await campaign(id)).progress.sending, { timeout: 5_000, interval: 1, message: 'the worker never claimed a batch' })
+      .toBeGreaterThan(0);
     const paused = await h.post(`/v1/campaigns/${id}/pause`);
     const sending = paused.json.progress.sending as number;
     expect(sending).toBeGreaterThan(5);
@@ -115,7 +123,11 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
     expect((await campaign(id)).progress).toMatchObject({ accepted: sending - 5, queued: 45 - sending, held: 40 - sending });
     // The runner holds what failed while paused.
     expect((await h.campaigns.runOnce()).held).toBe(5);
-    expect((await campaign(id)).progress).toMatchObject({ queued: 45 - sending, held: 45 - sending, projected_finish: { remaining: 45 - sending, finish_at: null } });
+    expect((await campaign(id)).progress).toMatchObject({
+      queued: 45 - sending,
+      held: 45 - sending,
+      projected_finish: { remaining: 45 - sending, finish_at: null },
+    });
 
     // An hour paused: past every retry time, and nothing is sent.
     h.clock.advance(3600_000);

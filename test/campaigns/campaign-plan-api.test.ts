@@ -82,20 +82,38 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
   });
 
   it('takes NDJSON, fills id-only rows from stored profiles, skips repeated ids', async () => {
-    expect((await h.app.inject({ method: 'PUT', url: '/v1/recipients/ada', headers: { authorization: `Bearer ${h.apiKey}` }, payload: { email: 'ada@example.com', locale: 'en' } })).statusCode).toBe(201);
+    expect(
+      (
+        await h.app.inject({
+          method: 'PUT',
+          url: '/v1/recipients/ada',
+          headers: { authorization: `Bearer ${h.apiKey}` },
+          payload: { email: 'ada@example.com', locale: 'en' },
+        })
+      ).statusCode,
+    ).toBe(201);
     const ndjson = '{"id":"ada"}\n\n{"id":"bob","email":"bob@example.com"}\r\n{"id":"bob","email":"other@example.com"}\n';
     const up = await upload(ndjson, 'application/x-ndjson');
     expect(up.json).toMatchObject({ size: 2, duplicates: 1, with_address: { email: 2 } });
     expect((await h.get(`/v1/audiences/${up.json.id}`)).json).toMatchObject({ id: up.json.id, size: 2 });
-    const created = await h.post('/v1/campaigns', body({ audience_id: up.json.id }, { deadline_at: new Date(T0 + 3600_000).toISOString(), start: 'if_feasible' }));
+    const created = await h.post(
+      '/v1/campaigns',
+      body({ audience_id: up.json.id }, { deadline_at: new Date(T0 + 3600_000).toISOString(), start: 'if_feasible' }),
+    );
     expect(created.json).toMatchObject({ status: 'running', plan: { feasible: true, audience_size: 2 } });
     await h.campaigns.runOnce();
     await h.worker.drain();
-    expect(h.sandbox.ledger.entries().map((e) => e.destination).sort()).toEqual(['ada@example.com', 'bob@example.com']);
+    expect(
+      h.sandbox.ledger
+        .entries()
+        .map((e) => e.destination)
+        .sort(),
+    ).toEqual(['ada@example.com', 'bob@example.com']);
   });
 
   it('stores recipient profiles and makes a campaign of their ids', async () => {
-    const put = (id: string, payload: object) => h.app.inject({ method: 'PUT', url: `/v1/recipients/${id}`, headers: { authorization: `Bearer ${h.apiKey}` }, payload });
+    const put = (id: string, payload: object) =>
+      h.app.inject({ method: 'PUT', url: `/v1/recipients/${id}`, headers: { authorization: `Bearer ${h.apiKey}` }, payload });
     expect((await put('u1', { email: 'u1@example.com' })).statusCode).toBe(201);
     const replaced = await put('u1', { email: 'u1@example.org', locale: 'de' });
     expect(replaced.statusCode).toBe(200);
@@ -116,21 +134,47 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
       return { status: x.status, code: x.json.code, fields: (x.json.errors ?? []).map((e: any) => e.field), detail: x.json.detail as string };
     };
     const inline = { recipients: [{ id: 'a', email: 'a@example.com' }] };
-    expect(await problem(h.post('/v1/campaigns', body(inline, { channel: 'fax' })))).toMatchObject({ status: 400, code: 'validation_failed', fields: ['channel'] });
-    expect(await problem(h.post('/v1/campaigns', body(inline, { purpose: 'otp' })))).toMatchObject({ status: 400, code: 'validation_failed', fields: ['purpose'] });
+    expect(await problem(h.post('/v1/campaigns', body(inline, { channel: 'fax' })))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      fields: ['channel'],
+    });
+    expect(await problem(h.post('/v1/campaigns', body(inline, { purpose: 'otp' })))).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      fields: ['purpose'],
+    });
     expect(await problem(h.post('/v1/campaigns', body(inline, { deadline_at: new Date(T0 - 1).toISOString() })))).toMatchObject({
       status: 400,
       code: 'validation_failed',
       fields: ['deadline_at'],
     });
-    expect(await problem(h.post('/v1/campaigns', body(inline, { content: { text: 'no subject' } })))).toMatchObject({ code: 'validation_failed', fields: ['content.subject'] });
+    expect(await problem(h.post('/v1/campaigns', body(inline, { content: { text: 'no subject' } })))).toMatchObject({
+      code: 'validation_failed',
+      fields: ['content.subject'],
+    });
     expect(await problem(h.post('/v1/campaigns', body({ recipients: [] })))).toMatchObject({ status: 422, code: 'audience_empty' });
-    expect(await problem(h.post('/v1/campaigns', body({ recipients: [{ id: 'a', email: 'a@example.com' }, { id: 'b', phone: '+14155550123' }] })))).toMatchObject({
+    expect(
+      await problem(
+        h.post(
+          '/v1/campaigns',
+          body({
+            recipients: [
+              { id: 'a', email: 'a@example.com' },
+              { id: 'b', phone: '+14155550123' },
+            ],
+          }),
+        ),
+      ),
+    ).toMatchObject({
       status: 400,
       code: 'audience_invalid',
       fields: ['audience.recipients[1].email'],
     });
-    expect(await problem(h.post('/v1/campaigns', body({ audience_id: 'aud_01J00000000000000000000000' })))).toMatchObject({ code: 'validation_failed', fields: ['audience.audience_id'] });
+    expect(await problem(h.post('/v1/campaigns', body({ audience_id: 'aud_01J00000000000000000000000' })))).toMatchObject({
+      code: 'validation_failed',
+      fields: ['audience.audience_id'],
+    });
 
     // A malformed CSV row is named by its line (the header is line 1).
     const csv = 'id,email\nu1,u1@example.com\nu2,u2@example.com,extra\nu3,"unclosed\nu4,not-an-email\n';
@@ -149,9 +193,9 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
     });
     expect(await upload('id,email\n')).toMatchObject({ status: 422, json: { code: 'audience_empty' } });
     expect(await upload('hello', 'text/plain')).toMatchObject({ status: 415, json: { code: 'unsupported_audience_format' } });
-    expect((await h.app.inject({ method: 'POST', url: '/v1/audiences', headers: { authorization: `Bearer ${h.apiKey}` }, payload: { id: 'x' } })).json().code).toBe(
-      'unsupported_audience_format',
-    );
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/v1/audiences', headers: { authorization: `Bearer ${h.apiKey}` }, payload: { id: 'x' } })).json().code,
+    ).toBe('unsupported_audience_format');
 
     const draft = await h.post('/v1/campaigns', body(inline));
     expect(await problem(h.post(`/v1/campaigns/${draft.json.id}/pause`))).toMatchObject({ status: 409, code: 'campaign_state_conflict' });

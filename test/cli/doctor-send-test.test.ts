@@ -36,7 +36,9 @@ describe('herald doctor', () => {
     const run = await runHerald(['doctor', '--config', cfg]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/mail-ok \(sandbox, email\)\n {2}ok {4}endpoint answers: [^\n]+\n {2}ok {4}credentials accepted/);
-    expect(run.stdout).toMatch(/sms-badkey \(sandbox, sms\)\n {2}ok {4}endpoint answers: [^\n]+\n {2}FAIL {2}credentials accepted: the sandbox refused the API key \(401\)/);
+    expect(run.stdout).toMatch(
+      /sms-badkey \(sandbox, sms\)\n {2}ok {4}endpoint answers: [^\n]+\n {2}FAIL {2}credentials accepted: the sandbox refused the API key \(401\)/,
+    );
     expect(run.stdout).toMatch(/push-down \(sandbox, push\)\n {2}FAIL {2}endpoint answers: http:\/\/127\.0\.0\.1:9 did not answer/);
     expect(run.stdout).not.toContain('wrong-key-canary');
     expect(sandbox.ledger.entries({})).toHaveLength(0);
@@ -58,9 +60,12 @@ describe('herald send-test', () => {
   it('sends one message through a running herald start and prints attempts, state and the provider’s evidence', async () => {
     const dataDir = join(tempDir(), 'data');
     const { banner } = await startHerald(['--port', '0', '--sandbox-port', '0', '--data-dir', dataDir]);
-    const run = await runHerald(['send-test', '--account', 'sandbox-email', '--to', 'ada@example.com', '--api', banner.apiUrl, '--data-dir', dataDir, '--wait', '10'], {
-      timeoutMs: 20_000,
-    });
+    const run = await runHerald(
+      ['send-test', '--account', 'sandbox-email', '--to', 'ada@example.com', '--api', banner.apiUrl, '--data-dir', dataDir, '--wait', '10'],
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/notification ntf_\w+ accepted by Herald \(account sandbox-email, sandbox, email\)/);
     expect(run.stdout).toMatch(/attempt 1 started\n(?:.*\n)*? +\+[\d.]+s {2}attempt 1: accepted \(provider id [^)]+\)/);

@@ -23,7 +23,10 @@ const COMMAND_FLAGS: Record<string, { argv: string[]; flags: string[] }> = {
   keys: { argv: ['keys', 'create'], flags: ['--label', '--config', '--data-dir'] },
   doctor: { argv: ['doctor'], flags: ['--config', '--account'] },
   'send-test': { argv: ['send-test'], flags: ['--account', '--to', '--text', '--api', '--key', '--wait', '--config', '--data-dir'] },
-  'phone-sim': { argv: ['phone-sim'], flags: ['--server', '--token', '--name', '--send-delay-ms', '--deliver-delay-ms', '--fail-rate', '--fail-error', '--sims'] },
+  'phone-sim': {
+    argv: ['phone-sim'],
+    flags: ['--server', '--token', '--name', '--send-delay-ms', '--deliver-delay-ms', '--fail-rate', '--fail-error', '--sims'],
+  },
 };
 
 describe('herald help', () => {

@@ -22,19 +22,34 @@ describe('herald phone-sim', () => {
   it('registers with herald start, receives an SMS, sends it and reports it delivered', async () => {
     const dir = tempDir();
     const config = join(dir, 'herald.json');
-    writeFileSync(config, JSON.stringify({ provider_accounts: [{ id: 'phones', kind: 'android_gateway', channel: 'sms', settings: { private_token_env: 'HERALD_PHONE_TOKEN' } }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({ provider_accounts: [{ id: 'phones', kind: 'android_gateway', channel: 'sms', settings: { private_token_env: 'HERALD_PHONE_TOKEN' } }] }),
+    );
     const { banner } = await startHerald(['--config', config, '--port', '0', '--data-dir', join(dir, 'data')], { env: { HERALD_PHONE_TOKEN: TOKEN } });
-    const sim = spawnHerald(['phone-sim', '--server', `${banner.apiUrl}/mobile/v1`, '--send-delay-ms', '0', '--deliver-delay-ms', '0'], { env: { HERALD_PHONE_TOKEN: TOKEN } });
+    const sim = spawnHerald(['phone-sim', '--server', `${banner.apiUrl}/mobile/v1`, '--send-delay-ms', '0', '--deliver-delay-ms', '0'], {
+      env: { HERALD_PHONE_TOKEN: TOKEN },
+    });
     await sim.waitFor(/device \S+ online/);
-    const sent = await postNotification(banner.apiUrl, banner.key!, { recipient: { id: 'u1', phone: '+14155550123' }, purpose: 'otp', channels: ['sms'], content: { text: 'Your code is 424242' }, ttl_seconds: 300 }, 'phone-sim-1');
+    const sent = await postNotification(
+      banner.apiUrl,
+      banner.key!,
+      { recipient: { id: 'u1', phone: '+14155550123' }, purpose: 'otp', channels: ['sms'], content: { text: 'Your code is 424242' }, ttl_seconds: 300 },
+      'phone-sim-1',
+    );
     expect(sent.status, JSON.stringify(sent.json)).toBe(202);
     let last: unknown = null;
-    const delivery = await poll(async () => {
-      const res = await fetch(`${banner.apiUrl}/v1/notifications/${sent.json.id}`, { headers: { authorization: `Bearer ${banner.key}` } });
-      const d = ((await res.json()) as { deliveries: Array<{ downstream_status: string | null }> }).deliveries[0]!;
-      last = d;
-      return d.downstream_status === 'delivered' ? d : undefined;
-    }, 'the phone’s Delivered report', 20_000, 100).catch((err) => {
+    const delivery = await poll(
+      async () => {
+        const res = await fetch(`${banner.apiUrl}/v1/notifications/${sent.json.id}`, { headers: { authorization: `Bearer ${banner.key}` } });
+        const d = ((await res.json()) as { deliveries: Array<{ downstream_status: string | null }> }).deliveries[0]!;
+        last = d;
+        return d.downstream_status === 'delivered' ? d : undefined;
+      },
+      'the phone’s Delivered report',
+      20_000,
+      100,
+    ).catch((err) => {
       throw new Error(`${(err as Error).message}; last ${JSON.stringify(last)}; phone-sim said:\n${sim.stdout()}${sim.stderr()}`);
     });
     expect(delivery).toMatchObject({ state: 'accepted', downstream_status: 'delivered' });

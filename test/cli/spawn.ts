@@ -114,7 +114,8 @@ export function spawnHerald(args: string[], opts: { env?: Record<string, string>
         () => {
           const m = (stream === 'stdout' ? out : err).match(pattern);
           if (m) return m;
-          if (exit) throw new Error(`herald ${args.join(' ')} exited (${JSON.stringify(exit)}) before printing ${pattern}\n--- stdout:\n${out}\n--- stderr:\n${err}`);
+          if (exit)
+            throw new Error(`herald ${args.join(' ')} exited (${JSON.stringify(exit)}) before printing ${pattern}\n--- stdout:\n${out}\n--- stderr:\n${err}`);
           return undefined;
         },
         o.timeoutMs ?? 15_000,
@@ -251,13 +252,17 @@ export async function getNotification(apiUrl: string, key: string, id: string): 
 export async function waitForDeliveryState(apiUrl: string, key: string, id: string, state: string, timeoutMs = 10_000): Promise<any> {
   let last: unknown = null;
   try {
-    return await poll(async () => {
-      const { status, json } = await getNotification(apiUrl, key, id);
-      if (status !== 200) throw new Error(`GET /v1/notifications/${id} answered ${status}: ${JSON.stringify(json)}`);
-      last = json.deliveries;
-      const d = json.deliveries[0];
-      return d?.state === state ? d : undefined;
-    }, `notification ${id} to be ${state}`, timeoutMs);
+    return await poll(
+      async () => {
+        const { status, json } = await getNotification(apiUrl, key, id);
+        if (status !== 200) throw new Error(`GET /v1/notifications/${id} answered ${status}: ${JSON.stringify(json)}`);
+        last = json.deliveries;
+        const d = json.deliveries[0];
+        return d?.state === state ? d : undefined;
+      },
+      `notification ${id} to be ${state}`,
+      timeoutMs,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}; last deliveries: ${JSON.stringify(last)}`);
   }

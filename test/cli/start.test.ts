@@ -59,10 +59,14 @@ describe('herald start', () => {
     expect(entries[0]!.idempotency_key).toBe(delivery.idempotency_key);
 
     // The embedded sandbox calls back with signed delivery events: the status becomes delivered.
-    await poll(async () => {
-      const { json } = await getNotification(banner.apiUrl, key, sent.json.id);
-      return json.deliveries[0]?.downstream_status === 'delivered' ? true : undefined;
-    }, 'downstream_status delivered from the sandbox callbacks', 10_000);
+    await poll(
+      async () => {
+        const { json } = await getNotification(banner.apiUrl, key, sent.json.id);
+        return json.deliveries[0]?.downstream_status === 'delivered' ? true : undefined;
+      },
+      'downstream_status delivered from the sandbox callbacks',
+      10_000,
+    );
   });
 
   it('never writes a destination or a message body to stdout or stderr, even at debug level with request logs', async () => {
@@ -145,10 +149,7 @@ describe('herald start', () => {
   it('refuses a config file with a bad field: exit 2, stderr names the field', async () => {
     const dir = tempDir();
     const bad = join(dir, 'bad.json');
-    writeFileSync(
-      bad,
-      JSON.stringify({ provider_accounts: [{ id: 'sms-main', kind: 'sandbox', channel: 'fax', base_url: 'http://127.0.0.1:1' }] }),
-    );
+    writeFileSync(bad, JSON.stringify({ provider_accounts: [{ id: 'sms-main', kind: 'sandbox', channel: 'fax', base_url: 'http://127.0.0.1:1' }] }));
     const run = await runHerald(['start', '--config', bad, ...ports, '--data-dir', join(dir, 'data')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('provider_accounts[0].channel');

@@ -273,7 +273,12 @@ describe('a bad field yields a ConfigError naming it', () => {
       field: 'webhooks.allow_networks[1]',
       message: /webhooks\.allow_networks\[1\] "localhost" is not a network in CIDR form/,
     },
-    { name: 'webhook timeout too long', raw: { webhooks: { timeout_ms: 120_000 } }, field: 'webhooks.timeout_ms', message: /webhooks\.timeout_ms must be <= 60000/ },
+    {
+      name: 'webhook timeout too long',
+      raw: { webhooks: { timeout_ms: 120_000 } },
+      field: 'webhooks.timeout_ms',
+      message: /webhooks\.timeout_ms must be <= 60000/,
+    },
     { name: 'unknown webhooks key', raw: { webhooks: { retries: 3 } }, field: 'webhooks.retries', message: /webhooks\.retries is not a known setting/ },
   ];
 
@@ -348,7 +353,18 @@ describe('the published schema', () => {
     const readme = readFileSync(resolve(CONFIG_SCHEMA_PATH, '../../../README.md'), 'utf8');
     const block = /## Real providers[\s\S]*?```jsonc\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
-    const vars = ['SMTP_USER', 'SMTP_PASSWORD', 'RESEND_API_KEY', 'RESEND_WEBHOOK_SECRET', 'POSTMARK_SERVER_TOKEN', 'POSTMARK_WEBHOOK_PASSWORD', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'TWILIO_AUTH_TOKEN', 'TELNYX_API_KEY'];
+    const vars = [
+      'SMTP_USER',
+      'SMTP_PASSWORD',
+      'RESEND_API_KEY',
+      'RESEND_WEBHOOK_SECRET',
+      'POSTMARK_SERVER_TOKEN',
+      'POSTMARK_WEBHOOK_PASSWORD',
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'TWILIO_AUTH_TOKEN',
+      'TELNYX_API_KEY',
+    ];
     const saved = Object.fromEntries(vars.map((v) => [v, process.env[v]]));
     for (const v of vars) process.env[v] = v === 'RESEND_WEBHOOK_SECRET' ? 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' : `${v.toLowerCase()}-value`;
     try {
@@ -357,7 +373,9 @@ describe('the published schema', () => {
       const kinds = [...PROVIDER_KINDS.keys()].filter((k) => k !== 'sandbox');
       for (const kind of cfg.provider_accounts.map((a) => a.kind)) expect(kinds).toContain(kind);
       // Every real kind with a page in docs/providers has its line in the README's example.
-      expect(new Set(cfg.provider_accounts.map((a) => a.kind))).toEqual(new Set(kinds.filter((k) => ['smtp', 'resend', 'postmark', 'ses', 'twilio', 'telnyx'].includes(k))));
+      expect(new Set(cfg.provider_accounts.map((a) => a.kind))).toEqual(
+        new Set(kinds.filter((k) => ['smtp', 'resend', 'postmark', 'ses', 'twilio', 'telnyx'].includes(k))),
+      );
     } finally {
       for (const v of vars) {
         if (saved[v] === undefined) delete process.env[v];

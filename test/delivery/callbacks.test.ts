@@ -113,7 +113,7 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       const d = await deliveryOf(id);
       const entry = h.sandbox.ledger.entries({ idempotency_key: d.idempotency_key })[0]!;
       // The expected status, computed from what the sandbox emitted (in emission order; the join does not depend on it).
-      const expected = (entry.statuses).reduce<DownstreamStatus | null>((acc, s) => mergeDownstream(acc, s), 'accepted');
+      const expected = entry.statuses.reduce<DownstreamStatus | null>((acc, s) => mergeDownstream(acc, s), 'accepted');
       expect(d.downstream_status, `${id}: emitted ${entry.statuses.join(',')}`).toBe(expected);
       if (expected === 'bounced') {
         bounced++;
@@ -138,7 +138,14 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       JSON.stringify({
         type: `message.${status}`,
         timestamp: new Date(h.clock.now()).toISOString(),
-        data: { event_id: eventId, provider_message_id: before.provider_message_id, reference: before.idempotency_key, channel: 'email', status, bounce_type: 'hard' },
+        data: {
+          event_id: eventId,
+          provider_message_id: before.provider_message_id,
+          reference: before.idempotency_key,
+          channel: 'email',
+          status,
+          bounce_type: 'hard',
+        },
       });
     const post = (payload: string, headers: Record<string, string>) =>
       h.app.inject({ method: 'POST', url: '/v1/callbacks/sandbox-email', headers: { 'content-type': 'application/json', ...headers }, payload });
@@ -149,12 +156,18 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       (i) => post(body(`evt_forged_${i}`), signWebhook([secret], `evt_forged_${i}`, h.clock.now() - 301_000, body(`evt_forged_${i}`))),
       (i) => post(body(`evt_forged_${i}`), signWebhook([secret], `evt_forged_${i}`, h.clock.now() + 301_000, body(`evt_forged_${i}`))),
       (i) => post(body(`evt_forged_${i}`, 'delivered'), signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`))),
-      (i) => post(body(`evt_forged_${i}`), { ...signWebhook([secret], `evt_other_${i}`, h.clock.now(), body(`evt_forged_${i}`)), 'webhook-id': `evt_forged_${i}` }),
+      (i) =>
+        post(body(`evt_forged_${i}`), { ...signWebhook([secret], `evt_other_${i}`, h.clock.now(), body(`evt_forged_${i}`)), 'webhook-id': `evt_forged_${i}` }),
       (i) => post(body(`evt_forged_${i}`), { 'webhook-id': `evt_forged_${i}`, 'webhook-timestamp': String(Math.floor(h.clock.now() / 1000)) }),
       (i) => post(body(`evt_forged_${i}`), { ...signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`)), 'webhook-signature': 'v1,' }),
-      (i) => post(body(`evt_forged_${i}`), { ...signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`)), 'webhook-timestamp': String(h.clock.now()) }),
+      (i) =>
+        post(body(`evt_forged_${i}`), {
+          ...signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`)),
+          'webhook-timestamp': String(h.clock.now()),
+        }),
       (i) => post(body(`evt_forged_${i}`) + ' ', signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`))),
-      (i) => post(JSON.stringify(JSON.parse(body(`evt_forged_${i}`)), null, 2), signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`))),
+      (i) =>
+        post(JSON.stringify(JSON.parse(body(`evt_forged_${i}`)), null, 2), signWebhook([secret], `evt_forged_${i}`, h.clock.now(), body(`evt_forged_${i}`))),
     ];
     for (let i = 0; i < 100; i++) {
       const r = await forgeries[i % forgeries.length]!(i);
@@ -211,7 +224,12 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       return original(events);
     };
     const post = () =>
-      h.app.inject({ method: 'POST', url: '/v1/callbacks/sandbox-sms', headers: { 'content-type': 'application/json', ...signWebhook([secret], 'evt_retry', h.clock.now(), payload) }, payload });
+      h.app.inject({
+        method: 'POST',
+        url: '/v1/callbacks/sandbox-sms',
+        headers: { 'content-type': 'application/json', ...signWebhook([secret], 'evt_retry', h.clock.now(), payload) },
+        payload,
+      });
     const first = await post();
     expect(first.statusCode).toBe(503);
     expect(first.json().code).toBe('service_unavailable');

@@ -14,8 +14,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     await h.close();
   });
 
-  const body = (over: Record<string, unknown> = {}) =>
-    otpBody({ channels: ['email', 'sms'], fallback_after_seconds: 30, ttl_seconds: 300, ...over });
+  const body = (over: Record<string, unknown> = {}) => otpBody({ channels: ['email', 'sms'], fallback_after_seconds: 30, ttl_seconds: 300, ...over });
   const deliveries = async (id: string) => (await h.get(`/v1/notifications/${id}`)).json.deliveries as any[];
 
   it('an email accepted before the deadline means no SMS is ever created', async () => {
@@ -79,7 +78,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(single.status).toBe(400);
   });
 
-  it('a newer generation drops the older generation\'s pending fallback', async () => {
+  it("a newer generation drops the older generation's pending fallback", async () => {
     h.sandbox.faults.set({ mode: 'server_error', count: 1 });
     const first = await h.send(body({ group: { key: 'login-1', generation: 1 } }));
     await h.worker.drain();

@@ -106,7 +106,13 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(d.state).toBe('accepted');
     expect(d.provider_message_id).toBe(h.sandbox.ledger.entries({ idempotency_key: a.key })[0]!.provider_message_id);
     expect(d.attempts).toHaveLength(2);
-    expect(d.attempts[0]).toMatchObject({ number: 1, worker_id: 'worker-a', outcome: 'lease_expired', late_outcome: 'retryable', resolution: 'not_found_by_lookup' });
+    expect(d.attempts[0]).toMatchObject({
+      number: 1,
+      worker_id: 'worker-a',
+      outcome: 'lease_expired',
+      late_outcome: 'retryable',
+      resolution: 'not_found_by_lookup',
+    });
     expect(d.attempts[1]).toMatchObject({ number: 2, worker_id: 'worker-b', outcome: 'accepted' });
     // One provider call (B's): A's skipped call is neither an API attempt nor a call in the account's health.
     expect(counts()).toEqual({ 'api_attempts/sms/otp': 1, 'accepted_submissions/sms/otp': 1, 'ambiguous_submissions/sms/otp': 1 });

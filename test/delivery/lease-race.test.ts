@@ -73,7 +73,10 @@ describe.each(DRIVERS)('on %s', (driver) => {
       const seen = new Map<string, string>();
       try {
         for (let round = 0; round < 10; round++) {
-          for (const [name, store] of [['one', h.store], ['two', other]] as const) {
+          for (const [name, store] of [
+            ['one', h.store],
+            ['two', other],
+          ] as const) {
             const got = await store.claimBatch({ providerAccount: 'sandbox-sms', workerId: name, now: h.clock.now(), leaseMs: 30_000, limit: 4 });
             for (const c of got) {
               expect(seen.has(c.deliveryId), `${c.deliveryId} claimed twice`).toBe(false);

@@ -40,17 +40,35 @@ describe.each(DRIVERS)('push subscriptions on %s', (driver) => {
         inner.push(real);
         const submit = async (req: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
           calls.push(req);
-          if (req.destination === encodePushTarget(PHONE)) return { kind: 'permanent', reason: 'invalid_destination', code: 'fcm_unregistered', message: 'Requested entity was not found.' };
+          if (req.destination === encodePushTarget(PHONE))
+            return { kind: 'permanent', reason: 'invalid_destination', code: 'fcm_unregistered', message: 'Requested entity was not found.' };
           return real.submit(req, signal);
         };
         return [a.id, { ...real, kind: real.kind, capabilities: real.capabilities, close: () => real.close(), submit }] as const;
       }),
     );
-    return new DeliveryWorker({ store: h.store, adapters, clock: h.clock, logger: silentLogger, workerId: 'w-push', batchSize, random: () => 0, accounts: h.config.provider_accounts });
+    return new DeliveryWorker({
+      store: h.store,
+      adapters,
+      clock: h.clock,
+      logger: silentLogger,
+      workerId: 'w-push',
+      batchSize,
+      random: () => 0,
+      accounts: h.config.provider_accounts,
+    });
   }
-  const put = (id: string, body: unknown) => h.app.inject({ method: 'PUT', url: `/v1/recipients/user-1/push-subscriptions/${id}`, headers: { authorization: `Bearer ${h.apiKey}` }, payload: body as object });
-  const sendPush = () => h.send({ recipient: { id: 'user-1' }, purpose: 'alert', channels: ['push'], content: { subject: 'Disk full', text: 'db-1 is at 95%' } });
-  const deliveries = async (id: string) => (await h.get(`/v1/notifications/${id}`)).json.deliveries as Array<{ state: string; terminal_reason: string | null; attempts: unknown[] }>;
+  const put = (id: string, body: unknown) =>
+    h.app.inject({
+      method: 'PUT',
+      url: `/v1/recipients/user-1/push-subscriptions/${id}`,
+      headers: { authorization: `Bearer ${h.apiKey}` },
+      payload: body as object,
+    });
+  const sendPush = () =>
+    h.send({ recipient: { id: 'user-1' }, purpose: 'alert', channels: ['push'], content: { subject: 'Disk full', text: 'db-1 is at 95%' } });
+  const deliveries = async (id: string) =>
+    (await h.get(`/v1/notifications/${id}`)).json.deliveries as Array<{ state: string; terminal_reason: string | null; attempts: unknown[] }>;
 
   it('fans out to each device; the refused one is deactivated at once and never called again; a new registration revives it', async () => {
     expect((await put('phone', PHONE)).statusCode).toBe(200);
@@ -73,14 +91,23 @@ describe.each(DRIVERS)('push subscriptions on %s', (driver) => {
     ]);
     // The phone was called once, by the first notification; the second's delivery to it stopped without a call.
     expect(calls.filter((c) => c.destination === encodePushTarget(PHONE))).toHaveLength(1);
-    const stopped = (await h.get(`/v1/notifications/${second.json.id}`)).json.deliveries.find((d: { terminal_reason: string | null }) => d.terminal_reason === 'rejected');
+    const stopped = (await h.get(`/v1/notifications/${second.json.id}`)).json.deliveries.find(
+      (d: { terminal_reason: string | null }) => d.terminal_reason === 'rejected',
+    );
     expect(stopped.attempts[0].error.code).toBe('push_subscription_inactive');
 
     const list = await h.get('/v1/recipients/user-1/push-subscriptions');
     // Registered at the same instant: listed by id.
     expect(list.json.items).toEqual([
       expect.objectContaining({ id: 'browser', type: 'webpush', active: true, deactivated_reason: null }),
-      expect.objectContaining({ id: 'phone', type: 'fcm', active: false, deactivated_reason: 'unregistered', deactivated_code: 'fcm_unregistered', target_hint: '…-wiped' }),
+      expect.objectContaining({
+        id: 'phone',
+        type: 'fcm',
+        active: false,
+        deactivated_reason: 'unregistered',
+        deactivated_code: 'fcm_unregistered',
+        target_hint: '…-wiped',
+      }),
     ]);
     expect(JSON.stringify(list.json)).not.toContain(PHONE.token);
 
@@ -100,12 +127,24 @@ describe.each(DRIVERS)('push subscriptions on %s', (driver) => {
     expect(none.status).toBe(400);
     expect(none.json.errors[0].field).toBe('recipient.push_token');
     await put('browser', BROWSER);
-    const del = await h.app.inject({ method: 'DELETE', url: '/v1/recipients/user-1/push-subscriptions/browser', headers: { authorization: `Bearer ${h.apiKey}` } });
+    const del = await h.app.inject({
+      method: 'DELETE',
+      url: '/v1/recipients/user-1/push-subscriptions/browser',
+      headers: { authorization: `Bearer ${h.apiKey}` },
+    });
     expect(del.statusCode).toBe(204);
     // DELETE is idempotent for a registered subscription; one never registered is 404.
-    const again = await h.app.inject({ method: 'DELETE', url: '/v1/recipients/user-1/push-subscriptions/browser', headers: { authorization: `Bearer ${h.apiKey}` } });
+    const again = await h.app.inject({
+      method: 'DELETE',
+      url: '/v1/recipients/user-1/push-subscriptions/browser',
+      headers: { authorization: `Bearer ${h.apiKey}` },
+    });
     expect(again.statusCode).toBe(204);
-    const never = await h.app.inject({ method: 'DELETE', url: '/v1/recipients/user-1/push-subscriptions/tablet', headers: { authorization: `Bearer ${h.apiKey}` } });
+    const never = await h.app.inject({
+      method: 'DELETE',
+      url: '/v1/recipients/user-1/push-subscriptions/tablet',
+      headers: { authorization: `Bearer ${h.apiKey}` },
+    });
     expect(never.statusCode).toBe(404);
     expect(never.json().code).toBe('not_found');
     expect((await sendPush()).status).toBe(400);

@@ -99,7 +99,10 @@ describe.each(DRIVERS)('shared rate limiter on %s', (driver) => {
     expect(created.status).toBe(201);
     expect(created.json.status).toBe('running');
     await h.campaigns.runOnce(); // fan-out: the whole audience is queued at once (it is < 30 s of the lane's rate)
-    const pool = [h.newWorker({ workerId: 'w0', store: h.openPeerStore(), batchSize: 32 }), h.newWorker({ workerId: 'w1', store: h.openPeerStore(), batchSize: 32 })];
+    const pool = [
+      h.newWorker({ workerId: 'w0', store: h.openPeerStore(), batchSize: 32 }),
+      h.newWorker({ workerId: 'w1', store: h.openPeerStore(), batchSize: 32 }),
+    ];
     for (const w of pool) w.start();
     await expect.poll(() => h.sandbox.ledger.entries({ channel: 'sms' }).length, { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(150);
     const code = await h.send(sms(5000, 'otp'));

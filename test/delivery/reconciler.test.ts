@@ -94,12 +94,14 @@ describe.each(DRIVERS)('reconciler on %s', (driver) => {
   });
 
   describe('without look-up: the account ambiguity policy, recorded on the attempt', () => {
-    const noLookup = (policy: AmbiguityPolicy, extra: Record<string, unknown> = {}) => (a: Parameters<NonNullable<HarnessOptions['account']>>[0]) => ({
-      ...a,
-      ambiguity_policy: policy,
-      capabilities: { lookup: false, ...extra },
-      evidence_window_seconds: 120,
-    });
+    const noLookup =
+      (policy: AmbiguityPolicy, extra: Record<string, unknown> = {}) =>
+      (a: Parameters<NonNullable<HarnessOptions['account']>>[0]) => ({
+        ...a,
+        ambiguity_policy: policy,
+        capabilities: { lookup: false, ...extra },
+        evidence_window_seconds: 120,
+      });
 
     it('wait_for_evidence: waits (no resend) until the window closes, then terminal/unresolved', async () => {
       await start({ account: noLookup('wait_for_evidence') });

@@ -30,7 +30,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect((await account('sandbox-sms')).retry_budget).toMatchObject({ state: 'healthy', calls: 0 });
   });
 
-  it('spreads a degraded account\'s retries wider than its ladder alone', async () => {
+  it("spreads a degraded account's retries wider than its ladder alone", async () => {
     const worker = h.newWorker({ random: () => 0.5 });
     h.sandbox.faults.set({ mode: 'server_error', count: 1 });
     const healthy = await h.send(otpBody({ recipient: { id: 'a', phone: '+14155550123' } }));

@@ -40,7 +40,16 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
   function worker(batchSize: number, store: Store = h.store): DeliveryWorker {
     const map = new Map(h.config.provider_accounts.map((a) => [a.id, createAdapter(a)] as const));
     adapters.push(...map.values());
-    return new DeliveryWorker({ store, adapters: map, clock: h.clock, logger: silentLogger, workerId: 'w-prefs', batchSize, random: () => 0.5, unsubscribeLinks: new UnsubscribeLinks({ store, clock: h.clock, publicUrl: PUBLIC_URL }) });
+    return new DeliveryWorker({
+      store,
+      adapters: map,
+      clock: h.clock,
+      logger: silentLogger,
+      workerId: 'w-prefs',
+      batchSize,
+      random: () => 0.5,
+      unsubscribeLinks: new UnsubscribeLinks({ store, clock: h.clock, publicUrl: PUBLIC_URL }),
+    });
   }
   const sendOk = async (b: unknown): Promise<string> => {
     const r = await h.send(b);
@@ -121,7 +130,16 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
     const d = await deliveryOf(first);
     // The provider reports a hard bounce; evidence puts the address on the list.
     await h.store.evidence.recordProviderEvents([
-      { providerAccount: 'sandbox-email', eventId: 'bounce-1', status: 'bounced', providerMessageId: d.provider_message_id, reference: null, occurredAt: null, suppress: 'bounced', receivedAt: h.clock.now() },
+      {
+        providerAccount: 'sandbox-email',
+        eventId: 'bounce-1',
+        status: 'bounced',
+        providerMessageId: d.provider_message_id,
+        reference: null,
+        occurredAt: null,
+        suppress: 'bounced',
+        receivedAt: h.clock.now(),
+      },
     ]);
     await h.evidence.runOnce();
     expect(await h.store.preferences.getSuppression(h.tenantId, 'email', ADA)).toMatchObject({ reason: 'bounced' });
@@ -155,7 +173,16 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
     await w.drain();
     const d = await deliveryOf(first);
     await h.store.evidence.recordProviderEvents([
-      { providerAccount: 'sandbox-email', eventId: 'complaint-1', status: 'complained', providerMessageId: d.provider_message_id, reference: null, occurredAt: null, suppress: 'complained', receivedAt: h.clock.now() },
+      {
+        providerAccount: 'sandbox-email',
+        eventId: 'complaint-1',
+        status: 'complained',
+        providerMessageId: d.provider_message_id,
+        reference: null,
+        occurredAt: null,
+        suppress: 'complained',
+        receivedAt: h.clock.now(),
+      },
     ]);
     await h.evidence.runOnce();
     const mkt = await sendOk(body('marketing', 'Another offer', bob));

@@ -19,10 +19,15 @@ describe.each(DRIVERS)('SMS content on %s', (driver) => {
   });
 
   it('marks the code up for WebOTP and SMS Retriever from the account, the notification’s choice winning, and counts segments', async () => {
-    h = await createHarness({ driver, account: (a) => (a.channel === 'sms' ? { ...a, otp_sms_format: { webotp_domain: 'login.example.com', app_hash: 'FA+9qCX9VSu' } } : a) });
+    h = await createHarness({
+      driver,
+      account: (a) => (a.channel === 'sms' ? { ...a, otp_sms_format: { webotp_domain: 'login.example.com', app_hash: 'FA+9qCX9VSu' } } : a),
+    });
     const sent = await h.send(otpBody({ content: { text: 'Your code is 123456.', otp: { code: '123456' } } }));
     expect(sent.status, JSON.stringify(sent.json)).toBe(202);
-    const own = await h.send(otpBody({ recipient: { id: 'u2', phone: '+14155550124' }, content: { text: 'Ваш код 654321', otp: { code: '654321', webotp_domain: 'example.org' } } }));
+    const own = await h.send(
+      otpBody({ recipient: { id: 'u2', phone: '+14155550124' }, content: { text: 'Ваш код 654321', otp: { code: '654321', webotp_domain: 'example.org' } } }),
+    );
     expect(own.status).toBe(202);
     // What the SMS adapter is handed to put on the wire (the sandbox's ledger keeps no bodies).
     const texts: string[] = [];
@@ -30,10 +35,26 @@ describe.each(DRIVERS)('SMS content on %s', (driver) => {
       h.config.provider_accounts.map((a) => {
         const real = createAdapter(a, h.config.public_url);
         opened.push(real);
-        return [a.id, { ...real, kind: real.kind, capabilities: real.capabilities, close: () => real.close(), submit: (req: SubmitRequest) => (texts.push(req.content.text), real.submit(req)) }] as const;
+        return [
+          a.id,
+          {
+            ...real,
+            kind: real.kind,
+            capabilities: real.capabilities,
+            close: () => real.close(),
+            submit: (req: SubmitRequest) => (texts.push(req.content.text), real.submit(req)),
+          },
+        ] as const;
       }),
     );
-    await new DeliveryWorker({ store: h.store, adapters, clock: h.clock, logger: silentLogger, workerId: 'w-sms', accounts: h.config.provider_accounts }).drain();
+    await new DeliveryWorker({
+      store: h.store,
+      adapters,
+      clock: h.clock,
+      logger: silentLogger,
+      workerId: 'w-sms',
+      accounts: h.config.provider_accounts,
+    }).drain();
     expect(h.sandbox.ledger.entries({ channel: 'sms' })).toHaveLength(2);
     expect(texts.join('\n')).toContain('Your code is 123456.\n\nFA+9qCX9VSu\n@login.example.com #123456');
     expect(texts.join('\n')).toContain('Ваш код 654321\n\nFA+9qCX9VSu\n@example.org #654321');
@@ -56,8 +77,10 @@ describe.each(DRIVERS)('SMS content on %s', (driver) => {
     }
     const marketing = await h.send(otpBody({ purpose: 'marketing', content: { text: 'Code 123456', otp: { code: '123456' } } }));
     expect(marketing.json.errors[0].field).toBe('content.otp');
-    expect(() => resolveConfig({ provider_accounts: [{ id: 'm', kind: 'sandbox', channel: 'email', base_url: 'http://127.0.0.1:1', otp_sms_format: { webotp_domain: 'example.com' } }] })).toThrow(
-      /otp_sms_format applies only to an sms account/,
-    );
+    expect(() =>
+      resolveConfig({
+        provider_accounts: [{ id: 'm', kind: 'sandbox', channel: 'email', base_url: 'http://127.0.0.1:1', otp_sms_format: { webotp_domain: 'example.com' } }],
+      }),
+    ).toThrow(/otp_sms_format applies only to an sms account/);
   });
 });

@@ -44,7 +44,15 @@ describe.each(DRIVERS)('throttle scope on %s', (driver) => {
         return [a.id, wrapped] as const;
       }),
     );
-    return new DeliveryWorker({ store: h.store, adapters, clock: h.clock, logger: silentLogger, workerId: `w-${scope}`, random: () => 0, accounts: h.config.provider_accounts });
+    return new DeliveryWorker({
+      store: h.store,
+      adapters,
+      clock: h.clock,
+      logger: silentLogger,
+      workerId: `w-${scope}`,
+      random: () => 0,
+      accounts: h.config.provider_accounts,
+    });
   }
   const deliveryOf = async (id: string) => (await h.get(`/v1/notifications/${id}`)).json.deliveries[0];
 

@@ -32,14 +32,25 @@ describe.each(DRIVERS)('device API on %s', (driver) => {
     const text = await res.text();
     return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  const register = (auth = `Bearer ${PHONE_TOKEN}`, body: unknown = { name: 'Google/sdk_gphone64', pushToken: null, simCards: [{ slotIndex: 0, simNumber: 1, phoneNumber: '+15550001234', carrierName: 'Carrier', iccid: null }] }) =>
-    call('POST', '/device', { auth, body });
+  const register = (
+    auth = `Bearer ${PHONE_TOKEN}`,
+    body: unknown = {
+      name: 'Google/sdk_gphone64',
+      pushToken: null,
+      simCards: [{ slotIndex: 0, simNumber: 1, phoneNumber: '+15550001234', carrierName: 'Carrier', iccid: null }],
+    },
+  ) => call('POST', '/device', { auth, body });
   const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
   it('registers with the private token: a device id of 21 characters, a token, a login and its password; SIM numbers masked', async () => {
     const r = await register();
     expect(r.status).toBe(201);
-    expect(r.json).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9_-]{21}$/), token: expect.any(String), login: expect.stringMatching(/^[A-Z0-9]{6}$/), password: expect.stringMatching(/^[a-z0-9]{16}$/) });
+    expect(r.json).toEqual({
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{21}$/),
+      token: expect.any(String),
+      login: expect.stringMatching(/^[A-Z0-9]{6}$/),
+      password: expect.stringMatching(/^[a-z0-9]{16}$/),
+    });
     const d = await h.store.devices.getDevice(r.json.id);
     expect(d).toMatchObject({ providerAccount: ACCOUNT, tenantId: 'default', name: 'Google/sdk_gphone64', appVersion: '1.40.0' });
     expect(d!.simCards).toEqual([{ slotIndex: 0, simNumber: 1, phoneNumber: '********1234', carrierName: '***rier', iccid: null }]);
@@ -122,7 +133,7 @@ describe.each(DRIVERS)('device API on %s', (driver) => {
     });
     expect(receipt.priority).toBe(0);
     expect((await call('GET', '/messages', { auth })).json).toEqual([]);
-    expect((await h.store.devices.listDeviceMessages(id, { state: 'pulled' }, null, 10))).toHaveLength(2);
+    expect(await h.store.devices.listDeviceMessages(id, { state: 'pulled' }, null, 10)).toHaveLength(2);
   });
 
   it('GET /message hands out at most 100 at a time', async () => {
@@ -146,11 +157,22 @@ describe.each(DRIVERS)('device API on %s', (driver) => {
     const bad = await call('PATCH', '/message', { auth, body: [item('Processed'), { ...item('Sent'), state: 'Teleported' }] });
     expect(bad).toMatchObject({ status: 400, json: { message: expect.stringContaining('state') } });
     expect((await h.store.devices.listDeviceMessages(id, {}, null, 10))[0]).toMatchObject({ state: 'pulled', phoneState: null });
-    for (const body of [{}, [{ ...item('Sent'), recipients: [] }], [{ ...item('Sent'), states: { Sent: 'yesterday' } }], [{ ...item('Sent'), states: { Nope: '2026-11-29T12:00:00.000Z' } }]]) {
+    for (const body of [
+      {},
+      [{ ...item('Sent'), recipients: [] }],
+      [{ ...item('Sent'), states: { Sent: 'yesterday' } }],
+      [{ ...item('Sent'), states: { Nope: '2026-11-29T12:00:00.000Z' } }],
+    ]) {
       expect((await call('PATCH', '/message', { auth, body })).status, JSON.stringify(body)).toBe(400);
     }
     // The app's dates carry the phone's UTC offset.
-    const ok = await call('PATCH', '/message', { auth, body: [item('Sent', { Pending: '2026-11-29T14:00:00.000+02:00', Processed: '2026-11-29T14:00:01.000+02:00', Sent: '2026-11-29T14:00:02.000+02:00' }), { ...item('Sent'), id: 'not-a-message-of-ours' }] });
+    const ok = await call('PATCH', '/message', {
+      auth,
+      body: [
+        item('Sent', { Pending: '2026-11-29T14:00:00.000+02:00', Processed: '2026-11-29T14:00:01.000+02:00', Sent: '2026-11-29T14:00:02.000+02:00' }),
+        { ...item('Sent'), id: 'not-a-message-of-ours' },
+      ],
+    });
     expect(ok.status).toBe(204);
     expect((await h.store.devices.listDeviceMessages(id, {}, null, 10))[0]).toMatchObject({ state: 'reported', phoneState: 'Sent', sent: true });
   });
@@ -159,7 +181,9 @@ describe.each(DRIVERS)('device API on %s', (driver) => {
     const { token, login, password } = (await register()).json;
     const auth = `Bearer ${token}`;
     expect((await call('PATCH', '/user/password', { auth, body: { currentPassword: password, newPassword: 'short' } })).status).toBe(400);
-    expect((await call('PATCH', '/user/password', { auth, body: { currentPassword: 'not-the-password', newPassword: 'a-new-password-123' } })).status).toBe(401);
+    expect((await call('PATCH', '/user/password', { auth, body: { currentPassword: 'not-the-password', newPassword: 'a-new-password-123' } })).status).toBe(
+      401,
+    );
     expect((await call('PATCH', '/user/password', { auth, body: { currentPassword: password, newPassword: 'a-new-password-123' } })).status).toBe(204);
     expect((await call('GET', '/user/code', { auth: basic(login, 'a-new-password-123') })).status).toBe(200);
     expect((await call('GET', '/user/code', { auth: basic(login, password) })).status).toBe(401);

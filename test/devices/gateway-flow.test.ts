@@ -47,7 +47,14 @@ describe.each(DRIVERS)('phone gateway on %s', (driver) => {
     // The device is healthy and its queue empty.
     const devices = await h.get('/v1/devices');
     expect(devices.json.items).toHaveLength(1);
-    expect(devices.json.items[0]).toMatchObject({ id: sim.registration!.id, online: true, queue_depth: 0, failures_24h: 0, app_version: '1.40.0-sim', connections: 1 });
+    expect(devices.json.items[0]).toMatchObject({
+      id: sim.registration!.id,
+      online: true,
+      queue_depth: 0,
+      failures_24h: 0,
+      app_version: '1.40.0-sim',
+      connections: 1,
+    });
   });
 
   it('a failure before sending retries on the purpose’s ladder with a new message id; the phone sends that one once', async () => {

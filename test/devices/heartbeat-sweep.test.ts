@@ -51,7 +51,10 @@ describe.each(DRIVERS)('heartbeat sweep on %s', (driver) => {
     // Two the phone sent, whose reports never reached Herald: unknown.
     sim.script({ kind: 'lose_reports' }, { kind: 'lose_reports' });
     const delivered = (m: string) => sim!.message(m)?.state === 'Delivered';
-    const unknown = [await offerOne({ purpose: 'otp', ttl_seconds: 900 }, delivered), await offerOne({ purpose: 'transactional', ttl_seconds: 3_600 }, delivered)];
+    const unknown = [
+      await offerOne({ purpose: 'otp', ttl_seconds: 900 }, delivered),
+      await offerOne({ purpose: 'transactional', ttl_seconds: 3_600 }, delivered),
+    ];
     await h.devices!.reports.runOnce();
     for (const f of [...failed, expired]) expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'retryable', last_error_code: 'phone_no_service' });
     for (const u of unknown) expect(await deliveryOf(h, u.id)).toMatchObject({ state: 'unknown' });
@@ -102,7 +105,14 @@ describe.each(DRIVERS)('heartbeat sweep on %s', (driver) => {
     // Recorded and visible: the sweep, and a replay per retried delivery.
     const sweeps = await h.get(`/v1/devices/${deviceId}/sweeps`);
     expect(sweeps.json.items).toEqual([
-      expect.objectContaining({ device_id: deviceId, cause: 'return', retried: 3, reoffered: 2, skipped_expired: 1, away_since: new Date(leftAt).toISOString() }),
+      expect.objectContaining({
+        device_id: deviceId,
+        cause: 'return',
+        retried: 3,
+        reoffered: 2,
+        skipped_expired: 1,
+        away_since: new Date(leftAt).toISOString(),
+      }),
     ]);
     const replays = await h.store.review.listReplays(h.tenantId, (await deliveryOf(h, failed[0]!.id)).id);
     expect(replays).toEqual([expect.objectContaining({ requestedBy: 'heartbeat-sweep', fromState: 'retryable' })]);

@@ -35,11 +35,10 @@ describe.each(DRIVERS)('phone failures and the purpose ladders on %s', (driver) 
       await p.start();
       p.script(...Array.from({ length: 6 }, () => ({ kind: 'fail' as const, error: GENERIC })));
     }
-    const cases = phones.flatMap((p) =>
-      (['otp', 'transactional'] as const).map((purpose) => ({ phone: p, purpose, ladder: purpose })),
-    );
+    const cases = phones.flatMap((p) => (['otp', 'transactional'] as const).map((purpose) => ({ phone: p, purpose, ladder: purpose })));
     const sent = [];
-    for (const c of cases) sent.push({ ...c, id: await sendSms(h, { purpose: c.purpose, ttl_seconds: 3_600, metadata: { herald_device_id: c.phone.registration!.id } }) });
+    for (const c of cases)
+      sent.push({ ...c, id: await sendSms(h, { purpose: c.purpose, ttl_seconds: 3_600, metadata: { herald_device_id: c.phone.registration!.id } }) });
     const seen = new Map<string, Set<string>>();
     for (let attempt = 1; attempt <= 3; attempt++) {
       // Every delivery due now is offered to its own phone, which fails it before sending.
@@ -53,7 +52,9 @@ describe.each(DRIVERS)('phone failures and the purpose ladders on %s', (driver) 
       for (const s of sent) {
         const d = await deliveryOf(h, s.id);
         expect(d).toMatchObject({ state: 'retryable', attempt_count: attempt, last_error_code: 'phone_generic_failure' });
-        expect(Date.parse(d.next_attempt_at) - h.clock.now(), `${s.purpose} on ${s.phone.registration!.id}, attempt ${attempt}`).toBe(expectedWait(s.ladder, attempt));
+        expect(Date.parse(d.next_attempt_at) - h.clock.now(), `${s.purpose} on ${s.phone.registration!.id}, attempt ${attempt}`).toBe(
+          expectedWait(s.ladder, attempt),
+        );
         const offers = await h.store.devices.listDeviceMessages(s.phone.registration!.id, {}, null, 100);
         expect(offers.filter((o) => o.deliveryId === d.id).every((o) => o.deviceId === s.phone.registration!.id)).toBe(true);
       }

@@ -41,14 +41,29 @@ describe('/v1/devices', () => {
     const id = sim.registration!.id;
     const one = await h.get(`/v1/devices/${id}`);
     expect(one.status).toBe(200);
-    expect(one.json).toMatchObject({ id, name: 'Herald/phone-sim', provider_account: ACCOUNT, online: true, away_since: null, queue_depth: 1, failures_24h: 1, app_version: '1.40.0-sim', sweep_pending: false });
+    expect(one.json).toMatchObject({
+      id,
+      name: 'Herald/phone-sim',
+      provider_account: ACCOUNT,
+      online: true,
+      away_since: null,
+      queue_depth: 1,
+      failures_24h: 1,
+      app_version: '1.40.0-sim',
+      sweep_pending: false,
+    });
     expect(one.json.sim_cards).toEqual([{ slotIndex: 0, simNumber: 1, phoneNumber: '********0000', carrierName: '****', iccid: null }]);
     await sim.goOffline();
     // The server notices the closed stream a moment later.
     await vi.waitFor(() => expect(h.devices!.hub.connected(id)).toBe(0), { timeout: 5_000, interval: 10 });
     const lastSeen = (await h.store.devices.getDevice(id))!.lastSeenAt;
     h.clock.advance(3 * MINUTE);
-    expect((await h.get(`/v1/devices/${id}`)).json).toMatchObject({ online: false, connections: 0, away_since: new Date(lastSeen).toISOString(), last_seen_at: new Date(lastSeen).toISOString() });
+    expect((await h.get(`/v1/devices/${id}`)).json).toMatchObject({
+      online: false,
+      connections: 0,
+      away_since: new Date(lastSeen).toISOString(),
+      last_seen_at: new Date(lastSeen).toISOString(),
+    });
     expect((await h.get('/v1/devices')).json.items).toHaveLength(1);
     expect((await h.get('/v1/devices/nope')).status).toBe(404);
   });
@@ -62,7 +77,15 @@ describe('/v1/devices', () => {
     const id = sim.registration!.id;
     const byPhone = await h.get(`/v1/devices/${id}/messages?phone_state=Failed`);
     expect(byPhone.json.items.map((m: any) => m.message_id)).toEqual([failed.messageId]);
-    expect(byPhone.json.items[0]).toMatchObject({ state: 'reported', phone_state: 'Failed', phone_error: 'RESULT_ERROR_RADIO_OFF', sent: false, delivery_state: 'retryable', current: true, purpose: 'otp' });
+    expect(byPhone.json.items[0]).toMatchObject({
+      state: 'reported',
+      phone_state: 'Failed',
+      phone_error: 'RESULT_ERROR_RADIO_OFF',
+      sent: false,
+      delivery_state: 'retryable',
+      current: true,
+      purpose: 'otp',
+    });
     const page1 = await h.get(`/v1/devices/${id}/messages?limit=1`);
     expect(page1.json.items.map((m: any) => m.message_id)).toEqual([okId]);
     const page2 = await h.get(`/v1/devices/${id}/messages?limit=1&cursor=${page1.json.next_cursor}`);

@@ -84,7 +84,12 @@ describe.each(DRIVERS)('per-device pacing on %s', (driver) => {
 
   it('with a per-SIM rate, Herald picks the SIM and spreads messages over both', async () => {
     h = await gatewayHarness(driver, { settings: { device_rate_per_minute: 600, device_burst: 10, sim_rate_per_minute: 60, sim_burst: 1 } });
-    const sim = phoneFor(h, { simCards: [{ slotIndex: 0, simNumber: 1 }, { slotIndex: 1, simNumber: 2 }] });
+    const sim = phoneFor(h, {
+      simCards: [
+        { slotIndex: 0, simNumber: 1 },
+        { slotIndex: 1, simNumber: 2 },
+      ],
+    });
     sims.push(sim);
     await sim.register();
     for (let i = 0; i < 3; i++) await sendSms(h, { purpose: 'transactional' });

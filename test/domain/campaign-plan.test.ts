@@ -44,7 +44,9 @@ describe('planCampaign: the worked example (docs/campaign-planning.md)', () => {
     const [audienceSize, now, deadlineAt, laneMaxRate, reservedShare] = call!.slice(1).map((x) => Number(x.replaceAll('_', '')));
     expect([audienceSize, laneMaxRate, (deadlineAt as number) - (now as number)]).toEqual([600_000, 2_000, 120_000]);
     const json = /```json\n([\s\S]*?)\n```/.exec(example)?.[1] ?? '';
-    expect(JSON.parse(json)).toEqual(planCampaign({ audienceSize: audienceSize!, now: now!, deadlineAt: deadlineAt!, laneMaxRate: laneMaxRate!, reservedShare: reservedShare! }));
+    expect(JSON.parse(json)).toEqual(
+      planCampaign({ audienceSize: audienceSize!, now: now!, deadlineAt: deadlineAt!, laneMaxRate: laneMaxRate!, reservedShare: reservedShare! }),
+    );
   });
 });
 

@@ -35,6 +35,11 @@ describe('campaign statuses', () => {
   it.each(['sqlite', 'postgres'])('the %s schema allows exactly these statuses', (driver) => {
     const sql = readFileSync(new URL(`../../src/store/${driver}/migrations/0005_campaigns.sql`, import.meta.url), 'utf8');
     const check = /status\s+TEXT NOT NULL CHECK \(status IN \(([^)]*)\)\)/.exec(sql.slice(sql.indexOf('CREATE TABLE campaigns')));
-    expect(check![1]!.split(',').map((s) => s.trim().replace(/'/g, '')).sort()).toEqual([...CAMPAIGN_STATUSES].sort());
+    expect(
+      check![1]!
+        .split(',')
+        .map((s) => s.trim().replace(/'/g, ''))
+        .sort(),
+    ).toEqual([...CAMPAIGN_STATUSES].sort());
   });
 });

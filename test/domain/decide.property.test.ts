@@ -39,11 +39,7 @@ function seededRandom(seed: number): () => number {
 }
 
 /** How far the clock moves before an event. Targets are resolved against the live snapshot. */
-type Step =
-  | { kind: 'delta'; ms: number }
-  | { kind: 'to_next_attempt' }
-  | { kind: 'to_expiry' }
-  | { kind: 'just_before_expiry' };
+type Step = { kind: 'delta'; ms: number } | { kind: 'to_next_attempt' } | { kind: 'to_expiry' } | { kind: 'just_before_expiry' };
 
 interface Scenario {
   start: number;
@@ -72,11 +68,21 @@ const outcomeArb: fc.Arbitrary<SubmitOutcome> = fc.oneof(
     providerMessageId: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }),
   }),
   {
-    arbitrary: fc.record({ kind: fc.constant('retryable' as const), code: fc.constant('http_503'), message: fc.constant('unavailable'), retryAfterMs: retryAfterArb }),
+    arbitrary: fc.record({
+      kind: fc.constant('retryable' as const),
+      code: fc.constant('http_503'),
+      message: fc.constant('unavailable'),
+      retryAfterMs: retryAfterArb,
+    }),
     weight: 2,
   },
   {
-    arbitrary: fc.record({ kind: fc.constant('throttled' as const), code: fc.constant('http_429'), message: fc.constant('slow down'), retryAfterMs: retryAfterArb }),
+    arbitrary: fc.record({
+      kind: fc.constant('throttled' as const),
+      code: fc.constant('http_429'),
+      message: fc.constant('slow down'),
+      retryAfterMs: retryAfterArb,
+    }),
     weight: 2,
   },
   fc.record({
@@ -99,7 +105,12 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.boolean().map((acceptDuplicateRisk) => ({ type: 'replay' as const, acceptDuplicateRisk })), weight: 2 },
   // A gateway phone's definite "failed before sending" (accepted or unknown → retry or end).
   // Weight 3, mostly retryable: `unknown -> retryable on not_sent` needs an unknown with attempts and time left.
-  { arbitrary: fc.record({ permanent: fc.constantFrom(false, false, false, true), retryAfterMs: retryAfterArb }).map((e) => ({ type: 'not_sent' as const, ...e })), weight: 3 },
+  {
+    arbitrary: fc
+      .record({ permanent: fc.constantFrom(false, false, false, true), retryAfterMs: retryAfterArb })
+      .map((e) => ({ type: 'not_sent' as const, ...e })),
+    weight: 3,
+  },
   {
     arbitrary: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: null }).map((providerMessageId) => ({
       type: 'evidence' as const,
@@ -216,8 +227,7 @@ function isRiskAcceptingReplay(e: DeliveryEvent): boolean {
   return e.type === 'replay' && e.acceptDuplicateRisk;
 }
 
-const isReplayable = (reason: TerminalReason | null | undefined): boolean =>
-  reason != null && (REPLAYABLE_REASONS as readonly string[]).includes(reason);
+const isReplayable = (reason: TerminalReason | null | undefined): boolean => reason != null && (REPLAYABLE_REASONS as readonly string[]).includes(reason);
 
 /**
  * Applies the scenario's events to its initial delivery, updating the snapshot on every ok
@@ -282,22 +292,29 @@ const T = 1_700_000_000_000;
 const EXAMPLES: Scenario[] = [
   // ready -> submitting -> retryable, an early claim refused, then terminal(expired) by the sweep.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 1,
-    steps: [
-      at({ type: 'claim' }),
-      at(throttled(5_000)),
-      at({ type: 'claim' }, { kind: 'delta', ms: 4_999 }),
-      at({ type: 'expire' }, { kind: 'to_expiry' }),
-    ],
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 1,
+    steps: [at({ type: 'claim' }), at(throttled(5_000)), at({ type: 'claim' }, { kind: 'delta', ms: 4_999 }), at({ type: 'expire' }, { kind: 'to_expiry' })],
   },
   // ... -> retryable -> cancelled.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 2,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 2,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'cancel' })],
   },
   // ... -> unknown -> retryable (authoritative not-found) -> submitting -> accepted.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 3,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 3,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'lease_expired' }),
@@ -308,7 +325,11 @@ const EXAMPLES: Scenario[] = [
   },
   // Two attempts of two: retryable, then exhausted; a claim on the terminal delivery is refused.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: { ...EXAMPLE_POLICY, maxAttempts: 2 }, seed: 4,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: { ...EXAMPLE_POLICY, maxAttempts: 2 },
+    seed: 4,
     steps: [
       at({ type: 'claim' }),
       at(throttled(null)),
@@ -319,7 +340,11 @@ const EXAMPLES: Scenario[] = [
   },
   // unknown whose ambiguity window closes: unresolved.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 5,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 5,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'unknown', code: 'timeout', message: 'read timed out' } }),
@@ -328,7 +353,11 @@ const EXAMPLES: Scenario[] = [
   },
   // A permanent refusal: rejected.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 6,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 6,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid number' } }),
@@ -336,7 +365,11 @@ const EXAMPLES: Scenario[] = [
   },
   // Backoff without jitter lands exactly on expires_at: must end expired, not be scheduled.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 1_000, policy: { ...EXAMPLE_POLICY, jitter: 'none' }, seed: 12,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 1_000,
+    policy: { ...EXAMPLE_POLICY, jitter: 'none' },
+    seed: 12,
     steps: [at({ type: 'claim' }), at({ type: 'outcome', outcome: { kind: 'retryable', code: 'http_503', message: 'unavailable' } })],
   },
   // Created already expired: the first claim ends it without a call.
@@ -346,12 +379,20 @@ const EXAMPLES: Scenario[] = [
   { start: 1_700_000_000_000, initial: null, ttlMs: 1_000, policy: EXAMPLE_POLICY, seed: 9, steps: [at({ type: 'cancel' })] },
   // retryable, then claimed only after expiry.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 10,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 10,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'claim' }, { kind: 'to_expiry' })],
   },
   // unknown, then evidence that the provider has it.
   {
-    start: 1_700_000_000_000, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 11,
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 11,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'unknown', code: 'reset', message: 'connection reset after write' } }),
@@ -361,12 +402,20 @@ const EXAMPLES: Scenario[] = [
   // Supersession: of a fresh delivery, and of one waiting between attempts.
   { start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 13, steps: [at({ type: 'supersede' }), at(replay(true))] },
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 14,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 14,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'supersede' })],
   },
   // retryable -> ready by an operator ("retry now"), claimed at once, accepted.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 15,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 15,
     steps: [
       at({ type: 'claim' }),
       at(throttled(60_000)),
@@ -377,13 +426,21 @@ const EXAMPLES: Scenario[] = [
   },
   // unknown: a replay without the flag is refused; with it, ready and a new submission.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 16,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 16,
     steps: [at({ type: 'claim' }), at(UNKNOWN), at(replay(false)), at(replay(true)), at({ type: 'claim' }), at(RETRYABLE)],
   },
   // Exhausted (2 of 2), replayed: exactly one more attempt, whose failure ends it exhausted again;
   // a second replay grants one more again.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: { ...EXAMPLE_POLICY, maxAttempts: 2 }, seed: 17,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: { ...EXAMPLE_POLICY, maxAttempts: 2 },
+    seed: 17,
     steps: [
       at({ type: 'claim' }),
       at(RETRYABLE),
@@ -401,7 +458,11 @@ const EXAMPLES: Scenario[] = [
   },
   // unresolved: refused without the flag, replayed with it.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 18,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 18,
     steps: [
       at({ type: 'claim' }),
       at(UNKNOWN),
@@ -413,7 +474,11 @@ const EXAMPLES: Scenario[] = [
   },
   // rejected and cancelled are replayable; a replay at or after expiry is refused even with the flag.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 19,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 19,
     steps: [
       at({ type: 'claim' }),
       at({ type: 'outcome', outcome: { kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid number' } }),
@@ -426,13 +491,21 @@ const EXAMPLES: Scenario[] = [
   },
   // retryable at expiry: the replay is refused, the sweep expires it.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 20,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 20,
     steps: [at({ type: 'claim' }), at(throttled(null)), at(replay(true), { kind: 'to_expiry' }), at({ type: 'expire' })],
   },
   // Evidence of arrival: stops a pending resend (retryable), a replayed unknown (ready), and
   // settles an unresolved delivery.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 30,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 30,
     steps: [
       at({ type: 'claim' }),
       at(UNKNOWN),
@@ -441,11 +514,19 @@ const EXAMPLES: Scenario[] = [
     ],
   },
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 31,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 31,
     steps: [at({ type: 'claim' }), at(UNKNOWN), at(replay(true)), at({ type: 'evidence', found: true, providerMessageId: 'pm_5' })],
   },
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 32,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 32,
     steps: [
       at({ type: 'claim' }),
       at(UNKNOWN),
@@ -456,7 +537,11 @@ const EXAMPLES: Scenario[] = [
   },
   // resend_same_key: refused without a deduplicating provider, due at once with one; then user_resend.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 33,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 33,
     steps: [
       at({ type: 'claim' }),
       at(UNKNOWN),
@@ -470,24 +555,38 @@ const EXAMPLES: Scenario[] = [
   // Sent by nobody, whatever comes next: the send-time check stops a claimed delivery, then a
   // queued one; neither is replayable.
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 34,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 34,
     steps: [at({ type: 'claim' }), at({ type: 'suppress', reason: 'unsubscribed' }), at(replay(true)), at({ type: 'claim' })],
   },
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 35,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 35,
     steps: [at({ type: 'suppress', reason: 'suppressed' }), at(replay(false))],
   },
   {
-    start: T, initial: null, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 36,
+    start: T,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 36,
     steps: [at({ type: 'claim' }), at(throttled(null)), at({ type: 'suppress', reason: 'unsubscribed' })],
   },
   // "Do not send" reasons: never replayable; nor is expired.
-  ...(['suppressed', 'unsubscribed', 'superseded', 'expired'] as const).map(
-    (reason, i): Scenario => ({
-      start: T, initial: { reason, attemptCount: 1 }, ttlMs: 3_600_000, policy: EXAMPLE_POLICY, seed: 21 + i,
-      steps: [at(replay(false)), at(replay(true)), at({ type: 'claim' })],
-    }),
-  ),
+  ...(['suppressed', 'unsubscribed', 'superseded', 'expired'] as const).map((reason, i): Scenario => ({
+    start: T,
+    initial: { reason, attemptCount: 1 },
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 21 + i,
+    steps: [at(replay(false)), at(replay(true)), at({ type: 'claim' })],
+  })),
 ];
 
 function property(check: (r: Run) => void): void {
@@ -642,8 +741,7 @@ describe('decide over random event sequences', () => {
             const reason = t.before.terminalReason;
             // Both directions: a replay leaves terminal exactly when the reason is replayable,
             // the clock is before expiry, and (for unresolved) the duplicate risk is accepted.
-            const allowed =
-              isReplayable(reason) && t.now < expiresAt && (reason !== 'unresolved' || t.event.acceptDuplicateRisk);
+            const allowed = isReplayable(reason) && t.now < expiresAt && (reason !== 'unresolved' || t.event.acceptDuplicateRisk);
             expect(t.decision.ok, `replay of terminal/${reason} at expiry${t.now - expiresAt}`).toBe(allowed);
             (t.decision.ok ? replayedReasons : refusedReasons).add(String(reason));
           }

@@ -30,8 +30,7 @@ const outcome = (o: SubmitOutcome): DeliveryEvent => ({ type: 'outcome', outcome
 const ACCEPTED = outcome({ kind: 'accepted', providerMessageId: 'SM123' });
 const UNKNOWN = outcome({ kind: 'unknown', code: 'timeout', message: 'read timed out after 10 s' });
 const RETRYABLE = outcome({ kind: 'retryable', code: 'http_503', message: 'service unavailable' });
-const THROTTLED = (retryAfterMs?: number | null): DeliveryEvent =>
-  outcome({ kind: 'throttled', code: 'http_429', message: 'too many requests', retryAfterMs });
+const THROTTLED = (retryAfterMs?: number | null): DeliveryEvent => outcome({ kind: 'throttled', code: 'http_429', message: 'too many requests', retryAfterMs });
 const PERMANENT = outcome({ kind: 'permanent', reason: 'invalid_destination', code: '21211', message: 'invalid To number' });
 const FOUND: DeliveryEvent = { type: 'evidence', found: true, providerMessageId: 'SM456' };
 const NOT_FOUND: DeliveryEvent = { type: 'evidence', found: false, authoritative: true, windowClosed: false };
@@ -78,14 +77,38 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     { name: 'superseded even after expires_at', d: snap('ready'), event: SUPERSEDE, now: T0 + 2 * HOUR, expected: { terminalReason: 'superseded' } },
   ],
   'ready -> terminal on suppress': [
-    { name: 'the recipient unsubscribed before the first claim', d: snap('ready'), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed', nextAttemptAt: null } },
+    {
+      name: 'the recipient unsubscribed before the first claim',
+      d: snap('ready'),
+      event: UNSUBSCRIBED,
+      now: T0,
+      expected: { terminalReason: 'unsubscribed', nextAttemptAt: null },
+    },
   ],
   'submitting -> terminal on suppress': [
-    { name: 'the check after the claim finds the address suppressed', d: snap('submitting', { attemptCount: 1 }), event: SUPPRESSED, now: T0, expected: { terminalReason: 'suppressed', nextAttemptAt: null } },
-    { name: 'the check after the claim finds the recipient unsubscribed', d: snap('submitting', { attemptCount: 2 }), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed' } },
+    {
+      name: 'the check after the claim finds the address suppressed',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: SUPPRESSED,
+      now: T0,
+      expected: { terminalReason: 'suppressed', nextAttemptAt: null },
+    },
+    {
+      name: 'the check after the claim finds the recipient unsubscribed',
+      d: snap('submitting', { attemptCount: 2 }),
+      event: UNSUBSCRIBED,
+      now: T0,
+      expected: { terminalReason: 'unsubscribed' },
+    },
   ],
   'retryable -> terminal on suppress': [
-    { name: 'unsubscribed between attempts', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: UNSUBSCRIBED, now: T0, expected: { terminalReason: 'unsubscribed', nextAttemptAt: null } },
+    {
+      name: 'unsubscribed between attempts',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      event: UNSUBSCRIBED,
+      now: T0,
+      expected: { terminalReason: 'unsubscribed', nextAttemptAt: null },
+    },
   ],
   'submitting -> accepted on outcome': [
     {
@@ -100,32 +123,104 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     { name: 'a timeout', d: snap('submitting', { attemptCount: 1 }), event: UNKNOWN, now: T0, expected: { terminalReason: null, nextAttemptAt: null } },
   ],
   'submitting -> unknown on lease_expired': [
-    { name: 'the lease ran out', d: snap('submitting', { attemptCount: 1 }), event: { type: 'lease_expired' }, now: T0 + 60_000, expected: { terminalReason: null } },
+    {
+      name: 'the lease ran out',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: { type: 'lease_expired' },
+      now: T0 + 60_000,
+      expected: { terminalReason: null },
+    },
   ],
   'submitting -> retryable on outcome': [
     { name: 'first failure: base delay', d: snap('submitting', { attemptCount: 1 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
     { name: 'second failure: doubled', d: snap('submitting', { attemptCount: 2 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
-    { name: 'throttled with Retry-After above the backoff', d: snap('submitting', { attemptCount: 1 }), event: THROTTLED(30_000), now: T0, expected: { nextAttemptAt: T0 + 30_000 } },
-    { name: 'throttled with Retry-After below the backoff', d: snap('submitting', { attemptCount: 2 }), event: THROTTLED(500), now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
-    { name: 'last ms before expiry is still allowed', d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_001 }), event: RETRYABLE, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+    {
+      name: 'throttled with Retry-After above the backoff',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: THROTTLED(30_000),
+      now: T0,
+      expected: { nextAttemptAt: T0 + 30_000 },
+    },
+    {
+      name: 'throttled with Retry-After below the backoff',
+      d: snap('submitting', { attemptCount: 2 }),
+      event: THROTTLED(500),
+      now: T0,
+      expected: { nextAttemptAt: T0 + 2_000 },
+    },
+    {
+      name: 'last ms before expiry is still allowed',
+      d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_001 }),
+      event: RETRYABLE,
+      now: T0,
+      expected: { nextAttemptAt: T0 + 1_000 },
+    },
   ],
   'submitting -> terminal on outcome': [
-    { name: 'permanent refusal is rejected', d: snap('submitting', { attemptCount: 1 }), event: PERMANENT, now: T0, expected: { terminalReason: 'rejected', nextAttemptAt: null } },
-    { name: 'last allowed attempt failed: exhausted', d: snap('submitting', { attemptCount: 3 }), event: RETRYABLE, now: T0, expected: { terminalReason: 'exhausted' } },
-    { name: 'retry would land exactly at expires_at: expired', d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_000 }), event: RETRYABLE, now: T0, expected: { terminalReason: 'expired', nextAttemptAt: null } },
-    { name: 'Retry-After reaches past expiry: expired', d: snap('submitting', { attemptCount: 1 }), event: THROTTLED(HOUR), now: T0, expected: { terminalReason: 'expired' } },
+    {
+      name: 'permanent refusal is rejected',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: PERMANENT,
+      now: T0,
+      expected: { terminalReason: 'rejected', nextAttemptAt: null },
+    },
+    {
+      name: 'last allowed attempt failed: exhausted',
+      d: snap('submitting', { attemptCount: 3 }),
+      event: RETRYABLE,
+      now: T0,
+      expected: { terminalReason: 'exhausted' },
+    },
+    {
+      name: 'retry would land exactly at expires_at: expired',
+      d: snap('submitting', { attemptCount: 1, expiresAt: T0 + 1_000 }),
+      event: RETRYABLE,
+      now: T0,
+      expected: { terminalReason: 'expired', nextAttemptAt: null },
+    },
+    {
+      name: 'Retry-After reaches past expiry: expired',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: THROTTLED(HOUR),
+      now: T0,
+      expected: { terminalReason: 'expired' },
+    },
   ],
   'retryable -> submitting on claim': [
-    { name: 'claimed exactly at next_attempt_at', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'claim' }, now: T0 + 1_000, expected: { terminalReason: null } },
+    {
+      name: 'claimed exactly at next_attempt_at',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      event: { type: 'claim' },
+      now: T0 + 1_000,
+      expected: { terminalReason: null },
+    },
   ],
   'retryable -> terminal on claim': [
-    { name: 'due, but claimed at expires_at', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'claim' }, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+    {
+      name: 'due, but claimed at expires_at',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      event: { type: 'claim' },
+      now: T0 + HOUR,
+      expected: { terminalReason: 'expired' },
+    },
   ],
   'retryable -> terminal on expire': [
-    { name: 'the sweep after expiry', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'expire' }, now: T0 + HOUR + 1, expected: { terminalReason: 'expired' } },
+    {
+      name: 'the sweep after expiry',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      event: { type: 'expire' },
+      now: T0 + HOUR + 1,
+      expected: { terminalReason: 'expired' },
+    },
   ],
   'retryable -> terminal on cancel': [
-    { name: 'cancelled between attempts', d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }), event: { type: 'cancel' }, now: T0, expected: { terminalReason: 'cancelled' } },
+    {
+      name: 'cancelled between attempts',
+      d: snap('retryable', { attemptCount: 1, nextAttemptAt: T0 + 1_000 }),
+      event: { type: 'cancel' },
+      now: T0,
+      expected: { terminalReason: 'cancelled' },
+    },
   ],
   'retryable -> terminal on supersede': [
     {
@@ -153,26 +248,86 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     },
   ],
   'unknown -> accepted on evidence': [
-    { name: 'the provider has it', d: snap('unknown', { attemptCount: 1 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', terminalReason: null } },
+    {
+      name: 'the provider has it',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: FOUND,
+      now: T0,
+      expected: { providerMessageId: 'SM456', terminalReason: null },
+    },
   ],
   'retryable -> accepted on evidence': [
-    { name: 'an earlier submission arrived after all', d: snap('retryable', { attemptCount: 2, nextAttemptAt: T0 + 5_000 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456', nextAttemptAt: null } },
+    {
+      name: 'an earlier submission arrived after all',
+      d: snap('retryable', { attemptCount: 2, nextAttemptAt: T0 + 5_000 }),
+      event: FOUND,
+      now: T0,
+      expected: { providerMessageId: 'SM456', nextAttemptAt: null },
+    },
   ],
   'ready -> accepted on evidence': [
-    { name: 'a replayed unknown: the first submission arrived', d: snap('ready', { attemptCount: 1, nextAttemptAt: T0 }), event: FOUND, now: T0, expected: { providerMessageId: 'SM456' } },
+    {
+      name: 'a replayed unknown: the first submission arrived',
+      d: snap('ready', { attemptCount: 1, nextAttemptAt: T0 }),
+      event: FOUND,
+      now: T0,
+      expected: { providerMessageId: 'SM456' },
+    },
   ],
   'terminal -> accepted on evidence': [
-    { name: 'an unresolved delivery the provider had after all', d: snap('terminal', { terminalReason: 'unresolved', attemptCount: 1 }), event: FOUND, now: T0 + 2 * HOUR, expected: { terminalReason: null, providerMessageId: 'SM456' } },
+    {
+      name: 'an unresolved delivery the provider had after all',
+      d: snap('terminal', { terminalReason: 'unresolved', attemptCount: 1 }),
+      event: FOUND,
+      now: T0 + 2 * HOUR,
+      expected: { terminalReason: null, providerMessageId: 'SM456' },
+    },
   ],
   'unknown -> retryable on ambiguity_policy': [
-    { name: 'resend_same_key where the provider dedupes by key: due now', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }), now: T0 + 7, expected: { nextAttemptAt: T0 + 7 } },
-    { name: 'accept_duplicate: due now', d: snap('unknown', { attemptCount: 2 }), event: POLICY_EVENT('accept_duplicate'), now: T0, expected: { nextAttemptAt: T0 } },
+    {
+      name: 'resend_same_key where the provider dedupes by key: due now',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }),
+      now: T0 + 7,
+      expected: { nextAttemptAt: T0 + 7 },
+    },
+    {
+      name: 'accept_duplicate: due now',
+      d: snap('unknown', { attemptCount: 2 }),
+      event: POLICY_EVENT('accept_duplicate'),
+      now: T0,
+      expected: { nextAttemptAt: T0 },
+    },
   ],
   'unknown -> terminal on ambiguity_policy': [
-    { name: 'user_resend: unresolved at once', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('user_resend'), now: T0, expected: { terminalReason: 'unresolved' } },
-    { name: 'wait_for_evidence whose window closed', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('wait_for_evidence', { windowClosed: true }), now: T0, expected: { terminalReason: 'unresolved' } },
-    { name: 'accept_duplicate with no attempt left', d: snap('unknown', { attemptCount: 3 }), event: POLICY_EVENT('accept_duplicate'), now: T0, expected: { terminalReason: 'exhausted' } },
-    { name: 'resend_same_key after expiry', d: snap('unknown', { attemptCount: 1 }), event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }), now: T0 + HOUR, expected: { terminalReason: 'expired' } },
+    {
+      name: 'user_resend: unresolved at once',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: POLICY_EVENT('user_resend'),
+      now: T0,
+      expected: { terminalReason: 'unresolved' },
+    },
+    {
+      name: 'wait_for_evidence whose window closed',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: POLICY_EVENT('wait_for_evidence', { windowClosed: true }),
+      now: T0,
+      expected: { terminalReason: 'unresolved' },
+    },
+    {
+      name: 'accept_duplicate with no attempt left',
+      d: snap('unknown', { attemptCount: 3 }),
+      event: POLICY_EVENT('accept_duplicate'),
+      now: T0,
+      expected: { terminalReason: 'exhausted' },
+    },
+    {
+      name: 'resend_same_key after expiry',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: POLICY_EVENT('resend_same_key', { dedupesByKey: true }),
+      now: T0 + HOUR,
+      expected: { terminalReason: 'expired' },
+    },
   ],
   'unknown -> ready on replay': [
     {
@@ -200,7 +355,13 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     },
   ],
   'unknown -> retryable on evidence': [
-    { name: 'authoritatively not found, before expiry', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+    {
+      name: 'authoritatively not found, before expiry',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: NOT_FOUND,
+      now: T0,
+      expected: { nextAttemptAt: T0 + 1_000 },
+    },
   ],
   'unknown -> terminal on evidence': [
     { name: 'not found, but expired', d: snap('unknown', { attemptCount: 1 }), event: NOT_FOUND, now: T0 + HOUR, expected: { terminalReason: 'expired' } },
@@ -208,18 +369,42 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
     { name: 'the ambiguity window closed', d: snap('unknown', { attemptCount: 1 }), event: WINDOW_CLOSED, now: T0, expected: { terminalReason: 'unresolved' } },
   ],
   'accepted -> retryable on not_sent': [
-    { name: 'the phone held it, then had no service', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT, now: T0, expected: { nextAttemptAt: T0 + 1_000 } },
+    {
+      name: 'the phone held it, then had no service',
+      d: snap('accepted', { attemptCount: 1 }),
+      event: NOT_SENT,
+      now: T0,
+      expected: { nextAttemptAt: T0 + 1_000 },
+    },
   ],
   'accepted -> terminal on not_sent': [
-    { name: 'a permanent failure on the phone', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT_PERMANENT, now: T0, expected: { terminalReason: 'rejected' } },
+    {
+      name: 'a permanent failure on the phone',
+      d: snap('accepted', { attemptCount: 1 }),
+      event: NOT_SENT_PERMANENT,
+      now: T0,
+      expected: { terminalReason: 'rejected' },
+    },
     { name: 'no attempt left', d: snap('accepted', { attemptCount: 3 }), event: NOT_SENT, now: T0, expected: { terminalReason: 'exhausted' } },
     { name: 'no time left', d: snap('accepted', { attemptCount: 1 }), event: NOT_SENT, now: T0 + HOUR - 500, expected: { terminalReason: 'expired' } },
   ],
   'unknown -> retryable on not_sent': [
-    { name: 'a re-offer made the phone report Failed before Sent', d: snap('unknown', { attemptCount: 2 }), event: NOT_SENT, now: T0, expected: { nextAttemptAt: T0 + 2_000 } },
+    {
+      name: 'a re-offer made the phone report Failed before Sent',
+      d: snap('unknown', { attemptCount: 2 }),
+      event: NOT_SENT,
+      now: T0,
+      expected: { nextAttemptAt: T0 + 2_000 },
+    },
   ],
   'unknown -> terminal on not_sent': [
-    { name: 'a permanent failure on the phone', d: snap('unknown', { attemptCount: 1 }), event: NOT_SENT_PERMANENT, now: T0, expected: { terminalReason: 'rejected' } },
+    {
+      name: 'a permanent failure on the phone',
+      d: snap('unknown', { attemptCount: 1 }),
+      event: NOT_SENT_PERMANENT,
+      now: T0,
+      expected: { terminalReason: 'rejected' },
+    },
     { name: 'no attempt left', d: snap('unknown', { attemptCount: 3 }), event: NOT_SENT, now: T0, expected: { terminalReason: 'exhausted' } },
   ],
 };
@@ -487,6 +672,10 @@ describe('decide: not_sent (a gateway phone reported Failed before Sent)', () =>
     }
   });
   it('honours a retry-after as a lower bound', () => {
-    expect(decide(snap('unknown', { attemptCount: 1 }), { type: 'not_sent', permanent: false, retryAfterMs: 30_000 }, ctx(T0))).toMatchObject({ ok: true, to: 'retryable', nextAttemptAt: T0 + 30_000 });
+    expect(decide(snap('unknown', { attemptCount: 1 }), { type: 'not_sent', permanent: false, retryAfterMs: 30_000 }, ctx(T0))).toMatchObject({
+      ok: true,
+      to: 'retryable',
+      nextAttemptAt: T0 + 30_000,
+    });
   });
 });

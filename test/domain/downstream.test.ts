@@ -13,8 +13,7 @@ type ChainStatus = (typeof CHAIN)[number];
 
 const isFinal = (s: DownstreamStatus | null): boolean => s !== null && (FINALS as readonly string[]).includes(s);
 /** Position in the order: null lowest, then the chain, then every final above it. */
-const level = (s: DownstreamStatus | null): number =>
-  s === null ? -1 : isFinal(s) ? CHAIN.length : CHAIN.indexOf(s as ChainStatus);
+const level = (s: DownstreamStatus | null): number => (s === null ? -1 : isFinal(s) ? CHAIN.length : CHAIN.indexOf(s as ChainStatus));
 
 const fold = (start: DownstreamStatus | null, events: readonly DownstreamStatus[]): DownstreamStatus | null =>
   events.reduce<DownstreamStatus | null>((cur, e) => mergeDownstream(cur, e), start);

@@ -89,12 +89,30 @@ describe('deriveDeliveryKey', () => {
 
   it('has no concatenation collisions between adjacent fields', () => {
     const cases: Array<[Partial<DeliveryIdentity>, Partial<DeliveryIdentity>]> = [
-      [{ tenantId: 'ab', recipientId: 'c' }, { tenantId: 'a', recipientId: 'bc' }],
-      [{ recipientId: 'ab', groupKey: 'c' }, { recipientId: 'a', groupKey: 'bc' }],
-      [{ tenantId: 'a:', recipientId: 'b' }, { tenantId: 'a', recipientId: ':b' }],
-      [{ tenantId: 'a;1:b', recipientId: '' }, { tenantId: 'a', recipientId: 'b' }],
-      [{ groupKey: 'g1', generation: 1 }, { groupKey: 'g', generation: 11 }],
-      [{ tenantId: '', recipientId: 'x' }, { tenantId: 'x', recipientId: '' }],
+      [
+        { tenantId: 'ab', recipientId: 'c' },
+        { tenantId: 'a', recipientId: 'bc' },
+      ],
+      [
+        { recipientId: 'ab', groupKey: 'c' },
+        { recipientId: 'a', groupKey: 'bc' },
+      ],
+      [
+        { tenantId: 'a:', recipientId: 'b' },
+        { tenantId: 'a', recipientId: ':b' },
+      ],
+      [
+        { tenantId: 'a;1:b', recipientId: '' },
+        { tenantId: 'a', recipientId: 'b' },
+      ],
+      [
+        { groupKey: 'g1', generation: 1 },
+        { groupKey: 'g', generation: 11 },
+      ],
+      [
+        { tenantId: '', recipientId: 'x' },
+        { tenantId: 'x', recipientId: '' },
+      ],
     ];
     for (const [a, b] of cases) {
       expect(deriveDeliveryKey({ ...BASE, ...a }), JSON.stringify([a, b])).not.toBe(deriveDeliveryKey({ ...BASE, ...b }));
@@ -104,22 +122,16 @@ describe('deriveDeliveryKey', () => {
   it('property: moving a split point between two adjacent string fields changes the key', () => {
     const fields = ['tenantId', 'recipientId', 'groupKey'] as const;
     fc.assert(
-      fc.property(
-        fc.string({ minLength: 2, maxLength: 20 }),
-        fc.integer({ min: 0, max: 1 }),
-        fc.nat(),
-        fc.nat(),
-        (joined, pair, i, j) => {
-          const cut1 = i % (joined.length + 1);
-          const cut2 = j % (joined.length + 1);
-          fc.pre(cut1 !== cut2);
-          const left = fields[pair] as 'tenantId' | 'recipientId';
-          const right = fields[pair + 1] as 'recipientId' | 'groupKey';
-          const a = { ...BASE, [left]: joined.slice(0, cut1), [right]: joined.slice(cut1) };
-          const b = { ...BASE, [left]: joined.slice(0, cut2), [right]: joined.slice(cut2) };
-          expect(deriveDeliveryKey(a)).not.toBe(deriveDeliveryKey(b));
-        },
-      ),
+      fc.property(fc.string({ minLength: 2, maxLength: 20 }), fc.integer({ min: 0, max: 1 }), fc.nat(), fc.nat(), (joined, pair, i, j) => {
+        const cut1 = i % (joined.length + 1);
+        const cut2 = j % (joined.length + 1);
+        fc.pre(cut1 !== cut2);
+        const left = fields[pair] as 'tenantId' | 'recipientId';
+        const right = fields[pair + 1] as 'recipientId' | 'groupKey';
+        const a = { ...BASE, [left]: joined.slice(0, cut1), [right]: joined.slice(cut1) };
+        const b = { ...BASE, [left]: joined.slice(0, cut2), [right]: joined.slice(cut2) };
+        expect(deriveDeliveryKey(a)).not.toBe(deriveDeliveryKey(b));
+      }),
       { numRuns: 1_000 },
     );
   });

@@ -37,7 +37,10 @@ const HOUR = 3_600_000;
 const FAR = 30 * 24 * HOUR;
 /** Random's contract is [0, 1): the largest value it may return. */
 const ALMOST_ONE = 1 - Number.EPSILON;
-const constant = (r: number): Random => () => r;
+const constant =
+  (r: number): Random =>
+  () =>
+    r;
 
 const RETRYABLE: SubmitOutcome = { kind: 'retryable', code: 'http_503', message: 'unavailable' };
 const THROTTLED_90S: SubmitOutcome = { kind: 'throttled', code: 'http_429', message: 'slow down', retryAfterMs: 90_000 };
@@ -326,26 +329,29 @@ describe('every ladder through decide', () => {
 });
 
 describe('ladder shape', () => {
-  it.each(LADDER_NAMES)('%s: planned waits are positive whole ms, non-decreasing, within maxDelayMs; every schedule entry is used and under the cap', (name) => {
-    const l = LADDERS[name];
-    let previous = 0;
-    for (let n = 1; n <= l.maxAttempts + 5; n++) {
-      const d = plannedDelayMs(l, n);
-      expect(Number.isInteger(d)).toBe(true);
-      expect(d).toBeGreaterThan(0);
-      expect(d).toBeLessThanOrEqual(l.maxDelayMs);
-      if (!NON_MONOTONIC.has(name)) expect(d, `wait after attempt ${n}`).toBeGreaterThanOrEqual(previous);
-      previous = d;
-    }
-    if (l.scheduleMs) {
-      // The documented schedule is what runs: no entry silently cut by maxDelayMs, none unreachable.
-      for (const entry of l.scheduleMs) expect(entry).toBeLessThanOrEqual(l.maxDelayMs);
-      expect(l.scheduleMs.length).toBeLessThanOrEqual(l.maxAttempts - 1);
-    }
-    expect(l.maxAttempts).toBeGreaterThanOrEqual(2);
-  });
+  it.each(LADDER_NAMES)(
+    '%s: planned waits are positive whole ms, non-decreasing, within maxDelayMs; every schedule entry is used and under the cap',
+    (name) => {
+      const l = LADDERS[name];
+      let previous = 0;
+      for (let n = 1; n <= l.maxAttempts + 5; n++) {
+        const d = plannedDelayMs(l, n);
+        expect(Number.isInteger(d)).toBe(true);
+        expect(d).toBeGreaterThan(0);
+        expect(d).toBeLessThanOrEqual(l.maxDelayMs);
+        if (!NON_MONOTONIC.has(name)) expect(d, `wait after attempt ${n}`).toBeGreaterThanOrEqual(previous);
+        previous = d;
+      }
+      if (l.scheduleMs) {
+        // The documented schedule is what runs: no entry silently cut by maxDelayMs, none unreachable.
+        for (const entry of l.scheduleMs) expect(entry).toBeLessThanOrEqual(l.maxDelayMs);
+        expect(l.scheduleMs.length).toBeLessThanOrEqual(l.maxAttempts - 1);
+      }
+      expect(l.maxAttempts).toBeGreaterThanOrEqual(2);
+    },
+  );
 
-  it('property: a jittered wait (no Retry-After) is positive and within its mode\'s bounds of the planned wait', () => {
+  it("property: a jittered wait (no Retry-After) is positive and within its mode's bounds of the planned wait", () => {
     fc.assert(
       fc.property(fc.constantFrom(...LADDER_NAMES), fc.integer({ min: 1, max: 40 }), unitArb, (name, n, u) => {
         const l = LADDERS[name];
@@ -458,7 +464,7 @@ describe('README.md "## Retry ladders"', () => {
     }
   });
 
-  it('each ladder\'s table equals plannedOffsetsMs', () => {
+  it("each ladder's table equals plannedOffsetsMs", () => {
     const subs = ladderSections(SECTION, '###');
     expect(subs).toHaveLength(LADDER_NAMES.length);
     for (const [name, text] of subs) {
@@ -506,13 +512,24 @@ describe('docs/retry-ladders.md', () => {
       expect(rows.map((r) => r[0])).toEqual(rows.map((_, i) => String(i + 1)));
       expect(rows[0]?.[1]).toBe('—');
       expect(rows.slice(1).map((r) => parseDuration(r[1] as string))).toEqual(rows.slice(1).map((_, i) => plannedDelayMs(l, i + 1)));
-      expectMatchesLadder(l, rows.map((r) => parseDuration(r[2] as string)), every, `docs ${name}`);
+      expectMatchesLadder(
+        l,
+        rows.map((r) => parseDuration(r[2] as string)),
+        every,
+        `docs ${name}`,
+      );
       // Earliest and latest: what decide() schedules at random = 0 and random → 1.
       const limit = rows.length;
       const earliest = offsets(drive(l, { random: constant(0), expiresAt: T0 + FAR })).slice(0, limit);
       const latest = offsets(drive(l, { random: constant(ALMOST_ONE), expiresAt: T0 + FAR })).slice(0, limit);
-      expect(rows.map((r) => parseDuration(r[3] as string)), `${name} earliest`).toEqual(earliest);
-      expect(rows.map((r) => parseDuration(r[4] as string)), `${name} latest`).toEqual(latest);
+      expect(
+        rows.map((r) => parseDuration(r[3] as string)),
+        `${name} earliest`,
+      ).toEqual(earliest);
+      expect(
+        rows.map((r) => parseDuration(r[4] as string)),
+        `${name} latest`,
+      ).toEqual(latest);
     }
   });
 });

@@ -75,8 +75,18 @@ describe('laneConfigErrors: messages name the field', () => {
     ['a missing share', [{ name: 'auth', purposes: ['otp', 'alert'] }, ok[1]], 'lanes[0].guaranteed_share', /got undefined/],
     ['a duplicate name', [ok[0], { ...ok[1], name: 'auth' }], 'lanes[1].name', /"auth" is already the name of lanes\[0\]/],
     ['a bad name', [{ ...ok[0], name: 'Auth Lane' }, ok[1]], 'lanes[0].name', /lower-case/],
-    ['a purpose in two lanes', [ok[0], { ...ok[1], purposes: ['otp', 'transactional', 'conversational', 'marketing'] }], 'lanes[1].purposes[0]', /"otp" is already carried by lane "auth"/],
-    ['an unknown purpose', [ok[0], { ...ok[1], purposes: ['transactional', 'conversational', 'marketing', 'newsletter'] }], 'lanes[1].purposes[3]', /must be one of .*; got "newsletter"/],
+    [
+      'a purpose in two lanes',
+      [ok[0], { ...ok[1], purposes: ['otp', 'transactional', 'conversational', 'marketing'] }],
+      'lanes[1].purposes[0]',
+      /"otp" is already carried by lane "auth"/,
+    ],
+    [
+      'an unknown purpose',
+      [ok[0], { ...ok[1], purposes: ['transactional', 'conversational', 'marketing', 'newsletter'] }],
+      'lanes[1].purposes[3]',
+      /must be one of .*; got "newsletter"/,
+    ],
     ['a purpose in no lane', [ok[0], { ...ok[1], purposes: ['transactional', 'conversational'] }], 'lanes', /no lane carries marketing/],
     ['purposes not a list', [ok[0], { ...ok[1], purposes: 'marketing' }], 'lanes[1].purposes', /list of purposes/],
     ['a lane with no purpose', [...ok, { name: 'spare', purposes: [], guaranteed_share: 0 }], 'lanes[2].purposes', /non-empty list of purposes/],
@@ -105,7 +115,10 @@ describe('laneBudgets: errors', () => {
       { name: 'b', purposes: ['alert'], guaranteed_share: 0.1 },
       { name: 'c', purposes: ['transactional', 'conversational', 'marketing'], guaranteed_share: 0.1 },
     ];
-    expect(laneBudgets({ rate_per_second: 100, concurrency: 2 }, lanes)).toMatchObject({ ok: false, errors: [{ field: 'concurrency', message: expect.stringMatching(/needs 3/) }] });
+    expect(laneBudgets({ rate_per_second: 100, concurrency: 2 }, lanes)).toMatchObject({
+      ok: false,
+      errors: [{ field: 'concurrency', message: expect.stringMatching(/needs 3/) }],
+    });
   });
 
   it('a lane whose maximum is nothing', () => {
@@ -145,7 +158,7 @@ const lanesArb: fc.Arbitrary<LaneConfig[]> = fc
   });
 
 describe('laneBudgets: properties', () => {
-  it('property: guaranteed ≤ maximum; guarantees fit the account; a maximum is the account minus the others\' guarantees', () => {
+  it("property: guaranteed ≤ maximum; guarantees fit the account; a maximum is the account minus the others' guarantees", () => {
     fc.assert(
       fc.property(lanesArb, fc.double({ min: 0.1, max: 10_000, noNaN: true }), fc.integer({ min: 1, max: 500 }), (lanes, rate, concurrency) => {
         expect(laneConfigErrors(lanes)).toEqual([]);

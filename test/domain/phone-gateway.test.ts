@@ -13,9 +13,10 @@ describe('foldPhoneState', () => {
   });
   it('does not depend on the order reports arrive in', () => {
     const states = PHONE_STATES.filter((s) => s !== 'Cancelling' && s !== 'Cancelled');
-    for (const a of states) for (const b of states) {
-      expect(foldPhoneState(foldPhoneState(null, a), b)).toBe(foldPhoneState(foldPhoneState(null, b), a));
-    }
+    for (const a of states)
+      for (const b of states) {
+        expect(foldPhoneState(foldPhoneState(null, a), b)).toBe(foldPhoneState(foldPhoneState(null, b), a));
+      }
   });
 });
 

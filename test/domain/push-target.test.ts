@@ -5,7 +5,11 @@ import { encodePushTarget, parsePushTarget, pushTargetError, type PushTarget } f
 const targets: PushTarget[] = [
   { type: 'fcm', token: 'fcm-token-1:APA91b' },
   { type: 'apns', token: 'a'.repeat(64), environment: 'sandbox' },
-  { type: 'webpush', endpoint: 'https://push.example.test/sub/1', keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } },
+  {
+    type: 'webpush',
+    endpoint: 'https://push.example.test/sub/1',
+    keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' },
+  },
 ];
 
 describe('push targets', () => {

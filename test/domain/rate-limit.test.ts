@@ -49,17 +49,17 @@ function maxInWindow(grants: readonly Grant[], windowUs: number, closed = false)
 }
 
 const limitArb: fc.Arbitrary<RateLimit> = fc.record({
-  ratePerSecond: fc.oneof(
-    fc.constantFrom(0.5, 1, 3, 7.5, 10, 100, 250, 333, 1_000, 2_000),
-    fc.double({ min: 0.2, max: 5_000, noNaN: true }),
-  ),
+  ratePerSecond: fc.oneof(fc.constantFrom(0.5, 1, 3, 7.5, 10, 100, 250, 333, 1_000, 2_000), fc.double({ min: 0.2, max: 5_000, noNaN: true })),
   burst: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 20 })),
 });
 /** Gaps between calls, in ms: bursts of calls in the same ms, sub-ms fractions, and pauses. */
 const gapArb = fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 50 }), fc.double({ min: 0, max: 20, noNaN: true }), fc.integer({ min: 0, max: 3_000 }));
 const callsArb = fc.array(fc.record({ gap: gapArb, requested: fc.integer({ min: 0, max: 25 }) }), { minLength: 1, maxLength: 300 });
 const windowArb = fc.oneof(fc.constant(1_000), fc.integer({ min: 1, max: 5_000 }));
-const stateArb = fc.oneof(fc.constant(IDLE_LIMITER_STATE), fc.integer({ min: -5_000_000, max: 30_000_000 }).map((d) => ({ tatUs: T0 * 1_000 + d })));
+const stateArb = fc.oneof(
+  fc.constant(IDLE_LIMITER_STATE),
+  fc.integer({ min: -5_000_000, max: 30_000_000 }).map((d) => ({ tatUs: T0 * 1_000 + d })),
+);
 
 /** Runs `calls` one after another from `state`; returns the grants and the final state. */
 function run(limit: RateLimit, calls: ReadonlyArray<{ gap: number; requested: number }>, state: LimiterState = IDLE_LIMITER_STATE) {
@@ -144,21 +144,26 @@ describe('acquire: properties', () => {
   it('property: windowBound is reached: a greedy caller from idle gets exactly that many in its first window', () => {
     // Rates whose interval is whole ms, so a caller coming back at retryAt loses nothing.
     fc.assert(
-      fc.property(fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1_000), fc.integer({ min: 1, max: 20 }), windowArb, (rate, burst, windowMs) => {
-        const limit = { ratePerSecond: rate, burst };
-        const step = guard();
-        let state = IDLE_LIMITER_STATE;
-        let now = T0;
-        let total = 0;
-        while (now < T0 + windowMs) {
-          step();
-          const r = acquire(state, { ...limit, now, requested: 1_000 });
-          total += r.granted;
-          state = r.state;
-          now = r.retryAt as number;
-        }
-        expect(total).toBe(windowBound({ ...limit, windowMs }));
-      }),
+      fc.property(
+        fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1_000),
+        fc.integer({ min: 1, max: 20 }),
+        windowArb,
+        (rate, burst, windowMs) => {
+          const limit = { ratePerSecond: rate, burst };
+          const step = guard();
+          let state = IDLE_LIMITER_STATE;
+          let now = T0;
+          let total = 0;
+          while (now < T0 + windowMs) {
+            step();
+            const r = acquire(state, { ...limit, now, requested: 1_000 });
+            total += r.granted;
+            state = r.state;
+            now = r.retryAt as number;
+          }
+          expect(total).toBe(windowBound({ ...limit, windowMs }));
+        },
+      ),
       { numRuns: 1_000 },
     );
   });
@@ -244,11 +249,18 @@ describe('acquire: properties', () => {
 
   it('property: monotone in time: from one state, asking later never gets fewer', () => {
     fc.assert(
-      fc.property(limitArb, stateArb, fc.double({ min: -2_000, max: 30_000, noNaN: true }), gapArb, fc.integer({ min: 0, max: 40 }), (limit, state, offset, gap, requested) => {
-        const early = acquire(state, { ...limit, now: T0 + offset, requested });
-        const late = acquire(state, { ...limit, now: T0 + offset + gap, requested });
-        expect(late.granted).toBeGreaterThanOrEqual(early.granted);
-      }),
+      fc.property(
+        limitArb,
+        stateArb,
+        fc.double({ min: -2_000, max: 30_000, noNaN: true }),
+        gapArb,
+        fc.integer({ min: 0, max: 40 }),
+        (limit, state, offset, gap, requested) => {
+          const early = acquire(state, { ...limit, now: T0 + offset, requested });
+          const late = acquire(state, { ...limit, now: T0 + offset + gap, requested });
+          expect(late.granted).toBeGreaterThanOrEqual(early.granted);
+        },
+      ),
       { numRuns: 3_000 },
     );
   });
@@ -259,25 +271,31 @@ describe('acquire: properties', () => {
       calls: fc.array(fc.record({ gap: gapArb, requested: fc.integer({ min: 0, max: 10 }) }), { maxLength: 80 }),
     });
     fc.assert(
-      fc.property(limitArb, fc.array(callerArb, { minLength: 2, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 500 }), windowArb, (limit, callers, order, windowMs) => {
-        const clocks = callers.map((c) => T0 + c.skewMs);
-        const next = callers.map(() => 0);
-        const grants: Grant[] = [];
-        let state = IDLE_LIMITER_STATE;
-        // `order` picks who reaches the store next; then everyone left finishes in turn.
-        const picks = [...order.map((o) => o % callers.length), ...callers.flatMap((c, k) => c.calls.map(() => k))];
-        for (const k of picks) {
-          const call = callers[k]!.calls[next[k]!];
-          if (!call) continue;
-          next[k]!++;
-          clocks[k]! += call.gap;
-          const r = acquire(state, { ...limit, now: clocks[k]!, requested: call.requested });
-          expect(r.granted).toBeLessThanOrEqual(call.requested);
-          grants.push({ atUs: toMicros(clocks[k]!), n: r.granted });
-          state = r.state;
-        }
-        expect(maxInWindow(grants, windowMs * 1_000)).toBeLessThanOrEqual(windowBound({ ...limit, windowMs }));
-      }),
+      fc.property(
+        limitArb,
+        fc.array(callerArb, { minLength: 2, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 500 }),
+        windowArb,
+        (limit, callers, order, windowMs) => {
+          const clocks = callers.map((c) => T0 + c.skewMs);
+          const next = callers.map(() => 0);
+          const grants: Grant[] = [];
+          let state = IDLE_LIMITER_STATE;
+          // `order` picks who reaches the store next; then everyone left finishes in turn.
+          const picks = [...order.map((o) => o % callers.length), ...callers.flatMap((c, k) => c.calls.map(() => k))];
+          for (const k of picks) {
+            const call = callers[k]!.calls[next[k]!];
+            if (!call) continue;
+            next[k]!++;
+            clocks[k]! += call.gap;
+            const r = acquire(state, { ...limit, now: clocks[k]!, requested: call.requested });
+            expect(r.granted).toBeLessThanOrEqual(call.requested);
+            grants.push({ atUs: toMicros(clocks[k]!), n: r.granted });
+            state = r.state;
+          }
+          expect(maxInWindow(grants, windowMs * 1_000)).toBeLessThanOrEqual(windowBound({ ...limit, windowMs }));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });

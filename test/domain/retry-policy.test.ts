@@ -22,8 +22,7 @@ const unitArb = fc.oneof(fc.constant(0), fc.constant(1 - Number.EPSILON), fc.dou
 const attemptsArb = fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 0, max: 10_000 }));
 
 /** The un-jittered delay the policy promises: base doubling per attempt, capped. */
-const ladder = (p: RetryPolicy, attemptsMade: number): number =>
-  Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, attemptsMade - 1));
+const ladder = (p: RetryPolicy, attemptsMade: number): number => Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, attemptsMade - 1));
 
 describe('nextDelayMs', () => {
   it('default policy: 8 attempts, 1 s doubling to 5 min, equal jitter', () => {
@@ -113,15 +112,9 @@ describe('nextDelayMs', () => {
 
   it('property: a missing, non-positive or NaN Retry-After changes nothing', () => {
     fc.assert(
-      fc.property(
-        policyArb,
-        attemptsArb,
-        unitArb,
-        fc.constantFrom(null, undefined, 0, -1, -60_000, Number.NaN, Number.NEGATIVE_INFINITY),
-        (p, n, u, r) => {
-          expect(nextDelayMs(p, n, () => u, r)).toBe(nextDelayMs(p, n, () => u));
-        },
-      ),
+      fc.property(policyArb, attemptsArb, unitArb, fc.constantFrom(null, undefined, 0, -1, -60_000, Number.NaN, Number.NEGATIVE_INFINITY), (p, n, u, r) => {
+        expect(nextDelayMs(p, n, () => u, r)).toBe(nextDelayMs(p, n, () => u));
+      }),
       { numRuns: 500 },
     );
   });

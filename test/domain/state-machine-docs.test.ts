@@ -126,7 +126,11 @@ describe('docs/state-machine.md', () => {
     // The docs' "set by" column: `decide: a, b` lists exactly the producing events; others say "outside decide".
     for (const [reason, , setBy] of tableAfterHeader(DOC, ['reason', 'meaning', 'set by'])) {
       const documented = setBy?.startsWith('decide:')
-        ? setBy.slice('decide:'.length).split(',').map((s) => s.trim()).sort()
+        ? setBy
+            .slice('decide:'.length)
+            .split(',')
+            .map((s) => s.trim())
+            .sort()
         : [];
       expect(documented, `set by for ${reason}`).toEqual([...(byReason.get(reason as string) ?? [])].sort());
     }

@@ -149,7 +149,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const sandbox = await startSandbox({ port: 0, seed: opts.seed ?? 1, now: () => new Date(clock.now()) });
   const config = resolveConfig({ data_dir: dir, worker: { lease_ms: 30_000 } });
   config.provider_accounts = sandboxAccounts(sandbox.url).map((a) => {
-    const base: ProviderAccountConfig = { ...a, timeout_ms: opts.timeoutMs ?? 2_000, ...(opts.callbacks ? { callback_secrets: [generateWebhookSecret()] } : {}) };
+    const base: ProviderAccountConfig = {
+      ...a,
+      timeout_ms: opts.timeoutMs ?? 2_000,
+      ...(opts.callbacks ? { callback_secrets: [generateWebhookSecret()] } : {}),
+    };
     return opts.account ? opts.account(base) : base;
   });
   let store: Store;
@@ -180,7 +184,14 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   await store.createApiKey({ id: 'key_test', tenantId, keyHash: hashApiKey(apiKey), label: 'test', now: T0 });
   const counters = new DeliveryCounters();
   const devices = opts.devices
-    ? createDeviceGateway({ store, clock, logger: silentLogger, accounts: config.provider_accounts, devices: { ...config.devices, ...opts.devices }, random: () => 0.5 })
+    ? createDeviceGateway({
+        store,
+        clock,
+        logger: silentLogger,
+        accounts: config.provider_accounts,
+        devices: { ...config.devices, ...opts.devices },
+        random: () => 0.5,
+      })
     : null;
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
   const replay = new ReplayService({ store, clock, counters });
@@ -193,10 +204,12 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     accounts: config.provider_accounts,
     clock,
     callbackVerifiers: opts.callbackVerifier
-      ? new Map(config.provider_accounts.flatMap((a) => {
-          const v = opts.callbackVerifier!(a);
-          return v ? [[a.id, v] as const] : [];
-        }))
+      ? new Map(
+          config.provider_accounts.flatMap((a) => {
+            const v = opts.callbackVerifier!(a);
+            return v ? [[a.id, v] as const] : [];
+          }),
+        )
       : callbackVerifiers(config.provider_accounts),
     publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
@@ -235,7 +248,14 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
   const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
   allAdapters.push(...reconcilerAdapters.values());
-  const reconciler = new Reconciler({ store, clock, logger: silentLogger, adapters: reconcilerAdapters, accounts: config.provider_accounts, random: () => 0.5 });
+  const reconciler = new Reconciler({
+    store,
+    clock,
+    logger: silentLogger,
+    adapters: reconcilerAdapters,
+    accounts: config.provider_accounts,
+    random: () => 0.5,
+  });
   evidence = new EvidenceApplier({ store, clock, logger: silentLogger });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
@@ -253,7 +273,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     worker,
     sweeper,
     fallbacks: new FallbackScheduler({ store, clock, logger: silentLogger }),
-    campaigns: new CampaignRunner({ store, clock, logger: silentLogger, intake: new IntakeService({ store, accounts: config.provider_accounts, clock }), accounts: config.provider_accounts }),
+    campaigns: new CampaignRunner({
+      store,
+      clock,
+      logger: silentLogger,
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
+      accounts: config.provider_accounts,
+    }),
     reconciler,
     evidence,
     apiUrl,

@@ -125,8 +125,7 @@ describe('tenants are isolated', () => {
     return key;
   }
 
-  const as = (key: string, url: string) =>
-    h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+  const as = (key: string, url: string) => h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
 
   it("a second tenant's key cannot read the first tenant's notification or delivery", async () => {
     const acmeKey = await secondTenant();

@@ -70,14 +70,19 @@ interface Case {
 }
 
 const json = 'application/json';
-const emailOnly = (email: string) =>
-  otpBody({ channels: ['email'], recipient: { id: 'user-1', email } });
+const emailOnly = (email: string) => otpBody({ channels: ['email'], recipient: { id: 'user-1', email } });
 const smsOnly = (phone: unknown) => otpBody({ recipient: { id: 'user-1', phone } });
 
 const CASES: Case[] = [
   { name: 'phone without +country code', req: { payload: smsOnly('4155550123') }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
   { name: 'phone too short', req: { payload: smsOnly('+1415') }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
-  { name: 'phone with a nonexistent country code', req: { payload: smsOnly('+999999999999') }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
+  {
+    name: 'phone with a nonexistent country code',
+    req: { payload: smsOnly('+999999999999') },
+    status: 400,
+    code: 'validation_failed',
+    field: 'recipient.phone',
+  },
   { name: 'phone with letters', req: { payload: smsOnly('+1415555CALL') }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
   { name: 'phone as a number', req: { payload: smsOnly(14155550123) }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
   { name: 'email with nothing after @', req: { payload: emailOnly('ada@') }, status: 400, code: 'validation_failed', field: 'recipient.email' },
@@ -90,7 +95,13 @@ const CASES: Case[] = [
   { name: 'unknown purpose', req: { payload: otpBody({ purpose: 'newsletter' }) }, status: 400, code: 'validation_failed', field: 'purpose' },
   { name: 'missing purpose', req: { payload: without('purpose') }, status: 400, code: 'validation_failed', field: 'purpose' },
   { name: 'missing recipient', req: { payload: without('recipient') }, status: 400, code: 'validation_failed', field: 'recipient' },
-  { name: 'missing recipient.id', req: { payload: otpBody({ recipient: { phone: '+14155550123' } }) }, status: 400, code: 'validation_failed', field: 'recipient.id' },
+  {
+    name: 'missing recipient.id',
+    req: { payload: otpBody({ recipient: { phone: '+14155550123' } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'recipient.id',
+  },
   {
     name: 'expires_at in the past',
     req: { payload: without('ttl_seconds', { expires_at: new Date(T0 - 1).toISOString() }) },
@@ -112,7 +123,13 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'expires_at',
   },
-  { name: 'expires_at not a date-time', req: { payload: without('ttl_seconds', { expires_at: 'tomorrow' }) }, status: 400, code: 'validation_failed', field: 'expires_at' },
+  {
+    name: 'expires_at not a date-time',
+    req: { payload: without('ttl_seconds', { expires_at: 'tomorrow' }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'expires_at',
+  },
   {
     name: 'expires_at and ttl_seconds both',
     req: { payload: otpBody({ expires_at: new Date(T0 + 60_000).toISOString(), ttl_seconds: 60 }) },
@@ -121,7 +138,13 @@ const CASES: Case[] = [
     field: 'expires_at',
   },
   { name: 'ttl_seconds 0', req: { payload: otpBody({ ttl_seconds: 0 }) }, status: 400, code: 'validation_failed', field: 'ttl_seconds' },
-  { name: 'ttl_seconds above 30 days', req: { payload: otpBody({ ttl_seconds: MAX_TTL_SECONDS + 1 }) }, status: 400, code: 'validation_failed', field: 'ttl_seconds' },
+  {
+    name: 'ttl_seconds above 30 days',
+    req: { payload: otpBody({ ttl_seconds: MAX_TTL_SECONDS + 1 }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'ttl_seconds',
+  },
   { name: 'ttl_seconds fractional', req: { payload: otpBody({ ttl_seconds: 1.5 }) }, status: 400, code: 'validation_failed', field: 'ttl_seconds' },
   { name: 'ttl_seconds as a string', req: { payload: otpBody({ ttl_seconds: '300' }) }, status: 400, code: 'validation_failed', field: 'ttl_seconds' },
   {
@@ -131,7 +154,13 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'group.generation',
   },
-  { name: 'generation 0', req: { payload: otpBody({ group: { key: 'login-1', generation: 0 } }) }, status: 400, code: 'validation_failed', field: 'group.generation' },
+  {
+    name: 'generation 0',
+    req: { payload: otpBody({ group: { key: 'login-1', generation: 0 } }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'group.generation',
+  },
   {
     name: 'body over 256 KiB',
     req: { payload: otpBody({ content: { text: 'x'.repeat(256 * 1024), subject: 's' } }) },
@@ -181,7 +210,13 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'recipient.phone',
   },
-  { name: 'push channel without recipient.push_token', req: { payload: otpBody({ channels: ['push'] }) }, status: 400, code: 'validation_failed', field: 'recipient.push_token' },
+  {
+    name: 'push channel without recipient.push_token',
+    req: { payload: otpBody({ channels: ['push'] }) },
+    status: 400,
+    code: 'validation_failed',
+    field: 'recipient.push_token',
+  },
   {
     name: 'email channel without content.subject',
     req: { payload: otpBody({ channels: ['email'], content: { text: 'Your code is 123456' } }) },
@@ -322,13 +357,18 @@ describe("an e-mail over its account's HTML limit", () => {
     expect(problem.errors).toEqual([{ field: 'content.html', message: expect.stringContaining('2048 bytes') }]);
     expect(problem.detail).toContain('sandbox-email');
     await expectNothingStored();
-    const ok = await h.send(otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', html: html.slice(0, -5) + '</p>' } }), { 'idempotency-key': 'k-html' });
+    const ok = await h.send(otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', html: html.slice(0, -5) + '</p>' } }), {
+      'idempotency-key': 'k-html',
+    });
     expect(ok.status).toBe(202);
   });
 
   it('accepts from and reply_to mailboxes with display names, and stores them with the content', async () => {
     const r = await h.send(
-      otpBody({ channels: ['email'], content: { subject: 'Hi', text: 'Hi', from: '"Ada, Countess" <ada@example.com>', reply_to: 'Support <help@example.com>' } }),
+      otpBody({
+        channels: ['email'],
+        content: { subject: 'Hi', text: 'Hi', from: '"Ada, Countess" <ada@example.com>', reply_to: 'Support <help@example.com>' },
+      }),
     );
     expect(r.status).toBe(202);
     const [claimed] = await h.store.claimBatch({ providerAccount: 'sandbox-email', workerId: 'w-test', now: h.clock.now(), leaseMs: 30_000, limit: 10 });

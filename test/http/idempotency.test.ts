@@ -71,7 +71,8 @@ describe('replay (items 1 and 4)', () => {
 
   it('the same body with another key order and whitespace is the same request (canonical-JSON fingerprint)', async () => {
     const hh = await harness();
-    const compact = '{"recipient":{"id":"user-1","phone":"+14155550123"},"purpose":"otp","channels":["sms"],"content":{"text":"Your code is 123456"},"ttl_seconds":300}';
+    const compact =
+      '{"recipient":{"id":"user-1","phone":"+14155550123"},"purpose":"otp","channels":["sms"],"content":{"text":"Your code is 123456"},"ttl_seconds":300}';
     const reordered = `
       {
         "ttl_seconds" : 300,

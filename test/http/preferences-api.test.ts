@@ -62,7 +62,12 @@ describe('PUT/GET /v1/recipients/:id/preferences', () => {
 
   it('refuses opting out of codes, receipts and alerts with purpose_not_optional, and unknown fields with validation_failed', async () => {
     for (const purpose of ['otp', 'transactional', 'alert']) {
-      const r = await call('PUT', '/v1/recipients/user-1/preferences', { opt_outs: [{ channel: 'email', purpose: 'marketing' }, { channel: 'email', purpose }] });
+      const r = await call('PUT', '/v1/recipients/user-1/preferences', {
+        opt_outs: [
+          { channel: 'email', purpose: 'marketing' },
+          { channel: 'email', purpose },
+        ],
+      });
       expect(r.statusCode).toBe(422);
       expect(r.json()).toMatchObject({ code: 'purpose_not_optional', errors: [{ field: 'opt_outs[1].purpose' }] });
     }
@@ -77,7 +82,13 @@ describe('/v1/suppressions', () => {
   it('adds a manual entry (201, then 200), lists it, lifts it (404 once gone), per tenant', async () => {
     const add = await call('POST', '/v1/suppressions', { channel: 'email', destination: 'ada@example.com' });
     expect(add.statusCode).toBe(201);
-    expect(add.json()).toEqual({ channel: 'email', destination: 'ada@example.com', reason: 'manual', source_delivery_id: null, created_at: new Date(h.clock.now()).toISOString() });
+    expect(add.json()).toEqual({
+      channel: 'email',
+      destination: 'ada@example.com',
+      reason: 'manual',
+      source_delivery_id: null,
+      created_at: new Date(h.clock.now()).toISOString(),
+    });
     expect((await call('POST', '/v1/suppressions', { channel: 'email', destination: 'ada@example.com' })).statusCode).toBe(200);
     expect((await call('GET', '/v1/suppressions')).json().items).toEqual([add.json()]);
     const other = await otherTenantKey();
@@ -90,7 +101,12 @@ describe('/v1/suppressions', () => {
   });
 
   it('validates the address for its channel', async () => {
-    for (const bad of [{ channel: 'email', destination: 'ada@' }, { channel: 'sms', destination: '555-0100' }, { channel: 'push', destination: 'a b' }, { channel: 'fax', destination: 'x' }]) {
+    for (const bad of [
+      { channel: 'email', destination: 'ada@' },
+      { channel: 'sms', destination: '555-0100' },
+      { channel: 'push', destination: 'a b' },
+      { channel: 'fax', destination: 'x' },
+    ]) {
       const r = await call('POST', '/v1/suppressions', bad);
       expect(r.statusCode, JSON.stringify(bad)).toBe(400);
       expect(r.json().code).toBe('validation_failed');
@@ -162,12 +178,21 @@ describe('one-click unsubscribe /v1/unsubscribe/:token', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
     const logger = pino({ level: 'trace' }, sink);
-    const app = await buildApp({ store: h.store, intake: new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock }), replay: new ReplayService({ store: h.store, clock: h.clock }), clock: h.clock, logger });
+    const app = await buildApp({
+      store: h.store,
+      intake: new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock }),
+      replay: new ReplayService({ store: h.store, clock: h.clock }),
+      clock: h.clock,
+      logger,
+    });
     try {
       const url = await link();
       const token = url.split('/').pop()!;
       expect((await app.inject({ method: 'GET', url })).statusCode).toBe(200);
-      expect((await app.inject({ method: 'POST', url, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).statusCode).toBe(200);
+      expect(
+        (await app.inject({ method: 'POST', url, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+          .statusCode,
+      ).toBe(200);
       expect((await app.inject({ method: 'POST', url: `/v1/unsubscribe/${token.slice(0, -1)}x` })).statusCode).toBe(404);
       const out = lines.join('');
       expect(out).toContain('/v1/unsubscribe/[token]');

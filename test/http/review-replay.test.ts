@@ -86,7 +86,11 @@ describe.each(DRIVERS)('on %s', (driver) => {
       ]);
       expect(r.json.next_cursor).toBeNull();
       // Items are deliveries as GET /v1/deliveries shows them, plus the reason.
-      expect(r.json.items[1]).toMatchObject({ notification_id: rejected.ntf, idempotency_key: rejected.delivery.idempotency_key, last_error_code: 'invalid_destination' });
+      expect(r.json.items[1]).toMatchObject({
+        notification_id: rejected.ntf,
+        idempotency_key: rejected.delivery.idempotency_key,
+        last_error_code: 'invalid_destination',
+      });
 
       h.clock.advance(15 * MINUTE - 1);
       expect((await h.get('/v1/review')).json.items.map((d: any) => d.id)).not.toContain(unknown.delivery.id);
@@ -158,7 +162,13 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(r.status).toBe(202);
       expect(r.json).toMatchObject({ state: 'ready', terminal_reason: null, attempt_count: LADDERS.otp.maxAttempts });
       expect(await h.store.review.listReplays(h.tenantId, delivery.id)).toEqual([
-        expect.objectContaining({ fromState: 'terminal', fromReason: 'exhausted', acceptDuplicateRisk: false, requestedBy: 'key_test', note: 'provider outage is over' }),
+        expect.objectContaining({
+          fromState: 'terminal',
+          fromReason: 'exhausted',
+          acceptDuplicateRisk: false,
+          requestedBy: 'key_test',
+          note: 'provider outage is over',
+        }),
       ]);
 
       expect((await h.worker.drain()).claimed).toBe(1);
@@ -214,7 +224,9 @@ describe.each(DRIVERS)('on %s', (driver) => {
       // The same store, except for its review part.
       const store = Object.create(h.store, { review: { value: review } }) as Harness['store'];
       const service = new ReplayService({ store, clock: h.clock });
-      const err = await service.replayOne(h.tenantId, delivery.id, { acceptDuplicateRisk: false, note: null, requestedBy: 'key_test' }).catch((e: unknown) => e);
+      const err = await service
+        .replayOne(h.tenantId, delivery.id, { acceptDuplicateRisk: false, note: null, requestedBy: 'key_test' })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HeraldError);
       expect(err).toMatchObject({ code: 'not_replayable', status: 409 });
       expect((err as HeraldError).detail).toMatch(/changed while it was being replayed \(it is ready now\)/);
@@ -238,7 +250,12 @@ describe.each(DRIVERS)('on %s', (driver) => {
       const other = generateApiKey();
       await h.store.ensureTenant({ id: 'other', name: 'Other' }, h.clock.now());
       await h.store.createApiKey({ id: 'key_other', tenantId: 'other', keyHash: hashApiKey(other), label: 'x', now: h.clock.now() });
-      const theirs = await h.app.inject({ method: 'POST', url: `/v1/deliveries/${delivery.id}/retry`, headers: { authorization: `Bearer ${other}` }, payload: {} });
+      const theirs = await h.app.inject({
+        method: 'POST',
+        url: `/v1/deliveries/${delivery.id}/retry`,
+        headers: { authorization: `Bearer ${other}` },
+        payload: {},
+      });
       expect(theirs.statusCode).toBe(404);
 
       r = await retry(delivery.id, { accept_duplicate_risk: 'yes' });
@@ -354,10 +371,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
 
     it('two resends racing for the same generation both succeed, with consecutive generations', async () => {
       const first = await h.send(otpBody({ group: { key: 'race', generation: 1 } }));
-      const [a, b] = await Promise.all([
-        h.post(`/v1/notifications/${first.json.id}/resend`),
-        h.post(`/v1/notifications/${first.json.id}/resend`),
-      ]);
+      const [a, b] = await Promise.all([h.post(`/v1/notifications/${first.json.id}/resend`), h.post(`/v1/notifications/${first.json.id}/resend`)]);
       expect([a.status, b.status]).toEqual([202, 202]);
       const generations = await Promise.all([a, b].map(async (r) => (await notification(r.json.id)).group.generation));
       expect(generations.sort()).toEqual([2, 3]);
@@ -384,12 +398,17 @@ describe.each(DRIVERS)('on %s', (driver) => {
       expect(await h.store.latestGeneration(h.tenantId, 'login-user-1')).toBe(2);
     });
 
-    it('404 for another tenant\'s notification and unknown ids; validates its body', async () => {
+    it("404 for another tenant's notification and unknown ids; validates its body", async () => {
       const first = await h.send(otpBody());
       const other = generateApiKey();
       await h.store.ensureTenant({ id: 'other', name: 'Other' }, h.clock.now());
       await h.store.createApiKey({ id: 'key_other', tenantId: 'other', keyHash: hashApiKey(other), label: 'x', now: h.clock.now() });
-      const theirs = await h.app.inject({ method: 'POST', url: `/v1/notifications/${first.json.id}/resend`, headers: { authorization: `Bearer ${other}` }, payload: {} });
+      const theirs = await h.app.inject({
+        method: 'POST',
+        url: `/v1/notifications/${first.json.id}/resend`,
+        headers: { authorization: `Bearer ${other}` },
+        payload: {},
+      });
       expect(theirs.statusCode).toBe(404);
       expect(theirs.json().code).toBe('not_found');
       expect((await h.post('/v1/notifications/ntf_01M8KJT9G0DFY79V1TEPAK12VN/resend')).status).toBe(404);

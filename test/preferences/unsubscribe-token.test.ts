@@ -56,7 +56,14 @@ describe('unsubscribe tokens', () => {
       return `${payload}.${createHmac('sha256', KEY).update('herald/unsubscribe/v1:').update(payload).digest('base64url')}`;
     };
     expect(verifyUnsubscribeToken(KEY, signed(['u1', 't', 'r', 'email', 'marketing']))).not.toBeNull();
-    for (const fields of [['u1', 't', 'r', 'fax', '*'], ['u1', 't', 'r', 'email', 'otp'], ['u2', 't', 'r', 'email', '*'], ['u1', 't', '', 'email', '*'], ['u1', 't', 'r', 'email'], { t: 't' }]) {
+    for (const fields of [
+      ['u1', 't', 'r', 'fax', '*'],
+      ['u1', 't', 'r', 'email', 'otp'],
+      ['u2', 't', 'r', 'email', '*'],
+      ['u1', 't', '', 'email', '*'],
+      ['u1', 't', 'r', 'email'],
+      { t: 't' },
+    ]) {
       expect(verifyUnsubscribeToken(KEY, signed(fields)), JSON.stringify(fields)).toBeNull();
     }
   });

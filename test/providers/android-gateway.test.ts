@@ -22,7 +22,12 @@ const TABLE: Array<[string, string, boolean, number | null]> = [
   ['Send result: RESULT_RADIO_NOT_AVAILABLE (Failed because the radio was not available)', 'phone_radio_off', false, null],
   ['Send result: RESULT_ERROR_GENERIC_FAILURE (Generic failure cause)', 'phone_generic_failure', false, null],
   ['Send result: RESULT_ERROR_LIMIT_EXCEEDED (Failed because we reached the sending queue limit)', 'phone_rate_limited', false, 60_000],
-  ['Send result: RESULT_ERROR_SHORT_CODE_NEVER_ALLOWED (Failed because the user has denied this app ever send premium short codes)', 'phone_short_code_denied', true, null],
+  [
+    'Send result: RESULT_ERROR_SHORT_CODE_NEVER_ALLOWED (Failed because the user has denied this app ever send premium short codes)',
+    'phone_short_code_denied',
+    true,
+    null,
+  ],
   ['Send result: RESULT_ENCODING_ERROR (Failed because of an encoding error)', 'phone_invalid_sms_format', true, null],
   ["Can't send message: No SIMs found", 'phone_no_sim', false, null],
   ["Can't send message: SIM 2 not found", 'phone_no_sim', false, null],
@@ -34,7 +39,12 @@ const TABLE: Array<[string, string, boolean, number | null]> = [
 describe('classifyPhoneFailure', () => {
   it.each(TABLE)('%s → %s', (text, code, permanent, retryAfterMs) => {
     // Herald keeps only the token of the text (mobile-requests.ts); the classifier reads that.
-    const [report] = (parseStateReports([{ id: 'm1', state: 'Failed', recipients: [{ phoneNumber: '+1', state: 'Failed', error: text }], states: {} }]) as { ok: true; value: { error: string | null }[] }).value;
+    const [report] = (
+      parseStateReports([{ id: 'm1', state: 'Failed', recipients: [{ phoneNumber: '+1', state: 'Failed', error: text }], states: {} }]) as {
+        ok: true;
+        value: { error: string | null }[];
+      }
+    ).value;
     for (const input of [text, report!.error]) {
       expect(classifyPhoneFailure('Failed', input)).toMatchObject({ code, permanent, retryAfterMs });
     }
@@ -45,7 +55,14 @@ describe('classifyPhoneFailure', () => {
     expect(classifyPhoneFailure('Failed', 'sendSMS: number +14155550123 refused').message).not.toContain('+1415');
   });
   it('a delivery-report failure counts as sent (downstream failed, not a retry)', () => {
-    const parsed = parseStateReports([{ id: 'm1', state: 'Failed', recipients: [{ phoneNumber: '+1', state: 'Failed', error: 'Delivery result from SC +12063130004: 69' }], states: { Processed: '2026-11-29T12:00:00.000Z' } }]);
+    const parsed = parseStateReports([
+      {
+        id: 'm1',
+        state: 'Failed',
+        recipients: [{ phoneNumber: '+1', state: 'Failed', error: 'Delivery result from SC +12063130004: 69' }],
+        states: { Processed: '2026-11-29T12:00:00.000Z' },
+      },
+    ]);
     expect(parsed).toMatchObject({ ok: true, value: [{ sent: true, error: 'Delivery result' }] });
   });
 });
@@ -62,23 +79,53 @@ const report = (over: Omit<Partial<UnappliedReport>, 'delivery'> & { delivery?: 
   current: true,
   attemptNumber: 1,
   ...over,
-  delivery: { deliveryId: 'dlv_1', state: 'unknown', terminalReason: null, downstreamStatus: null, attemptCount: 1, leaseVersion: 3, expiresAt: T + 600_000, nextAttemptAt: null, purpose: 'otp', retryLadder: null, ...over.delivery },
+  delivery: {
+    deliveryId: 'dlv_1',
+    state: 'unknown',
+    terminalReason: null,
+    downstreamStatus: null,
+    attemptCount: 1,
+    leaseVersion: 3,
+    expiresAt: T + 600_000,
+    nextAttemptAt: null,
+    purpose: 'otp',
+    retryLadder: null,
+    ...over.delivery,
+  },
 });
 
 describe('planReport', () => {
   const plan = (r: UnappliedReport) => planReport(r, T, undefined, () => 0.5);
   it('a report that the phone holds the message: unknown → accepted, with its downstream status', () => {
-    expect(plan(report({ phoneState: 'Sent', sent: true }))).toMatchObject({ transition: { to: 'accepted' }, downstreamStatus: 'sent', providerMessageId: 'm-1', resolvesAttempt: 1 });
-    expect(plan(report({ phoneState: 'Delivered', sent: true, delivery: { state: 'accepted', downstreamStatus: 'sent' } }))).toMatchObject({ transition: null, downstreamStatus: 'delivered' });
+    expect(plan(report({ phoneState: 'Sent', sent: true }))).toMatchObject({
+      transition: { to: 'accepted' },
+      downstreamStatus: 'sent',
+      providerMessageId: 'm-1',
+      resolvesAttempt: 1,
+    });
+    expect(plan(report({ phoneState: 'Delivered', sent: true, delivery: { state: 'accepted', downstreamStatus: 'sent' } }))).toMatchObject({
+      transition: null,
+      downstreamStatus: 'delivered',
+    });
   });
   it('Failed before Sent: not_sent on the purpose ladder with the classified code; an old offer’s failure changes nothing', () => {
     const w = plan(report({ phoneState: 'Failed', phoneError: 'RESULT_ERROR_NO_SERVICE', delivery: { state: 'accepted', downstreamStatus: 'accepted' } }));
-    expect(w).toMatchObject({ transition: { from: 'accepted', to: 'retryable', on: 'not_sent', nextAttemptAt: T + 1_050 }, lastErrorCode: 'phone_no_service', resolvesAttempt: null });
+    expect(w).toMatchObject({
+      transition: { from: 'accepted', to: 'retryable', on: 'not_sent', nextAttemptAt: T + 1_050 },
+      lastErrorCode: 'phone_no_service',
+      resolvesAttempt: null,
+    });
     expect(plan(report({ phoneState: 'Failed', current: false }))).toMatchObject({ expect: null, transition: null });
-    expect(plan(report({ phoneState: 'Failed', phoneError: 'RESULT_ENCODING_ERROR' }))).toMatchObject({ transition: { to: 'terminal', terminalReason: 'rejected' }, lastErrorCode: 'phone_invalid_sms_format' });
+    expect(plan(report({ phoneState: 'Failed', phoneError: 'RESULT_ENCODING_ERROR' }))).toMatchObject({
+      transition: { to: 'terminal', terminalReason: 'rejected' },
+      lastErrorCode: 'phone_invalid_sms_format',
+    });
   });
   it('Failed after Sent: downstream failed, no retry', () => {
-    expect(plan(report({ phoneState: 'Failed', sent: true, delivery: { state: 'accepted', downstreamStatus: 'sent' } }))).toMatchObject({ transition: null, downstreamStatus: 'failed' });
+    expect(plan(report({ phoneState: 'Failed', sent: true, delivery: { state: 'accepted', downstreamStatus: 'sent' } }))).toMatchObject({
+      transition: null,
+      downstreamStatus: 'failed',
+    });
   });
 });
 
@@ -95,12 +142,18 @@ describe('android_gateway configuration', () => {
       expect((err as ConfigError).field).toBe('provider_accounts[0].settings.pull_timeout');
     }
     expect(() => resolveConfig({ provider_accounts: [{ ...account({ private_token: 'x'.repeat(20) }), channel: 'email' }] })).toThrow(/sends sms/);
-    expect(() => resolveConfig({ provider_accounts: [account({ private_token_env: 'HERALD_TEST_PHONE_TOKEN_UNSET' })] })).toThrow(/HERALD_TEST_PHONE_TOKEN_UNSET, which is not set/);
+    expect(() => resolveConfig({ provider_accounts: [account({ private_token_env: 'HERALD_TEST_PHONE_TOKEN_UNSET' })] })).toThrow(
+      /HERALD_TEST_PHONE_TOKEN_UNSET, which is not set/,
+    );
     process.env.HERALD_TEST_PHONE_TOKEN = 't'.repeat(24);
     try {
       const cfg = resolveConfig({ provider_accounts: [account({ private_token_env: 'HERALD_TEST_PHONE_TOKEN' })] });
       // The kind's defaults: a day to wait for evidence, look-up (the re-offer), no resend under the same id.
-      expect(cfg.provider_accounts[0]).toMatchObject({ evidence_window_seconds: 86_400, timeout_ms: 5_000, capabilities: { lookup: true, dedupes_by_key: false } });
+      expect(cfg.provider_accounts[0]).toMatchObject({
+        evidence_window_seconds: 86_400,
+        timeout_ms: 5_000,
+        capabilities: { lookup: true, dedupes_by_key: false },
+      });
     } finally {
       delete process.env.HERALD_TEST_PHONE_TOKEN;
     }
@@ -108,7 +161,9 @@ describe('android_gateway configuration', () => {
   it('refuses a device base path that would shadow the API, and two accounts with one private token', () => {
     expect(() => resolveConfig({ devices: { base_path: '/v1/phones' } })).toThrow(ConfigError);
     const cfg = resolveConfig({ provider_accounts: [account({ private_token: 'y'.repeat(20) }), account({ private_token: 'y'.repeat(20) }, 'phones-2')] });
-    expect(() => createDeviceGateway({ store: {} as never, clock: new ManualClock(T), logger: silentLogger, accounts: cfg.provider_accounts, devices: cfg.devices })).toThrow(/also the private token of account phones/);
+    expect(() =>
+      createDeviceGateway({ store: {} as never, clock: new ManualClock(T), logger: silentLogger, accounts: cfg.provider_accounts, devices: cfg.devices }),
+    ).toThrow(/also the private token of account phones/);
   });
   it('describes the account without its token', () => {
     const a = resolveConfig({ provider_accounts: [account({ private_token: 'z'.repeat(20), device_rate_per_minute: 2 })] }).provider_accounts[0]!;

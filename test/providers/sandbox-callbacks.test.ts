@@ -124,8 +124,15 @@ describe('parsing', () => {
 describe('secrets from the account', () => {
   function account(overrides: Partial<ProviderAccountConfig>): ProviderAdapter {
     const adapter = createSandboxAdapter({
-      id: 'sb', kind: 'sandbox', channel: 'sms', base_url: 'http://127.0.0.1:9', rate_per_second: 1, burst: 1,
-      ambiguity_policy: 'wait_for_evidence', timeout_ms: 1_000, ...overrides,
+      id: 'sb',
+      kind: 'sandbox',
+      channel: 'sms',
+      base_url: 'http://127.0.0.1:9',
+      rate_per_second: 1,
+      burst: 1,
+      ambiguity_policy: 'wait_for_evidence',
+      timeout_ms: 1_000,
+      ...overrides,
     });
     adapters.push(adapter);
     return adapter;
@@ -139,7 +146,9 @@ describe('secrets from the account', () => {
     try {
       const fromEnv = account({ callback_secrets: [], callback_secret_env: name });
       expect((await fromEnv.callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW))?.ok).toBe(true);
-      expect((await account({ callback_secrets: [SECRET], callback_secret_env: name }).callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW))?.ok).toBe(false);
+      expect(
+        (await account({ callback_secrets: [SECRET], callback_secret_env: name }).callbacks?.verify(signed(eventBody(), { secret: OLD_SECRET }), NOW))?.ok,
+      ).toBe(false);
     } finally {
       delete process.env[name];
     }
@@ -154,8 +163,15 @@ describe('secrets from the account', () => {
 describe('end to end with the sandbox', () => {
   it('every callback the sandbox emits (duplicates, bounces, reordering) verifies and parses', async () => {
     const adapter = createSandboxAdapter({
-      id: 'sb-email', kind: 'sandbox', channel: 'email', base_url: 'http://127.0.0.1:9', rate_per_second: 1, burst: 1,
-      ambiguity_policy: 'wait_for_evidence', timeout_ms: 1_000, callback_secrets: [SECRET],
+      id: 'sb-email',
+      kind: 'sandbox',
+      channel: 'email',
+      base_url: 'http://127.0.0.1:9',
+      rate_per_second: 1,
+      burst: 1,
+      ambiguity_policy: 'wait_for_evidence',
+      timeout_ms: 1_000,
+      callback_secrets: [SECRET],
     });
     adapters.push(adapter);
     const results: unknown[] = [];

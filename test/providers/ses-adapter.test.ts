@@ -87,7 +87,15 @@ describe('against aws-ses-v2-local', () => {
 
   it('a simple message with List-Unsubscribe headers is accepted with the MessageId SES assigned, and SES has it whole', async () => {
     const outcome = await adapter(account(url, { reply_to: 'support@example.com' })).submit(
-      request({ purpose: 'marketing', content: { subject: 'News', text: 'Plain', html: '<b>Rich</b>', headers: { 'List-Unsubscribe': '<https://herald.example/v1/unsubscribe/tok>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } } }),
+      request({
+        purpose: 'marketing',
+        content: {
+          subject: 'News',
+          text: 'Plain',
+          html: '<b>Rich</b>',
+          headers: { 'List-Unsubscribe': '<https://herald.example/v1/unsubscribe/tok>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        },
+      }),
     );
     expect(outcome).toMatchObject({ kind: 'accepted', providerMessageId: expect.stringMatching(/^ses-/) });
     const email = await stored((outcome as { providerMessageId: string }).providerMessageId);
@@ -116,7 +124,9 @@ describe('against aws-ses-v2-local', () => {
   });
 
   it('the producer’s from and reply-to win over the account’s; a non-ASCII display name is RFC 2047-encoded', async () => {
-    const outcome = await adapter(account(url)).submit(request({ content: { subject: 'Hi', text: 'x', from: 'Zoë Support <zoe@example.com>', reply_to: 'Replies <r@example.com>' } }));
+    const outcome = await adapter(account(url)).submit(
+      request({ content: { subject: 'Hi', text: 'x', from: 'Zoë Support <zoe@example.com>', reply_to: 'Replies <r@example.com>' } }),
+    );
     const email = await stored((outcome as { providerMessageId: string }).providerMessageId);
     expect(email?.from).toBe('=?UTF-8?Q?Zo=C3=AB?= Support <zoe@example.com>');
     expect(email?.replyTo).toEqual(['"Replies" <r@example.com>']);
@@ -139,7 +149,11 @@ describe('against the SigV4-verifying fake', () => {
     expect(outcome).toEqual({ kind: 'accepted', providerMessageId: fake.acceptedIds()[0] });
     expect(fake.signatureRefusals()).toEqual([]);
     const [sent] = fake.sends();
-    expect(sent!.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${KEY_ID}/\\d{8}/${REGION}/ses/aws4_request, SignedHeaders=content-length;content-type;host;x-amz-date, Signature=[0-9a-f]{64}$`));
+    expect(sent!.headers.authorization).toMatch(
+      new RegExp(
+        `^AWS4-HMAC-SHA256 Credential=${KEY_ID}/\\d{8}/${REGION}/ses/aws4_request, SignedHeaders=content-length;content-type;host;x-amz-date, Signature=[0-9a-f]{64}$`,
+      ),
+    );
     expect(sent!.body).toEqual({
       FromEmailAddress: '"Herald" <no-reply@example.com>',
       Destination: { ToAddresses: [DESTINATION] },
@@ -170,13 +184,20 @@ describe('against the SigV4-verifying fake', () => {
     try {
       const secretFile = join(dir, 'secret');
       writeFileSync(secretFile, 'stale-secret\n');
-      const a = adapter(account(fake.url, { secret_access_key: undefined, secret_access_key_file: secretFile, access_key_id: undefined, access_key_id_env: 'SES_TEST_KEY_ID' }), { SES_TEST_KEY_ID: KEY_ID });
+      const a = adapter(
+        account(fake.url, { secret_access_key: undefined, secret_access_key_file: secretFile, access_key_id: undefined, access_key_id_env: 'SES_TEST_KEY_ID' }),
+        { SES_TEST_KEY_ID: KEY_ID },
+      );
       expect((await a.submit(request())).kind).toBe('retryable');
       writeFileSync(secretFile, `${SECRET}\n`);
       expect((await a.submit(request())).kind).toBe('accepted');
       rmSync(secretFile);
       const before = fake.received().length;
-      expect(await a.submit(request())).toMatchObject({ kind: 'retryable', code: 'credentials_unavailable', message: 'settings.secret_access_key_file cannot be read' });
+      expect(await a.submit(request())).toMatchObject({
+        kind: 'retryable',
+        code: 'credentials_unavailable',
+        message: 'settings.secret_access_key_file cannot be read',
+      });
       expect(fake.received().length).toBe(before);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -206,7 +227,10 @@ describe('against the SigV4-verifying fake', () => {
 
   it('a configuration set SES does not have is refused by SES (404) and retryable; a bad request is permanent', async () => {
     await start();
-    expect(await adapter(account(fake.url, { configuration_set: 'missing-set' })).submit(request())).toMatchObject({ kind: 'retryable', code: 'configuration_set_not_found' });
+    expect(await adapter(account(fake.url, { configuration_set: 'missing-set' })).submit(request())).toMatchObject({
+      kind: 'retryable',
+      code: 'configuration_set_not_found',
+    });
     expect(await adapter(account(fake.url, { from: 'not-an-address' })).submit(request())).toMatchObject({ kind: 'permanent', code: 'bad_request' });
   });
 

@@ -49,7 +49,11 @@ describe('SES events → callback events', () => {
   });
 
   it('identity feedback notifications (notificationType, no tags) are read by messageId', () => {
-    const parse = parseSesEvent(JSON.stringify({ notificationType: 'Bounce', bounce: { bounceType: 'Permanent' }, mail: { messageId: 'm-1', timestamp: '2025-01-15T11:00:00Z' } }), 'e', AT);
+    const parse = parseSesEvent(
+      JSON.stringify({ notificationType: 'Bounce', bounce: { bounceType: 'Permanent' }, mail: { messageId: 'm-1', timestamp: '2025-01-15T11:00:00Z' } }),
+      'e',
+      AT,
+    );
     expect(parse).toMatchObject({ ok: true, events: [{ status: 'bounced', suppress: 'bounced', providerMessageId: 'm-1', reference: null }] });
   });
 
@@ -57,7 +61,10 @@ describe('SES events → callback events', () => {
     const odd = parseSesEvent(JSON.stringify({ eventType: 'Send', mail: { messageId: 'm', tags: { herald_reference: ['has space'] } } }), 'e', AT);
     expect(odd).toMatchObject({ ok: true, events: [{ reference: null, providerMessageId: 'm' }] });
     expect(parseSesEvent(JSON.stringify({ eventType: 'Send', mail: { tags: {} } }), 'e', AT)).toMatchObject({ ok: false, status: 400 });
-    expect(parseSesEvent(JSON.stringify({ eventType: 'Send', mail: { tags: { herald_reference: ['hk_x'] } } }), 'e', AT)).toMatchObject({ ok: true, events: [{ reference: 'hk_x', providerMessageId: null }] });
+    expect(parseSesEvent(JSON.stringify({ eventType: 'Send', mail: { tags: { herald_reference: ['hk_x'] } } }), 'e', AT)).toMatchObject({
+      ok: true,
+      events: [{ reference: 'hk_x', providerMessageId: null }],
+    });
   });
 
   it('malformed records are 400, naming what is missing', () => {
@@ -65,6 +72,9 @@ describe('SES events → callback events', () => {
     expect(parseSesEvent('[]', 'e', AT)).toMatchObject({ ok: false, status: 400 });
     expect(parseSesEvent('{"mail":{}}', 'e', AT)).toMatchObject({ ok: false, detail: expect.stringMatching(/eventType/) });
     expect(parseSesEvent('{"eventType":"Delivery"}', 'e', AT)).toMatchObject({ ok: false, detail: expect.stringMatching(/mail/) });
-    expect(parseSesEvent(JSON.stringify({ eventType: 'Bounce', mail: { messageId: 'm' } }), 'e', AT)).toMatchObject({ ok: false, detail: expect.stringMatching(/bounce/) });
+    expect(parseSesEvent(JSON.stringify({ eventType: 'Bounce', mail: { messageId: 'm' } }), 'e', AT)).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/bounce/),
+    });
   });
 });

@@ -55,7 +55,14 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
       kind: 'ses',
       channel: 'email',
       base_url: ses.url,
-      settings: { region: REGION, from: 'Herald <no-reply@example.com>', configuration_set: 'herald', sns_topic_arns: [TOPIC], access_key_id: KEY_ID, secret_access_key: SECRET },
+      settings: {
+        region: REGION,
+        from: 'Herald <no-reply@example.com>',
+        configuration_set: 'herald',
+        sns_topic_arns: [TOPIC],
+        access_key_id: KEY_ID,
+        secret_access_key: SECRET,
+      },
       rate_per_second: 100,
       burst: 100,
       ambiguity_policy: 'wait_for_evidence',
@@ -71,11 +78,23 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
 
   const deliveryOf = async (notificationId: string) => (await h.get(`/v1/notifications/${notificationId}`)).json.deliveries[0];
   const post = async (body: Buffer) => {
-    const r = await h.app.inject({ method: 'POST', url: '/v1/callbacks/sandbox-email', headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' }, payload: body });
+    const r = await h.app.inject({
+      method: 'POST',
+      url: '/v1/callbacks/sandbox-email',
+      headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' },
+      payload: body,
+    });
     return { status: r.statusCode, json: r.json() };
   };
   const notification = (message: string, over: { certificate?: TestCertificate; signingCertUrl?: string; messageId?: string } = {}) =>
-    sns.message({ topicArn: TOPIC, message, timestampMs: h.clock.now(), certificate: over.certificate ?? cert, ...(over.signingCertUrl ? { signingCertUrl: over.signingCertUrl } : {}), ...(over.messageId ? { messageId: over.messageId } : {}) });
+    sns.message({
+      topicArn: TOPIC,
+      message,
+      timestampMs: h.clock.now(),
+      certificate: over.certificate ?? cert,
+      ...(over.signingCertUrl ? { signingCertUrl: over.signingCertUrl } : {}),
+      ...(over.messageId ? { messageId: over.messageId } : {}),
+    });
   const suppressions = async () => (await h.get('/v1/suppressions')).json.items as Array<{ destination: string; reason: string }>;
 
   it('a Delivery notification moves the delivery downstream to delivered; its repeat is a duplicate', async () => {
@@ -85,7 +104,14 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
     const d = await deliveryOf(sent.json.id);
     expect(d).toMatchObject({ state: 'accepted', provider_message_id: ses.acceptedIds()[0], downstream_status: 'accepted' });
     expect(ses.sends()[0]!.carriedKey).toBe(d.idempotency_key);
-    const body = notification(sesEvent('Delivery', { messageId: d.provider_message_id, reference: d.idempotency_key, destination: 'user1@example.com' }, { timestamp: new Date(h.clock.now()).toISOString() }), { messageId: 'sns-delivery-1' });
+    const body = notification(
+      sesEvent(
+        'Delivery',
+        { messageId: d.provider_message_id, reference: d.idempotency_key, destination: 'user1@example.com' },
+        { timestamp: new Date(h.clock.now()).toISOString() },
+      ),
+      { messageId: 'sns-delivery-1' },
+    );
     expect(await post(body)).toEqual({ status: 200, json: { received: 1, duplicates: 0 } });
     expect(await post(body)).toEqual({ status: 200, json: { received: 0, duplicates: 1 } });
     await h.evidence.runOnce();
@@ -99,8 +125,24 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
     await h.worker.drain();
     const dh = await deliveryOf(hard.json.id);
     const ds = await deliveryOf(soft.json.id);
-    expect((await post(notification(sesEvent('Bounce', { messageId: dh.provider_message_id, reference: dh.idempotency_key }, { bounceType: 'Permanent', bounceSubType: 'General' })))).status).toBe(200);
-    expect((await post(notification(sesEvent('Bounce', { messageId: ds.provider_message_id, reference: ds.idempotency_key }, { bounceType: 'Transient', bounceSubType: 'MailboxFull' })))).status).toBe(200);
+    expect(
+      (
+        await post(
+          notification(
+            sesEvent('Bounce', { messageId: dh.provider_message_id, reference: dh.idempotency_key }, { bounceType: 'Permanent', bounceSubType: 'General' }),
+          ),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          notification(
+            sesEvent('Bounce', { messageId: ds.provider_message_id, reference: ds.idempotency_key }, { bounceType: 'Transient', bounceSubType: 'MailboxFull' }),
+          ),
+        )
+      ).status,
+    ).toBe(200);
     await h.evidence.runOnce();
     expect(await deliveryOf(hard.json.id)).toMatchObject({ downstream_status: 'bounced' });
     expect(await deliveryOf(soft.json.id)).toMatchObject({ downstream_status: 'bounced' });
@@ -118,7 +160,11 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
     expect(forged).toMatchObject({ status: 401, json: { code: 'callback_signature_invalid' } });
     const ownHost = await post(notification(bounce, { certificate: forger, signingCertUrl: `https://forger.example/SimpleNotificationService-0.pem` }));
     expect(ownHost.status).toBe(401);
-    const tampered = Buffer.from(notification(sesEvent('Delivery', { messageId: d.provider_message_id }), {}).toString().replace('Delivery', 'Bounce'));
+    const tampered = Buffer.from(
+      notification(sesEvent('Delivery', { messageId: d.provider_message_id }), {})
+        .toString()
+        .replace('Delivery', 'Bounce'),
+    );
     expect((await post(tampered)).status).toBe(401);
     expect(await h.store.evidence.listPendingEvidence(10)).toEqual([]);
     await h.evidence.runOnce();
@@ -146,7 +192,13 @@ describe.each(DRIVERS)('SES evidence through SNS on %s', (driver) => {
   it('a subscription confirmation through the route is confirmed at SNS and records nothing', async () => {
     await start();
     const before = sns.confirmations.length;
-    const body = sns.message({ type: 'SubscriptionConfirmation', topicArn: TOPIC, message: 'You have chosen to subscribe.', timestampMs: h.clock.now(), certificate: cert });
+    const body = sns.message({
+      type: 'SubscriptionConfirmation',
+      topicArn: TOPIC,
+      message: 'You have chosen to subscribe.',
+      timestampMs: h.clock.now(),
+      certificate: cert,
+    });
     expect(await post(body)).toEqual({ status: 200, json: { received: 0, duplicates: 0 } });
     expect(sns.confirmations.length).toBe(before + 1);
   });

@@ -39,7 +39,14 @@ function configError(fn: () => unknown): ConfigError {
 describe('SES configuration', () => {
   it('defaults an account from AWS’s guidance: 1 message/s, 10 s, wait for evidence, no look-up, no dedupe', () => {
     const [a] = resolveConfig(raw()).provider_accounts;
-    expect(a).toMatchObject({ kind: 'ses', rate_per_second: 1, burst: 1, timeout_ms: 10_000, ambiguity_policy: 'wait_for_evidence', capabilities: { lookup: false, dedupes_by_key: false } });
+    expect(a).toMatchObject({
+      kind: 'ses',
+      rate_per_second: 1,
+      burst: 1,
+      timeout_ms: 10_000,
+      ambiguity_policy: 'wait_for_evidence',
+      capabilities: { lookup: false, dedupes_by_key: false },
+    });
   });
 
   it('refuses bad settings at load, naming the field', () => {
@@ -76,7 +83,13 @@ describe('SES configuration', () => {
     const [without] = resolveConfig(raw()).provider_accounts;
     const [withTopics] = resolveConfig(raw({ configuration_set: 'herald', sns_topic_arns: [TOPIC] })).provider_accounts;
     const shown = sesKind.describe(withTopics!);
-    expect(shown).toEqual({ region: 'eu-west-1', endpoint: 'https://email.eu-west-1.amazonaws.com', from: 'Herald <no-reply@example.com>', configuration_set: 'herald', sns_topic_arns: [TOPIC] });
+    expect(shown).toEqual({
+      region: 'eu-west-1',
+      endpoint: 'https://email.eu-west-1.amazonaws.com',
+      from: 'Herald <no-reply@example.com>',
+      configuration_set: 'herald',
+      sns_topic_arns: [TOPIC],
+    });
     expect(JSON.stringify(shown)).not.toMatch(new RegExp(`${KEY_ID}|${SECRET}`));
     expect(sesKind.createCallbackVerifier(without!)).toBeNull();
     expect(sesKind.createCallbackVerifier(withTopics!)).not.toBeNull();
@@ -88,8 +101,18 @@ describe('herald doctor for SES', () => {
   afterEach(async () => {
     await fake?.close();
   });
-  const domainIdentity = { IdentityType: 'DOMAIN', VerifiedForSendingStatus: true, DkimAttributes: { SigningEnabled: true, Status: 'SUCCESS' }, MailFromAttributes: { MailFromDomain: 'mail.example.com', MailFromDomainStatus: 'SUCCESS' } };
-  const allEvents = { Name: 'to-herald', Enabled: true, MatchingEventTypes: ['SEND', 'REJECT', 'BOUNCE', 'COMPLAINT', 'DELIVERY', 'DELIVERY_DELAY'], SnsDestination: { TopicArn: TOPIC } };
+  const domainIdentity = {
+    IdentityType: 'DOMAIN',
+    VerifiedForSendingStatus: true,
+    DkimAttributes: { SigningEnabled: true, Status: 'SUCCESS' },
+    MailFromAttributes: { MailFromDomain: 'mail.example.com', MailFromDomainStatus: 'SUCCESS' },
+  };
+  const allEvents = {
+    Name: 'to-herald',
+    Enabled: true,
+    MatchingEventTypes: ['SEND', 'REJECT', 'BOUNCE', 'COMPLAINT', 'DELIVERY', 'DELIVERY_DELAY'],
+    SnsDestination: { TopicArn: TOPIC },
+  };
   const account = (settings: Record<string, unknown> = {}, over: Partial<ProviderAccountConfig> = {}): ProviderAccountConfig => ({
     ...resolveConfig(raw({ configuration_set: 'herald', sns_topic_arns: [TOPIC], ...settings })).provider_accounts[0]!,
     base_url: fake.url,
@@ -97,15 +120,32 @@ describe('herald doctor for SES', () => {
     ...over,
   });
   const start = async (over: Partial<SesFakeOptions> = {}) => {
-    fake = await startSesFake({ region: 'eu-west-1', accessKeyId: KEY_ID, secretAccessKey: SECRET, identities: { 'example.com': domainIdentity }, eventDestinations: { herald: [allEvents] }, ...over });
+    fake = await startSesFake({
+      region: 'eu-west-1',
+      accessKeyId: KEY_ID,
+      secretAccessKey: SECRET,
+      identities: { 'example.com': domainIdentity },
+      eventDestinations: { herald: [allEvents] },
+      ...over,
+    });
   };
   const byName = (checks: Array<{ name: string; ok: boolean; detail: string }>) => Object.fromEntries(checks.map((c) => [c.name, c]));
 
   it('a production account with a verified domain and its events published: every check passes, nothing is sent', async () => {
     await start();
     const checks = await sesKind.doctor(account(), AbortSignal.timeout(5_000));
-    expect(checks.every((c) => c.ok), JSON.stringify(checks)).toBe(true);
-    expect(checks.map((c) => c.name)).toEqual(['credentials accepted', 'production access', 'sending enabled', 'rate within the send quota', 'sender verified', 'events published to SNS']);
+    expect(
+      checks.every((c) => c.ok),
+      JSON.stringify(checks),
+    ).toBe(true);
+    expect(checks.map((c) => c.name)).toEqual([
+      'credentials accepted',
+      'production access',
+      'sending enabled',
+      'rate within the send quota',
+      'sender verified',
+      'events published to SNS',
+    ]);
     expect(byName(checks)['sender verified']!.detail).toBe('identity example.com (DOMAIN), DKIM SUCCESS, MAIL FROM mail.example.com SUCCESS');
     expect(fake.sends()).toEqual([]);
     expect(fake.signatureRefusals()).toEqual([]);
@@ -113,26 +153,45 @@ describe('herald doctor for SES', () => {
 
   it('says what is wrong: sandbox, a rate above the quota, an unverified sender, missing event types', async () => {
     await start({
-      account: { ProductionAccessEnabled: false, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 } },
+      account: {
+        ProductionAccessEnabled: false,
+        SendingEnabled: true,
+        EnforcementStatus: 'HEALTHY',
+        SendQuota: { Max24HourSend: 200, MaxSendRate: 1, SentLast24Hours: 0 },
+      },
       identities: { 'example.com': { ...domainIdentity, VerifiedForSendingStatus: false, DkimAttributes: { Status: 'PENDING' } } },
       eventDestinations: { herald: [{ ...allEvents, MatchingEventTypes: ['BOUNCE', 'COMPLAINT'] }] },
     });
     const checks = byName(await sesKind.doctor(account({}, { rate_per_second: 14 }), AbortSignal.timeout(5_000)));
     expect(checks['production access']).toMatchObject({ ok: false, detail: expect.stringMatching(/sandbox/) });
-    expect(checks['rate within the send quota']).toMatchObject({ ok: false, detail: 'SES allows 1 messages/s and 200 per 24 h; the account\'s rate_per_second is 14' });
-    expect(checks['sender verified']).toMatchObject({ ok: false, detail: expect.stringMatching(/DKIM PENDING.*not verified.*no-reply@example.com: not an SES identity/) });
+    expect(checks['rate within the send quota']).toMatchObject({
+      ok: false,
+      detail: "SES allows 1 messages/s and 200 per 24 h; the account's rate_per_second is 14",
+    });
+    expect(checks['sender verified']).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/DKIM PENDING.*not verified.*no-reply@example.com: not an SES identity/),
+    });
     expect(checks['events published to SNS']).toMatchObject({ ok: false, detail: 'destination to-herald does not publish SEND, REJECT, DELIVERY' });
   });
 
   it('a verified address identity suffices when its domain is not an identity', async () => {
     await start({ identities: { 'no-reply@example.com': { IdentityType: 'EMAIL_ADDRESS', VerifiedForSendingStatus: true } } });
-    expect(byName(await sesKind.doctor(account(), AbortSignal.timeout(5_000)))['sender verified']).toMatchObject({ ok: true, detail: 'identity no-reply@example.com (EMAIL_ADDRESS)' });
+    expect(byName(await sesKind.doctor(account(), AbortSignal.timeout(5_000)))['sender verified']).toMatchObject({
+      ok: true,
+      detail: 'identity no-reply@example.com (EMAIL_ADDRESS)',
+    });
   });
 
   it('refused credentials, a missing configuration set, an unreachable endpoint', async () => {
     await start();
-    expect(await sesKind.doctor(account({ secret_access_key: 'wrong' }), AbortSignal.timeout(5_000))).toEqual([{ name: 'credentials accepted', ok: false, detail: 'SES answered HTTP 403 (SignatureDoesNotMatch)' }]);
-    expect(byName(await sesKind.doctor(account({ configuration_set: 'nope' }), AbortSignal.timeout(5_000)))['events published to SNS']).toMatchObject({ ok: false, detail: 'configuration set nope does not exist' });
+    expect(await sesKind.doctor(account({ secret_access_key: 'wrong' }), AbortSignal.timeout(5_000))).toEqual([
+      { name: 'credentials accepted', ok: false, detail: 'SES answered HTTP 403 (SignatureDoesNotMatch)' },
+    ]);
+    expect(byName(await sesKind.doctor(account({ configuration_set: 'nope' }), AbortSignal.timeout(5_000)))['events published to SNS']).toMatchObject({
+      ok: false,
+      detail: 'configuration set nope does not exist',
+    });
     const url = fake.url;
     await fake.close();
     const [down] = await sesKind.doctor({ ...account(), base_url: url }, AbortSignal.timeout(5_000));

@@ -30,14 +30,22 @@ afterAll(async () => {
 });
 
 function request(rawBody: Buffer): CallbackRequest {
-  return { rawBody, headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' }, url: 'https://herald.test/v1/callbacks/ses' };
+  return {
+    rawBody,
+    headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' },
+    url: 'https://herald.test/v1/callbacks/ses',
+  };
 }
 
 function verifier(topics: string[] = [TOPIC]) {
   return createSesCallbackVerifier({ topicArns: topics, fetch: sns.fetch });
 }
 
-const delivery = sesEvent('Delivery', { messageId: 'ses-msg-1', reference: 'hk_ref1' }, { timestamp: '2025-01-15T11:59:30.000Z', recipients: ['ada@example.com'], smtpResponse: '250 ok' });
+const delivery = sesEvent(
+  'Delivery',
+  { messageId: 'ses-msg-1', reference: 'hk_ref1' },
+  { timestamp: '2025-01-15T11:59:30.000Z', recipients: ['ada@example.com'], smtpResponse: '250 ok' },
+);
 
 function expectRefused(parse: CallbackParse, detail?: RegExp): void {
   expect(parse).toMatchObject({ ok: false, status: 401, code: 'callback_signature_invalid' });
@@ -50,7 +58,16 @@ describe('SNS notifications', () => {
       const body = sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW - 1_000, version, certificate: cert, messageId: `sns-${version}` });
       expect(await verifier().verify(request(body), NOW)).toEqual({
         ok: true,
-        events: [{ eventId: `sns-${version}`, status: 'delivered', providerMessageId: 'ses-msg-1', reference: 'hk_ref1', occurredAt: Date.parse('2025-01-15T11:59:30.000Z'), suppress: null }],
+        events: [
+          {
+            eventId: `sns-${version}`,
+            status: 'delivered',
+            providerMessageId: 'ses-msg-1',
+            reference: 'hk_ref1',
+            occurredAt: Date.parse('2025-01-15T11:59:30.000Z'),
+            suppress: null,
+          },
+        ],
       });
     });
   }
@@ -103,7 +120,9 @@ describe('SNS notifications', () => {
   it('one certificate fetch serves many messages, concurrent ones included', async () => {
     const fresh = await sns.certificate('eu-west-1');
     const v = verifier();
-    const bodies = Array.from({ length: 5 }, (_, i) => sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: fresh, messageId: `sns-c${i}` }));
+    const bodies = Array.from({ length: 5 }, (_, i) =>
+      sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: fresh, messageId: `sns-c${i}` }),
+    );
     const results = await Promise.all(bodies.map((b) => v.verify(request(b), NOW)));
     expect(results.every((r) => r.ok)).toBe(true);
     expect(sns.fetched.filter((u) => u === fresh.url)).toHaveLength(1);
@@ -111,14 +130,23 @@ describe('SNS notifications', () => {
 
   it('a certificate that is not valid now, or not there: refused; SNS unreachable: 503 so SNS retries', async () => {
     const expired = await sns.certificate('eu-west-1', { validFrom: Date.UTC(2020, 0, 1), validTo: Date.UTC(2021, 0, 1) });
-    expectRefused(await verifier().verify(request(sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: expired })), NOW), /not valid now/);
+    expectRefused(
+      await verifier().verify(request(sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: expired })), NOW),
+      /not valid now/,
+    );
     const unserved = await sns.certificate('eu-west-1', { serve: false });
-    expectRefused(await verifier().verify(request(sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: unserved })), NOW), /HTTP 404/);
+    expectRefused(
+      await verifier().verify(request(sns.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: unserved })), NOW),
+      /HTTP 404/,
+    );
     const offline = await startSnsFake();
     try {
       const c = await offline.certificate('eu-west-1');
       offline.goOffline();
-      const parse = await createSesCallbackVerifier({ topicArns: [TOPIC], fetch: offline.fetch }).verify(request(offline.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: c })), NOW);
+      const parse = await createSesCallbackVerifier({ topicArns: [TOPIC], fetch: offline.fetch }).verify(
+        request(offline.message({ topicArn: TOPIC, message: delivery, timestampMs: NOW, certificate: c })),
+        NOW,
+      );
       expect(parse).toMatchObject({ ok: false, status: 503, code: 'service_unavailable' });
     } finally {
       await offline.close();
@@ -181,7 +209,14 @@ describe('SigningCertURL must be the topic’s own SNS host', () => {
 
 describe('subscription confirmation', () => {
   const confirmation = (over: Partial<Parameters<SnsFake['message']>[0]> = {}) =>
-    sns.message({ type: 'SubscriptionConfirmation', topicArn: TOPIC, message: `You have chosen to subscribe to the topic ${TOPIC}.\nTo confirm the subscription, visit the SubscribeURL included in this message.`, timestampMs: NOW, certificate: cert, ...over });
+    sns.message({
+      type: 'SubscriptionConfirmation',
+      topicArn: TOPIC,
+      message: `You have chosen to subscribe to the topic ${TOPIC}.\nTo confirm the subscription, visit the SubscribeURL included in this message.`,
+      timestampMs: NOW,
+      certificate: cert,
+      ...over,
+    });
 
   it('is confirmed by one GET of its https SNS SubscribeURL, however often SNS repeats it', async () => {
     const v = verifier();
@@ -230,7 +265,13 @@ describe('subscription confirmation', () => {
 
   it('an UnsubscribeConfirmation is acknowledged and followed nowhere', async () => {
     const before = sns.confirmations.length;
-    const body = sns.message({ type: 'UnsubscribeConfirmation', topicArn: TOPIC, message: 'You have chosen to deactivate subscription.', timestampMs: NOW, certificate: cert });
+    const body = sns.message({
+      type: 'UnsubscribeConfirmation',
+      topicArn: TOPIC,
+      message: 'You have chosen to deactivate subscription.',
+      timestampMs: NOW,
+      certificate: cert,
+    });
     expect(await verifier().verify(request(body), NOW)).toEqual({ ok: true, events: [] });
     expect(sns.confirmations.length).toBe(before);
   });

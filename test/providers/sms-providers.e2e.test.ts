@@ -64,14 +64,23 @@ describe.each(DRIVERS)('SMS providers end to end on %s', (driver) => {
 
       // Forged: signed with another token. `failed` would be final on the lattice if it got in.
       const forged = twilio.statusCallback(message!.sid, 'failed', { errorCode: '30003', authToken: 'forged-token' });
-      const r = await fetch(new URL('/v1/callbacks/sandbox-sms' + new URL(forged.url).search, listening), { method: 'POST', headers: forged.headers, body: forged.rawBody });
+      const r = await fetch(new URL('/v1/callbacks/sandbox-sms' + new URL(forged.url).search, listening), {
+        method: 'POST',
+        headers: forged.headers,
+        body: forged.rawBody,
+      });
       expect(r.status).toBe(401);
       await h!.evidence.runOnce();
       expect(await deliveryOf(sent.json.id)).toMatchObject({ state: 'accepted', downstream_status: 'delivered' });
 
       // A replay of the genuine callback is a duplicate, not a second event.
       const replay = twilio.statusCallback(message!.sid, 'delivered');
-      const again = await h!.app.inject({ method: 'POST', url: '/v1/callbacks/sandbox-sms' + new URL(replay.url).search, headers: replay.headers, payload: replay.rawBody });
+      const again = await h!.app.inject({
+        method: 'POST',
+        url: '/v1/callbacks/sandbox-sms' + new URL(replay.url).search,
+        headers: replay.headers,
+        payload: replay.rawBody,
+      });
       expect(again.json()).toEqual({ received: 0, duplicates: 1 });
     });
 
@@ -116,7 +125,11 @@ describe.each(DRIVERS)('SMS providers end to end on %s', (driver) => {
 
       const genuine = telnyx.webhook(message!.id, 'message.finalized', 'delivery_failed');
       const stranger = telnyxKeyPair();
-      const r = await fetch(new URL('/v1/callbacks/sandbox-sms', listening), { method: 'POST', headers: signTelnyxWebhook(stranger.privateKey, genuine.rawBody, Math.floor(Date.now() / 1000)), body: genuine.rawBody });
+      const r = await fetch(new URL('/v1/callbacks/sandbox-sms', listening), {
+        method: 'POST',
+        headers: signTelnyxWebhook(stranger.privateKey, genuine.rawBody, Math.floor(Date.now() / 1000)),
+        body: genuine.rawBody,
+      });
       expect(r.status).toBe(401);
       const stale = telnyx.webhook(message!.id, 'message.finalized', 'delivery_failed', { atMs: Date.now() - 600_000 });
       const s = await fetch(new URL('/v1/callbacks/sandbox-sms', listening), { method: 'POST', headers: stale.headers, body: stale.rawBody });

@@ -31,7 +31,11 @@ afterEach(async () => {
   await fake.close();
 });
 
-function adapter(over: Partial<ProviderAccountConfig> = {}, settings: Record<string, unknown> = { public_key: fake.publicKey }, callbackUrl: string | null = CALLBACK_URL): ProviderAdapter {
+function adapter(
+  over: Partial<ProviderAccountConfig> = {},
+  settings: Record<string, unknown> = { public_key: fake.publicKey },
+  callbackUrl: string | null = CALLBACK_URL,
+): ProviderAdapter {
   const a = createTelnyxAdapter(telnyxAccount(fake.url, over, settings), { callbackUrl });
   adapters.push(a);
   return a;
@@ -41,7 +45,17 @@ let n = 0;
 function request(over: Partial<SubmitRequest> = {}): SubmitRequest {
   n += 1;
   const expiresAt = Date.now() + 300_000;
-  return { deliveryId: `dlv-${n}`, idempotencyKey: `hk_telnyx-test-${n}`, channel: 'sms', purpose: 'otp', destination: '+15550100002', content: { text: 'Your code is 654321' }, expiresAt, sendBy: expiresAt, ...over };
+  return {
+    deliveryId: `dlv-${n}`,
+    idempotencyKey: `hk_telnyx-test-${n}`,
+    channel: 'sms',
+    purpose: 'otp',
+    destination: '+15550100002',
+    content: { text: 'Your code is 654321' },
+    expiresAt,
+    sendBy: expiresAt,
+    ...over,
+  };
 }
 
 describe('what goes on the wire', () => {
@@ -49,7 +63,10 @@ describe('what goes on the wire', () => {
     const req = request();
     const outcome = await adapter().submit(req);
     expect(outcome).toEqual({ kind: 'accepted', providerMessageId: fake.messages[0]!.id });
-    expect(fake.messages[0]).toMatchObject({ idempotencyKey: req.idempotencyKey, payload: { from: TELNYX_FROM, to: '+15550100002', text: 'Your code is 654321', webhook_url: CALLBACK_URL, use_profile_webhooks: false } });
+    expect(fake.messages[0]).toMatchObject({
+      idempotencyKey: req.idempotencyKey,
+      payload: { from: TELNYX_FROM, to: '+15550100002', text: 'Your code is 654321', webhook_url: CALLBACK_URL, use_profile_webhooks: false },
+    });
   });
 
   it('without a public key (nothing to verify with) or a public URL, the profile’s webhooks apply: no webhook_url', async () => {
@@ -127,7 +144,10 @@ describe('webhooks', () => {
     await a.submit(request());
     const id = fake.messages[0]!.id;
     const hook = fake.webhook(id, 'message.finalized', 'delivered', { eventId: 'b301ed3f-1490-491f-995f-6e64e69674d4' });
-    expect((a.callbacks as SyncCallbackVerifier).verify(hook, Date.now())).toMatchObject({ ok: true, events: [{ eventId: 'b301ed3f-1490-491f-995f-6e64e69674d4', status: 'delivered', providerMessageId: id, reference: null, suppress: null }] });
+    expect((a.callbacks as SyncCallbackVerifier).verify(hook, Date.now())).toMatchObject({
+      ok: true,
+      events: [{ eventId: 'b301ed3f-1490-491f-995f-6e64e69674d4', status: 'delivered', providerMessageId: id, reference: null, suppress: null }],
+    });
   });
 
   it('to[].status maps onto the lattice', async () => {
@@ -153,20 +173,35 @@ describe('webhooks', () => {
     const id = fake.messages[0]!.id;
     const now = Date.now();
     const good = fake.webhook(id, 'message.finalized', 'delivered', { atMs: now });
-    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, rawBody: Buffer.from(good.rawBody.toString().replace('delivered', 'delivery_failed')) }, now)).toMatchObject({ ok: false, status: 401 });
+    expect(
+      (a.callbacks as SyncCallbackVerifier).verify({ ...good, rawBody: Buffer.from(good.rawBody.toString().replace('delivered', 'delivery_failed')) }, now),
+    ).toMatchObject({ ok: false, status: 401 });
     const stranger = telnyxKeyPair();
-    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: signTelnyxWebhook(stranger.privateKey, good.rawBody, Math.floor(now / 1000)) }, now)).toMatchObject({ ok: false, status: 401 });
-    expect((a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { atMs: now - 301_000 }), now)).toMatchObject({ ok: false, status: 401 });
-    expect((a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { atMs: now + 301_000 }), now)).toMatchObject({ ok: false, status: 401 });
+    expect(
+      (a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: signTelnyxWebhook(stranger.privateKey, good.rawBody, Math.floor(now / 1000)) }, now),
+    ).toMatchObject({ ok: false, status: 401 });
+    expect((a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { atMs: now - 301_000 }), now)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect((a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { atMs: now + 301_000 }), now)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
     expect((a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { atMs: now - 299_000 }), now).ok).toBe(true);
-    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: { ...good.headers, 'telnyx-timestamp': String(Math.floor(now / 1000) + 1) } }, now)).toMatchObject({ ok: false, status: 401 });
+    expect(
+      (a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: { ...good.headers, 'telnyx-timestamp': String(Math.floor(now / 1000) + 1) } }, now),
+    ).toMatchObject({ ok: false, status: 401 });
   });
 
   it('a retried webhook (same event, signed again) is the same event id', async () => {
     const a = adapter();
     await a.submit(request());
     const id = fake.messages[0]!.id;
-    const first = (a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { eventId: 'evt-1', atMs: Date.now() - 60_000 }), Date.now());
+    const first = (a.callbacks as SyncCallbackVerifier).verify(
+      fake.webhook(id, 'message.finalized', 'delivered', { eventId: 'evt-1', atMs: Date.now() - 60_000 }),
+      Date.now(),
+    );
     const again = (a.callbacks as SyncCallbackVerifier).verify(fake.webhook(id, 'message.finalized', 'delivered', { eventId: 'evt-1' }), Date.now());
     expect(first.ok && again.ok && first.events[0]!.eventId === again.events[0]!.eventId).toBe(true);
   });
@@ -175,7 +210,9 @@ describe('webhooks', () => {
     const { privateKey, publicKey } = telnyxKeyPair();
     const verifier = createTelnyxCallbackVerifier([decodePublicKey(publicKey)!]);
     const body = Buffer.from('{"data": "nope"}');
-    expect(verifier.verify({ rawBody: body, headers: signTelnyxWebhook(privateKey, body, Math.floor(Date.now() / 1000)), url: CALLBACK_URL }, Date.now())).toMatchObject({ ok: false, status: 400 });
+    expect(
+      verifier.verify({ rawBody: body, headers: signTelnyxWebhook(privateKey, body, Math.floor(Date.now() / 1000)), url: CALLBACK_URL }, Date.now()),
+    ).toMatchObject({ ok: false, status: 400 });
   });
 
   it('agrees with the telnyx package’s TelnyxWebhook on generated bodies, genuine and forged', async () => {
@@ -185,7 +222,14 @@ describe('webhooks', () => {
     const theirs = new TelnyxWebhook(publicKey);
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 40 }), fc.uuid(), fc.boolean(), fc.boolean(), async (text, eventId, forged, tamper) => {
-        const rawBody = telnyxWebhookBody({ eventId, eventType: 'message.finalized', messageId: eventId, to: '+15550100002', status: 'delivered', occurredAt: new Date() });
+        const rawBody = telnyxWebhookBody({
+          eventId,
+          eventType: 'message.finalized',
+          messageId: eventId,
+          to: '+15550100002',
+          status: 'delivered',
+          occurredAt: new Date(),
+        });
         const ts = Math.floor(Date.now() / 1000);
         const headers = signTelnyxWebhook(forged ? other.privateKey : privateKey, rawBody, ts);
         const received = tamper ? Buffer.concat([rawBody, Buffer.from(text)]) : rawBody;
@@ -203,7 +247,8 @@ describe('webhooks', () => {
 });
 
 describe('settings, checked at load', () => {
-  const load = (settings: Record<string, unknown>, over: Record<string, unknown> = {}) => resolveConfig({ provider_accounts: [{ id: 'telnyx-sms', kind: 'telnyx', channel: 'sms', settings, ...over }] });
+  const load = (settings: Record<string, unknown>, over: Record<string, unknown> = {}) =>
+    resolveConfig({ provider_accounts: [{ id: 'telnyx-sms', kind: 'telnyx', channel: 'sms', settings, ...over }] });
 
   it('the smallest account loads with the kind’s defaults: dedupes by key, resend_same_key', () => {
     const [account] = load({ api_key: 'KEY1', from: TELNYX_FROM }).provider_accounts;
@@ -237,7 +282,11 @@ describe('settings, checked at load', () => {
 describe('herald doctor', () => {
   it('the key accepted and the number owned; a number not owned, or a wrong key, is a failed finding', async () => {
     const ok = await telnyxKind.doctor(telnyxAccount(fake.url), AbortSignal.timeout(5_000));
-    expect(ok.map((c) => [c.name, c.ok])).toEqual([['endpoint answers', true], ['credentials accepted', true], ['sender owned', true]]);
+    expect(ok.map((c) => [c.name, c.ok])).toEqual([
+      ['endpoint answers', true],
+      ['credentials accepted', true],
+      ['sender owned', true],
+    ]);
     const notOurs = await telnyxKind.doctor(telnyxAccount(fake.url, {}, { from: '+15005550099' }), AbortSignal.timeout(5_000));
     expect(notOurs.find((c) => c.name === 'sender owned')?.ok).toBe(false);
     const wrong = await telnyxKind.doctor(telnyxAccount(fake.url, {}, { api_key: 'KEYwrong' }), AbortSignal.timeout(5_000));

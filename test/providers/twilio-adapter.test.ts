@@ -20,7 +20,13 @@ let fake: TwilioFake;
 const adapters: ProviderAdapter[] = [];
 
 beforeEach(async () => {
-  fake = await startTwilioFake({ accountSid: TWILIO_ACCOUNT_SID, authToken: TWILIO_AUTH_TOKEN, apiKey: API_KEY, numbers: [TWILIO_FROM], messagingServices: [SERVICE] });
+  fake = await startTwilioFake({
+    accountSid: TWILIO_ACCOUNT_SID,
+    authToken: TWILIO_AUTH_TOKEN,
+    apiKey: API_KEY,
+    numbers: [TWILIO_FROM],
+    messagingServices: [SERVICE],
+  });
 });
 afterEach(async () => {
   await Promise.all(adapters.splice(0).map((a) => a.close()));
@@ -83,14 +89,18 @@ describe('what goes on the wire', () => {
   });
 
   it('a Messaging Service picks the sender: MessagingServiceSid, no From', async () => {
-    const outcome = await adapter({ settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, messaging_service_sid: SERVICE } }).submit(request());
+    const outcome = await adapter({ settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, messaging_service_sid: SERVICE } }).submit(
+      request(),
+    );
     expect(outcome.kind).toBe('accepted');
     expect(fake.messages[0]!.params).toMatchObject({ MessagingServiceSid: SERVICE });
     expect(fake.messages[0]!.params.From).toBeUndefined();
   });
 
   it('an API key authenticates as its SID; without an Auth Token there is nothing to verify callbacks with, so no StatusCallback', async () => {
-    const a = adapter({ settings: { account_sid: TWILIO_ACCOUNT_SID, auth: 'api_key', api_key_sid: API_KEY.sid, api_key_secret: API_KEY.secret, from: TWILIO_FROM } });
+    const a = adapter({
+      settings: { account_sid: TWILIO_ACCOUNT_SID, auth: 'api_key', api_key_sid: API_KEY.sid, api_key_secret: API_KEY.secret, from: TWILIO_FROM },
+    });
     expect((await a.submit(request())).kind).toBe('accepted');
     expect(fake.messages[0]!.user).toBe(API_KEY.sid);
     expect(fake.messages[0]!.params.StatusCallback).toBeUndefined();
@@ -139,7 +149,10 @@ describe('status callbacks', () => {
     const sid = fake.messages[0]!.sid;
     expect(sent).toEqual({ kind: 'accepted', providerMessageId: sid });
     const parse = (a.callbacks as SyncCallbackVerifier).verify(fake.statusCallback(sid, 'delivered'), Date.now());
-    expect(parse).toEqual({ ok: true, events: [{ eventId: `${sid}:delivered`, status: 'delivered', providerMessageId: sid, reference: req.idempotencyKey, occurredAt: null, suppress: null }] });
+    expect(parse).toEqual({
+      ok: true,
+      events: [{ eventId: `${sid}:delivered`, status: 'delivered', providerMessageId: sid, reference: req.idempotencyKey, occurredAt: null, suppress: null }],
+    });
   });
 
   it('statuses map onto the lattice; the error code is part of the event id', async () => {
@@ -165,10 +178,18 @@ describe('status callbacks', () => {
     const good = fake.statusCallback(sid, 'delivered');
     const tampered = { ...good, rawBody: Buffer.from(good.rawBody.toString().replace('delivered', 'undelivered')) };
     expect((a.callbacks as SyncCallbackVerifier).verify(tampered, Date.now())).toMatchObject({ ok: false, status: 401 });
-    expect((a.callbacks as SyncCallbackVerifier).verify(fake.statusCallback(sid, 'delivered', { authToken: 'another-token' }), Date.now())).toMatchObject({ ok: false, status: 401 });
-    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, Date.now())).toMatchObject({ ok: false, status: 401 });
+    expect((a.callbacks as SyncCallbackVerifier).verify(fake.statusCallback(sid, 'delivered', { authToken: 'another-token' }), Date.now())).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(
+      (a.callbacks as SyncCallbackVerifier).verify({ ...good, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, Date.now()),
+    ).toMatchObject({ ok: false, status: 401 });
     // The ref is signed with the URL: pointing a callback at another delivery breaks it.
-    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, url: good.url.replace(/ref=[^&]+/, 'ref=hk_other') }, Date.now())).toMatchObject({ ok: false, status: 401 });
+    expect((a.callbacks as SyncCallbackVerifier).verify({ ...good, url: good.url.replace(/ref=[^&]+/, 'ref=hk_other') }, Date.now())).toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 
   it('a replay is the same event id (the store dedupes it); a previous Auth Token listed in callback_secrets still verifies', async () => {
@@ -189,7 +210,13 @@ describe('settings, checked at load', () => {
   it('the smallest account loads with the kind’s defaults', () => {
     const cfg = load({ account_sid: TWILIO_ACCOUNT_SID, auth_token: 'a-token', from: TWILIO_FROM });
     const [account] = cfg.provider_accounts;
-    expect(account).toMatchObject({ kind: 'twilio', rate_per_second: 1, burst: 1, ambiguity_policy: 'wait_for_evidence', capabilities: { lookup: false, dedupes_by_key: false } });
+    expect(account).toMatchObject({
+      kind: 'twilio',
+      rate_per_second: 1,
+      burst: 1,
+      ambiguity_policy: 'wait_for_evidence',
+      capabilities: { lookup: false, dedupes_by_key: false },
+    });
   });
 
   it.each([
@@ -210,7 +237,9 @@ describe('settings, checked at load', () => {
   });
 
   it('refuses a declared dedupe by key or look-up, which Twilio does not have', () => {
-    expect(() => load({ account_sid: TWILIO_ACCOUNT_SID, auth_token: 't', from: TWILIO_FROM }, { capabilities: { dedupes_by_key: true } })).toThrow(/idempotency key/);
+    expect(() => load({ account_sid: TWILIO_ACCOUNT_SID, auth_token: 't', from: TWILIO_FROM }, { capabilities: { dedupes_by_key: true } })).toThrow(
+      /idempotency key/,
+    );
   });
 
   it('accepts an alphanumeric sender ID; describe shows no secret', () => {
@@ -234,9 +263,15 @@ describe('herald doctor', () => {
   });
 
   it('a wrong token, or a number the account does not own, is a failed finding', async () => {
-    const wrong = await twilioKind.doctor(twilioAccount(fake.url, { settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: 'nope', from: TWILIO_FROM } }), AbortSignal.timeout(5_000));
+    const wrong = await twilioKind.doctor(
+      twilioAccount(fake.url, { settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: 'nope', from: TWILIO_FROM } }),
+      AbortSignal.timeout(5_000),
+    );
     expect(wrong.find((c) => c.name === 'credentials accepted')?.ok).toBe(false);
-    const notOurs = await twilioKind.doctor(twilioAccount(fake.url, { settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, from: '+15005550009' } }), AbortSignal.timeout(5_000));
+    const notOurs = await twilioKind.doctor(
+      twilioAccount(fake.url, { settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, from: '+15005550009' } }),
+      AbortSignal.timeout(5_000),
+    );
     expect(notOurs.find((c) => c.name === 'sender owned')?.ok).toBe(false);
     expect(JSON.stringify([wrong, notOurs])).not.toContain(TWILIO_AUTH_TOKEN);
   });

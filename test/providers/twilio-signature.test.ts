@@ -29,19 +29,38 @@ describe("Twilio's published signature examples", () => {
   it('ports: the default port may or may not have been signed; a non-default one may have been dropped', () => {
     expect(verifyTwilioSignature([DOC_TOKEN], 'kvajT1Ptam85bY51eRf/AJRuM3w=', DOC_URL, params(DOC_PARAMS))).toBe(true);
     expect(verifyTwilioSignature([DOC_TOKEN], '0ZXoZLH/DfblKGATFgpif+LLRf4=', 'http://mycompany.com/myapp.php?foo=1&bar=2', params(DOC_PARAMS))).toBe(true);
-    expect(verifyTwilioSignature([DOC_TOKEN], 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', 'https://mycompany.com:1234/myapp.php?foo=1&bar=2', params(DOC_PARAMS))).toBe(true);
-    expect(verifyTwilioSignature([DOC_TOKEN], 'Zmvh+3yNM1Phv2jhDCwEM3q5ebU=', 'http://mycompany.com:1234/myapp.php?foo=1&bar=2', params(DOC_PARAMS))).toBe(true);
+    expect(verifyTwilioSignature([DOC_TOKEN], 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', 'https://mycompany.com:1234/myapp.php?foo=1&bar=2', params(DOC_PARAMS))).toBe(
+      true,
+    );
+    expect(verifyTwilioSignature([DOC_TOKEN], 'Zmvh+3yNM1Phv2jhDCwEM3q5ebU=', 'http://mycompany.com:1234/myapp.php?foo=1&bar=2', params(DOC_PARAMS))).toBe(
+      true,
+    );
   });
 
   it('a real SMS request Twilio signed (twilio-ruby spec/util/request_validator_spec.rb)', () => {
     const sms = {
-      ToState: 'CA', FromState: 'CA', AccountSid: 'ACba8bc05eacf94afdae398e642c9cc32d', SmsMessageSid: 'SM2003cbd5e6a3701999aa3e5f20ff2787',
-      Body: 'Orly', From: '+14159354345', FromCity: 'SAN FRANCISCO', SmsStatus: 'received', FromZip: '94107', FromCountry: 'US',
-      To: '+14158141819', ToCity: 'SAN FRANCISCO', ToZip: '94105', ToCountry: 'US', ApiVersion: '2010-04-01', SmsSid: 'SM2003cbd5e6a3701999aa3e5f20ff2787',
+      ToState: 'CA',
+      FromState: 'CA',
+      AccountSid: 'ACba8bc05eacf94afdae398e642c9cc32d',
+      SmsMessageSid: 'SM2003cbd5e6a3701999aa3e5f20ff2787',
+      Body: 'Orly',
+      From: '+14159354345',
+      FromCity: 'SAN FRANCISCO',
+      SmsStatus: 'received',
+      FromZip: '94107',
+      FromCountry: 'US',
+      To: '+14158141819',
+      ToCity: 'SAN FRANCISCO',
+      ToZip: '94105',
+      ToCountry: 'US',
+      ApiVersion: '2010-04-01',
+      SmsSid: 'SM2003cbd5e6a3701999aa3e5f20ff2787',
     };
     // As it arrived: the form body Twilio posted, parsed the way the verifier parses it.
     const body = parseFormParams(Buffer.from(new URLSearchParams(sms).toString()));
-    expect(verifyTwilioSignature(['2bd9e9638872de601313dc77410d3b23'], 'mxeiv65lEe0b8L6LdVw2jgJi8yw=', 'http://twiliotests.heroku.com/validate/sms', body)).toBe(true);
+    expect(
+      verifyTwilioSignature(['2bd9e9638872de601313dc77410d3b23'], 'mxeiv65lEe0b8L6LdVw2jgJi8yw=', 'http://twiliotests.heroku.com/validate/sms', body),
+    ).toBe(true);
   });
 
   it('refuses the example with a wrong token, a changed parameter, a changed URL or a truncated signature', () => {
@@ -64,7 +83,12 @@ const text = fc.string({ unit: fc.constantFrom(...'aZ09 +-_.~%&=?/:#éß€😀\
 const name = fc.string({ unit: fc.constantFrom(...'AZaz09_'.split('')), minLength: 1, maxLength: 10 });
 const record = fc.dictionary(name, fc.oneof(text, fc.array(text, { minLength: 1, maxLength: 3 })), { maxKeys: 8 });
 const url = fc
-  .tuple(fc.constantFrom('https', 'http'), fc.constantFrom('herald.example.com', 'h.test:8443', '127.0.0.1:8080', 'h.test:443'), fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }))
+  .tuple(
+    fc.constantFrom('https', 'http'),
+    fc.constantFrom('herald.example.com', 'h.test:8443', '127.0.0.1:8080', 'h.test:443'),
+    fc.webPath(),
+    fc.option(fc.webQueryParameters(), { nil: undefined }),
+  )
   .map(([scheme, host, path, query]) => `${scheme}://${host}${path === '' ? '/' : path}${query === undefined ? '' : `?${query}`}`);
 const token = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'.split('')), minLength: 32, maxLength: 32 });
 

@@ -24,7 +24,11 @@ afterEach(async () => {
 });
 
 async function certificate(cn: string): Promise<{ cert: string; key: string }> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: cn }], { notAfterDate: new Date(Date.now() + 2 * 86_400_000), keySize: 2048, extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] });
+  const pems = await selfsigned.generate([{ name: 'commonName', value: cn }], {
+    notAfterDate: new Date(Date.now() + 2 * 86_400_000),
+    keySize: 2048,
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
   return { cert: pems.cert, key: pems.private };
 }
 
@@ -49,7 +53,10 @@ describe('HTTPS from certificate files', () => {
     const second = await certificate('herald-second');
     writeFileSync(join(dir, 'cert.pem'), first.cert);
     writeFileSync(join(dir, 'key.pem'), first.key);
-    const config = resolveConfig({ port: 0, data_dir: join(dir, 'data'), tls: { cert_file: join(dir, 'cert.pem'), key_file: join(dir, 'key.pem') } }, { sandbox: false });
+    const config = resolveConfig(
+      { port: 0, data_dir: join(dir, 'data'), tls: { cert_file: join(dir, 'cert.pem'), key_file: join(dir, 'key.pem') } },
+      { sandbox: false },
+    );
     expect(config.public_url).toMatch(/^https:\/\//);
     let reloads = 0;
     node = await createHeraldNode({ config, roles: ['api'], logger, onTlsReload: () => reloads++ });
@@ -74,7 +81,10 @@ describe('HTTPS from certificate files', () => {
     writeFileSync(join(dir, 'cert.pem'), a.cert);
     writeFileSync(join(dir, 'other-key.pem'), b.key);
     const missing = resolveConfig({ port: 0, tls: { cert_file: join(dir, 'nope.pem'), key_file: join(dir, 'other-key.pem') } }, { sandbox: false });
-    await expect(createHeraldNode({ config: missing, roles: ['api'], logger })).rejects.toMatchObject({ field: 'tls.cert_file', message: expect.stringContaining('cannot be read') });
+    await expect(createHeraldNode({ config: missing, roles: ['api'], logger })).rejects.toMatchObject({
+      field: 'tls.cert_file',
+      message: expect.stringContaining('cannot be read'),
+    });
     const mismatched = resolveConfig({ port: 0, tls: { cert_file: join(dir, 'cert.pem'), key_file: join(dir, 'other-key.pem') } }, { sandbox: false });
     const err = await createHeraldNode({ config: mismatched, roles: ['api'], logger }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);

@@ -167,10 +167,7 @@ describe('classifyResponse', () => {
   });
 
   it('never echoes provider text that could hold a destination', () => {
-    const outcome = classifyResponse(
-      { status: 400, body: { error: "The 'To' number +15551234567 is not valid", message: '+15551234567' } },
-      NOW,
-    );
+    const outcome = classifyResponse({ status: 400, body: { error: "The 'To' number +15551234567 is not valid", message: '+15551234567' } }, NOW);
     expect(outcome).toMatchObject({ kind: 'permanent', reason: 'other', code: 'http_400' });
     expect(JSON.stringify(outcome)).not.toContain('+1555');
   });

@@ -176,7 +176,10 @@ describe('reproducibility', () => {
         const res = answered(await sendSms(target.url, freshKey('repro')));
         await target.idle();
         perMessage.push(
-          sink.received.filter((c) => c.body.data.provider_message_id === res.body.sid).map((c) => c.body.data.status).join(','),
+          sink.received
+            .filter((c) => c.body.data.provider_message_id === res.body.sid)
+            .map((c) => c.body.data.status)
+            .join(','),
         );
       }
       return perMessage;

@@ -26,41 +26,23 @@ describe('planCallbacks', () => {
     const email = planCallbacks('email', settings({ bounce_probability: 1, complaint_probability: 1 }), mulberry32(1));
     expect(email.events).toEqual([{ status: 'sent' }, { status: 'bounced', bounceType: 'hard' }]);
     for (const channel of ['sms', 'push'] as const) {
-      expect(planCallbacks(channel, settings({ bounce_probability: 1 }), mulberry32(1)).events).toEqual([
-        { status: 'sent' },
-        { status: 'failed' },
-      ]);
+      expect(planCallbacks(channel, settings({ bounce_probability: 1 }), mulberry32(1)).events).toEqual([{ status: 'sent' }, { status: 'failed' }]);
     }
   });
 
   it('complaint_probability 1: a delivered e-mail is then complained about; never sms or push', () => {
-    expect(emitted(planCallbacks('email', settings({ complaint_probability: 1 }), mulberry32(1)))).toEqual([
-      'sent',
-      'delivered',
-      'complained',
-    ]);
-    expect(emitted(planCallbacks('sms', settings({ complaint_probability: 1 }), mulberry32(1)))).toEqual([
-      'sent',
-      'delivered',
-    ]);
+    expect(emitted(planCallbacks('email', settings({ complaint_probability: 1 }), mulberry32(1)))).toEqual(['sent', 'delivered', 'complained']);
+    expect(emitted(planCallbacks('sms', settings({ complaint_probability: 1 }), mulberry32(1)))).toEqual(['sent', 'delivered']);
   });
 
   it('reorder_probability 1 swaps consecutive pairs, each event moving at most one place', () => {
-    expect(emitted(planCallbacks('sms', settings({ reorder_probability: 1 }), mulberry32(1)))).toEqual([
-      'delivered',
-      'sent',
-    ]);
+    expect(emitted(planCallbacks('sms', settings({ reorder_probability: 1 }), mulberry32(1)))).toEqual(['delivered', 'sent']);
     const email = planCallbacks('email', settings({ reorder_probability: 1, complaint_probability: 1 }), mulberry32(1));
     expect(emitted(email)).toEqual(['delivered', 'sent', 'complained']);
   });
 
   it('duplicate_probability 1 repeats every event after all originals', () => {
-    expect(emitted(planCallbacks('push', settings({ duplicate_probability: 1 }), mulberry32(1)))).toEqual([
-      'sent',
-      'delivered',
-      'sent+',
-      'delivered+',
-    ]);
+    expect(emitted(planCallbacks('push', settings({ duplicate_probability: 1 }), mulberry32(1)))).toEqual(['sent', 'delivered', 'sent+', 'delivered+']);
   });
 
   it('delays are drawn within delay_ms, inclusive', () => {

@@ -136,9 +136,7 @@ describe('count semantics and clearing', () => {
 
   it('a send the sandbox refuses on its own does not consume a fault', async () => {
     await postFault({ mode: 'server_error', count: 1 });
-    const noKey = answered(
-      await rawRequest(sandbox.url, { method: 'POST', path: '/emails', body: { to: 'a@example.test', subject: 's', text: 't' } }),
-    );
+    const noKey = answered(await rawRequest(sandbox.url, { method: 'POST', path: '/emails', body: { to: 'a@example.test', subject: 's', text: 't' } }));
     expect(noKey.status).toBe(400);
     expect(await listFaults()).toEqual([{ mode: 'server_error', count: 1 }]);
   });

@@ -106,9 +106,15 @@ describe('quota and per-second counts over the control API', () => {
     await sendSms(sandbox.url, freshKey());
     const s = T0 / 1000;
     const sms = answered(await rawRequest(sandbox.url, { path: '/ledger/per-second?channel=sms' }));
-    expect(sms.body).toEqual([{ second: s, count: 2 }, { second: s + 2, count: 1 }]);
+    expect(sms.body).toEqual([
+      { second: s, count: 2 },
+      { second: s + 2, count: 1 },
+    ]);
     const all = answered(await rawRequest(sandbox.url, { path: '/ledger/per-second' }));
-    expect(all.body).toEqual([{ second: s, count: 3 }, { second: s + 2, count: 1 }]);
+    expect(all.body).toEqual([
+      { second: s, count: 3 },
+      { second: s + 2, count: 1 },
+    ]);
     expect(answered(await rawRequest(sandbox.url, { path: '/ledger/per-second?channel=fax' })).status).toBe(400);
     answered(await rawRequest(sandbox.url, { method: 'DELETE', path: '/ledger' }));
     expect(answered(await rawRequest(sandbox.url, { path: '/ledger/per-second' })).body).toEqual([]);

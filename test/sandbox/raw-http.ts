@@ -6,9 +6,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 
 export type RawResult =
-  | { kind: 'answer'; status: number; headers: IncomingHttpHeaders; body: any }
-  | { kind: 'error'; code: string | undefined }
-  | { kind: 'timeout' };
+  { kind: 'answer'; status: number; headers: IncomingHttpHeaders; body: any } | { kind: 'error'; code: string | undefined } | { kind: 'timeout' };
 
 export interface RawRequest {
   method?: string;
@@ -20,12 +18,7 @@ export interface RawRequest {
 
 /** Sends one request and resolves with its answer, error or timeout; never rejects. */
 export function rawRequest(baseUrl: string, request: RawRequest): Promise<RawResult> {
-  const body =
-    request.body === undefined
-      ? undefined
-      : typeof request.body === 'string'
-        ? request.body
-        : JSON.stringify(request.body);
+  const body = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
   const headers: Record<string, string> = { ...request.headers };
   if (typeof request.body === 'object' && headers['content-type'] === undefined) {
     headers['content-type'] = 'application/json';
@@ -98,11 +91,7 @@ export function sendEmail(
 }
 
 /** Sends a valid SMS through the sandbox's Twilio-shaped endpoint. */
-export function sendSms(
-  baseUrl: string,
-  key: string,
-  options: { to?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<RawResult> {
+export function sendSms(baseUrl: string, key: string, options: { to?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<RawResult> {
   return rawRequest(baseUrl, {
     method: 'POST',
     path: '/2010-04-01/Accounts/sandbox/Messages.json',

@@ -66,16 +66,12 @@ describe('send endpoints accept and record', () => {
     const res = answered(await sendSms(key, { To: '+15551234567', Body: 'Code 123456', From: '+15550000000' }));
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ sid: expect.stringMatching(/^SM[0-9a-f]{32}$/), status: 'queued', to: '+15551234567' });
-    expect(sandbox.ledger.entries()).toMatchObject([
-      { idempotency_key: key, channel: 'sms', destination: '+15551234567', provider_message_id: res.body.sid },
-    ]);
+    expect(sandbox.ledger.entries()).toMatchObject([{ idempotency_key: key, channel: 'sms', destination: '+15551234567', provider_message_id: res.body.sid }]);
   });
 
   it('push: 200 with an FCM-shaped name under the project, recorded', async () => {
     const key = freshKey('push');
-    const res = answered(
-      await sendPush(key, { message: { token: 'device-token-1', notification: { title: 'Hi', body: 'There' } } }),
-    );
+    const res = answered(await sendPush(key, { message: { token: 'device-token-1', notification: { title: 'Hi', body: 'There' } } }));
     expect(res.status).toBe(200);
     expect(res.body.name).toMatch(/^projects\/demo-project\/messages\/[0-9a-f]+$/);
     expect(sandbox.ledger.entries()).toMatchObject([

@@ -1,14 +1,7 @@
 /** The settings control API: `/behaviour` and `/callbacks/<channel>`, and the matching start options. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isWebhookSecret } from '../../src/signing/standard-webhooks.js';
-import {
-  BehaviourSpecError,
-  CallbackSpecError,
-  defaultBehaviour,
-  QuotaSpecError,
-  startSandbox,
-  type SandboxHandle,
-} from '../../src/sandbox/index.js';
+import { BehaviourSpecError, CallbackSpecError, defaultBehaviour, QuotaSpecError, startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { answered, rawRequest } from './raw-http.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

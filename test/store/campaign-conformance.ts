@@ -88,7 +88,11 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       const a = await store.campaigns.sealAudience({ audienceId: 'aud_1', duplicates: 2, now: T0 + SECOND });
       expect(a).toMatchObject({ id: 'aud_1', status: 'ready', source: 'ndjson', size: 3, duplicates: 2, withAddress: { email: 2, sms: 0, push: 0 } });
       expect(await store.campaigns.getAudience('t_beta', 'aud_1')).toBeNull();
-      expect((await store.campaigns.readAudienceRows('aud_1', 0, 10)).map((r) => [r.position, r.recipient.id])).toEqual([[1, 'u1'], [2, 'u2'], [4, 'u4']]);
+      expect((await store.campaigns.readAudienceRows('aud_1', 0, 10)).map((r) => [r.position, r.recipient.id])).toEqual([
+        [1, 'u1'],
+        [2, 'u2'],
+        [4, 'u4'],
+      ]);
       expect((await store.campaigns.readAudienceRows('aud_1', 2, 1)).map((r) => r.position)).toEqual([4]);
       expect(await store.campaigns.audienceLinesWithout('aud_1', 'email', 10)).toEqual([5]);
       expect(await store.campaigns.readAudienceRows('aud_1', 1, 10)).toEqual([
@@ -136,32 +140,62 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       const first = [note(id, 'u1'), note(id, 'u2')];
       expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: first, skipped: 0, now: T0 })).toBe(true);
       // The same batch again (a second runner, a re-run after a crash): refused, nothing written twice.
-      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 })).toBe(false);
+      expect(
+        await store.campaigns.fanOutBatch({
+          campaignId: id,
+          expectPosition: 0,
+          toPosition: 2,
+          notifications: [note(id, 'u1'), note(id, 'u2')],
+          skipped: 0,
+          now: T0,
+        }),
+      ).toBe(false);
       expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 2, fannedOut: 2, skipped: 0 });
       expect(await store.campaigns.countCampaignQueued(id)).toBe(2);
       expect(await store.getNotification(TENANT, first[0]!.id)).not.toBeNull();
 
       expect(await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
-      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], skipped: 0, now: T0 })).toBe(false);
+      expect(
+        await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], skipped: 0, now: T0 }),
+      ).toBe(false);
       await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: T0 });
       expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [], skipped: 1, now: T0 })).toBe(true);
       expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 3, fannedOut: 2, skipped: 1 });
-      expect(await store.campaigns.campaignDeliveryCounts(id)).toEqual([{ state: 'ready', terminalReason: null, downstreamStatus: null, held: false, count: 2 }]);
+      expect(await store.campaigns.campaignDeliveryCounts(id)).toEqual([
+        { state: 'ready', terminalReason: null, downstreamStatus: null, held: false, count: 2 },
+      ]);
     });
 
     it('pause holds queued deliveries out of every claim; resume makes them due again, keeping a later retry time', async () => {
       const a = await audience([row(1), row(2), row(3)]);
       const id = await campaign(a.id, 3);
-      await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 3, notifications: [note(id, 'u1'), note(id, 'u2'), note(id, 'u3')], skipped: 0, now: T0 });
+      await store.campaigns.fanOutBatch({
+        campaignId: id,
+        expectPosition: 0,
+        toPosition: 3,
+        notifications: [note(id, 'u1'), note(id, 'u2'), note(id, 'u3')],
+        skipped: 0,
+        now: T0,
+      });
       // One call in flight at the pause; it ends retryable (due in 5 minutes) while paused.
       const [inFlight] = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0, leaseMs: 30 * SECOND, limit: 1 });
       await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0 + SECOND, holdUntil: CAMPAIGN_HOLD_UNTIL });
       expect(await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0 + 2 * SECOND, leaseMs: 30 * SECOND, limit: 10 })).toEqual([]);
       expect(await store.nextDueAt(ACCOUNT, T0 + 2 * SECOND)).toBe(CAMPAIGN_HOLD_UNTIL);
       const outcome = { kind: 'retryable' as const, code: 'http_503', message: 'unavailable', retryAfterMs: 5 * MINUTE };
-      const retry = mustDecide({ state: 'submitting', attemptCount: 1, expiresAt: inFlight!.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome }, T0 + 2 * SECOND);
+      const retry = mustDecide(
+        { state: 'submitting', attemptCount: 1, expiresAt: inFlight!.expiresAt, nextAttemptAt: null },
+        { type: 'outcome', outcome },
+        T0 + 2 * SECOND,
+      );
       await store.applyTransitions([
-        { deliveryId: inFlight!.deliveryId, expect: { state: 'submitting', leaseVersion: inFlight!.leaseVersion }, transition: retry, now: T0 + 2 * SECOND, attempt: { number: 1, outcome } },
+        {
+          deliveryId: inFlight!.deliveryId,
+          expect: { state: 'submitting', leaseVersion: inFlight!.leaseVersion },
+          transition: retry,
+          now: T0 + 2 * SECOND,
+          attempt: { number: 1, outcome },
+        },
       ]);
       expect(await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(1);
       expect(await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(0);
@@ -182,11 +216,26 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
     it('counts progress in one aggregate, lists pending for cancellation, and finishes campaigns', async () => {
       const a = await audience([row(1), row(2)]);
       const id = await campaign(a.id, 2);
-      await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: [note(id, 'u1'), note(id, 'u2')], skipped: 0, now: T0 });
+      await store.campaigns.fanOutBatch({
+        campaignId: id,
+        expectPosition: 0,
+        toPosition: 2,
+        notifications: [note(id, 'u1'), note(id, 'u2')],
+        skipped: 0,
+        now: T0,
+      });
       const [c] = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0, leaseMs: 30 * SECOND, limit: 1 });
       const accepted = { kind: 'accepted' as const, providerMessageId: 'pm-1' };
       const t = mustDecide({ state: 'submitting', attemptCount: 1, expiresAt: c!.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome: accepted }, T0);
-      await store.applyTransitions([{ deliveryId: c!.deliveryId, expect: { state: 'submitting', leaseVersion: c!.leaseVersion }, transition: t, now: T0, attempt: { number: 1, outcome: accepted } }]);
+      await store.applyTransitions([
+        {
+          deliveryId: c!.deliveryId,
+          expect: { state: 'submitting', leaseVersion: c!.leaseVersion },
+          transition: t,
+          now: T0,
+          attempt: { number: 1, outcome: accepted },
+        },
+      ]);
       const counts = await store.campaigns.campaignDeliveryCounts(id);
       expect(counts.map((g) => [g.state, g.downstreamStatus, g.count]).sort()).toEqual([
         ['accepted', 'accepted', 1],

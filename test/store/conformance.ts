@@ -5,25 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decide, DELIVERY_STATES, type SubmitOutcome, type Transition } from '../../src/domain/index.js';
-import {
-  StoreConflictError,
-  type ClaimedDelivery,
-  type DeliveryView,
-  type Store,
-  type TransitionResult,
-} from '../../src/store/store.js';
-import {
-  HOUR,
-  MINUTE,
-  SECOND,
-  T0,
-  TEST_POLICY,
-  buildNotification,
-  mustDecide,
-  mustGetDelivery,
-  seedDeliveries,
-  type DecisionFacts,
-} from './fixtures.js';
+import { StoreConflictError, type ClaimedDelivery, type DeliveryView, type Store, type TransitionResult } from '../../src/store/store.js';
+import { HOUR, MINUTE, SECOND, T0, TEST_POLICY, buildNotification, mustDecide, mustGetDelivery, seedDeliveries, type DecisionFacts } from './fixtures.js';
 
 /** What a driver's factory hands the suite for one test. */
 export interface StoreFixture {
@@ -237,7 +220,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await reserve('done-new', 'fp', T0 + 2 * HOUR + 2, TENANT, short)).toEqual({ kind: 'replay', statusCode: 202, body: { n: 2 } });
       });
 
-      it('a request whose lock was taken over cannot complete the newcomer\'s reservation', async () => {
+      it("a request whose lock was taken over cannot complete the newcomer's reservation", async () => {
         expect(await reserve('k1', 'fp-a', T0)).toEqual({ kind: 'reserved' });
         // A stalls past its lock; B, with a different body, takes the key over.
         expect(await reserve('k1', 'fp-b', T0 + IDEM.lockMs + 1)).toEqual({ kind: 'reserved' });
@@ -606,8 +589,20 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(c2!.deliveryId).toBe(second);
         const ok = mustDecide(claimFacts(c1!), { type: 'outcome', outcome: ambiguous }, T0 + 2 * SECOND);
         const results = await store.applyTransitions([
-          { deliveryId: c1!.deliveryId, expect: { state: 'submitting', leaseVersion: 1 }, transition: ok, now: T0 + 2 * SECOND, attempt: { number: 1, outcome: ambiguous } },
-          { deliveryId: c2!.deliveryId, expect: { state: 'submitting', leaseVersion: 9 }, transition: ok, now: T0 + 2 * SECOND, attempt: { number: 1, outcome: ambiguous } },
+          {
+            deliveryId: c1!.deliveryId,
+            expect: { state: 'submitting', leaseVersion: 1 },
+            transition: ok,
+            now: T0 + 2 * SECOND,
+            attempt: { number: 1, outcome: ambiguous },
+          },
+          {
+            deliveryId: c2!.deliveryId,
+            expect: { state: 'submitting', leaseVersion: 9 },
+            transition: ok,
+            now: T0 + 2 * SECOND,
+            attempt: { number: 1, outcome: ambiguous },
+          },
         ]);
         expect(results).toEqual([
           { deliveryId: c1!.deliveryId, applied: true },
@@ -626,8 +621,20 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const before = await Promise.all([c1!, c2!].map((c) => mustGetDelivery(store, c.deliveryId)));
         await expect(
           store.applyTransitions([
-            { deliveryId: c1!.deliveryId, expect: { state: 'submitting', leaseVersion: 1 }, transition: good, now: T0 + 2 * SECOND, attempt: { number: 1, outcome: accepted() } },
-            { deliveryId: c2!.deliveryId, expect: { state: 'submitting', leaseVersion: 1 }, transition: broken, now: T0 + 2 * SECOND, attempt: { number: 1, outcome: permanent } },
+            {
+              deliveryId: c1!.deliveryId,
+              expect: { state: 'submitting', leaseVersion: 1 },
+              transition: good,
+              now: T0 + 2 * SECOND,
+              attempt: { number: 1, outcome: accepted() },
+            },
+            {
+              deliveryId: c2!.deliveryId,
+              expect: { state: 'submitting', leaseVersion: 1 },
+              transition: broken,
+              now: T0 + 2 * SECOND,
+              attempt: { number: 1, outcome: permanent },
+            },
           ]),
         ).rejects.toThrow();
         expect(await Promise.all([c1!, c2!].map((c) => mustGetDelivery(store, c.deliveryId)))).toEqual(before);
@@ -642,7 +649,13 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await rescue(store, c.deliveryId, expiry)).toEqual({ deliveryId: c.deliveryId, applied: true });
 
         const afterRescue = await mustGetDelivery(store, c.deliveryId);
-        expect(afterRescue).toMatchObject({ state: 'unknown', leaseVersion: 1, downstreamStatus: null, providerMessageId: null, lastErrorCode: 'lease_expired' });
+        expect(afterRescue).toMatchObject({
+          state: 'unknown',
+          leaseVersion: 1,
+          downstreamStatus: null,
+          providerMessageId: null,
+          lastErrorCode: 'lease_expired',
+        });
         expect(await attemptsOf(store, afterRescue)).toEqual([
           expect.objectContaining({ number: 1, outcome: 'lease_expired', errorCode: 'lease_expired', finishedAt: expiry, workerId: 'slow-worker' }),
         ]);
@@ -748,9 +761,9 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await store.nextDueAt(ACCOUNT, T0 + HOUR / 2)).toBeNull();
 
         const evidence = mustDecide(await mustGetDelivery(store, c.deliveryId), { type: 'evidence', found: true, providerMessageId: 'pm-found' }, T0 + MINUTE);
-        expect(await store.applyTransitions([{ deliveryId: c.deliveryId, expect: { state: 'unknown', leaseVersion: 1 }, transition: evidence, now: T0 + MINUTE }])).toEqual([
-          { deliveryId: c.deliveryId, applied: true },
-        ]);
+        expect(
+          await store.applyTransitions([{ deliveryId: c.deliveryId, expect: { state: 'unknown', leaseVersion: 1 }, transition: evidence, now: T0 + MINUTE }]),
+        ).toEqual([{ deliveryId: c.deliveryId, applied: true }]);
         expect(await mustGetDelivery(store, c.deliveryId)).toMatchObject({ state: 'accepted', downstreamStatus: 'accepted', providerMessageId: 'pm-found' });
       });
 
@@ -758,9 +771,9 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const [id] = (await store.listDeliveries(TENANT, {}, null, 1)).items.map((d) => d.id);
         const d = await mustGetDelivery(store, id!);
         const cancel = mustDecide(d, { type: 'cancel' }, T0 + SECOND);
-        expect(await store.applyTransitions([{ deliveryId: d.id, expect: { state: 'ready', leaseVersion: 0 }, transition: cancel, now: T0 + SECOND }])).toEqual([
-          { deliveryId: d.id, applied: true },
-        ]);
+        expect(await store.applyTransitions([{ deliveryId: d.id, expect: { state: 'ready', leaseVersion: 0 }, transition: cancel, now: T0 + SECOND }])).toEqual(
+          [{ deliveryId: d.id, applied: true }],
+        );
         const after = await mustGetDelivery(store, d.id);
         expect(after).toMatchObject({ state: 'terminal', terminalReason: 'cancelled', attemptCount: 0 });
         expect(await attemptsOf(store, after)).toEqual([]);
@@ -776,7 +789,13 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         expect(await store.listExpiredLeases(l1 - 1, 10)).toEqual([]);
         const atL1 = await store.listExpiredLeases(l1, 10);
         expect(atL1).toHaveLength(1);
-        expect(atL1[0]).toMatchObject({ deliveryId: claimed[0]!.deliveryId, state: 'submitting', attemptCount: 1, leaseVersion: 1, expiresAt: claimed[0]!.expiresAt });
+        expect(atL1[0]).toMatchObject({
+          deliveryId: claimed[0]!.deliveryId,
+          state: 'submitting',
+          attemptCount: 1,
+          leaseVersion: 1,
+          expiresAt: claimed[0]!.expiresAt,
+        });
         expect((await store.listExpiredLeases(l2, 10)).map((f) => f.deliveryId).sort()).toEqual([claimed[0]!, claimed[1]!].map((c) => c.deliveryId).sort());
         expect(await store.listExpiredLeases(l3, 2)).toHaveLength(2);
         expect((await store.listExpiredLeases(l3, 10)).map((f) => f.deliveryId).sort()).toEqual(claimed.map((c) => c.deliveryId).sort());
@@ -805,9 +824,11 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         // The expiry sweep writes what decide says, guarded like any other transition.
         const facts = atE1.find((f) => f.deliveryId === ready[0])!;
         const t = mustDecide(facts, { type: 'expire' }, e1);
-        expect(await store.applyTransitions([{ deliveryId: facts.deliveryId, expect: { state: facts.state, leaseVersion: facts.leaseVersion }, transition: t, now: e1 }])).toEqual([
-          { deliveryId: facts.deliveryId, applied: true },
-        ]);
+        expect(
+          await store.applyTransitions([
+            { deliveryId: facts.deliveryId, expect: { state: facts.state, leaseVersion: facts.leaseVersion }, transition: t, now: e1 },
+          ]),
+        ).toEqual([{ deliveryId: facts.deliveryId, applied: true }]);
         expect(await mustGetDelivery(store, facts.deliveryId)).toMatchObject({ state: 'terminal', terminalReason: 'expired' });
         expect((await store.listExpiredPending(e1, 10)).map((f) => f.deliveryId)).toEqual([more[0]]);
       });
@@ -862,7 +883,13 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const kinds = ['rejected', 'exhausted', 'unresolved', 'unknown', 'accepted', 'cancelled', 'ready'] as const;
         const ids = {} as Record<(typeof kinds)[number], string>;
         for (const [i, kind] of kinds.entries()) {
-          const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: `acct-${kind}`, createdAt: T0 + i * SECOND, ttlMs: 2 * HOUR });
+          const [id] = await seedDeliveries(store, {
+            tenantId: TENANT,
+            count: 1,
+            providerAccount: `acct-${kind}`,
+            createdAt: T0 + i * SECOND,
+            ttlMs: 2 * HOUR,
+          });
           ids[kind] = id!;
         }
         const now = T0 + 10 * SECOND;
@@ -878,10 +905,14 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           at = (await mustGetDelivery(store, ids.exhausted)).nextAttemptAt ?? at;
         }
         expect((await report(store, await one('unresolved'), ambiguous, now)).applied).toBe(true);
-        const unresolved = mustDecide(await mustGetDelivery(store, ids.unresolved), { type: 'evidence', found: false, authoritative: false, windowClosed: true }, now);
-        expect(await store.applyTransitions([{ deliveryId: ids.unresolved, expect: { state: 'unknown', leaseVersion: 1 }, transition: unresolved, now }])).toEqual([
-          { deliveryId: ids.unresolved, applied: true },
-        ]);
+        const unresolved = mustDecide(
+          await mustGetDelivery(store, ids.unresolved),
+          { type: 'evidence', found: false, authoritative: false, windowClosed: true },
+          now,
+        );
+        expect(
+          await store.applyTransitions([{ deliveryId: ids.unresolved, expect: { state: 'unknown', leaseVersion: 1 }, transition: unresolved, now }]),
+        ).toEqual([{ deliveryId: ids.unresolved, applied: true }]);
         expect((await report(store, await one('unknown'), ambiguous, now)).applied).toBe(true);
         expect((await report(store, await one('accepted'), accepted(), now)).applied).toBe(true);
         const cancel = mustDecide(await mustGetDelivery(store, ids.cancelled), { type: 'cancel' }, now);
@@ -943,7 +974,16 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
           idempotencyKey: before.idempotencyKey,
         });
         expect(await store.review.listReplays(TENANT, before.id)).toEqual([
-          { deliveryId: before.id, tenantId: TENANT, requestedBy: 'key_ops', fromState: 'unknown', fromReason: null, acceptDuplicateRisk: true, note: 'customer says no SMS', createdAt: at },
+          {
+            deliveryId: before.id,
+            tenantId: TENANT,
+            requestedBy: 'key_ops',
+            fromState: 'unknown',
+            fromReason: null,
+            acceptDuplicateRisk: true,
+            note: 'customer says no SMS',
+            createdAt: at,
+          },
         ]);
         expect(await store.review.listReplays(OTHER_TENANT, before.id)).toEqual([]);
 
@@ -965,15 +1005,26 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: false, note: null, fromReason: 'exhausted' };
         // A guard naming the wrong lease version (someone else moved it meanwhile): nothing changes.
         expect(
-          await store.review.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion - 1 }, transition: t, now: at }, audit }),
+          await store.review.replayDelivery({
+            write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion - 1 }, transition: t, now: at },
+            audit,
+          }),
         ).toBe(false);
         expect(await mustGetDelivery(store, exhausted.id)).toEqual(exhausted);
         expect(await store.review.listReplays(TENANT, exhausted.id)).toEqual([]);
 
         expect(
-          await store.review.replayDelivery({ write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion }, transition: t, now: at }, audit }),
+          await store.review.replayDelivery({
+            write: { deliveryId: exhausted.id, expect: { state: 'terminal', leaseVersion: exhausted.leaseVersion }, transition: t, now: at },
+            audit,
+          }),
         ).toBe(true);
-        expect(await mustGetDelivery(store, exhausted.id)).toMatchObject({ state: 'ready', terminalReason: null, nextAttemptAt: at, attemptCount: TEST_POLICY.maxAttempts });
+        expect(await mustGetDelivery(store, exhausted.id)).toMatchObject({
+          state: 'ready',
+          terminalReason: null,
+          nextAttemptAt: at,
+          attemptCount: TEST_POLICY.maxAttempts,
+        });
         expect(await store.review.listReplays(TENANT, exhausted.id)).toEqual([
           expect.objectContaining({ fromState: 'terminal', fromReason: 'exhausted', acceptDuplicateRisk: false, note: null, requestedBy: 'key_ops' }),
         ]);

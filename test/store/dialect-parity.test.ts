@@ -62,7 +62,9 @@ function statements(d: Dialect): Map<string, { file: string; text: string }> {
   const dir = join(driverDir(d), 'queries');
   const out = new Map<string, { file: string; text: string }>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
-    const blocks = readFileSync(join(dir, file), 'utf8').split(/^(?=--\s*name:)/m).filter((b) => /^--\s*name:/.test(b));
+    const blocks = readFileSync(join(dir, file), 'utf8')
+      .split(/^(?=--\s*name:)/m)
+      .filter((b) => /^--\s*name:/.test(b));
     for (const text of blocks) out.set(/^--\s*name:\s*([a-z0-9_]+)/.exec(text)![1]!, { file, text });
   }
   return out;
@@ -89,7 +91,10 @@ describe('statement names: the same in both dialects', () => {
     };
     for (const d of DIALECTS) {
       for (const name of Object.keys(DIALECT_ONLY[d])) {
-        expect(twins(name).filter((t) => named[other(d)].has(t)), `${d}'s ${name}`).toEqual([]);
+        expect(
+          twins(name).filter((t) => named[other(d)].has(t)),
+          `${d}'s ${name}`,
+        ).toEqual([]);
       }
     }
   });
@@ -101,8 +106,16 @@ describe('statement names: the same in both dialects', () => {
 });
 
 describe('statement headers and use', () => {
-  const body = (text: string) => text.split('\n').filter((l) => !l.startsWith('--')).join('\n');
-  const header = (text: string) => text.split('\n').filter((l) => l.startsWith('--')).join('\n');
+  const body = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => !l.startsWith('--'))
+      .join('\n');
+  const header = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('--'))
+      .join('\n');
 
   it('every SQLite parameter (@name) is listed in its statement header', () => {
     for (const [name, s] of named.sqlite) {

@@ -32,7 +32,11 @@ async function claimOne(store: Store, now: number): Promise<ClaimedDelivery> {
 }
 
 async function report(store: Store, c: ClaimedDelivery, outcome: SubmitOutcome, now: number): Promise<void> {
-  const transition = mustDecide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome }, now);
+  const transition = mustDecide(
+    { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+    { type: 'outcome', outcome },
+    now,
+  );
   const [r] = await store.applyTransitions([
     { deliveryId: c.deliveryId, expect: { state: 'submitting', leaseVersion: c.leaseVersion }, transition, now, attempt: { number: c.attemptNumber, outcome } },
   ]);
@@ -82,7 +86,13 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       await report(store, c, { kind: 'accepted', providerMessageId: 'pm-42' }, T0 + SECOND);
       const pending = await store.evidence.listPendingEvidence(10);
       expect(pending.map((e) => e.eventId)).toEqual(['by-pmid', 'by-ref']);
-      expect(pending[0]!.delivery).toMatchObject({ deliveryId: id, state: 'accepted', downstreamStatus: 'accepted', providerMessageId: 'pm-42', tenantId: TENANT });
+      expect(pending[0]!.delivery).toMatchObject({
+        deliveryId: id,
+        state: 'accepted',
+        downstreamStatus: 'accepted',
+        providerMessageId: 'pm-42',
+        tenantId: TENANT,
+      });
       expect(pending[1]!.status).toBe('delivered');
     });
 
@@ -170,8 +180,18 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       expect(await store.evidence.listUnknownDue({ now: T0 + 9 * SECOND, limit: 10, providerAccounts: ['acct-sms'] })).toEqual([]);
 
       const u1 = due[0]!;
-      expect(await store.evidence.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion, at: T0 + MINUTE, attemptNumber: 1, policy: 'wait_for_evidence' })).toBe(true);
-      expect(await store.evidence.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion + 1, at: T0, attemptNumber: 1, policy: null })).toBe(false);
+      expect(
+        await store.evidence.deferReconcile({
+          deliveryId: u1.deliveryId,
+          leaseVersion: u1.leaseVersion,
+          at: T0 + MINUTE,
+          attemptNumber: 1,
+          policy: 'wait_for_evidence',
+        }),
+      ).toBe(true);
+      expect(
+        await store.evidence.deferReconcile({ deliveryId: u1.deliveryId, leaseVersion: u1.leaseVersion + 1, at: T0, attemptNumber: 1, policy: null }),
+      ).toBe(false);
       expect((await store.evidence.listUnknownDue({ now: T0 + 10 * SECOND, limit: 10 })).map((u) => u.deliveryId)).toEqual([ids[1]]);
       expect((await store.evidence.listUnknownDue({ now: T0 + MINUTE, limit: 10 })).map((u) => u.deliveryId)).toEqual(ids);
       // Deferring does not make it look recently changed: unknown-since stays.

@@ -4,15 +4,7 @@
  * Nothing here knows which driver is under test.
  */
 import { monotonicFactory } from 'ulid';
-import {
-  decide,
-  deriveDeliveryKey,
-  type Channel,
-  type DeliveryEvent,
-  type Purpose,
-  type RetryPolicy,
-  type Transition,
-} from '../../src/domain/index.js';
+import { decide, deriveDeliveryKey, type Channel, type DeliveryEvent, type Purpose, type RetryPolicy, type Transition } from '../../src/domain/index.js';
 import type { DeliveryView, NewNotification, Store } from '../../src/store/store.js';
 
 /** 2023-11-14T22:13:20Z: every test's clock starts here and only moves by explicit amounts. */
@@ -107,11 +99,11 @@ export type DecisionFacts = Pick<DeliveryView, 'state' | 'attemptCount' | 'expir
 
 /** Asks `decide` about a delivery; throws if the event does not apply. */
 export function mustDecide(d: DecisionFacts, event: DeliveryEvent, now: number, policy: RetryPolicy = TEST_POLICY): Transition {
-  const decision = decide(
-    { state: d.state, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt },
-    event,
-    { now, policy, random: () => 0.5 },
-  );
+  const decision = decide({ state: d.state, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt }, event, {
+    now,
+    policy,
+    random: () => 0.5,
+  });
   if (!decision.ok) throw new Error(`decide refused ${event.type} in ${d.state}: ${decision.reason}`);
   return decision;
 }

@@ -37,7 +37,16 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       const later = await ask(store, T0 + 125, 5); // 125 ms at 80/s: 10 permits' worth, capped by request
       expect(later.granted).toBe(5);
       // Another account is independent.
-      expect(await store.limiter.acquirePermits({ providerAccount: 'other', lane: 'bulk', now: T0, requested: 3, laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT })).toEqual({ granted: 3, retryAt: null });
+      expect(
+        await store.limiter.acquirePermits({
+          providerAccount: 'other',
+          lane: 'bulk',
+          now: T0,
+          requested: 3,
+          laneLimit: BULK_LIMIT,
+          accountLimit: ACCOUNT_LIMIT,
+        }),
+      ).toEqual({ granted: 3, retryAt: null });
     });
 
     it('shares one budget between processes: concurrent requests from two stores never exceed the bound', async () => {
@@ -45,7 +54,11 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       let granted = 0;
       // One second of steady asking from both, 10 ms apart, interleaved in parallel.
       for (let t = 0; t < 1000; t += 10) {
-        const rs = await Promise.all([ask(store, T0 + t, 4, 'auth', ACCOUNT_LIMIT), ask(peer, T0 + t, 4, 'auth', ACCOUNT_LIMIT), ask(store, T0 + t, 4, 'auth', ACCOUNT_LIMIT)]);
+        const rs = await Promise.all([
+          ask(store, T0 + t, 4, 'auth', ACCOUNT_LIMIT),
+          ask(peer, T0 + t, 4, 'auth', ACCOUNT_LIMIT),
+          ask(store, T0 + t, 4, 'auth', ACCOUNT_LIMIT),
+        ]);
         granted += rs.reduce((a, r) => a + r.granted, 0);
       }
       expect(granted).toBeLessThanOrEqual(windowBound({ ...ACCOUNT_LIMIT, windowMs: 1000 }));
@@ -71,7 +84,16 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       await seedDeliveries(store, { tenantId: TENANT, count: 12, providerAccount: ACCOUNT, channel: 'sms', purpose: 'transactional' });
       const now = T0 + 20 * SECOND;
       const claim = (limit: number, at = now) =>
-        store.limiter.claimWithPermits({ providerAccount: ACCOUNT, workerId: 'w', now: at, leaseMs: 30 * SECOND, limit, lane: 'bulk', laneLimit: BULK_LIMIT, accountLimit: ACCOUNT_LIMIT });
+        store.limiter.claimWithPermits({
+          providerAccount: ACCOUNT,
+          workerId: 'w',
+          now: at,
+          leaseMs: 30 * SECOND,
+          limit,
+          lane: 'bulk',
+          laneLimit: BULK_LIMIT,
+          accountLimit: ACCOUNT_LIMIT,
+        });
       // The burst (10) is the limit: 10 of 12 claimed, and a time to come back.
       const first = await claim(16);
       expect(first.claimed).toHaveLength(10);
@@ -88,14 +110,28 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
 
     it('claims and finds due work per lane: a code is claimed ahead of an older marketing backlog', async () => {
       const marketing = await seedDeliveries(store, { tenantId: TENANT, count: 5, providerAccount: ACCOUNT, channel: 'sms', purpose: 'marketing' });
-      const [otp] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: ACCOUNT, channel: 'sms', purpose: 'otp', createdAt: T0 + 10 * SECOND });
+      const [otp] = await seedDeliveries(store, {
+        tenantId: TENANT,
+        count: 1,
+        providerAccount: ACCOUNT,
+        channel: 'sms',
+        purpose: 'otp',
+        createdAt: T0 + 10 * SECOND,
+      });
       const now = T0 + 20 * SECOND;
       expect(await store.nextDueAt(ACCOUNT, now, ['otp', 'alert'])).toBe(T0 + 10 * SECOND);
       expect(await store.nextDueAt(ACCOUNT, now, ['marketing'])).toBe(T0);
       expect(await store.nextDueAt(ACCOUNT, now)).toBe(T0);
       const auth = await store.claimBatch({ providerAccount: ACCOUNT, purposes: ['otp', 'alert'], workerId: 'w', now, leaseMs: 30 * SECOND, limit: 2 });
       expect(auth.map((c) => c.deliveryId)).toEqual([otp]);
-      const bulk = await store.claimBatch({ providerAccount: ACCOUNT, purposes: ['transactional', 'conversational', 'marketing'], workerId: 'w', now, leaseMs: 30 * SECOND, limit: 3 });
+      const bulk = await store.claimBatch({
+        providerAccount: ACCOUNT,
+        purposes: ['transactional', 'conversational', 'marketing'],
+        workerId: 'w',
+        now,
+        leaseMs: 30 * SECOND,
+        limit: 3,
+      });
       expect(bulk.map((c) => c.deliveryId)).toEqual(marketing.slice(0, 3));
       expect(await store.nextDueAt(ACCOUNT, now, ['otp', 'alert'])).toBeNull();
       const rest = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w', now, leaseMs: 30 * SECOND, limit: 10 });

@@ -80,7 +80,9 @@ describe('Postgres migrations', () => {
         metadata: null,
         expiresAt: T0 + 60_000,
         createdAt: T0,
-        deliveries: [{ id: 'dlv_01JDQ0000000000000000000A2', channel: 'sms', providerAccount: 'acct-sms', destination: '+14155550123', idempotencyKey: 'hk_1' }],
+        deliveries: [
+          { id: 'dlv_01JDQ0000000000000000000A2', channel: 'sms', providerAccount: 'acct-sms', destination: '+14155550123', idempotencyKey: 'hk_1' },
+        ],
       });
       await vi.waitFor(() => expect(woken.length).toBeGreaterThan(0), { timeout: 5_000, interval: 10 });
       expect(woken).toEqual(['acct-sms']);

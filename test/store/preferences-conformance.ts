@@ -14,7 +14,10 @@ const TENANT = 't_alpha';
 const OTHER = 't_beta';
 
 /** One notification for `recipientId` with one delivery per channel; returns the delivery ids by channel. */
-async function notify(store: Store, o: { recipientId: string; purpose: Purpose; channels: Channel[]; tenantId?: string; email?: string }): Promise<Record<string, string>> {
+async function notify(
+  store: Store,
+  o: { recipientId: string; purpose: Purpose; channels: Channel[]; tenantId?: string; email?: string },
+): Promise<Record<string, string>> {
   const n = buildNotification({
     tenantId: o.tenantId ?? TENANT,
     recipientId: o.recipientId,
@@ -64,7 +67,10 @@ export function preferencesConformance(name: string, makeStore: () => Promise<St
       const second = await store.preferences.replaceOptOuts({
         tenantId: TENANT,
         recipientId: 'r1',
-        optOuts: [{ channel: 'email', purpose: 'marketing' }, { channel: 'sms', purpose: null }],
+        optOuts: [
+          { channel: 'email', purpose: 'marketing' },
+          { channel: 'sms', purpose: null },
+        ],
         source: 'one_click',
         now: T0 + SECOND,
       });
@@ -83,7 +89,9 @@ export function preferencesConformance(name: string, makeStore: () => Promise<St
       const optOut = { channel: 'email' as const, purpose: 'marketing' as const };
       expect(await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut, source: 'one_click', now: T0 })).toBe(true);
       expect(await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut, source: 'api', now: T0 + SECOND })).toBe(false);
-      expect(await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut: { channel: null, purpose: null }, source: 'api', now: T0 })).toBe(true);
+      expect(await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut: { channel: null, purpose: null }, source: 'api', now: T0 })).toBe(
+        true,
+      );
       expect(await store.preferences.listOptOuts(TENANT, 'r1')).toEqual([
         { channel: null, purpose: null, source: 'api', optedOutAt: T0 },
         { channel: 'email', purpose: 'marketing', source: 'one_click', optedOutAt: T0 },
@@ -121,7 +129,14 @@ export function preferencesConformance(name: string, makeStore: () => Promise<St
       expect(await verdicts()).toEqual(Object.fromEntries(ids.map((id) => [id, 'send'])));
       // Marketing e-mail opt-out: that channel and purpose only, that tenant only; never the code.
       await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut: { channel: 'email', purpose: 'marketing' }, source: 'api', now: T0 });
-      expect(await verdicts()).toMatchObject({ [mkt.email!]: 'unsubscribed', [mkt.sms!]: 'send', [otp.email!]: 'send', [conv.email!]: 'send', [other.email!]: 'send', [otherTenant.email!]: 'send' });
+      expect(await verdicts()).toMatchObject({
+        [mkt.email!]: 'unsubscribed',
+        [mkt.sms!]: 'send',
+        [otp.email!]: 'send',
+        [conv.email!]: 'send',
+        [other.email!]: 'send',
+        [otherTenant.email!]: 'send',
+      });
       // Every channel, every optional purpose.
       await store.preferences.addOptOut({ tenantId: TENANT, recipientId: 'r1', optOut: { channel: null, purpose: null }, source: 'api', now: T0 });
       expect(await verdicts()).toMatchObject({ [mkt.sms!]: 'unsubscribed', [conv.email!]: 'unsubscribed', [otp.email!]: 'send' });
@@ -148,7 +163,16 @@ export function preferencesConformance(name: string, makeStore: () => Promise<St
       // The complaint goes on the list the way evidence puts it there: with a callback event's evidence write.
       const d = (await store.getDelivery(mkt.email!))!;
       await store.evidence.recordProviderEvents([
-        { providerAccount: 'acct-email', eventId: 'c1', status: 'complained', providerMessageId: null, reference: d.idempotencyKey, occurredAt: null, suppress: 'complained', receivedAt: T0 },
+        {
+          providerAccount: 'acct-email',
+          eventId: 'c1',
+          status: 'complained',
+          providerMessageId: null,
+          reference: d.idempotencyKey,
+          occurredAt: null,
+          suppress: 'complained',
+          receivedAt: T0,
+        },
       ]);
       const [pending] = await store.evidence.listPendingEvidence(10);
       expect(pending?.eventId).toBe('c1');

@@ -30,7 +30,14 @@ export function pushConformance(driver: string, fixture: () => Promise<StoreFixt
       await store.push.putPushSubscription({ tenantId: A, recipientId: 'r1', id: 'phone', type: 'fcm', target: phone, now: T0 });
       await store.push.putPushSubscription({ tenantId: A, recipientId: 'r1', id: 'tablet', type: 'apns', target: tablet, now: T0 + SECOND });
       expect((await store.push.activePushTargets(A, 'r1')).map((t) => t.id)).toEqual(['tablet', 'phone']);
-      const updated = await store.push.putPushSubscription({ tenantId: A, recipientId: 'r1', id: 'phone', type: 'webpush', target: browser, now: T0 + 2 * SECOND });
+      const updated = await store.push.putPushSubscription({
+        tenantId: A,
+        recipientId: 'r1',
+        id: 'phone',
+        type: 'webpush',
+        target: browser,
+        now: T0 + 2 * SECOND,
+      });
       expect(updated).toMatchObject({ id: 'phone', type: 'webpush', target: browser, createdAt: T0, updatedAt: T0 + 2 * SECOND, deactivatedAt: null });
       expect(await store.push.activePushTargets(A, 'r1')).toEqual([
         { id: 'phone', type: 'webpush', target: browser },
@@ -52,7 +59,9 @@ export function pushConformance(driver: string, fixture: () => Promise<StoreFixt
       await store.push.putPushSubscription({ tenantId: B, recipientId: 'r1', id: 'phone', type: 'fcm', target: phone, now: T0 });
       expect(await store.push.inactivePushTargets(A, [phone, tablet])).toEqual(new Set());
       expect(await store.push.deactivatePushTarget({ tenantId: A, target: phone, reason: 'unregistered', code: 'fcm_unregistered', now: T0 + SECOND })).toBe(2);
-      expect(await store.push.deactivatePushTarget({ tenantId: A, target: phone, reason: 'unregistered', code: 'fcm_unregistered', now: T0 + 2 * SECOND })).toBe(0);
+      expect(
+        await store.push.deactivatePushTarget({ tenantId: A, target: phone, reason: 'unregistered', code: 'fcm_unregistered', now: T0 + 2 * SECOND }),
+      ).toBe(0);
       expect(await store.push.activePushTargets(A, 'r1')).toEqual([]);
       expect(await store.push.listPushSubscriptions(A, 'r1')).toEqual([
         expect.objectContaining({ id: 'phone', deactivatedAt: T0 + SECOND, deactivatedReason: 'unregistered', deactivatedCode: 'fcm_unregistered' }),

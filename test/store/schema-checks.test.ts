@@ -134,7 +134,10 @@ const quoted = (list: string) => [...list.matchAll(/'((?:[^']|'')*)'/g)].map((m)
 function sqliteChecks(path: string): Check[] {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string; sql: string }>;
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{
+      name: string;
+      sql: string;
+    }>;
     return tables.flatMap(({ name, sql }) => {
       const columns = (db.prepare(`PRAGMA table_info("${name}")`).all() as Array<{ name: string }>).map((c) => c.name);
       return checkExpressions(sql).map((expr) => {
@@ -266,7 +269,9 @@ describe('deliveries: terminal iff terminal_reason', () => {
       expect(() => insert.run(row('bad-2', 'ready', 'expired'))).toThrow(/CHECK constraint failed/);
       expect(() => insert.run(row('bad-3', 'accepted', 'rejected'))).toThrow(/CHECK constraint failed/);
       expect(() => raw.prepare("UPDATE deliveries SET terminal_reason = NULL WHERE id = 'ok-terminal'").run()).toThrow(/CHECK constraint failed/);
-      const ids = (raw.prepare("SELECT id FROM deliveries WHERE id LIKE 'ok-%' OR id LIKE 'bad-%' ORDER BY id").all() as Array<{ id: string }>).map((r) => r.id);
+      const ids = (raw.prepare("SELECT id FROM deliveries WHERE id LIKE 'ok-%' OR id LIKE 'bad-%' ORDER BY id").all() as Array<{ id: string }>).map(
+        (r) => r.id,
+      );
       expect(ids).toEqual(['ok-ready', 'ok-terminal']);
     } finally {
       raw.close();

@@ -60,7 +60,9 @@ describe('SQLite migrations on a new file', () => {
     try {
       const [fromA, fromB] = await Promise.all([a.migrate(), b.migrate()]);
       // Every migration in the driver's folder, each applied once (by whichever instance got there first).
-      expect([...fromA, ...fromB].sort()).toEqual(loadMigrations(fileURLToPath(new URL('../../src/store/sqlite/migrations', import.meta.url))).map((m) => m.name));
+      expect([...fromA, ...fromB].sort()).toEqual(
+        loadMigrations(fileURLToPath(new URL('../../src/store/sqlite/migrations', import.meta.url))).map((m) => m.name),
+      );
       expect(await a.migrate()).toEqual([]);
       expect(await b.migrate()).toEqual([]);
       await a.ensureTenant({ id: 't1', name: 'One' }, T0);

@@ -24,7 +24,13 @@ async function transition(store: Store, now: number, outcome: SubmitOutcome): Pr
   if (!c) throw new Error('nothing to claim');
   const t = mustDecide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome }, now);
   const [r] = await store.applyTransitions([
-    { deliveryId: c.deliveryId, expect: { state: 'submitting', leaseVersion: c.leaseVersion }, transition: t, now, attempt: { number: c.attemptNumber, outcome } },
+    {
+      deliveryId: c.deliveryId,
+      expect: { state: 'submitting', leaseVersion: c.leaseVersion },
+      transition: t,
+      now,
+      attempt: { number: c.attemptNumber, outcome },
+    },
   ]);
   expect(r!.applied).toBe(true);
 }
@@ -177,7 +183,14 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
 
       it('creates nothing for a disabled endpoint', async () => {
         const e = await endpoint(TENANT);
-        await store.webhooks.recordWebhookAttempts({ endpointId: e, owner: 'o1', now: T0, leaseUntil: T0, attempts: [], endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'gone' } });
+        await store.webhooks.recordWebhookAttempts({
+          endpointId: e,
+          owner: 'o1',
+          now: T0,
+          leaseUntil: T0,
+          attempts: [],
+          endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'gone' },
+        });
         await notify(TENANT);
         expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
       });
@@ -312,13 +325,25 @@ export function webhookConformance(name: string, makeStore: () => Promise<StoreF
           attempts: [{ messageId: m!.id, delivered: false, status: 410, error: 'answered 410 Gone', nextAttemptAt: T0 + HOUR }],
           endpoint: { kind: 'disabled', reason: 'gone', status: 410, error: 'answered 410 Gone' },
         });
-        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'disabled', disabledReason: 'gone', disabledAt: T0, updatedAt: T0, pending: 1 });
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({
+          status: 'disabled',
+          disabledReason: 'gone',
+          disabledAt: T0,
+          updatedAt: T0,
+          pending: 1,
+        });
         expect(await store.webhooks.claimWebhookEndpoints({ now: T0 + 2 * HOUR, owner: 'o1', leaseMs: LEASE, limit: 1 })).toEqual([]);
         await notify(TENANT);
         expect(await store.webhooks.relayOutbox({ now: T0, limit: 100 })).toEqual({ published: 1, messages: 0 });
 
         expect(await store.webhooks.enableWebhookEndpoint({ tenantId: TENANT, id: e, now: T0 + MINUTE })).toBe(true);
-        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({ status: 'active', disabledReason: null, disabledAt: null, failureCount: 0, nextAttemptAt: null });
+        expect(await store.webhooks.getWebhookEndpoint(TENANT, e)).toMatchObject({
+          status: 'active',
+          disabledReason: null,
+          disabledAt: null,
+          failureCount: 0,
+          nextAttemptAt: null,
+        });
         expect((await store.webhooks.claimWebhookEndpoints({ now: T0 + MINUTE, owner: 'o1', leaseMs: LEASE, limit: 1 })).map((t) => t.id)).toEqual([e]);
         expect((await heads(e, T0 + MINUTE)).map((x) => x.id)).toEqual([m!.id]);
       });

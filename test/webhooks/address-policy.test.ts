@@ -11,7 +11,6 @@ import { WebhookHttpClient } from '../../src/webhooks/webhook-http.js';
 import { REFUSED_URLS } from './fixtures.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-
 /** A resolver answering from a table (and failing like getaddrinfo for other names). */
 function table(entries: Record<string, string[]>): Resolver {
   return async (name) => {
@@ -31,10 +30,15 @@ describe('AddressPolicy.checkUrl (registration)', () => {
   });
 
   it('says why, naming the address class', async () => {
-    expect(await strict.checkUrl('http://169.254.169.254/')).toEqual({ ok: false, reason: 'has a non-public host: 169.254.169.254 is a link-local (cloud metadata services live here) address' });
+    expect(await strict.checkUrl('http://169.254.169.254/')).toEqual({
+      ok: false,
+      reason: 'has a non-public host: 169.254.169.254 is a link-local (cloud metadata services live here) address',
+    });
     expect(await strict.checkUrl('http://[64:ff9b::7f00:1]/')).toMatchObject({ reason: expect.stringContaining('NAT64') });
     expect(await strict.checkUrl('http://100.100.100.200/')).toMatchObject({ reason: expect.stringContaining('carrier-grade NAT') });
-    expect(await strict.checkUrl('http://localhost/')).toMatchObject({ reason: expect.stringMatching(/^host localhost resolves to a non-public address: (127\.0\.0\.1|::1) is a loopback address$/) });
+    expect(await strict.checkUrl('http://localhost/')).toMatchObject({
+      reason: expect.stringMatching(/^host localhost resolves to a non-public address: (127\.0\.0\.1|::1) is a loopback address$/),
+    });
   });
 
   it('judges a name by every address it resolves to', async () => {

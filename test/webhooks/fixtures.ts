@@ -117,7 +117,11 @@ export async function transitionAll(store: Store, account: string, now: number, 
   const writes = claimed.map((c) => ({
     deliveryId: c.deliveryId,
     expect: { state: 'submitting' as const, leaseVersion: c.leaseVersion },
-    transition: mustDecide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome }, now),
+    transition: mustDecide(
+      { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+      { type: 'outcome', outcome },
+      now,
+    ),
     now,
     attempt: { number: c.attemptNumber, outcome },
   }));

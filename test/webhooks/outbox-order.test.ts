@@ -17,7 +17,15 @@ const accepted = { kind: 'accepted', providerMessageId: 'pm' } as const;
 
 async function endpoint(store: Store): Promise<string> {
   const id = newId('whe');
-  await store.webhooks.createWebhookEndpoint({ id, tenantId: TENANT, url: 'https://hooks.example.com/', description: null, eventTypes: ['*'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now: T0 });
+  await store.webhooks.createWebhookEndpoint({
+    id,
+    tenantId: TENANT,
+    url: 'https://hooks.example.com/',
+    description: null,
+    eventTypes: ['*'],
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    now: T0,
+  });
   return id;
 }
 

@@ -62,7 +62,13 @@ export class Receiver {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const h = req.headers;
-      const seen = { id: String(h['webhook-id']), timestamp: String(h['webhook-timestamp']), signature: String(h['webhook-signature']), headers: h, body: Buffer.concat(chunks).toString('utf8') };
+      const seen = {
+        id: String(h['webhook-id']),
+        timestamp: String(h['webhook-timestamp']),
+        signature: String(h['webhook-signature']),
+        headers: h,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const answer = this.respond(seen);
       if (answer === 'hang') {
         this.hanging.add(res);

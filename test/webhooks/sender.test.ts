@@ -133,7 +133,11 @@ describe.each(DRIVERS)('webhook delivery (%s)', (driver) => {
     }
     expect(probes).toEqual([1, 1, 1, 1, 1, 1]);
     const outage = await view(id);
-    expect(outage).toMatchObject({ failureCount: 7, failingSince: T0 + SECOND, lastFailure: { status: null, error: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET)/) } });
+    expect(outage).toMatchObject({
+      failureCount: 7,
+      failingSince: T0 + SECOND,
+      lastFailure: { status: null, error: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET)/) },
+    });
     // The schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, then 14 h.
     expect(outage.nextAttemptAt! - outage.lastFailure!.at).toBe(14 * HOUR);
 
@@ -229,7 +233,10 @@ describe.each(DRIVERS)('webhook delivery (%s)', (driver) => {
       await relay.runOnce();
       expect(await strictSender.runOnce()).toMatchObject({ requests: 1, failed: 1 });
       expect(receiver.requests).toEqual([]);
-      expect((await view(created.endpoint.id)).lastFailure).toMatchObject({ status: null, error: expect.stringMatching(/^refused: host localhost resolves to a non-public address/) });
+      expect((await view(created.endpoint.id)).lastFailure).toMatchObject({
+        status: null,
+        error: expect.stringMatching(/^refused: host localhost resolves to a non-public address/),
+      });
     } finally {
       await strictSender.stop();
     }

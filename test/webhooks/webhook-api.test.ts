@@ -32,7 +32,11 @@ async function call(method: 'GET' | 'DELETE' | 'POST', url: string, body?: unkno
 describe('POST /v1/webhooks and friends', () => {
   it('registers, shows the secret once, reads, rotates, enables and deletes', async () => {
     h = await createHarness({ webhookAllowNetworks: LOOPBACK });
-    const created = await call('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', event_types: ['delivery.accepted', 'notification.created'], description: 'orders' });
+    const created = await call('POST', '/v1/webhooks', {
+      url: 'http://127.0.0.1:9/hooks',
+      event_types: ['delivery.accepted', 'notification.created'],
+      description: 'orders',
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({
       id: expect.stringMatching(/^whe_[0-9A-Z]{26}$/),
@@ -134,7 +138,10 @@ describe('SSRF refusals at registration', () => {
 it('publishes the routes in /openapi.json', async () => {
   h = await createHarness();
   const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-  expect(doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema).toMatchObject({ additionalProperties: false, required: ['url', 'event_types'] });
+  expect(doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema).toMatchObject({
+    additionalProperties: false,
+    required: ['url', 'event_types'],
+  });
   expect(doc.paths['/v1/webhooks'].get).toBeDefined();
   expect(doc.paths['/v1/webhooks/{id}'].get).toBeDefined();
   expect(doc.paths['/v1/webhooks/{id}'].delete).toBeDefined();

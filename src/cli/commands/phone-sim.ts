@@ -41,7 +41,11 @@ function numberFlag(value: string | undefined, name: string, min: number, max: n
 }
 
 /** Runs the simulator until `quit` (or end of input); resolves with the exit code. */
-export async function phoneSimCommand(argv: string[], input: NodeJS.ReadableStream = process.stdin, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function phoneSimCommand(
+  argv: string[],
+  input: NodeJS.ReadableStream = process.stdin,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   const flags = parseFlags(argv, {
     server: { type: 'string' },
     token: { type: 'string' },
@@ -103,10 +107,11 @@ export async function phoneSimCommand(argv: string[], input: NodeJS.ReadableStre
     else if (cmd) line(`unknown command ${cmd}`);
   }
   // No terminal (run in the background, stdin closed): keep being a phone until told to stop.
-  if (!quit) await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  if (!quit)
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
   clearInterval(refill);
   await sim.close();
   return 0;

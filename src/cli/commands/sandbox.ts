@@ -38,7 +38,9 @@ export async function sandboxCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  process.stdout.write(`Sandbox provider listening on ${sandbox.url} (seed ${sandbox.seed})\n  ledger: ${sandbox.url}/ledger\n  faults: ${sandbox.url}/faults\n`);
+  process.stdout.write(
+    `Sandbox provider listening on ${sandbox.url} (seed ${sandbox.seed})\n  ledger: ${sandbox.url}/ledger\n  faults: ${sandbox.url}/faults\n`,
+  );
   await stopped;
   await sandbox.close();
   return 0;

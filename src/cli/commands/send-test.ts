@@ -77,7 +77,9 @@ export async function sendTestCommand(argv: string[], out: NodeJS.WritableStream
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (err) {
-      throw new UsageError(`cannot reach Herald at ${api} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name}); is it running? (--api)`);
+      throw new UsageError(
+        `cannot reach Herald at ${api} (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name}); is it running? (--api)`,
+      );
     }
     return { status: res.status, json: (await res.json().catch(() => null)) as Record<string, unknown> | null };
   };
@@ -128,11 +130,18 @@ export async function sendTestCommand(argv: string[], out: NodeJS.WritableStream
       for (const a of last.attempts) {
         say(`a${a.number}`, `${at(a.started_at)}  attempt ${a.number} started`);
         if (a.outcome !== null) {
-          const detail = a.provider_message_id ? ` (provider id ${a.provider_message_id})` : a.error?.code ? ` (${a.error.code}${a.error.message ? `: ${a.error.message}` : ''})` : '';
+          const detail = a.provider_message_id
+            ? ` (provider id ${a.provider_message_id})`
+            : a.error?.code
+              ? ` (${a.error.code}${a.error.message ? `: ${a.error.message}` : ''})`
+              : '';
           say(`o${a.number}`, `${at(a.finished_at)}  attempt ${a.number}: ${a.outcome}${detail}`);
         }
       }
-      say(`s:${last.state}:${last.attempts.length}`, `${at(null)}  state ${last.state}${last.terminal_reason ? `/${last.terminal_reason}` : ''}${last.state === 'retryable' && last.next_attempt_at ? `, next attempt at ${last.next_attempt_at}` : ''}`);
+      say(
+        `s:${last.state}:${last.attempts.length}`,
+        `${at(null)}  state ${last.state}${last.terminal_reason ? `/${last.terminal_reason}` : ''}${last.state === 'retryable' && last.next_attempt_at ? `, next attempt at ${last.next_attempt_at}` : ''}`,
+      );
       if (last.downstream_status) say(`d:${last.downstream_status}`, `${at(null)}  provider evidence: ${last.downstream_status}`);
       if (last.state === 'accepted' && acceptedAt === null) acceptedAt = Date.now();
       if (last.state === 'terminal') break;

@@ -60,7 +60,8 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   const apiUrl = await node.start();
   if (sandbox && apiUrl) {
     for (const a of config.provider_accounts) {
-      if (a.kind === 'sandbox' && a.callback_secrets?.[0]) sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets[0] });
+      if (a.kind === 'sandbox' && a.callback_secrets?.[0])
+        sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets[0] });
     }
   }
   // Handlers before the banner: whoever waits for the banner may signal at once, and a signal

@@ -32,7 +32,10 @@ const FORMATS: Record<string, AudienceFormat> = {
 function formatOf(contentType: string | undefined): AudienceFormat | null {
   if (!contentType) return null;
   const [type, ...params] = contentType.split(';').map((p) => p.trim().toLowerCase());
-  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return null;
   return FORMATS[type!] ?? null;
 }

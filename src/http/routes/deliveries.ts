@@ -15,7 +15,10 @@ export function encodeCursor(id: string): string {
 
 export function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!isId('dlv', id)) throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
+  if (!isId('dlv', id))
+    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
+      { field: 'query.cursor', message: 'is not a cursor this API issued' },
+    ]);
   return id;
 }
 

@@ -32,7 +32,12 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
         const message = status === 500 ? 'Internal Server Error' : error.code?.startsWith('FST_ERR_CTP') ? 'the body is not valid JSON' : error.message;
         return reply.code(status).type('application/json').send({ message });
       });
-      scope.setNotFoundHandler((request, reply) => reply.code(404).type('application/json').send({ message: `Cannot ${request.method} ${request.url.split('?')[0]}` }));
+      scope.setNotFoundHandler((request, reply) =>
+        reply
+          .code(404)
+          .type('application/json')
+          .send({ message: `Cannot ${request.method} ${request.url.split('?')[0]}` }),
+      );
       // Every SSE stream ends before the server closes, or it would wait for phones to hang up,
       // and every socket that carried one is dropped: it is never reused for a request.
       const streams = new Set<Socket>();

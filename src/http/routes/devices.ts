@@ -58,19 +58,28 @@ export function sweepJson(s: SweepRecord): Record<string, unknown> {
 const cursorOf = (id: number): string => Buffer.from(String(id), 'utf8').toString('base64url');
 function decodeCursor(cursor: string): number {
   const n = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!Number.isSafeInteger(n) || n < 1) throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [{ field: 'query.cursor', message: 'is not a cursor this API issued' }]);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
+      { field: 'query.cursor', message: 'is not a cursor this API issued' },
+    ]);
   return n;
 }
 
 /** Registers the device routes on an authenticated scope. */
 export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOperator }): void {
   const { operator } = deps;
-  app.get('/v1/devices', { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 401: problemRef } } }, async (request) => ({
-    items: await operator.list(request.tenantId),
-  }));
+  app.get(
+    '/v1/devices',
+    { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 401: problemRef } } },
+    async (request) => ({
+      items: await operator.list(request.tenantId),
+    }),
+  );
 
-  app.get<{ Params: { id: string } }>('/v1/devices/:id', { schema: { summary: "One device's health", tags: ['devices'], params: idParams, response: errors } }, async (request) =>
-    operator.get(request.tenantId, request.params.id),
+  app.get<{ Params: { id: string } }>(
+    '/v1/devices/:id',
+    { schema: { summary: "One device's health", tags: ['devices'], params: idParams, response: errors } },
+    async (request) => operator.get(request.tenantId, request.params.id),
   );
 
   app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; cursor?: string; limit?: string } }>(
@@ -96,7 +105,13 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     async (request) => {
       const q = request.query;
       const limit = q.limit === undefined ? 50 : Number(q.limit);
-      const rows = await operator.messages(request.tenantId, request.params.id, { state: q.state, phoneState: q.phone_state }, q.cursor === undefined ? null : decodeCursor(q.cursor), limit + 1);
+      const rows = await operator.messages(
+        request.tenantId,
+        request.params.id,
+        { state: q.state, phoneState: q.phone_state },
+        q.cursor === undefined ? null : decodeCursor(q.cursor),
+        limit + 1,
+      );
       const items = rows.slice(0, limit);
       return { items: items.map(deviceMessageJson), next_cursor: rows.length > limit ? cursorOf(items[items.length - 1]!.id) : null };
     },
@@ -113,7 +128,8 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     {
       schema: {
         summary: "Retry every failed message of a device from the sweep's look-back window that has not expired, now",
-        description: 'Failed = the phone reported Failed before sending, or no device could take it. Recorded as a sweep (cause operator) and as a replay per delivery.',
+        description:
+          'Failed = the phone reported Failed before sending, or no device could take it. Recorded as a sweep (cause operator) and as a replay per delivery.',
         tags: ['devices'],
         params: idParams,
         response: errors,
@@ -126,9 +142,14 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     '/v1/devices/:id/messages/:messageId/retry',
     {
       schema: {
-        summary: 'Retry one message: a failed one gets a new offer; an unknown one is re-offered under its same id (the phone re-reports instead of sending again)',
+        summary:
+          'Retry one message: a failed one gets a new offer; an unknown one is re-offered under its same id (the phone re-reports instead of sending again)',
         tags: ['devices'],
-        params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, messageId: { type: 'string', maxLength: 36 } }, required: ['id', 'messageId'] },
+        params: {
+          type: 'object',
+          properties: { id: { type: 'string', maxLength: 64 }, messageId: { type: 'string', maxLength: 36 } },
+          required: ['id', 'messageId'],
+        },
         response: { ...errors, 409: problemRef },
       },
     },
@@ -140,7 +161,14 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
 
   app.get<{ Params: { id: string; messageId: string } }>(
     '/v1/devices/:id/messages/:messageId',
-    { schema: { summary: 'One device message by its message id', tags: ['devices'], params: { type: 'object', properties: { id: { type: 'string' }, messageId: { type: 'string', maxLength: 36 } }, required: ['id', 'messageId'] }, response: errors } },
+    {
+      schema: {
+        summary: 'One device message by its message id',
+        tags: ['devices'],
+        params: { type: 'object', properties: { id: { type: 'string' }, messageId: { type: 'string', maxLength: 36 } }, required: ['id', 'messageId'] },
+        response: errors,
+      },
+    },
     async (request) => deviceMessageJson(await operator.message(request.tenantId, request.params.id, request.params.messageId)),
   );
 }

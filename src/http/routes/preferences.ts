@@ -102,7 +102,13 @@ export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clo
     },
     async (request) => {
       const optOuts = toOptOuts(request.body);
-      const stored = await deps.store.preferences.replaceOptOuts({ tenantId: request.tenantId, recipientId: request.params.id, optOuts, source: 'api', now: clock.now() });
+      const stored = await deps.store.preferences.replaceOptOuts({
+        tenantId: request.tenantId,
+        recipientId: request.params.id,
+        optOuts,
+        source: 'api',
+        now: clock.now(),
+      });
       return preferencesJson(request.params.id, stored);
     },
   );

@@ -100,7 +100,12 @@ export function pushSubscriptionJson(s: PushSubscriptionView) {
 /** Registers the push subscription routes on an authenticated scope. */
 export function pushSubscriptionRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
   const clock = deps.clock ?? systemClock;
-  const params = { type: 'object', additionalProperties: false, required: ['id', 'subscriptionId'], properties: { id: ID, subscriptionId: SUBSCRIPTION_ID } } as const;
+  const params = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'subscriptionId'],
+    properties: { id: ID, subscriptionId: SUBSCRIPTION_ID },
+  } as const;
 
   app.put<{ Params: { id: string; subscriptionId: string }; Body: TargetBody }>(
     '/v1/recipients/:id/push-subscriptions/:subscriptionId',
@@ -139,7 +144,12 @@ export function pushSubscriptionRoutes(app: FastifyInstance, deps: { store: Stor
       },
     },
     async (request, reply) => {
-      const removed = await deps.store.push.removePushSubscription({ tenantId: request.tenantId, recipientId: request.params.id, id: request.params.subscriptionId, now: clock.now() });
+      const removed = await deps.store.push.removePushSubscription({
+        tenantId: request.tenantId,
+        recipientId: request.params.id,
+        id: request.params.subscriptionId,
+        now: clock.now(),
+      });
       if (!removed) throw new HeraldError('not_found', `recipient ${request.params.id} has no push subscription ${request.params.subscriptionId}`);
       return reply.code(204).send();
     },

@@ -164,7 +164,10 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
     async (request) => {
       const f = request.body.filter;
       if (Object.keys(f).length === 0) {
-        throw fieldError('filter', 'must name at least one of state, channel, provider_account, created_after, created_before: replaying every delivery at once is refused');
+        throw fieldError(
+          'filter',
+          'must name at least one of state, channel, provider_account, created_after, created_before: replaying every delivery at once is refused',
+        );
       }
       const filter: ReplayFilter = {
         ...(f.state !== undefined ? { state: f.state } : {}),

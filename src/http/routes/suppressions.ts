@@ -47,8 +47,10 @@ const E164 = /^\+[1-9]\d{6,14}$/;
 
 function checkDestination(b: AddressBody): void {
   const d = b.destination;
-  if (b.channel === 'email' && (d.length > 254 || !EMAIL.test(d))) throw fieldError('destination', 'must be an e-mail address with a domain, e.g. ada@example.com');
-  if (b.channel === 'sms' && (!E164.test(d) || !isValidPhoneNumber(d))) throw fieldError('destination', 'must be a valid phone number in E.164 form, e.g. +14155550123');
+  if (b.channel === 'email' && (d.length > 254 || !EMAIL.test(d)))
+    throw fieldError('destination', 'must be an e-mail address with a domain, e.g. ada@example.com');
+  if (b.channel === 'sms' && (!E164.test(d) || !isValidPhoneNumber(d)))
+    throw fieldError('destination', 'must be a valid phone number in E.164 form, e.g. +14155550123');
   if (b.channel === 'push' && /\s/.test(d)) throw fieldError('destination', 'must be a push token without whitespace');
 }
 
@@ -72,7 +74,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
     {
       schema: {
         summary: "The tenant's suppression list, newest first",
-        description: 'Addresses Herald does not send to on a channel: hard bounces and manual entries stop every purpose, complaints stop marketing and conversational messages.',
+        description:
+          'Addresses Herald does not send to on a channel: hard bounces and manual entries stop every purpose, complaints stop marketing and conversational messages.',
         tags: ['suppressions'],
         querystring: {
           type: 'object',
@@ -83,7 +86,9 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       },
     },
     async (request) => ({
-      items: (await deps.store.preferences.listSuppressions(request.tenantId, request.query.limit === undefined ? 100 : Number(request.query.limit))).map(suppressionJson),
+      items: (await deps.store.preferences.listSuppressions(request.tenantId, request.query.limit === undefined ? 100 : Number(request.query.limit))).map(
+        suppressionJson,
+      ),
     }),
   );
 
@@ -103,7 +108,12 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
     async (request, reply) => {
       const b = request.body;
       checkDestination(b);
-      const added = await deps.store.preferences.addSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination, now: clock.now() });
+      const added = await deps.store.preferences.addSuppression({
+        tenantId: request.tenantId,
+        channel: b.channel,
+        destination: b.destination,
+        now: clock.now(),
+      });
       const entry = await deps.store.preferences.getSuppression(request.tenantId, b.channel, b.destination);
       if (!entry) throw new HeraldError('internal_error', 'the suppression was not found right after it was written');
       return reply.code(added ? 201 : 200).send(suppressionJson(entry));
@@ -115,7 +125,8 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
     {
       schema: {
         summary: 'Lift the suppression of an address on a channel',
-        description: 'Removes the entry whatever its reason (bounce, complaint, manual): the next attempt to the address may be sent. The address goes in the JSON body.',
+        description:
+          'Removes the entry whatever its reason (bounce, complaint, manual): the next attempt to the address may be sent. The address goes in the JSON body.',
         tags: ['suppressions'],
         body: addressBody,
         response: { 200: { type: 'object', properties: { removed: { type: 'boolean' } } }, 400: problemRef, 401: problemRef, 404: problemRef },

@@ -49,12 +49,17 @@ function page(reply: FastifyReply, title: string, body: string): FastifyReply {
       'x-robots-tag': 'noindex',
       'content-security-policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'",
     })
-    .send(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title><body>${body}</body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title><body>${body}</body></html>`,
+    );
 }
 
 function invalidLink(reply: FastifyReply): FastifyReply {
   const err = new HeraldError('unsubscribe_link_invalid', 'this unsubscribe link is not one Herald issued, or it was changed');
-  return reply.code(err.status).type('application/problem+json').send(toProblem(err, `${UNSUBSCRIBE_PATH}/{token}`));
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .send(toProblem(err, `${UNSUBSCRIBE_PATH}/{token}`));
 }
 
 /** Registers the one-click unsubscribe routes in their own scope (no API key; any body accepted). */

@@ -104,9 +104,13 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
     },
   );
 
-  app.get('/v1/webhooks', { schema: { summary: "The tenant's webhook endpoints, oldest first", tags: ['webhooks'], response: { 401: problemRef } } }, async (request) => ({
-    items: (await endpoints.list(request.tenantId)).map(webhookEndpointJson),
-  }));
+  app.get(
+    '/v1/webhooks',
+    { schema: { summary: "The tenant's webhook endpoints, oldest first", tags: ['webhooks'], response: { 401: problemRef } } },
+    async (request) => ({
+      items: (await endpoints.list(request.tenantId)).map(webhookEndpointJson),
+    }),
+  );
 
   app.get<{ Params: { id: string } }>(
     '/v1/webhooks/:id',
@@ -124,7 +128,14 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
 
   app.delete<{ Params: { id: string } }>(
     '/v1/webhooks/:id',
-    { schema: { summary: 'Delete a webhook endpoint and its undelivered messages', tags: ['webhooks'], params: idParams, response: { 401: problemRef, 404: problemRef } } },
+    {
+      schema: {
+        summary: 'Delete a webhook endpoint and its undelivered messages',
+        tags: ['webhooks'],
+        params: idParams,
+        response: { 401: problemRef, 404: problemRef },
+      },
+    },
     async (request, reply) => {
       await endpoints.delete(request.tenantId, request.params.id);
       return reply.code(204).send();

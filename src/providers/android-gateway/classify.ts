@@ -33,11 +33,20 @@ const RULES: readonly Rule[] = [
   { test: /RESULT_ERROR_NO_SERVICE|RESULT_RIL_NETWORK_NOT_READY|RESULT_NETWORK_ERROR|RESULT_RIL_NETWORK_ERR\b/, code: 'phone_no_service', permanent: false },
   { test: /RESULT_ERROR_RADIO_OFF|RESULT_RADIO_NOT_AVAILABLE|RESULT_RIL_RADIO_NOT_AVAILABLE/, code: 'phone_radio_off', permanent: false },
   { test: /RESULT_ERROR_GENERIC_FAILURE|RESULT_RIL_GENERIC_ERROR/, code: 'phone_generic_failure', permanent: false },
-  { test: /RESULT_ERROR_LIMIT_EXCEEDED|RESULT_RIL_REQUEST_RATE_LIMITED|RESULT_UNEXPECTED_EVENT_STOP_SENDING/, code: 'phone_rate_limited', permanent: false, retryAfterMs: 60_000 },
+  {
+    test: /RESULT_ERROR_LIMIT_EXCEEDED|RESULT_RIL_REQUEST_RATE_LIMITED|RESULT_UNEXPECTED_EVENT_STOP_SENDING/,
+    code: 'phone_rate_limited',
+    permanent: false,
+    retryAfterMs: 60_000,
+  },
   // The user (or policy) refused premium short codes on this phone: the destination is the problem.
   { test: /RESULT_ERROR_SHORT_CODE_NOT_ALLOWED|RESULT_ERROR_SHORT_CODE_NEVER_ALLOWED/, code: 'phone_short_code_denied', permanent: true },
   // The text itself cannot be encoded as an SMS: the same content fails on every phone.
-  { test: /RESULT_INVALID_SMS_FORMAT|RESULT_RIL_INVALID_SMS_FORMAT|RESULT_ENCODING_ERROR|RESULT_RIL_ENCODING_ERR/, code: 'phone_invalid_sms_format', permanent: true },
+  {
+    test: /RESULT_INVALID_SMS_FORMAT|RESULT_RIL_INVALID_SMS_FORMAT|RESULT_ENCODING_ERROR|RESULT_RIL_ENCODING_ERR/,
+    code: 'phone_invalid_sms_format',
+    permanent: true,
+  },
   { test: /No SIMs found|SIM \d+ not found|RESULT_RIL_SIM_ABSENT/, code: 'phone_no_sim', permanent: false },
   { test: /RESULT_ERROR_FDN_CHECK_FAILURE/, code: 'phone_fdn_blocked', permanent: false },
 ];

@@ -48,7 +48,14 @@ export const androidGatewayKind: ProviderKind = {
     const source = credentialSource(account.settings, 'private_token');
     return {
       tenant: s.tenant,
-      private_token: source === null ? 'missing' : source.from === 'value' ? 'set in the configuration file' : source.from === 'env' ? `from ${source.name}` : `from ${source.path}`,
+      private_token:
+        source === null
+          ? 'missing'
+          : source.from === 'value'
+            ? 'set in the configuration file'
+            : source.from === 'env'
+              ? `from ${source.name}`
+              : `from ${source.path}`,
       device_rate_per_minute: s.deviceRatePerMinute,
       device_burst: s.deviceBurst,
       sim_rate_per_minute: s.simRatePerMinute,

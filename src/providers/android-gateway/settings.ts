@@ -37,14 +37,41 @@ export const gatewaySettingsSchema: Record<string, unknown> = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    ...credentialSchema('private_token', "The registration secret the SMSGate app sends as its Private Token (Settings → Cloud Server); at least 16 characters. Unique per account: it says which account a phone joins."),
-    tenant: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: "The tenant whose devices these are (GET /v1/devices lists them for that tenant's API keys). Default \"default\"." },
-    device_rate_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 6000, description: "SMS per minute one phone is given, shared by every worker. Default 0.8 (under Android's stock 30 per 30 minutes)." },
+    ...credentialSchema(
+      'private_token',
+      'The registration secret the SMSGate app sends as its Private Token (Settings → Cloud Server); at least 16 characters. Unique per account: it says which account a phone joins.',
+    ),
+    tenant: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description: 'The tenant whose devices these are (GET /v1/devices lists them for that tenant\'s API keys). Default "default".',
+    },
+    device_rate_per_minute: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 6000,
+      description: "SMS per minute one phone is given, shared by every worker. Default 0.8 (under Android's stock 30 per 30 minutes).",
+    },
     device_burst: { type: 'integer', minimum: 1, maximum: 1000, description: 'SMS one phone may be given at once above its rate. Default 5.' },
-    sim_rate_per_minute: { type: 'number', exclusiveMinimum: 0, maximum: 6000, description: 'SMS per minute per SIM; when set, Herald picks the SIM (simNumber) of each message. Default: no per-SIM limit.' },
+    sim_rate_per_minute: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 6000,
+      description: 'SMS per minute per SIM; when set, Herald picks the SIM (simNumber) of each message. Default: no per-SIM limit.',
+    },
     sim_burst: { type: 'integer', minimum: 1, maximum: 1000, description: 'Burst per SIM. Default: device_burst.' },
-    pull_timeout_seconds: { type: 'integer', minimum: 5, maximum: 86400, description: 'An offer no phone pulled within this is withdrawn and retried (it provably never reached a phone). Default 60.' },
-    reoffer_after_seconds: { type: 'integer', minimum: 5, maximum: 86400, description: 'A pulled message with no state report is re-offered under its same id after this (the look-up). Default 60.' },
+    pull_timeout_seconds: {
+      type: 'integer',
+      minimum: 5,
+      maximum: 86400,
+      description: 'An offer no phone pulled within this is withdrawn and retried (it provably never reached a phone). Default 60.',
+    },
+    reoffer_after_seconds: {
+      type: 'integer',
+      minimum: 5,
+      maximum: 86400,
+      description: 'A pulled message with no state report is re-offered under its same id after this (the look-up). Default 60.',
+    },
   },
 };
 

@@ -54,4 +54,3 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
   const at = parseHttpDate(trimmed);
   return at === null ? null : Math.max(0, at - nowMs);
 }
-

@@ -21,7 +21,6 @@ export interface TransportFailure {
   code?: string | undefined;
 }
 
-
 /**
  * Error codes that, raised before the request was completely written, prove it was not
  * received whole: connection setup failures, and resets or broken pipes while writing (e.g.

@@ -9,14 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import type {
-  AdapterCapabilities,
-  LookupRequest,
-  LookupResult,
-  ProviderAccountConfig,
-  ProviderAdapter,
-  SubmitRequest,
-} from '../provider.js';
+import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWireRequest } from './build-request.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
 import { classifyResponse, classifyTransportFailure } from './classify.js';
@@ -62,15 +55,12 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
   }
   const basePath = base.pathname.replace(/\/+$/, '');
   const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent =
-    base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== account.channel) {
       // A routing bug in the caller, not a provider failure: nothing was sent.
-      throw new Error(
-        `provider account ${account.id} serves ${account.channel}, not ${request.channel}`,
-      );
+      throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
     }
     try {
       const wire = buildWireRequest(request.channel, request);
@@ -94,9 +84,7 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
         agent,
         notAfter: request.sendBy,
       });
-      return result.kind === 'response'
-        ? classifyResponse(result, Date.now())
-        : classifyTransportFailure(result.failure);
+      return result.kind === 'response' ? classifyResponse(result, Date.now()) : classifyTransportFailure(result.failure);
     } catch (error) {
       // The request may or may not have left: the one safe answer is unknown.
       return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };

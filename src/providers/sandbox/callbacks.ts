@@ -11,12 +11,7 @@
  */
 import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
 import { verifyWebhook } from '../../signing/standard-webhooks.js';
-import type {
-  CallbackEvent,
-  CallbackParse,
-  CallbackRequest,
-  SyncCallbackVerifier,
-} from '../provider.js';
+import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
 const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>(DOWNSTREAM_STATUSES.filter((s) => s !== 'accepted'));

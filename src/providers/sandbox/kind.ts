@@ -10,7 +10,13 @@ export const sandboxKind: ProviderKind = {
   summary: "Herald's sandbox provider (ledger, faults, look-up, signed callbacks)",
   // The sandbox publishes no guidance of its own: a generous rate (its quota, when set, is the
   // limit under test), a 10 s timeout, and waiting for evidence, which its look-up provides.
-  defaults: { timeout_ms: 10_000, rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', capabilities: { lookup: true, dedupes_by_key: false } },
+  defaults: {
+    timeout_ms: 10_000,
+    rate_per_second: 100,
+    burst: 100,
+    ambiguity_policy: 'wait_for_evidence',
+    capabilities: { lookup: true, dedupes_by_key: false },
+  },
   settingsSchema: null,
   check(account, env) {
     const problems = [];

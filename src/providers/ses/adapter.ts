@@ -62,7 +62,12 @@ export function createSesAdapter(account: ProviderAccountConfig, options: SesAda
         body = await buildSendEmailBody(request, settings);
       } catch (error) {
         // Nothing was sent, and the same content will not compose next time either.
-        return { kind: 'permanent', reason: 'content_rejected', code: 'unrepresentable_message', message: `the message cannot be composed (${describeUnexpected(error)})` };
+        return {
+          kind: 'permanent',
+          reason: 'content_rejected',
+          code: 'unrepresentable_message',
+          message: `the message cannot be composed (${describeUnexpected(error)})`,
+        };
       }
       const url = new URL(endpoint.origin);
       url.pathname = basePath + SEND_EMAIL_PATH;

@@ -100,7 +100,8 @@ export function createSesCallbackVerifier(options: SesCallbackVerifierOptions): 
       case 'SubscriptionConfirmation': {
         const url = subscribeUrl(envelope.SubscribeURL ?? '', envelope.TopicArn, topic);
         // Signed by SNS, yet not an SNS confirmation URL: never follow it (an SSRF lever otherwise).
-        if (url === null) return { ok: false, status: 400, code: 'callback_malformed', detail: "SubscribeURL is not an SNS confirmation URL of the topic's region" };
+        if (url === null)
+          return { ok: false, status: 400, code: 'callback_malformed', detail: "SubscribeURL is not an SNS confirmation URL of the topic's region" };
         if (confirmed.has(envelope.MessageId)) return { ok: true, events: [] };
         let pending = confirming.get(envelope.MessageId);
         if (!pending) {

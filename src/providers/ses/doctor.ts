@@ -29,11 +29,26 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-async function get(settings: SesSettings, credentials: SesCredentials, path: string, account: ProviderAccountConfig, signal: AbortSignal, agent: http.Agent): Promise<Get> {
+async function get(
+  settings: SesSettings,
+  credentials: SesCredentials,
+  path: string,
+  account: ProviderAccountConfig,
+  signal: AbortSignal,
+  agent: http.Agent,
+): Promise<Get> {
   const url = new URL(settings.endpoint.origin);
   url.pathname = settings.endpoint.pathname.replace(/\/+$/, '') + path;
   const headers = signSesRequest({ method: 'GET', url, body: Buffer.alloc(0), headers: {} }, settings.region, credentials);
-  const result = await exchangeOnce({ method: 'GET', url, headers: { ...headers, accept: 'application/json', 'user-agent': 'herald-ses-doctor' }, body: Buffer.alloc(0), timeoutMs: account.timeout_ms, signal, agent });
+  const result = await exchangeOnce({
+    method: 'GET',
+    url,
+    headers: { ...headers, accept: 'application/json', 'user-agent': 'herald-ses-doctor' },
+    body: Buffer.alloc(0),
+    timeoutMs: account.timeout_ms,
+    signal,
+    agent,
+  });
   if (result.kind === 'failure') {
     const { cause, code } = result.failure;
     return { ok: false, status: null, detail: `${url.origin} did not answer (${code ?? cause})` };
@@ -53,7 +68,9 @@ function accountChecks(account: ProviderAccountConfig, body: Record<string, unkn
     {
       name: 'production access',
       ok: production,
-      detail: production ? 'the account is out of the SES sandbox' : 'the account is in the SES sandbox: it sends only to verified addresses, at most 1 message/s and 200 per 24 h',
+      detail: production
+        ? 'the account is out of the SES sandbox'
+        : 'the account is in the SES sandbox: it sends only to verified addresses, at most 1 message/s and 200 per 24 h',
     },
     { name: 'sending enabled', ok: enabled, detail: `SendingEnabled ${String(body.SendingEnabled === true)}, enforcement status ${enforcement}` },
   ];
@@ -128,13 +145,28 @@ export async function sesDoctor(account: ProviderAccountConfig, signal: AbortSig
     const fetchPath = (path: string) => get(settings, credentials, path, account, signal, agent);
     const accountAnswer = await fetchPath('/v2/email/account');
     if (!accountAnswer.ok) return [{ name: 'credentials accepted', ok: false, detail: accountAnswer.detail }];
-    const checks: DoctorCheck[] = [{ name: 'credentials accepted', ok: true, detail: `GetAccount answered in ${settings.region}` }, ...accountChecks(account, accountAnswer.body)];
+    const checks: DoctorCheck[] = [
+      { name: 'credentials accepted', ok: true, detail: `GetAccount answered in ${settings.region}` },
+      ...accountChecks(account, accountAnswer.body),
+    ];
     checks.push(await identityCheck(settings.from, (identity) => fetchPath(`/v2/email/identities/${encodeURIComponent(identity)}`)));
     if (settings.configurationSet !== null) {
       const events = await fetchPath(`/v2/email/configuration-sets/${encodeURIComponent(settings.configurationSet)}/event-destinations`);
-      checks.push(events.ok ? eventsCheck(settings, events.body) : { name: 'events published to SNS', ok: false, detail: events.status === 404 ? `configuration set ${settings.configurationSet} does not exist` : events.detail });
+      checks.push(
+        events.ok
+          ? eventsCheck(settings, events.body)
+          : {
+              name: 'events published to SNS',
+              ok: false,
+              detail: events.status === 404 ? `configuration set ${settings.configurationSet} does not exist` : events.detail,
+            },
+      );
     } else if (settings.topicArns.length > 0) {
-      checks.push({ name: 'events published to SNS', ok: false, detail: 'settings.configuration_set is not set: events reach SNS only if the sending identity has a default configuration set' });
+      checks.push({
+        name: 'events published to SNS',
+        ok: false,
+        detail: 'settings.configuration_set is not set: events reach SNS only if the sending identity has a default configuration set',
+      });
     }
     return checks;
   } finally {

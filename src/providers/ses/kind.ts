@@ -34,10 +34,15 @@ export const sesKind: ProviderKind = {
   settingsSchema: sesSettingsSchema,
   check(account, env) {
     const problems: AccountProblem[] = sesAccountProblems(account, env);
-    if (account.capabilities?.lookup === true) problems.push({ field: 'capabilities.lookup', message: 'cannot be true for ses: SES has no look-up by reference' });
-    if (account.capabilities?.dedupes_by_key === true) problems.push({ field: 'capabilities.dedupes_by_key', message: 'cannot be true for ses: SendEmail has no idempotency key' });
+    if (account.capabilities?.lookup === true)
+      problems.push({ field: 'capabilities.lookup', message: 'cannot be true for ses: SES has no look-up by reference' });
+    if (account.capabilities?.dedupes_by_key === true)
+      problems.push({ field: 'capabilities.dedupes_by_key', message: 'cannot be true for ses: SendEmail has no idempotency key' });
     if (account.ambiguity_policy === 'resend_same_key') {
-      problems.push({ field: 'ambiguity_policy', message: 'cannot be resend_same_key for ses: SendEmail has no idempotency key, so a resend may deliver twice' });
+      problems.push({
+        field: 'ambiguity_policy',
+        message: 'cannot be resend_same_key for ses: SendEmail has no idempotency key, so a resend may deliver twice',
+      });
     }
     return problems;
   },

@@ -37,7 +37,10 @@ export const sesSettingsSchema: Record<string, unknown> = {
       items: { type: 'string', pattern: TOPIC_ARN_PATTERN },
       description: 'The SNS topics whose signed notifications POST /v1/callbacks/<account> accepts; none: the account receives no callbacks.',
     },
-    ...credentialSchema('access_key_id', 'AWS access key id of an IAM identity allowed ses:SendEmail (and, for herald doctor, ses:GetAccount and ses:GetEmailIdentity).'),
+    ...credentialSchema(
+      'access_key_id',
+      'AWS access key id of an IAM identity allowed ses:SendEmail (and, for herald doctor, ses:GetAccount and ses:GetEmailIdentity).',
+    ),
     ...credentialSchema('secret_access_key', 'AWS secret access key belonging to access_key_id.'),
     ...credentialSchema('session_token', 'AWS session token, for temporary credentials (STS).'),
   },
@@ -70,7 +73,8 @@ export function readSesSettings(account: ProviderAccountConfig): SesSettings {
   const settings = account.settings ?? {};
   const region = stringSetting(settings, 'region');
   const from = stringSetting(settings, 'from');
-  if (region === null || !new RegExp(REGION_PATTERN).test(region)) throw new Error(`provider account ${account.id}: settings.region is required (e.g. eu-west-1)`);
+  if (region === null || !new RegExp(REGION_PATTERN).test(region))
+    throw new Error(`provider account ${account.id}: settings.region is required (e.g. eu-west-1)`);
   if (from === null) throw new Error(`provider account ${account.id}: settings.from is required`);
   const topics = Array.isArray(settings.sns_topic_arns) ? settings.sns_topic_arns.filter((t): t is string => typeof t === 'string') : [];
   const endpoint = new URL(account.base_url ?? `https://email.${region}.amazonaws.com`);
@@ -113,7 +117,10 @@ export function sesAccountProblems(account: ProviderAccountConfig, env: NodeJS.P
   }
   // SES authenticates with SigV4 and its callbacks with SNS signatures: these would be silently ignored.
   if (account.api_key !== undefined || account.api_key_env !== undefined) {
-    problems.push({ field: account.api_key !== undefined ? 'api_key' : 'api_key_env', message: 'is not used by ses accounts; set settings.access_key_id and settings.secret_access_key' });
+    problems.push({
+      field: account.api_key !== undefined ? 'api_key' : 'api_key_env',
+      message: 'is not used by ses accounts; set settings.access_key_id and settings.secret_access_key',
+    });
   }
   if (account.callback_secrets !== undefined || account.callback_secret_env !== undefined) {
     problems.push({

@@ -89,7 +89,8 @@ export class CertificateCache {
     } catch (error) {
       return { ok: false, reason: 'unavailable', detail: `the signing certificate could not be fetched (${(error as Error).name})` };
     }
-    if (answer.status >= 500 || answer.status === 429) return { ok: false, reason: 'unavailable', detail: `the signing certificate URL answered HTTP ${answer.status}` };
+    if (answer.status >= 500 || answer.status === 429)
+      return { ok: false, reason: 'unavailable', detail: `the signing certificate URL answered HTTP ${answer.status}` };
     if (answer.status !== 200) return { ok: false, reason: 'invalid', detail: `the signing certificate URL answered HTTP ${answer.status}` };
     let certificate: X509Certificate;
     try {

@@ -61,7 +61,10 @@ export function parseSnsEnvelope(rawBody: Buffer): EnvelopeParse {
   const fields = parsed as Record<string, unknown>;
   const type = text(fields, 'Type');
   if (type === undefined || !TYPES.has(type)) return { ok: false, detail: 'Type is not an SNS message type' };
-  const required = type === 'Notification' ? ['MessageId', 'TopicArn', 'Message', 'Timestamp', 'Signature', 'SigningCertURL'] : ['MessageId', 'TopicArn', 'Message', 'Timestamp', 'Signature', 'SigningCertURL', 'SubscribeURL', 'Token'];
+  const required =
+    type === 'Notification'
+      ? ['MessageId', 'TopicArn', 'Message', 'Timestamp', 'Signature', 'SigningCertURL']
+      : ['MessageId', 'TopicArn', 'Message', 'Timestamp', 'Signature', 'SigningCertURL', 'SubscribeURL', 'Token'];
   for (const name of required) {
     if (text(fields, name) === undefined || text(fields, name) === '') return { ok: false, detail: `${name} is missing` };
   }

@@ -31,14 +31,29 @@ const BY_CODE: Readonly<Record<string, Refusal>> = {
   '10010': { kind: 'permanent', reason: 'unauthorized', code: 'telnyx_10010_authorization', message: 'the API key may not send with this sender or profile' },
   // "Blocked due to STOP message": a block rule on the messaging profile. The lead suppresses
   // the number for this account's profile on this code.
-  '40300': { kind: 'permanent', reason: 'unsubscribed_at_provider', code: 'telnyx_unsubscribed', message: 'the recipient has opted out of this messaging profile (replied STOP)' },
+  '40300': {
+    kind: 'permanent',
+    reason: 'unsubscribed_at_provider',
+    code: 'telnyx_unsubscribed',
+    message: 'the recipient has opted out of this messaging profile (replied STOP)',
+  },
   '10002': { kind: 'permanent', reason: 'invalid_destination', code: 'telnyx_10002_invalid_number', message: 'Telnyx refused the phone number as invalid' },
   '10016': { kind: 'permanent', reason: 'invalid_destination', code: 'telnyx_10016_not_e164', message: 'Telnyx requires +E.164 numbers' },
   '40310': { kind: 'permanent', reason: 'invalid_destination', code: 'telnyx_40310_invalid_to', message: "Telnyx refused the 'to' address" },
-  '40012': { kind: 'permanent', reason: 'invalid_destination', code: 'telnyx_40012_invalid_destination', message: 'the carrier refused the destination number' },
+  '40012': {
+    kind: 'permanent',
+    reason: 'invalid_destination',
+    code: 'telnyx_40012_invalid_destination',
+    message: 'the carrier refused the destination number',
+  },
   '40001': { kind: 'permanent', reason: 'invalid_destination', code: 'telnyx_40001_not_routable', message: 'the destination is a landline or not routable' },
   '40305': { kind: 'permanent', reason: 'other', code: 'telnyx_40305_invalid_from', message: "Telnyx refused the 'from' address" },
-  '40013': { kind: 'permanent', reason: 'other', code: 'telnyx_40013_invalid_source', message: 'the sending number is not active or not enabled for messaging' },
+  '40013': {
+    kind: 'permanent',
+    reason: 'other',
+    code: 'telnyx_40013_invalid_source',
+    message: 'the sending number is not active or not enabled for messaging',
+  },
   '10004': { kind: 'permanent', reason: 'other', code: 'telnyx_10004_missing_parameter', message: 'Telnyx says a required parameter is missing' },
   '10015': { kind: 'permanent', reason: 'other', code: 'telnyx_10015_bad_request', message: 'Telnyx refused the request as malformed' },
   '40009': { kind: 'permanent', reason: 'content_rejected', code: 'telnyx_40009_invalid_body', message: 'Telnyx refused the message body' },
@@ -82,12 +97,23 @@ export function classifyTelnyxResponse(response: TelnyxResponse, nowMs: number):
   }
   const code = firstErrorCode(body);
   if (status === 429) {
-    return { kind: 'throttled', code: 'telnyx_10011_too_many_requests', message: 'Telnyx answered 429 (rate limited)', retryAfterMs: telnyxRetryAfterMs(response.headers, nowMs), scope: 'account' };
+    return {
+      kind: 'throttled',
+      code: 'telnyx_10011_too_many_requests',
+      message: 'Telnyx answered 429 (rate limited)',
+      retryAfterMs: telnyxRetryAfterMs(response.headers, nowMs),
+      scope: 'account',
+    };
   }
   const label = code === null ? `HTTP ${status}` : `HTTP ${status}, error ${code}`;
   if (status >= 500) {
     // With the same Idempotency-Key, a retry is answered from Telnyx's record if it had completed the send.
-    return { kind: 'retryable', code: code === null ? 'telnyx_server_error' : `telnyx_${code}`, message: `Telnyx answered ${label}; the retry carries the same Idempotency-Key`, retryAfterMs: parseRetryAfterMs(response.headers['retry-after'] ?? null, nowMs) };
+    return {
+      kind: 'retryable',
+      code: code === null ? 'telnyx_server_error' : `telnyx_${code}`,
+      message: `Telnyx answered ${label}; the retry carries the same Idempotency-Key`,
+      retryAfterMs: parseRetryAfterMs(response.headers['retry-after'] ?? null, nowMs),
+    };
   }
   const known = code === null ? undefined : BY_CODE[code];
   if (known !== undefined) {
@@ -96,7 +122,12 @@ export function classifyTelnyxResponse(response: TelnyxResponse, nowMs: number):
     return known;
   }
   if (status === 401 || status === 403) {
-    return { kind: 'permanent', reason: 'unauthorized', code: code === null ? `http_${status}` : `telnyx_${code}`, message: `Telnyx refused the credentials (${label})` };
+    return {
+      kind: 'permanent',
+      reason: 'unauthorized',
+      code: code === null ? `http_${status}` : `telnyx_${code}`,
+      message: `Telnyx refused the credentials (${label})`,
+    };
   }
   if (status >= 400) {
     return { kind: 'permanent', reason: 'other', code: code === null ? `http_${status}` : `telnyx_${code}`, message: `Telnyx refused the message (${label})` };

@@ -29,7 +29,11 @@ export const telnyxSettingsSchema: Record<string, unknown> = {
       minLength: 1,
       description: 'The sender: an E.164 number (+14155550123), a short code, or an alphanumeric sender ID (with messaging_profile_id).',
     },
-    messaging_profile_id: { type: 'string', pattern: UUID, description: 'The messaging profile to send with: required for a number pool or an alphanumeric sender.' },
+    messaging_profile_id: {
+      type: 'string',
+      pattern: UUID,
+      description: 'The messaging profile to send with: required for a number pool or an alphanumeric sender.',
+    },
     public_key: {
       type: 'string',
       minLength: 1,
@@ -87,13 +91,19 @@ export function telnyxProblems(account: ProviderAccountConfig, env: NodeJS.Proce
     problems.push({ field: 'settings.from', message: 'a Telnyx account needs settings.from or settings.messaging_profile_id (a number pool)' });
   }
   if (from !== null && !isTelnyxSender(from)) {
-    problems.push({ field: 'settings.from', message: 'must be an E.164 number, a 5-6 digit short code, or an alphanumeric sender ID (1-11 letters, digits or spaces, at least one letter)' });
+    problems.push({
+      field: 'settings.from',
+      message: 'must be an E.164 number, a 5-6 digit short code, or an alphanumeric sender ID (1-11 letters, digits or spaces, at least one letter)',
+    });
   } else if (from !== null && !E164.test(from) && !SHORT_CODE.test(from) && profile === null) {
     problems.push({ field: 'settings.messaging_profile_id', message: 'is required with an alphanumeric sender ID' });
   }
   publicKeyStrings(s).forEach((key, i) => {
     if (decodePublicKey(key) === null) {
-      problems.push({ field: i === 0 && text(s, 'public_key') !== null ? 'settings.public_key' : 'settings.previous_public_keys', message: 'is not a base64 Ed25519 public key (32 bytes)' });
+      problems.push({
+        field: i === 0 && text(s, 'public_key') !== null ? 'settings.public_key' : 'settings.previous_public_keys',
+        message: 'is not a base64 Ed25519 public key (32 bytes)',
+      });
     }
   });
   if (account.channel !== 'sms') problems.push({ field: 'channel', message: 'a telnyx account sends sms' });

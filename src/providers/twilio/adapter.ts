@@ -68,7 +68,12 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
       const validityPeriod = validityPeriodSeconds(request.expiresAt, Date.now(), account.timeout_ms);
       if (validityPeriod === null) {
         // Twilio's shortest ValidityPeriod (1 s) could still outlive the message: send nothing.
-        return { kind: 'retryable', code: 'expires_too_soon', message: 'less than 1 s of validity would remain when Twilio receives the message; not sent', retryAfterMs: null };
+        return {
+          kind: 'retryable',
+          code: 'expires_too_soon',
+          message: 'less than 1 s of validity would remain when Twilio receives the message; not sent',
+          retryAfterMs: null,
+        };
       }
       const message = buildTwilioMessage({
         settings,

@@ -31,13 +31,33 @@ const BY_CODE: Readonly<Record<number, Refusal>> = {
   30001: { kind: 'retryable', code: 'twilio_30001_queue_overflow', message: 'Twilio refused the message: queue overflow (not created)' },
   20003: { kind: 'permanent', reason: 'unauthorized', code: 'twilio_20003_authentication', message: 'Twilio refused the credentials' },
   21211: { kind: 'permanent', reason: 'invalid_destination', code: 'twilio_21211_invalid_to', message: "Twilio refused the 'To' number as invalid" },
-  21614: { kind: 'permanent', reason: 'invalid_destination', code: 'twilio_21614_not_mobile', message: "Twilio refused the 'To' number: not a valid mobile number" },
+  21614: {
+    kind: 'permanent',
+    reason: 'invalid_destination',
+    code: 'twilio_21614_not_mobile',
+    message: "Twilio refused the 'To' number: not a valid mobile number",
+  },
   // The recipient replied STOP to this sender: Twilio blocks every message from it until they
   // reply START. The lead suppresses the number for this account's sender on this code.
-  21610: { kind: 'permanent', reason: 'unsubscribed_at_provider', code: 'twilio_unsubscribed', message: 'the recipient has unsubscribed from this sender (replied STOP)' },
-  21408: { kind: 'permanent', reason: 'other', code: 'twilio_21408_region_not_enabled', message: "the account's geographic permissions do not allow SMS to this region" },
+  21610: {
+    kind: 'permanent',
+    reason: 'unsubscribed_at_provider',
+    code: 'twilio_unsubscribed',
+    message: 'the recipient has unsubscribed from this sender (replied STOP)',
+  },
+  21408: {
+    kind: 'permanent',
+    reason: 'other',
+    code: 'twilio_21408_region_not_enabled',
+    message: "the account's geographic permissions do not allow SMS to this region",
+  },
   21612: { kind: 'permanent', reason: 'other', code: 'twilio_21612_route_unreachable', message: "Twilio cannot reach the 'To' number from this sender" },
-  21606: { kind: 'permanent', reason: 'other', code: 'twilio_21606_invalid_from', message: "the 'From' number is not a valid SMS-capable number of this account" },
+  21606: {
+    kind: 'permanent',
+    reason: 'other',
+    code: 'twilio_21606_invalid_from',
+    message: "the 'From' number is not a valid SMS-capable number of this account",
+  },
   21212: { kind: 'permanent', reason: 'other', code: 'twilio_21212_invalid_from', message: "the 'From' number is invalid" },
   21602: { kind: 'permanent', reason: 'content_rejected', code: 'twilio_21602_body_required', message: 'Twilio requires a message body' },
   21617: { kind: 'permanent', reason: 'content_rejected', code: 'twilio_21617_body_too_long', message: 'the body exceeds Twilio’s 1,600-character limit' },
@@ -69,7 +89,13 @@ export function classifyTwilioResponse(response: TwilioResponse, nowMs: number):
   if (status === 429) {
     // 429 is Twilio's concurrency refusal (20429): never processed. Retry-After is not
     // documented for it; honoured when present, never invented.
-    return { kind: 'throttled', code: 'twilio_20429_too_many_requests', message: 'Twilio answered 429 (not processed)', retryAfterMs: retryAfter(response.headers, nowMs), scope: 'account' };
+    return {
+      kind: 'throttled',
+      code: 'twilio_20429_too_many_requests',
+      message: 'Twilio answered 429 (not processed)',
+      retryAfterMs: retryAfter(response.headers, nowMs),
+      scope: 'account',
+    };
   }
   const known = code === null ? undefined : BY_CODE[code];
   if (known !== undefined) {
@@ -80,7 +106,12 @@ export function classifyTwilioResponse(response: TwilioResponse, nowMs: number):
   const label = code === null ? `HTTP ${status}` : `HTTP ${status}, error ${code}`;
   if (status === 503) {
     // 20503 "Service unavailable: try again with exponential back-off": the service did not take the request.
-    return { kind: 'retryable', code: 'twilio_service_unavailable', message: `Twilio is temporarily unavailable (${label})`, retryAfterMs: retryAfter(response.headers, nowMs) };
+    return {
+      kind: 'retryable',
+      code: 'twilio_service_unavailable',
+      message: `Twilio is temporarily unavailable (${label})`,
+      retryAfterMs: retryAfter(response.headers, nowMs),
+    };
   }
   if (status >= 500) {
     // 20500: "sending an SMS ... [is] not idempotent. If you get a 500 ... and you retry ...
@@ -88,7 +119,12 @@ export function classifyTwilioResponse(response: TwilioResponse, nowMs: number):
     return { kind: 'unknown', code: 'twilio_server_error', message: `Twilio answered ${label}; the message may have been created` };
   }
   if (status === 401 || status === 403) {
-    return { kind: 'permanent', reason: 'unauthorized', code: code === null ? `http_${status}` : `twilio_${code}`, message: `Twilio refused the credentials (${label})` };
+    return {
+      kind: 'permanent',
+      reason: 'unauthorized',
+      code: code === null ? `http_${status}` : `twilio_${code}`,
+      message: `Twilio refused the credentials (${label})`,
+    };
   }
   if (status >= 400) {
     return { kind: 'permanent', reason: 'other', code: code === null ? `http_${status}` : `twilio_${code}`, message: `Twilio refused the message (${label})` };

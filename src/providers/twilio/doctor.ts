@@ -64,7 +64,10 @@ export async function twilioDoctor(account: ProviderAccountConfig, signal: Abort
       checks.push({ name: 'sender owned', ok: true, detail: 'a Messaging Service picks the sender (not checked here; see the Twilio Console)' });
     } else if (settings.from !== null && E164.test(settings.from)) {
       const numbers = await get(`/2010-04-01/Accounts/${sid}/IncomingPhoneNumbers.json`, { PhoneNumber: settings.from });
-      const list = numbers.kind === 'response' && numbers.status === 200 ? (numbers.body as { incoming_phone_numbers?: unknown } | null)?.incoming_phone_numbers : undefined;
+      const list =
+        numbers.kind === 'response' && numbers.status === 200
+          ? (numbers.body as { incoming_phone_numbers?: unknown } | null)?.incoming_phone_numbers
+          : undefined;
       if (!Array.isArray(list)) {
         const said = numbers.kind === 'response' ? `HTTP ${numbers.status}` : failureDetail(numbers);
         checks.push({ name: 'sender owned', ok: false, detail: `the account's numbers could not be listed (${said})` });

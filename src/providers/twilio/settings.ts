@@ -40,9 +40,14 @@ export const twilioSettingsSchema: Record<string, unknown> = {
     from: {
       type: 'string',
       minLength: 1,
-      description: 'The sender: an E.164 number (+14155550123) or an alphanumeric sender ID (up to 11 letters, digits, spaces). Either this or messaging_service_sid.',
+      description:
+        'The sender: an E.164 number (+14155550123) or an alphanumeric sender ID (up to 11 letters, digits, spaces). Either this or messaging_service_sid.',
     },
-    messaging_service_sid: { type: 'string', pattern: MESSAGING_SERVICE_SID, description: 'A Messaging Service (MG…) that picks the sender. Either this or from.' },
+    messaging_service_sid: {
+      type: 'string',
+      pattern: MESSAGING_SERVICE_SID,
+      description: 'A Messaging Service (MG…) that picks the sender. Either this or from.',
+    },
   },
 };
 

@@ -36,7 +36,9 @@ export function signedString(url: string, params: TwilioParams): string {
 
 /** The signature Twilio sends for `url` and `params` under `authToken`. */
 export function twilioSignature(authToken: string, url: string, params: TwilioParams): string {
-  return createHmac('sha1', authToken).update(Buffer.from(signedString(url, params), 'utf8')).digest('base64');
+  return createHmac('sha1', authToken)
+    .update(Buffer.from(signedString(url, params), 'utf8'))
+    .digest('base64');
 }
 
 interface UrlParts {
@@ -74,7 +76,8 @@ export function candidateUrls(url: string): string[] {
   const parts = splitUrl(url);
   if (parts === null) return [url];
   const withoutPort = parts.scheme + parts.userInfo + parts.host + parts.rest;
-  const withPort = parts.port !== '' ? url : parts.scheme + parts.userInfo + parts.host + (parts.scheme.toLowerCase() === 'https://' ? ':443' : ':80') + parts.rest;
+  const withPort =
+    parts.port !== '' ? url : parts.scheme + parts.userInfo + parts.host + (parts.scheme.toLowerCase() === 'https://' ? ':443' : ':80') + parts.rest;
   return withoutPort === withPort ? [withoutPort] : [withoutPort, withPort];
 }
 

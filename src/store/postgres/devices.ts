@@ -7,7 +7,16 @@
 import pg from 'pg';
 import { gatewayMessageId } from '../../domain/index.js';
 import { StoreConflictError, type Unsubscribe } from '../core-store.js';
-import { foldReport, reportDownstreamEvent, sortPulled, toDeviceMessageView, toDeviceRecord, toOfferRecord, toSweepRecord, toUnappliedReport } from '../device-rows.js';
+import {
+  foldReport,
+  reportDownstreamEvent,
+  sortPulled,
+  toDeviceMessageView,
+  toDeviceRecord,
+  toOfferRecord,
+  toSweepRecord,
+  toUnappliedReport,
+} from '../device-rows.js';
 import type {
   CurrentOfferQuery,
   DeviceLoad,
@@ -62,7 +71,11 @@ export class PostgresDevices implements DeviceStore {
           const l = r.login;
           await this.sql.q('gateway_login_insert', [l.login, l.providerAccount, l.tenantId, l.passwordHash, l.now], c);
         }
-        await this.sql.q('device_insert', [d.id, d.tenantId, d.providerAccount, d.login, d.name, d.tokenHash, d.simCards === null ? null : JSON.stringify(d.simCards), d.appVersion, d.now], c);
+        await this.sql.q(
+          'device_insert',
+          [d.id, d.tenantId, d.providerAccount, d.login, d.name, d.tokenHash, d.simCards === null ? null : JSON.stringify(d.simCards), d.appVersion, d.now],
+          c,
+        );
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new StoreConflictError('a device or login with this id already exists', { constraint: 'devices' }, { cause: err });
@@ -101,7 +114,9 @@ export class PostgresDevices implements DeviceStore {
 
   async findLogin(login: string): Promise<GatewayLogin | null> {
     const [r] = await this.sql.q('gateway_login_get', [login]);
-    return r ? { login: String(r.login), providerAccount: String(r.provider_account), tenantId: String(r.tenant_id), passwordHash: String(r.password_hash) } : null;
+    return r
+      ? { login: String(r.login), providerAccount: String(r.provider_account), tenantId: String(r.tenant_id), passwordHash: String(r.password_hash) }
+      : null;
   }
 
   async setLoginPassword(login: string, passwordHash: string): Promise<boolean> {
@@ -138,13 +153,25 @@ export class PostgresDevices implements DeviceStore {
         const seq = num(next.seq);
         const [row] = await this.sql.q(
           'offer_insert',
-          [gatewayMessageId(o.idempotencyKey, seq), o.deliveryId, seq, num(next.attempt_number), o.deviceId, o.providerAccount, o.simNumber, o.priority, o.validUntil, o.now],
+          [
+            gatewayMessageId(o.idempotencyKey, seq),
+            o.deliveryId,
+            seq,
+            num(next.attempt_number),
+            o.deviceId,
+            o.providerAccount,
+            o.simNumber,
+            o.priority,
+            o.validUntil,
+            o.now,
+          ],
           c,
         );
         return toOfferRecord(row!);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new StoreConflictError(`an offer of delivery ${o.deliveryId} raced this one`, { constraint: 'device_offers' }, { cause: err });
+      if (isUniqueViolation(err))
+        throw new StoreConflictError(`an offer of delivery ${o.deliveryId} raced this one`, { constraint: 'device_offers' }, { cause: err });
       throw err;
     }
   }
@@ -259,7 +286,9 @@ export class PostgresDevices implements DeviceStore {
   }
 
   async listDeviceMessages(deviceId: string, filter: DeviceMessageFilter, beforeId: number | null, limit: number): Promise<DeviceMessageView[]> {
-    return (await this.sql.q('device_messages_list', [deviceId, filter.state ?? null, filter.phoneState ?? null, beforeId, Math.max(1, limit)])).map(toDeviceMessageView);
+    return (await this.sql.q('device_messages_list', [deviceId, filter.state ?? null, filter.phoneState ?? null, beforeId, Math.max(1, limit)])).map(
+      toDeviceMessageView,
+    );
   }
 
   async sweepCandidates(q: SweepQuery): Promise<SweepCandidates> {

@@ -81,26 +81,47 @@ export class PostgresEvidence implements EvidenceStore {
         const where = applied.get(w.deliveryId);
         if (!where) continue;
         const t = w.transition;
-        if (t) events.push({ ...where, deliveryId: w.deliveryId, type: `delivery.${t.to}`, payload: transitionPayload({ deliveryId: w.deliveryId, expect: w.expect, transition: t, now }) });
+        if (t)
+          events.push({
+            ...where,
+            deliveryId: w.deliveryId,
+            type: `delivery.${t.to}`,
+            payload: transitionPayload({ deliveryId: w.deliveryId, expect: w.expect, transition: t, now }),
+          });
         const ds = downstreamEvent(w);
         if (ds) events.push({ ...where, deliveryId: w.deliveryId, type: ds.eventType, payload: ds.payload });
       }
       if (events.length > 0) {
         await this.sql.q(
           'outbox_insert_many',
-          [events.map((e) => e.tenantId), events.map((e) => e.notificationId), events.map((e) => e.deliveryId), events.map((e) => e.type), events.map((e) => e.payload), now],
+          [
+            events.map((e) => e.tenantId),
+            events.map((e) => e.notificationId),
+            events.map((e) => e.deliveryId),
+            events.map((e) => e.type),
+            events.map((e) => e.payload),
+            now,
+          ],
           c,
         );
       }
 
       const resolved = done.filter((w) => applied.has(w.deliveryId) && w.resolvesAttempt !== null);
-      if (resolved.length > 0) await this.sql.q('attempts_resolve_many', [resolved.map((w) => w.deliveryId), resolved.map((w) => w.resolvesAttempt), 'callback'], c);
+      if (resolved.length > 0)
+        await this.sql.q('attempts_resolve_many', [resolved.map((w) => w.deliveryId), resolved.map((w) => w.resolvesAttempt), 'callback'], c);
 
       const suppress = done.flatMap((w) => (w.suppress ? [w.suppress] : []));
       if (suppress.length > 0) {
         await this.sql.q(
           'suppressions_insert',
-          [suppress.map((x) => x.tenantId), suppress.map((x) => x.channel), suppress.map((x) => x.destination), suppress.map((x) => x.reason), suppress.map((x) => x.sourceDeliveryId), now],
+          [
+            suppress.map((x) => x.tenantId),
+            suppress.map((x) => x.channel),
+            suppress.map((x) => x.destination),
+            suppress.map((x) => x.reason),
+            suppress.map((x) => x.sourceDeliveryId),
+            now,
+          ],
           c,
         );
       }

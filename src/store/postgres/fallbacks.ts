@@ -21,7 +21,17 @@ export class PostgresFallbacks implements FallbackStore {
       }
       await this.sql.q(
         'fallback_delivery_insert',
-        [taken.delivery_id, r.notificationId, taken.tenant_id, r.position, taken.channel, taken.provider_account, taken.destination, taken.idempotency_key, r.now],
+        [
+          taken.delivery_id,
+          r.notificationId,
+          taken.tenant_id,
+          r.position,
+          taken.channel,
+          taken.provider_account,
+          taken.destination,
+          taken.idempotency_key,
+          r.now,
+        ],
         c,
       );
       await this.sql.q('fallback_schedule_next', [r.notificationId, r.position + 1, r.nextDueAt], c);

@@ -46,25 +46,29 @@ export class IdempotencyReservations {
   }
 
   /** Inserts new reservations, many per statement; answers, for each, whether it was inserted. */
-  private readonly inserts = new Coalescer<unknown[], boolean>(async (rows) => {
-    // A key named twice in one group is inserted once; the repeat is decided on its own afterwards.
-    const seen = new Set<string>();
-    const first = rows.map((p) => {
-      const id = JSON.stringify([p[0], p[1]]);
-      return seen.has(id) ? false : (seen.add(id), true);
-    });
-    // In key order, so two groups naming the same keys wait for each other instead of deadlocking.
-    const batch = rows.filter((_, i) => first[i]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : String(a[1]) > String(b[1]) ? 1 : 0));
-    const col = (j: number) => batch.map((p) => p[j]);
-    let inserted: Row[];
-    try {
-      inserted = await this.sql.q('idempotency_insert_many', [col(0), col(1), col(2), col(3), col(4), col(5)]);
-    } catch (err) {
-      // Refused by the server, nothing inserted: each is decided by the transaction path alone.
-      if (err instanceof pg.DatabaseError) return rows.map(() => ({ ok: true, value: false }));
-      throw err;
-    }
-    const taken = new Set(inserted.map((r) => JSON.stringify([r.tenant_id, r.key])));
-    return rows.map((p, i) => ({ ok: true, value: first[i]! && taken.has(JSON.stringify([p[0], p[1]])) }));
-  }, 2, 256);
+  private readonly inserts = new Coalescer<unknown[], boolean>(
+    async (rows) => {
+      // A key named twice in one group is inserted once; the repeat is decided on its own afterwards.
+      const seen = new Set<string>();
+      const first = rows.map((p) => {
+        const id = JSON.stringify([p[0], p[1]]);
+        return seen.has(id) ? false : (seen.add(id), true);
+      });
+      // In key order, so two groups naming the same keys wait for each other instead of deadlocking.
+      const batch = rows.filter((_, i) => first[i]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : String(a[1]) > String(b[1]) ? 1 : 0));
+      const col = (j: number) => batch.map((p) => p[j]);
+      let inserted: Row[];
+      try {
+        inserted = await this.sql.q('idempotency_insert_many', [col(0), col(1), col(2), col(3), col(4), col(5)]);
+      } catch (err) {
+        // Refused by the server, nothing inserted: each is decided by the transaction path alone.
+        if (err instanceof pg.DatabaseError) return rows.map(() => ({ ok: true, value: false }));
+        throw err;
+      }
+      const taken = new Set(inserted.map((r) => JSON.stringify([r.tenant_id, r.key])));
+      return rows.map((p, i) => ({ ok: true, value: first[i]! && taken.has(JSON.stringify([p[0], p[1]])) }));
+    },
+    2,
+    256,
+  );
 }

@@ -116,7 +116,10 @@ export class NotificationWriter {
         }
         if (n.generation > 1) await this.sql.q('fallbacks_drop_older', [n.tenantId, n.groupKey, n.generation], c);
         const older = pendingOlder(await this.sql.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c));
-        const writes = supersedeWrites(older.map((o) => o.facts), n.createdAt);
+        const writes = supersedeWrites(
+          older.map((o) => o.facts),
+          n.createdAt,
+        );
         const applied = writes.length > 0 ? await applyRun(this.sql, writes, c) : new Set<string>();
         const superseded = older
           .filter((o) => applied.has(o.facts.deliveryId))

@@ -125,9 +125,7 @@ export class PostgresStore implements Store {
       // against a concurrent creator.
       await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.sql.schema}`);
-      await c.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-      );
+      await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
       const done = new Set((await c.query('SELECT version FROM schema_migrations')).rows.map((r: { version: unknown }) => Number(r.version)));
       for (const m of loadMigrations(migrations)) {
         if (done.has(m.version)) continue;
@@ -167,11 +165,15 @@ export class PostgresStore implements Store {
     return this.keyLookups.push(keyHash);
   }
 
-  private readonly keyLookups = new Coalescer<string, ApiKeyRecord | null>(async (hashes) => {
-    const rows = await this.sql.q('api_keys_find', [hashes]);
-    const found = new Map(rows.map((r) => [String(r.key_hash), { id: String(r.id), tenantId: String(r.tenant_id) }]));
-    return hashes.map((h) => ({ ok: true, value: found.get(h) ?? null }));
-  }, 2, 256);
+  private readonly keyLookups = new Coalescer<string, ApiKeyRecord | null>(
+    async (hashes) => {
+      const rows = await this.sql.q('api_keys_find', [hashes]);
+      const found = new Map(rows.map((r) => [String(r.key_hash), { id: String(r.id), tenantId: String(r.tenant_id) }]));
+      return hashes.map((h) => ({ ok: true, value: found.get(h) ?? null }));
+    },
+    2,
+    256,
+  );
 
   async hasApiKeys(): Promise<boolean> {
     const [r] = await this.sql.q('api_keys_exist');

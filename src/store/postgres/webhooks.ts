@@ -94,7 +94,15 @@ export class PostgresWebhooks implements WebhookStore {
       if (a.length > 0) {
         await this.sql.q(
           'webhook_messages_record',
-          [r.endpointId, r.now, a.map((x) => x.messageId), a.map((x) => x.delivered), a.map((x) => x.status), a.map((x) => x.error), a.map((x) => x.nextAttemptAt)],
+          [
+            r.endpointId,
+            r.now,
+            a.map((x) => x.messageId),
+            a.map((x) => x.delivered),
+            a.map((x) => x.status),
+            a.map((x) => x.error),
+            a.map((x) => x.nextAttemptAt),
+          ],
           c,
         );
       }

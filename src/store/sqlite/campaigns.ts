@@ -6,14 +6,7 @@
  */
 import { CAMPAIGN_TRANSITIONS } from '../../domain/campaign-status.js';
 import type { Channel } from '../../domain/index.js';
-import {
-  ADDRESS_COLUMN,
-  toAudienceRow,
-  toAudienceView,
-  toCampaignDeliveryCount,
-  toCampaignRecord,
-  toRecipientProfile,
-} from '../campaign-rows.js';
+import { ADDRESS_COLUMN, toAudienceRow, toAudienceView, toCampaignDeliveryCount, toCampaignRecord, toRecipientProfile } from '../campaign-rows.js';
 import type {
   AudienceRow,
   AudienceSeal,

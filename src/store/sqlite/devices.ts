@@ -1,7 +1,16 @@
 /** The SQLite driver's devices part (see src/store/device-store.ts): one synchronous transaction per method that writes. */
 import { gatewayMessageId } from '../../domain/index.js';
 import { StoreConflictError, type Unsubscribe } from '../core-store.js';
-import { foldReport, reportDownstreamEvent, sortPulled, toDeviceMessageView, toDeviceRecord, toOfferRecord, toSweepRecord, toUnappliedReport } from '../device-rows.js';
+import {
+  foldReport,
+  reportDownstreamEvent,
+  sortPulled,
+  toDeviceMessageView,
+  toDeviceRecord,
+  toOfferRecord,
+  toSweepRecord,
+  toUnappliedReport,
+} from '../device-rows.js';
 import type {
   CurrentOfferQuery,
   DeviceLoad,
@@ -47,7 +56,9 @@ export class SqliteDevices implements DeviceStore {
       this.sql.write(() => {
         if (r.login) {
           const l = r.login;
-          this.sql.stmt('gateway_login_insert').run({ login: l.login, provider_account: l.providerAccount, tenant_id: l.tenantId, password_hash: l.passwordHash, now: l.now });
+          this.sql
+            .stmt('gateway_login_insert')
+            .run({ login: l.login, provider_account: l.providerAccount, tenant_id: l.tenantId, password_hash: l.passwordHash, now: l.now });
         }
         this.sql.stmt('device_insert').run({
           id: d.id,
@@ -78,11 +89,15 @@ export class SqliteDevices implements DeviceStore {
   }
 
   async listDevices(filter: { tenantId?: string; providerAccount?: string }): Promise<DeviceRecord[]> {
-    return (this.sql.stmt('devices_list').all({ tenant_id: filter.tenantId ?? null, provider_account: filter.providerAccount ?? null }) as Row[]).map(toDeviceRecord);
+    return (this.sql.stmt('devices_list').all({ tenant_id: filter.tenantId ?? null, provider_account: filter.providerAccount ?? null }) as Row[]).map(
+      toDeviceRecord,
+    );
   }
 
   async updateDevice(r: DeviceUpdate): Promise<boolean> {
-    const changed = this.sql.stmt('device_update').run({ id: r.id, sim_cards_json: r.simCards === null ? null : JSON.stringify(r.simCards), app_version: r.appVersion }).changes;
+    const changed = this.sql
+      .stmt('device_update')
+      .run({ id: r.id, sim_cards_json: r.simCards === null ? null : JSON.stringify(r.simCards), app_version: r.appVersion }).changes;
     return changed > 0;
   }
 
@@ -99,7 +114,9 @@ export class SqliteDevices implements DeviceStore {
 
   async findLogin(login: string): Promise<GatewayLogin | null> {
     const r = this.sql.stmt('gateway_login_get').get({ login }) as Row | undefined;
-    return r ? { login: String(r.login), providerAccount: String(r.provider_account), tenantId: String(r.tenant_id), passwordHash: String(r.password_hash) } : null;
+    return r
+      ? { login: String(r.login), providerAccount: String(r.provider_account), tenantId: String(r.tenant_id), passwordHash: String(r.password_hash) }
+      : null;
   }
 
   async setLoginPassword(login: string, passwordHash: string): Promise<boolean> {
@@ -149,14 +166,17 @@ export class SqliteDevices implements DeviceStore {
         return toOfferRecord(row);
       });
     } catch (err) {
-      if (isConstraintError(err)) throw new StoreConflictError(`an offer of delivery ${o.deliveryId} raced this one`, { constraint: 'device_offers' }, { cause: err });
+      if (isConstraintError(err))
+        throw new StoreConflictError(`an offer of delivery ${o.deliveryId} raced this one`, { constraint: 'device_offers' }, { cause: err });
       throw err;
     }
   }
 
   async pullOffers(r: OfferPull): Promise<PulledMessage[]> {
     return this.sql.write((): PulledMessage[] => {
-      const ids = (this.sql.stmt('offers_pull').all({ device_id: r.deviceId, fifo: r.order === 'fifo' ? 1 : 0, limit: Math.max(1, r.limit), now: r.now }) as Row[]).map((x) => num(x.id));
+      const ids = (
+        this.sql.stmt('offers_pull').all({ device_id: r.deviceId, fifo: r.order === 'fifo' ? 1 : 0, limit: Math.max(1, r.limit), now: r.now }) as Row[]
+      ).map((x) => num(x.id));
       if (ids.length === 0) return [];
       const rows = this.sql.stmt('offer_messages').all({ ids: JSON.stringify(ids) }) as Row[];
       return sortPulled(rows, r.order);
@@ -222,11 +242,19 @@ export class SqliteDevices implements DeviceStore {
     }) as Row | undefined;
     if (!row) throw new GuardRefused();
     const outbox = (eventType: string, payload: string) =>
-      this.sql.stmt('outbox_insert').run({ tenant_id: row.tenant_id, notification_id: row.notification_id, delivery_id: w.deliveryId, event_type: eventType, payload_json: payload, now: w.now });
+      this.sql.stmt('outbox_insert').run({
+        tenant_id: row.tenant_id,
+        notification_id: row.notification_id,
+        delivery_id: w.deliveryId,
+        event_type: eventType,
+        payload_json: payload,
+        now: w.now,
+      });
     if (t) outbox(`delivery.${t.to}`, transitionPayload({ deliveryId: w.deliveryId, expect: w.expect, transition: t, now: w.now }));
     const ds = reportDownstreamEvent(w.deliveryId, w.expect.downstreamStatus, w.downstreamStatus);
     if (ds) outbox(ds.eventType, ds.payload);
-    if (w.resolvesAttempt !== null) this.sql.stmt('attempt_resolve').run({ delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null });
+    if (w.resolvesAttempt !== null)
+      this.sql.stmt('attempt_resolve').run({ delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null });
   }
 
   async currentOffer(q: CurrentOfferQuery): Promise<OfferRecord | null> {
@@ -266,7 +294,11 @@ export class SqliteDevices implements DeviceStore {
 
   async sweepCandidates(q: SweepQuery): Promise<SweepCandidates> {
     const read = this.sql.db.transaction((): SweepCandidates => {
-      const failed = (this.sql.stmt('sweep_failed').all({ device_id: q.deviceId, provider_account: q.providerAccount, since: q.since, now: q.now, limit: Math.max(1, q.limit) }) as Row[]).map((r) => ({
+      const failed = (
+        this.sql
+          .stmt('sweep_failed')
+          .all({ device_id: q.deviceId, provider_account: q.providerAccount, since: q.since, now: q.now, limit: Math.max(1, q.limit) }) as Row[]
+      ).map((r) => ({
         deliveryId: String(r.id),
         state: r.state as SweepCandidates['failed'][number]['state'],
         terminalReason: (r.terminal_reason ?? null) as SweepCandidates['failed'][number]['terminalReason'],
@@ -275,12 +307,16 @@ export class SqliteDevices implements DeviceStore {
         expiresAt: num(r.expires_at),
         nextAttemptAt: numOrNull(r.next_attempt_at),
       }));
-      const unknown = (this.sql.stmt('sweep_unknown').all({ device_id: q.deviceId, since: q.since, now: q.now, limit: Math.max(1, q.limit) }) as Row[]).map((r) => ({
-        offerId: num(r.offer_id),
-        messageId: String(r.message_id),
-        deliveryId: String(r.delivery_id),
-      }));
-      const expired = num((this.sql.stmt('sweep_expired').get({ device_id: q.deviceId, provider_account: q.providerAccount, since: q.since, now: q.now }) as Row).n);
+      const unknown = (this.sql.stmt('sweep_unknown').all({ device_id: q.deviceId, since: q.since, now: q.now, limit: Math.max(1, q.limit) }) as Row[]).map(
+        (r) => ({
+          offerId: num(r.offer_id),
+          messageId: String(r.message_id),
+          deliveryId: String(r.delivery_id),
+        }),
+      );
+      const expired = num(
+        (this.sql.stmt('sweep_expired').get({ device_id: q.deviceId, provider_account: q.providerAccount, since: q.since, now: q.now }) as Row).n,
+      );
       return { failed, unknown, expired };
     });
     return read.deferred();

@@ -7,7 +7,13 @@
  */
 import Database from 'better-sqlite3';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
-import { StoreConflictError, type CreatedNotification, type NewNotification, type SupersededDelivery, type TenantIdempotencyCompletion } from '../core-store.js';
+import {
+  StoreConflictError,
+  type CreatedNotification,
+  type NewNotification,
+  type SupersededDelivery,
+  type TenantIdempotencyCompletion,
+} from '../core-store.js';
 import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 import { applyTransition } from './transitions.js';
@@ -93,7 +99,10 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
     sql.stmt('fallbacks_drop_older').run({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation });
     const older = pendingOlder(sql.stmt('challenge_pending_older').all({ tenant_id: n.tenantId, group_key: n.groupKey, generation: n.generation }) as Row[]);
     const superseded: SupersededDelivery[] = [];
-    for (const w of supersedeWrites(older.map((o) => o.facts), n.createdAt)) {
+    for (const w of supersedeWrites(
+      older.map((o) => o.facts),
+      n.createdAt,
+    )) {
       const o = older.find((x) => x.facts.deliveryId === w.deliveryId)!;
       if (applyTransition(sql, w)) superseded.push({ deliveryId: w.deliveryId, channel: o.channel, purpose: o.purpose });
     }

@@ -38,7 +38,9 @@ export class SqlitePush implements PushStore {
   }
 
   async deactivatePushTarget(r: PushTargetRefusal): Promise<number> {
-    return this.sql.stmt('push_subscriptions_deactivate').run({ tenant_id: r.tenantId, target_hash: pushTargetHash(r.target), reason: r.reason, code: r.code, now: r.now }).changes;
+    return this.sql
+      .stmt('push_subscriptions_deactivate')
+      .run({ tenant_id: r.tenantId, target_hash: pushTargetHash(r.target), reason: r.reason, code: r.code, now: r.now }).changes;
   }
 
   async inactivePushTargets(tenantId: string, targets: readonly string[]): Promise<Set<string>> {

@@ -37,13 +37,7 @@ const THROTTLE_SECONDS = 120;
 // The HTTP-date is whole seconds and is read a moment after it was written.
 const DATE_SLACK_MS = 5_000;
 
-const PERMANENT_REASONS: readonly PermanentReason[] = [
-  'invalid_destination',
-  'unsubscribed_at_provider',
-  'content_rejected',
-  'unauthorized',
-  'other',
-];
+const PERMANENT_REASONS: readonly PermanentReason[] = ['invalid_destination', 'unsubscribed_at_provider', 'content_rejected', 'unauthorized', 'other'];
 
 const HINT_TESTS: Record<ThrottleHint, string> = {
   none: 'throttled without a hint: throttled, no retryAfterMs invented',
@@ -262,7 +256,7 @@ function describeChannel(subject: AdapterSubject, channel: Channel): void {
 
     describe('idempotency', () => {
       const idempotency = subject.idempotency;
-      const name = "every attempt of a delivery carries its idempotency key, as the provider expects it";
+      const name = 'every attempt of a delivery carries its idempotency key, as the provider expects it';
       if ('skip' in idempotency) {
         it.skip(`${name} (skipped: ${idempotency.skip})`, () => {});
         return;

@@ -33,7 +33,10 @@ export function httpRequestLength(buffer: Buffer): number | null {
 /** Reads the request line and header fields of one complete request. */
 export function parseHttpRequestHead(request: Buffer): HttpRequestHead {
   const end = request.indexOf(HEAD_END);
-  const lines = request.subarray(0, end < 0 ? request.length : end).toString('latin1').split('\r\n');
+  const lines = request
+    .subarray(0, end < 0 ? request.length : end)
+    .toString('latin1')
+    .split('\r\n');
   const [method = '', path = ''] = (lines[0] ?? '').split(' ');
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {

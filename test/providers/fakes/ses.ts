@@ -102,13 +102,23 @@ function addressOf(value: unknown): string | null {
 function verifySignature(req: IncomingMessage, body: Buffer, opts: SesFakeOptions): void {
   const auth = req.headers.authorization;
   if (typeof auth !== 'string') throw new SesAnswer(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
+    auth,
+  );
   if (!m) throw new SesAnswer(400, 'IncompleteSignatureException', 'Authorization header requires Credential, SignedHeaders and Signature.');
   const [, keyId, date, region, service, signedHeaders, signature] = m as unknown as string[];
   if (keyId !== opts.accessKeyId) throw new SesAnswer(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
   const amzDate = req.headers['x-amz-date'];
-  if (typeof amzDate !== 'string' || !/^\d{8}T\d{6}Z$/.test(amzDate)) throw new SesAnswer(400, 'IncompleteSignatureException', 'Authorization requires X-Amz-Date.');
-  const at = Date.UTC(+amzDate.slice(0, 4), +amzDate.slice(4, 6) - 1, +amzDate.slice(6, 8), +amzDate.slice(9, 11), +amzDate.slice(11, 13), +amzDate.slice(13, 15));
+  if (typeof amzDate !== 'string' || !/^\d{8}T\d{6}Z$/.test(amzDate))
+    throw new SesAnswer(400, 'IncompleteSignatureException', 'Authorization requires X-Amz-Date.');
+  const at = Date.UTC(
+    +amzDate.slice(0, 4),
+    +amzDate.slice(4, 6) - 1,
+    +amzDate.slice(6, 8),
+    +amzDate.slice(9, 11),
+    +amzDate.slice(11, 13),
+    +amzDate.slice(13, 15),
+  );
   if (Math.abs(Date.now() - at) > MAX_SKEW_MS) throw new SesAnswer(403, 'InvalidSignatureException', 'Signature expired.');
   if (date !== amzDate.slice(0, 8) || region !== opts.region || service !== 'ses') {
     throw new SesAnswer(403, 'SignatureDoesNotMatch', 'Credential should be scoped to a valid region and service.');
@@ -140,8 +150,10 @@ function checkSendEmail(body: any, opts: SesFakeOptions): void {
   if (typeof body !== 'object' || body === null) throw new SesAnswer(400, 'SerializationException', 'body is not a JSON object');
   if (addressOf(body.FromEmailAddress) === null) throw bad('Missing final @domain');
   const to = body.Destination?.ToAddresses;
-  if (!Array.isArray(to) || to.length === 0 || to.length > 50 || !to.every((a: unknown) => addressOf(a) !== null)) throw bad('Destination.ToAddresses must hold 1 to 50 addresses');
-  if (body.ReplyToAddresses !== undefined && (!Array.isArray(body.ReplyToAddresses) || !body.ReplyToAddresses.every((a: unknown) => addressOf(a) !== null))) throw bad('ReplyToAddresses');
+  if (!Array.isArray(to) || to.length === 0 || to.length > 50 || !to.every((a: unknown) => addressOf(a) !== null))
+    throw bad('Destination.ToAddresses must hold 1 to 50 addresses');
+  if (body.ReplyToAddresses !== undefined && (!Array.isArray(body.ReplyToAddresses) || !body.ReplyToAddresses.every((a: unknown) => addressOf(a) !== null)))
+    throw bad('ReplyToAddresses');
   const content = body.Content ?? {};
   const kinds = ['Simple', 'Raw', 'Template'].filter((k) => content[k] !== undefined);
   if (kinds.length !== 1) throw bad('Content must have exactly one of Simple, Raw or Template');
@@ -204,7 +216,8 @@ export async function startSesFake(opts: SesFakeOptions): Promise<SesFake> {
         case 'accept':
         case 'slow_answer': {
           try {
-            if (!String(req.headers['content-type']).startsWith('application/json') || parsed === undefined) throw new SesAnswer(400, 'SerializationException', 'Expected a JSON body');
+            if (!String(req.headers['content-type']).startsWith('application/json') || parsed === undefined)
+              throw new SesAnswer(400, 'SerializationException', 'Expected a JSON body');
             checkSendEmail(parsed, opts);
           } catch (error) {
             if (!(error instanceof SesAnswer)) throw error;
@@ -220,7 +233,12 @@ export async function startSesFake(opts: SesFakeOptions): Promise<SesFake> {
         }
         case 'permanent': {
           const to = parsed?.Destination?.ToAddresses?.[0] ?? '';
-          sendError(res, 400, 'MessageRejected', `Email address is not verified. The following identities failed the check in region ${opts.region.toUpperCase()}: ${to}`);
+          sendError(
+            res,
+            400,
+            'MessageRejected',
+            `Email address is not verified. The following identities failed the check in region ${opts.region.toUpperCase()}: ${to}`,
+          );
           return;
         }
         case 'retryable':
@@ -246,7 +264,14 @@ export async function startSesFake(opts: SesFakeOptions): Promise<SesFake> {
     }
     if (req.method === 'GET' && path === '/v2/email/account') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify(opts.account ?? { ProductionAccessEnabled: true, SendingEnabled: true, EnforcementStatus: 'HEALTHY', SendQuota: { Max24HourSend: 50000, MaxSendRate: 14, SentLast24Hours: 0 } }),
+        JSON.stringify(
+          opts.account ?? {
+            ProductionAccessEnabled: true,
+            SendingEnabled: true,
+            EnforcementStatus: 'HEALTHY',
+            SendQuota: { Max24HourSend: 50000, MaxSendRate: 14, SentLast24Hours: 0 },
+          },
+        ),
       );
       return;
     }

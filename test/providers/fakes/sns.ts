@@ -64,7 +64,10 @@ const SIGNED_CONFIRMATION = ['Message', 'MessageId', 'SubscribeURL', 'Timestamp'
 /** A new RSA key and a certificate for it, valid from `validFrom` to `validTo` (epoch ms), named for its own AWS URL. */
 export async function makeTestCertificate(region: string, options: { validFrom?: number; validTo?: number } = {}): Promise<TestCertificate> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPair = { privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  const keyPair = {
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
   const pems = await generate([{ name: 'commonName', value: 'sns.amazonaws.com' }], {
     keyPair,
     algorithm: 'sha256',
@@ -89,14 +92,18 @@ export function signSnsMessage(input: SnsMessageInput): Buffer {
   if (input.subject !== undefined) fields.Subject = input.subject;
   if (type !== 'Notification') {
     fields.Token = input.token ?? `token-${randomUUID()}`;
-    fields.SubscribeURL = input.subscribeUrl ?? `https://sns.${region}.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(input.topicArn)}&Token=${fields.Token}`;
+    fields.SubscribeURL =
+      input.subscribeUrl ??
+      `https://sns.${region}.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(input.topicArn)}&Token=${fields.Token}`;
   }
   let toSign = '';
   for (const name of type === 'Notification' ? SIGNED_NOTIFICATION : SIGNED_CONFIRMATION) {
     if (fields[name] !== undefined) toSign += `${name}\n${fields[name]}\n`;
   }
   const version = input.version ?? '2';
-  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(toSign, 'utf8').sign(input.certificate.privateKey, 'base64');
+  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256')
+    .update(toSign, 'utf8')
+    .sign(input.certificate.privateKey, 'base64');
   return Buffer.from(
     JSON.stringify({
       ...fields,
@@ -123,7 +130,11 @@ export async function startSnsFake(): Promise<SnsFake> {
     if (rest.startsWith('/?Action=ConfirmSubscription')) {
       confirmations.push(`https://sns.${region}.amazonaws.com${rest}`);
       const status = statuses.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/xml' }).end('<ConfirmSubscriptionResponse><ConfirmSubscriptionResult><SubscriptionArn>arn</SubscriptionArn></ConfirmSubscriptionResult></ConfirmSubscriptionResponse>');
+      res
+        .writeHead(status, { 'content-type': 'text/xml' })
+        .end(
+          '<ConfirmSubscriptionResponse><ConfirmSubscriptionResult><SubscriptionArn>arn</SubscriptionArn></ConfirmSubscriptionResult></ConfirmSubscriptionResponse>',
+        );
       return;
     }
     const pem = served.get(`${region}${rest}`);
@@ -179,9 +190,18 @@ export function sesEvent(
   const tags: Record<string, string[]> = { 'ses:configuration-set': ['herald'], 'ses:from-domain': ['example.com'] };
   if (mail.reference) tags.herald_reference = [mail.reference];
   const field =
-    { Send: 'send', Delivery: 'delivery', Bounce: 'bounce', Complaint: 'complaint', Reject: 'reject', 'Rendering Failure': 'failure', DeliveryDelay: 'deliveryDelay', Open: 'open', Click: 'click', Subscription: 'subscription' }[
-      eventType
-    ] ?? 'unknown';
+    {
+      Send: 'send',
+      Delivery: 'delivery',
+      Bounce: 'bounce',
+      Complaint: 'complaint',
+      Reject: 'reject',
+      'Rendering Failure': 'failure',
+      DeliveryDelay: 'deliveryDelay',
+      Open: 'open',
+      Click: 'click',
+      Subscription: 'subscription',
+    }[eventType] ?? 'unknown';
   return JSON.stringify({
     eventType,
     mail: {

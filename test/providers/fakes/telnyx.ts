@@ -38,7 +38,15 @@ export function signTelnyxWebhook(privateKey: KeyObject, rawBody: Buffer, timest
 }
 
 /** A messaging webhook body as Telnyx lays it out (`data.id` is the event's id, `data.payload.id` the message's). */
-export function telnyxWebhookBody(event: { eventId: string; eventType: string; messageId: string; to: string; status: string; occurredAt: Date; errors?: Array<{ code: string; title: string }> }): Buffer {
+export function telnyxWebhookBody(event: {
+  eventId: string;
+  eventType: string;
+  messageId: string;
+  to: string;
+  status: string;
+  occurredAt: Date;
+  errors?: Array<{ code: string; title: string }>;
+}): Buffer {
   return Buffer.from(
     JSON.stringify({
       data: {
@@ -88,9 +96,19 @@ export interface TelnyxFake {
   received: () => Promise<ReceivedSubmission[]>;
   acceptedIds: () => Promise<string[]>;
   /** A signed webhook for one message, as Telnyx would post it to its webhook_url. */
-  webhook: (messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; atMs?: number }) => { url: string; headers: Record<string, string>; rawBody: Buffer };
+  webhook: (
+    messageId: string,
+    eventType: 'message.sent' | 'message.finalized',
+    status: string,
+    options?: { eventId?: string; atMs?: number },
+  ) => { url: string; headers: Record<string, string>; rawBody: Buffer };
   /** Posts that webhook to the message's webhook_url (or to `deliverTo`); answers the status. */
-  postWebhook: (messageId: string, eventType: 'message.sent' | 'message.finalized', status: string, options?: { eventId?: string; deliverTo?: string }) => Promise<number>;
+  postWebhook: (
+    messageId: string,
+    eventType: 'message.sent' | 'message.finalized',
+    status: string,
+    options?: { eventId?: string; deliverTo?: string },
+  ) => Promise<number>;
   close: () => Promise<void>;
 }
 
@@ -130,7 +148,8 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
         const headers: Record<string, string> = {};
         if (answer.hint === 'retry_after_seconds') headers['retry-after'] = String(answer.seconds);
         if (answer.hint === 'retry_after_date') headers['retry-after'] = new Date(Date.now() + answer.seconds * 1000).toUTCString();
-        if (answer.hint === 'provider_header') Object.assign(headers, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(answer.seconds) });
+        if (answer.hint === 'provider_header')
+          Object.assign(headers, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(answer.seconds) });
         return telnyxError(res, 429, '10011', 'Too many requests', 'You have exceeded the maximum number of allowed requests.', headers);
       }
     }
@@ -148,21 +167,27 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
     if (key !== null) {
       const record = records.get(key);
       if (record !== undefined && now() - record.at < DAY_MS) {
-        if (!record.body.equals(raw)) return telnyxError(res, 422, '10015', 'Idempotency key reuse', 'The request does not match the original request for this Idempotency-Key.');
+        if (!record.body.equals(raw))
+          return telnyxError(res, 422, '10015', 'Idempotency key reuse', 'The request does not match the original request for this Idempotency-Key.');
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(record.answer);
         return;
       }
     }
-    if (req.headers['content-type']?.startsWith('application/json') !== true) return telnyxError(res, 400, '10014', 'Unsupported Media Type', 'Content-Type must be application/json.');
+    if (req.headers['content-type']?.startsWith('application/json') !== true)
+      return telnyxError(res, 400, '10014', 'Unsupported Media Type', 'Content-Type must be application/json.');
     if (to === '') return telnyxError(res, 400, '10004', 'Missing required parameter', "The 'to' parameter is required.");
     if (!E164.test(to)) return telnyxError(res, 400, '40310', "Invalid 'to' address", `The 'to' address ${to} is invalid.`);
-    if (typeof payload.text !== 'string' || payload.text === '') return telnyxError(res, 400, '10004', 'Missing required parameter', "The 'text' parameter is required for SMS.");
+    if (typeof payload.text !== 'string' || payload.text === '')
+      return telnyxError(res, 400, '10004', 'Missing required parameter', "The 'text' parameter is required for SMS.");
     const from = typeof payload.from === 'string' ? payload.from : null;
     const profile = typeof payload.messaging_profile_id === 'string' ? payload.messaging_profile_id : null;
-    if (from === null && profile === null) return telnyxError(res, 400, '10004', 'Missing required parameter', "Either 'from' or 'messaging_profile_id' is required.");
-    if (from !== null && !options.numbers.includes(from)) return telnyxError(res, 400, '40305', "Invalid 'from' address", `The 'from' address ${from} is not a number of this account.`);
-    if (profile !== null && !(options.messagingProfiles ?? []).includes(profile)) return telnyxError(res, 400, '10017', 'Associated resource does not exist', 'The messaging profile does not exist.');
+    if (from === null && profile === null)
+      return telnyxError(res, 400, '10004', 'Missing required parameter', "Either 'from' or 'messaging_profile_id' is required.");
+    if (from !== null && !options.numbers.includes(from))
+      return telnyxError(res, 400, '40305', "Invalid 'from' address", `The 'from' address ${from} is not a number of this account.`);
+    if (profile !== null && !(options.messagingProfiles ?? []).includes(profile))
+      return telnyxError(res, 400, '10017', 'Associated resource does not exist', 'The messaging profile does not exist.');
     if (payload.webhook_url !== undefined) {
       let ok = false;
       try {
@@ -199,22 +224,33 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const server = http.createServer((req, res) => {
     void readBody(req).then((raw) => {
       if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
-        return telnyxError(res, 401, '10009', 'Authentication failed', 'The required authentication headers were either invalid or not included in the request.');
+        return telnyxError(
+          res,
+          401,
+          '10009',
+          'Authentication failed',
+          'The required authentication headers were either invalid or not included in the request.',
+        );
       }
       const url = new URL(req.url ?? '/', 'http://fake');
       if (url.pathname === '/v2/messages' && req.method === 'POST') return send(req, res, raw);
       if (url.pathname === '/v2/phone_numbers' && req.method === 'GET') {
         const wanted = url.searchParams.get('filter[phone_number]');
-        const data = options.numbers.filter((n) => wanted === null || n === wanted).map((n) => ({ phone_number: n, record_type: 'phone_number', status: 'active' }));
+        const data = options.numbers
+          .filter((n) => wanted === null || n === wanted)
+          .map((n) => ({ phone_number: n, record_type: 'phone_number', status: 'active' }));
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ data, meta: { total_results: data.length } }));
       }
       const profile = /^\/v2\/messaging_profiles(?:\/([^/]+))?$/.exec(url.pathname);
       if (profile && req.method === 'GET') {
         const list = options.messagingProfiles ?? [];
-        if (profile[1] !== undefined && !list.includes(decodeURIComponent(profile[1]))) return telnyxError(res, 404, '10005', 'Resource not found', 'The requested resource or URL could not be found.');
+        if (profile[1] !== undefined && !list.includes(decodeURIComponent(profile[1])))
+          return telnyxError(res, 404, '10005', 'Resource not found', 'The requested resource or URL could not be found.');
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify(profile[1] !== undefined ? { data: { id: profile[1], record_type: 'messaging_profile' } } : { data: list.map((id) => ({ id })) }));
+        return res.end(
+          JSON.stringify(profile[1] !== undefined ? { data: { id: profile[1], record_type: 'messaging_profile' } } : { data: list.map((id) => ({ id })) }),
+        );
       }
       return telnyxError(res, 404, '10005', 'Resource not found', 'The requested resource or URL could not be found.');
     });
@@ -229,7 +265,14 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
     const url = message.payload.webhook_url;
     if (typeof url !== 'string') throw new Error(`message ${messageId} asked for no webhook_url`);
     const atMs = o.atMs ?? Date.now();
-    const rawBody = telnyxWebhookBody({ eventId: o.eventId ?? randomUUID(), eventType, messageId, to: String(message.payload.to), status, occurredAt: new Date(atMs) });
+    const rawBody = telnyxWebhookBody({
+      eventId: o.eventId ?? randomUUID(),
+      eventType,
+      messageId,
+      to: String(message.payload.to),
+      status,
+      occurredAt: new Date(atMs),
+    });
     return { url, headers: signTelnyxWebhook(privateKey, rawBody, Math.floor(atMs / 1000)), rawBody };
   };
 

@@ -143,7 +143,12 @@ export async function startTwilioFake(options: TwilioFakeOptions): Promise<Twili
     } else if (params.From === undefined || params.From === '') {
       return twilioError(res, 400, 21603, "A 'From' phone number is required.");
     } else if (!options.numbers.includes(params.From)) {
-      return twilioError(res, 400, 21606, `The From phone number ${params.From} is not a valid, SMS-capable inbound phone number or short code for your account.`);
+      return twilioError(
+        res,
+        400,
+        21606,
+        `The From phone number ${params.From} is not a valid, SMS-capable inbound phone number or short code for your account.`,
+      );
     }
     const validity = params.ValidityPeriod;
     if (validity !== undefined && (!/^\d+$/.test(validity) || Number(validity) < 1 || Number(validity) > 36_000)) {
@@ -233,7 +238,12 @@ export async function startTwilioFake(options: TwilioFakeOptions): Promise<Twili
     const signature = twilio.getExpectedTwilioSignature(o.authToken ?? options.authToken, url, params);
     return {
       url,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature, 'user-agent': 'TwilioProxy/1.1', 'i-twilio-idempotency-token': randomBytes(8).toString('hex') },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': signature,
+        'user-agent': 'TwilioProxy/1.1',
+        'i-twilio-idempotency-token': randomBytes(8).toString('hex'),
+      },
       rawBody: Buffer.from(new URLSearchParams(params).toString()),
     };
   };

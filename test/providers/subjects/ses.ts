@@ -96,7 +96,11 @@ export const sesCallbackSubject: CallbackVerifierSubject = {
     const message = sesEvent(SES_EVENT[event.status], { messageId: event.providerMessageId, reference: event.reference, destination: event.destination });
     // SNS's MessageId is the event id, the same on every delivery of one event.
     const rawBody = signSnsMessage({ topicArn: TOPIC, message, messageId: event.eventId, timestampMs: atMs, certificate });
-    return { rawBody, headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' }, url: 'https://herald.test/v1/callbacks/conformance-ses' };
+    return {
+      rawBody,
+      headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' },
+      url: 'https://herald.test/v1/callbacks/conformance-ses',
+    };
   },
   timestamp: { toleranceMs: SNS_MAX_AGE_MS },
 };

@@ -46,7 +46,9 @@ export const telnyxSubject: AdapterSubject = {
     const fake = await startTelnyxFake({ apiKey: TELNYX_API_KEY, numbers: [TELNYX_FROM] });
     return {
       adapter: ({ timeoutMs }) =>
-        createTelnyxAdapter(telnyxAccount(fake.url, { timeout_ms: timeoutMs }, { public_key: fake.publicKey }), { callbackUrl: 'https://herald.test/v1/callbacks/conformance-telnyx' }),
+        createTelnyxAdapter(telnyxAccount(fake.url, { timeout_ms: timeoutMs }, { public_key: fake.publicKey }), {
+          callbackUrl: 'https://herald.test/v1/callbacks/conformance-telnyx',
+        }),
       script: fake.script,
       received: fake.received,
       acceptedIds: fake.acceptedIds,

@@ -50,7 +50,8 @@ export const twilioSubject: AdapterSubject = {
     if (channel !== 'sms') throw new Error('twilio sends sms');
     const fake = await startTwilioFake({ accountSid: TWILIO_ACCOUNT_SID, authToken: TWILIO_AUTH_TOKEN, numbers: [TWILIO_FROM] });
     return {
-      adapter: ({ timeoutMs }) => createTwilioAdapter(twilioAccount(fake.url, { timeout_ms: timeoutMs }), { callbackUrl: 'https://herald.test/v1/callbacks/conformance-twilio' }),
+      adapter: ({ timeoutMs }) =>
+        createTwilioAdapter(twilioAccount(fake.url, { timeout_ms: timeoutMs }), { callbackUrl: 'https://herald.test/v1/callbacks/conformance-twilio' }),
       script: fake.script,
       received: fake.received,
       acceptedIds: fake.acceptedIds,
