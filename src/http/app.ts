@@ -34,6 +34,7 @@ import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
 import { deviceApiRoutes } from './routes/device-api.js';
 import { deviceRoutes } from './routes/devices.js';
+import { smsgateThirdPartyRoutes } from './routes/smsgate-third-party.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await callbackRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
   if (deps.devices) await deviceApiRoutes(app, deps.devices);
+  await smsgateThirdPartyRoutes(app, deps);
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store);
     notificationRoutes(v1, deps);

@@ -62,6 +62,8 @@ export interface SubmitOptions {
    * same key reservation: returns the body to try instead (the next generation), or null to refuse.
    */
   onDuplicateChallenge?: (body: NotificationRequest) => Promise<NotificationRequest | null>;
+  /** The notification's id, when a compatible API names it (SMSGate's message ids); default a new `ntf_` id. */
+  notificationId?: string;
 }
 
 /** What one submit decided before its commit, shared by a retry of a raced generation. */
@@ -74,6 +76,7 @@ interface CommitContext {
   fingerprint: string;
   instance: string;
   extra: Record<string, unknown> | undefined;
+  notificationId?: string | undefined;
 }
 
 export class IntakeService {
@@ -198,7 +201,17 @@ export class IntakeService {
       }
     }
 
-    const ctx: CommitContext = { tenantId, routes, expiresAt, now, idempotencyKey, fingerprint, instance, extra: options.extra };
+    const ctx: CommitContext = {
+      tenantId,
+      routes,
+      expiresAt,
+      now,
+      idempotencyKey,
+      fingerprint,
+      instance,
+      extra: options.extra,
+      notificationId: options.notificationId,
+    };
     const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
     // A race for the generation: the body the caller offered instead, committed once, without another retry.
     return 'retryWith' in first ? (this.commit(ctx, first.retryWith, null) as Promise<IntakeResult>) : first;
@@ -217,7 +230,7 @@ export class IntakeService {
     const { tenantId, routes, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
     // The body was checked before the key was taken; this only reads its fallback plan again.
     const { fallback } = checkNotificationRequest(body, now);
-    const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
+    const notification = { ...this.build(tenantId, body, routes, expiresAt, now, ctx.notificationId), fallback };
     const response = {
       id: notification.id,
       purpose: notification.purpose,
@@ -315,8 +328,8 @@ export class IntakeService {
     return { statusCode: 202, body: response, replayed: false };
   }
 
-  private build(tenantId: string, body: NotificationRequest, routes: Route[], expiresAt: number, now: number): NewNotification {
-    const id = newId('ntf', now);
+  private build(tenantId: string, body: NotificationRequest, routes: Route[], expiresAt: number, now: number, notificationId?: string): NewNotification {
+    const id = notificationId ?? newId('ntf', now);
     const groupKey = body.group?.key ?? `ntf:${id}`;
     const generation = body.group?.generation ?? 1;
     return {
