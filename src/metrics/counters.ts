@@ -14,6 +14,8 @@ export const COUNTER_NAMES = [
   'superseded_deliveries',
   'replays',
   'user_resends',
+  'user_reported_duplicates',
+  'user_reported_not_received',
 ] as const;
 export type CounterName = (typeof COUNTER_NAMES)[number];
 

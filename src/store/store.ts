@@ -25,6 +25,7 @@ import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
 import type { PushStore } from './push-store.js';
+import type { ReportStore } from './report-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
@@ -36,6 +37,7 @@ export type * from './fallback-store.js';
 export type * from './health-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
+export type * from './report-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -55,4 +57,5 @@ export interface Store extends CoreStore {
   readonly health: HealthStore;
   readonly devices: DeviceStore;
   readonly push: PushStore;
+  readonly reports: ReportStore;
 }

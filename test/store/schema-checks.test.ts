@@ -38,6 +38,7 @@ import { SWEEP_CAUSES } from '../../src/store/device-store.js';
 import { EVERY } from '../../src/store/preference-rows.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
+import { REPORT_KINDS } from '../../src/store/report-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -85,6 +86,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'device_sweeps.cause': SWEEP_CAUSES,
   'push_subscriptions.type': PUSH_TARGET_TYPES,
   'push_subscriptions.deactivated_reason': PUSH_DEACTIVATION_REASONS,
+  'notification_reports.kind': REPORT_KINDS,
+  'notification_reports.channel': CHANNELS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

@@ -7,6 +7,7 @@ import { notificationRequestSchema, type NotificationRequest } from '../../intak
 import type { Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { notificationJson } from '../views.js';
+import { reportJson } from './reports.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -51,7 +52,9 @@ export function notificationRoutes(app: FastifyInstance, deps: { store: Store; i
     async (request) => {
       const n = isId('ntf', request.params.id) ? await deps.store.getNotification(request.tenantId, request.params.id) : null;
       if (!n) throw new HeraldError('not_found', `no notification ${request.params.id}`);
-      return notificationJson(n);
+      // What people reported about it, beside the evidence (POST /v1/notifications/:id/reports).
+      const reports = await deps.store.reports.listReports(request.tenantId, n.id);
+      return { ...notificationJson(n), reports: reports.map(reportJson) };
     },
   );
 }
