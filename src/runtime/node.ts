@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { ConfigError, type HeraldConfig } from '../config/config.js';
+import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { ReplayService } from '../delivery/replay-service.js';
@@ -19,6 +19,7 @@ import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
+import { SystemMetrics } from '../observability/system-metrics.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { CallbackVerifier } from '../providers/provider.js';
@@ -204,6 +205,11 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       onCampaignRunnable: () => campaigns?.poke(),
       webhookPolicy,
       devices,
+      // GET /metrics: the store's state (the same in every process) and this process's counters.
+      metrics: {
+        metrics: new SystemMetrics({ store, clock, counters, providerAccounts: config.provider_accounts.map((a) => a.id) }),
+        token: metricsToken(config),
+      },
     });
   }
   if (opts.roles.includes('worker')) {

@@ -15,6 +15,7 @@
  *   store.fallbacks    pending fallback channels                         fallback-store.ts
  *   store.health       provider call counts for the retry budget         health-store.ts
  *   store.devices      Android gateway phones, offers, reports, sweeps   device-store.ts
+ *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -26,6 +27,7 @@ import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
 import type { PushStore } from './push-store.js';
 import type { LimiterStore } from './limiter-store.js';
+import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -36,6 +38,7 @@ export type * from './fallback-store.js';
 export type * from './health-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
+export type * from './observability-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -55,4 +58,5 @@ export interface Store extends CoreStore {
   readonly health: HealthStore;
   readonly devices: DeviceStore;
   readonly push: PushStore;
+  readonly observability: ObservabilityStore;
 }

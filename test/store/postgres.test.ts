@@ -16,6 +16,7 @@ import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
+import { observabilityConformance } from './observability-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -43,6 +44,7 @@ campaignConformance('postgres', postgresFixture);
 preferencesConformance('postgres', postgresFixture);
 deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
+observabilityConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

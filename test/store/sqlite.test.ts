@@ -19,6 +19,7 @@ import { campaignConformance } from './campaign-conformance.js';
 import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
+import { observabilityConformance } from './observability-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -50,6 +51,7 @@ campaignConformance('sqlite', sqliteFixture);
 preferencesConformance('sqlite', sqliteFixture);
 deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
+observabilityConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

@@ -47,6 +47,7 @@ import { PostgresEvidence } from './evidence.js';
 import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
+import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
@@ -89,6 +90,7 @@ export class PostgresStore implements Store {
   readonly health: PostgresHealth;
   readonly devices: PostgresDevices;
   readonly push: PostgresPush;
+  readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -114,6 +116,7 @@ export class PostgresStore implements Store {
     this.health = new PostgresHealth(this.sql);
     this.devices = new PostgresDevices(this.sql, options.connectionString);
     this.push = new PostgresPush(this.sql);
+    this.observability = new PostgresObservability(this.sql);
   }
 
   async migrate(): Promise<string[]> {

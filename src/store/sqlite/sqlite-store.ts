@@ -47,6 +47,7 @@ import { SqliteEvidence } from './evidence.js';
 import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
+import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
@@ -90,6 +91,7 @@ export class SqliteStore implements Store {
   readonly health: SqliteHealth;
   readonly devices: SqliteDevices;
   readonly push: SqlitePush;
+  readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
     this.sql = new SqliteContext(db);
@@ -103,6 +105,7 @@ export class SqliteStore implements Store {
     this.health = new SqliteHealth(this.sql);
     this.devices = new SqliteDevices(this.sql);
     this.push = new SqlitePush(this.sql);
+    this.observability = new SqliteObservability(this.sql);
   }
 
   async migrate(): Promise<string[]> {
