@@ -1,8 +1,9 @@
 /**
  * The api role serves GET /metrics with the store gauges and the process counters, behind the
- * token `metrics.token_env` names; the worker role serves nothing (no app).
+ * token `metrics.token_env` names; a worker-only process serves it only on its own `metricsPort`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -20,13 +21,13 @@ afterEach(async () => {
   delete process.env[ENV];
 });
 
-async function node(roles: Array<'api' | 'worker'>, raw: Record<string, unknown>): Promise<HeraldNode> {
+async function node(roles: Array<'api' | 'worker'>, raw: Record<string, unknown>, metricsPort?: number): Promise<HeraldNode> {
   const dir = mkdtempSync(join(tmpdir(), 'herald-metrics-'));
   const config = resolveConfig({ data_dir: dir, ...raw }, { sandbox: false });
   // An explicit SQLite store: DATABASE_URL in the test environment must not pick PostgreSQL's public schema.
   const store = openSqliteStore({ path: join(dir, 'herald.db') });
   await store.migrate();
-  const n = await createHeraldNode({ config, roles, logger, store });
+  const n = await createHeraldNode({ config, roles, logger, store, ...(metricsPort === undefined ? {} : { metricsPort }) });
   cleanups.push(async () => {
     await n.close();
     await store.close();
@@ -50,7 +51,28 @@ describe('GET /metrics in the runtime', () => {
   it('is open without a token, and absent in a worker-only process (no HTTP app)', async () => {
     const api = await node(['api'], {});
     expect((await api.app!.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
-    expect((await node(['worker'], {})).app).toBeNull();
+    const worker = await node(['worker'], {});
+    expect(worker.app).toBeNull();
+    expect(worker.metricsApp).toBeNull();
+  });
+
+  it('a worker-only process with metricsPort serves it on that port, behind the same token, with its own counters', async () => {
+    process.env[ENV] = 'worker-token-0123456789abcdef';
+    const n = await node(['worker'], { metrics: { token_env: ENV } }, 0);
+    expect(n.app).toBeNull();
+    await n.start();
+    const { port } = n.metricsApp!.server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const refused = await fetch(url);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    n.counters.inc('api_attempts', { channel: 'sms', purpose: 'otp' });
+    const r = await fetch(url, { headers: { authorization: `Bearer ${process.env[ENV]}` } });
+    expect(r.status).toBe(200);
+    const families = parseExposition(await r.text());
+    expect(families.get('herald_api_attempts_total')?.samples).toEqual([{ labels: { channel: 'sms', purpose: 'otp' }, value: 1 }]);
+    expect(families.get('herald_deliveries')?.type).toBe('gauge');
+    expect((await fetch(`http://127.0.0.1:${port}/v1/notifications`)).status).toBe(404);
   });
 });
 
