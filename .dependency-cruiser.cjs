@@ -17,6 +17,7 @@ const ALLOWED = {
   providers: ['domain', 'signing'],
   sandbox: ['domain', 'signing'],
   metrics: ['domain'],
+  observability: ['domain', 'clock', 'metrics', 'store'],
   config: ['domain', 'providers'],
   intake: ['domain', 'clock', 'errors', 'metrics', 'providers', 'store'],
   preferences: ['domain', 'clock', 'store'],
@@ -25,7 +26,7 @@ const ALLOWED = {
   campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store'],
   devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
   http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
-  runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'devices', 'http', 'intake', 'metrics', 'preferences', 'providers', 'store', 'webhooks'],
+  runtime: ['domain', 'clock', 'campaigns', 'config', 'delivery', 'devices', 'http', 'intake', 'metrics', 'observability', 'preferences', 'providers', 'store', 'webhooks'],
   cli: ['domain', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 

@@ -60,7 +60,8 @@ Runs the background services, no HTTP API:
                       and re-offers its unknown ones under their ids
 Run as many as you like against one PostgreSQL database; they share the provider quotas.
 
-${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
+${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}      --metrics-port N  serve GET /metrics (Prometheus) on this port, for this process's counters
+`;
 
 export const HELP = `herald: notification delivery that never guesses
 

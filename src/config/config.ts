@@ -41,6 +41,13 @@ export interface HeraldConfig {
   devices: DevicesConfig;
   /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
   tls: TlsConfig | null;
+  metrics: MetricsConfig;
+}
+
+/** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
+export interface MetricsConfig {
+  token: string | null;
+  token_env: string | null;
 }
 
 /** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
@@ -183,6 +190,7 @@ interface RawConfig {
   webhooks?: Partial<WebhooksConfig>;
   devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
+  metrics?: { token?: string; token_env?: string };
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -218,6 +226,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
+    metrics: { token: r.metrics?.token ?? null, token_env: r.metrics?.token_env ?? null },
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -262,11 +271,25 @@ export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAc
   }));
 }
 
+/** The bearer token GET /metrics requires, or null when the endpoint is open. */
+export function metricsToken(cfg: HeraldConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (cfg.metrics.token !== null) return cfg.metrics.token;
+  if (cfg.metrics.token_env !== null) return env[cfg.metrics.token_env] || null;
+  return null;
+}
+
 /** Rules the schema cannot express: unique ids, and a lease that covers every call with its margin. */
 export function checkConsistency(cfg: HeraldConfig): void {
   // The device API shares Herald's port: it must not shadow the API's own routes.
   if (/^\/(v1|openapi\.json|healthz)(\/|$)/.test(cfg.devices.base_path) || cfg.devices.base_path === '') {
     throw new ConfigError(`devices.base_path "${cfg.devices.base_path}" would shadow Herald's own routes; use e.g. /mobile/v1`, 'devices.base_path');
+  }
+  if (cfg.metrics.token !== null && cfg.metrics.token_env !== null) {
+    throw new ConfigError('metrics.token and metrics.token_env are alternatives: set one', 'metrics.token_env');
+  }
+  // A named but unset variable would leave /metrics open while the operator believes it closed.
+  if (cfg.metrics.token_env !== null && !process.env[cfg.metrics.token_env]) {
+    throw new ConfigError(`metrics.token_env names ${cfg.metrics.token_env}, which is not set in the environment`, 'metrics.token_env');
   }
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n))

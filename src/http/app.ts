@@ -36,6 +36,7 @@ import type { DeviceGateway } from '../devices/device-gateway.js';
 import { deviceApiRoutes } from './routes/device-api.js';
 import { deviceRoutes } from './routes/devices.js';
 import { smsgateThirdPartyRoutes } from './routes/smsgate-third-party.js';
+import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -67,6 +68,8 @@ export interface AppDeps {
   onCampaignRunnable?: () => void;
   /** The Android phone gateway: its device API under devices.base_path and /v1/devices. Absent: no android_gateway account. */
   devices?: DeviceGateway | null;
+  /** GET /metrics (Prometheus text format) and its optional bearer token. Absent: no /metrics route. */
+  metrics?: MetricsRouteDeps | null;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -129,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', driver: deps.store.driver }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  if (deps.metrics) metricsRoutes(app, deps.metrics);
   await callbackRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
   if (deps.devices) await deviceApiRoutes(app, deps.devices);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { ConfigError, type HeraldConfig } from '../config/config.js';
+import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { ReplayService } from '../delivery/replay-service.js';
@@ -17,8 +17,10 @@ import { Sweeper } from '../delivery/sweeper.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
+import { buildMetricsApp } from '../http/metrics-app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
+import { SystemMetrics } from '../observability/system-metrics.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { CallbackVerifier } from '../providers/provider.js';
@@ -41,6 +43,8 @@ export type Role = 'api' | 'worker';
 export interface HeraldNode {
   store: Store;
   app: FastifyInstance | null;
+  /** GET /metrics on its own port (`metricsPort`, a process without the api role), or null. */
+  metricsApp: FastifyInstance | null;
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
   fallbacks: FallbackScheduler | null;
@@ -71,6 +75,11 @@ export interface NodeOptions {
   random?: Random;
   store?: Store;
   workerId?: string;
+  /**
+   * Serve GET /metrics on this port (config `host`) in a process without the api role, whose
+   * counters would otherwise not be scraped (`herald worker --metrics-port N`). 0 picks a free one.
+   */
+  metricsPort?: number;
   /** Called after the TLS certificate was reloaded from its files (tests wait for it). */
   onTlsReload?: () => void;
 }
@@ -177,6 +186,13 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
   let stopWatchingTls: (() => void) | null = null;
 
+  // GET /metrics: the store's state (the same in every process) and this process's counters.
+  const metrics = {
+    metrics: new SystemMetrics({ store, clock, counters, providerAccounts: config.provider_accounts.map((a) => a.id) }),
+    token: metricsToken(config),
+  };
+  const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
+
   if (opts.roles.includes('api')) {
     const intake = new IntakeService({
       store,
@@ -204,6 +220,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       onCampaignRunnable: () => campaigns?.poke(),
       webhookPolicy,
       devices,
+      metrics,
     });
   }
   if (opts.roles.includes('worker')) {
@@ -267,6 +284,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   return {
     store,
     app,
+    metricsApp,
     worker,
     sweeper,
     fallbacks,
@@ -296,6 +314,10 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       webhooks?.relay.start();
       webhooks?.sender.start();
       if (worker) devices?.startLoops();
+      if (metricsApp) {
+        const url = await metricsApp.listen({ host: config.host, port: opts.metricsPort ?? 0 });
+        logger.info({ url: `${url}/metrics` }, 'metrics listening');
+      }
       if (app) await devices?.listen();
       if (!app) return null;
       const address = await app.listen({ host: config.host, port: config.port });
@@ -307,6 +329,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       // then release sockets and the database.
       stopWatchingTls?.();
       await app?.close();
+      await metricsApp?.close();
       await unlisten?.();
       await worker?.stop();
       await sweeper?.stop();

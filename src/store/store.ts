@@ -15,6 +15,9 @@
  *   store.fallbacks    pending fallback channels                         fallback-store.ts
  *   store.health       provider call counts for the retry budget         health-store.ts
  *   store.devices      Android gateway phones, offers, reports, sweeps   device-store.ts
+ *   store.push         a recipient's push subscriptions                  push-store.ts
+ *   store.reports      what people reported (duplicate, not received)    report-store.ts
+ *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -27,6 +30,7 @@ import type { HealthStore } from './health-store.js';
 import type { PushStore } from './push-store.js';
 import type { ReportStore } from './report-store.js';
 import type { LimiterStore } from './limiter-store.js';
+import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -38,6 +42,7 @@ export type * from './health-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
+export type * from './observability-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -58,4 +63,5 @@ export interface Store extends CoreStore {
   readonly devices: DeviceStore;
   readonly push: PushStore;
   readonly reports: ReportStore;
+  readonly observability: ObservabilityStore;
 }

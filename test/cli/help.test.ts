@@ -88,4 +88,13 @@ describe('usage errors exit 2', () => {
     expect(run.stderr).toMatch(/--port must be a port number.*abc/);
     expect(run.stdout).toBe('');
   });
+
+  it('`--metrics-port` is for `herald worker`: refused with the API, which serves /metrics on its own port', async () => {
+    for (const command of ['start', 'api']) {
+      const run = await runHerald([command, '--metrics-port', '9464']);
+      expect(run.code, command).toBe(2);
+      expect(run.stderr).toMatch(/--metrics-port is for herald worker/);
+    }
+    expect((await runHerald(['worker', '--help'])).stdout).toContain('--metrics-port N');
+  });
 });

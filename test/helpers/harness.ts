@@ -22,6 +22,7 @@ import { buildApp } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
+import { SystemMetrics } from '../../src/observability/system-metrics.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from '../../src/providers/provider.js';
 import { callbackVerifiers, createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -74,6 +75,8 @@ export interface Harness {
   apiUrl: string | null;
   /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
   counters: DeliveryCounters;
+  /** With `metrics`: what GET /metrics serves (its store reads use the harness clock). */
+  metrics: SystemMetrics | null;
   /** With `devices`: the phone gateway (device API on `apiUrl` + devices.base_path; drive its reports and sweep with runOnce()). */
   devices: DeviceGateway | null;
   /** POST /v1/notifications with the harness key. */
@@ -123,6 +126,8 @@ export interface HarnessOptions {
    * verifier whose way out to SNS serves the test's own certificates.
    */
   callbackVerifier?: (account: ProviderAccountConfig) => CallbackVerifier | null;
+  /** Serves GET /metrics (optionally behind a bearer token), its store read cached for `cacheMs` (default SystemMetrics's 5 s). */
+  metrics?: { token?: string; cacheMs?: number };
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -196,6 +201,15 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
   const replay = new ReplayService({ store, clock, counters });
   let evidence: EvidenceApplier | null = null;
+  const metrics = opts.metrics
+    ? new SystemMetrics({
+        store,
+        clock,
+        counters,
+        providerAccounts: config.provider_accounts.map((a) => a.id),
+        ...(opts.metrics.cacheMs === undefined ? {} : { cacheMs: opts.metrics.cacheMs }),
+      })
+    : null;
   const app = await buildApp({
     store,
     intake,
@@ -215,6 +229,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
     devices,
+    metrics: metrics ? { metrics, token: opts.metrics?.token ?? null } : null,
   });
   let apiUrl: string | null = null;
   if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -284,6 +299,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     evidence,
     apiUrl,
     counters,
+    metrics,
     devices,
     async send(body, headers = {}) {
       const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });

@@ -20,6 +20,7 @@ import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
+import { observabilityConformance } from './observability-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -52,6 +53,7 @@ preferencesConformance('sqlite', sqliteFixture);
 deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
+observabilityConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

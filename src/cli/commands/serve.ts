@@ -7,7 +7,7 @@ import { checkConsistency, sandboxAccounts, type ConfigOverrides } from '../../c
 import { createHeraldNode, openStore, type Role } from '../../runtime/node.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startSandbox, type SandboxHandle } from '../../sandbox/index.js';
-import { parseFlags, portFlag } from '../args.js';
+import { parseFlags, portFlag, UsageError } from '../args.js';
 import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { printBanner } from './banner.js';
@@ -20,6 +20,7 @@ export const SERVE_FLAGS = {
   'data-dir': { type: 'string', short: 'd' },
   'sandbox-port': { type: 'string' },
   'no-sandbox': { type: 'boolean' },
+  'metrics-port': { type: 'string' },
 } as const;
 
 /** Runs the given roles until a signal; resolves with the exit code. */
@@ -36,6 +37,11 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
     ...(flags['sandbox-port'] !== undefined ? { sandboxPort: portFlag(flags['sandbox-port'], 'sandbox-port') } : {}),
     ...(flags['no-sandbox'] ? { sandbox: false } : {}),
   };
+  // The API serves /metrics on its own port; only a process without it needs another.
+  if (flags['metrics-port'] !== undefined && roles.includes('api')) {
+    throw new UsageError('--metrics-port is for herald worker: with the API, GET /metrics is served on the API port');
+  }
+  const metricsPort = portFlag(flags['metrics-port'], 'metrics-port');
   const config = loadConfig(flags.config, overrides);
   // Only the all-in-one process embeds the sandbox; `api` and `worker` point at a running one.
   const embedSandbox = roles.length === 2 && config.sandbox.enabled;
@@ -56,7 +62,7 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   const store = await openStore(config);
   let bootstrap: BootstrapResult | null = null;
   if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, Date.now());
-  const node = await createHeraldNode({ config, roles, logger, store });
+  const node = await createHeraldNode({ config, roles, logger, store, ...(metricsPort !== undefined ? { metricsPort } : {}) });
   const apiUrl = await node.start();
   if (sandbox && apiUrl) {
     for (const a of config.provider_accounts) {

@@ -48,6 +48,7 @@ import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
+import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
@@ -91,6 +92,7 @@ export class PostgresStore implements Store {
   readonly devices: PostgresDevices;
   readonly push: PostgresPush;
   readonly reports: PostgresReports;
+  readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -117,6 +119,7 @@ export class PostgresStore implements Store {
     this.devices = new PostgresDevices(this.sql, options.connectionString);
     this.push = new PostgresPush(this.sql);
     this.reports = new PostgresReports(this.sql);
+    this.observability = new PostgresObservability(this.sql);
   }
 
   async migrate(): Promise<string[]> {

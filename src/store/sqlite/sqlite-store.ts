@@ -48,6 +48,7 @@ import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
+import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
@@ -92,6 +93,7 @@ export class SqliteStore implements Store {
   readonly devices: SqliteDevices;
   readonly push: SqlitePush;
   readonly reports: SqliteReports;
+  readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
     this.sql = new SqliteContext(db);
@@ -106,6 +108,7 @@ export class SqliteStore implements Store {
     this.devices = new SqliteDevices(this.sql);
     this.push = new SqlitePush(this.sql);
     this.reports = new SqliteReports(this.sql);
+    this.observability = new SqliteObservability(this.sql);
   }
 
   async migrate(): Promise<string[]> {
