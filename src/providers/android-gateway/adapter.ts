@@ -8,13 +8,7 @@
 import type { SubmitOutcome } from '../../domain/index.js';
 import type { DeviceGatewayPort } from '../device-gateway.js';
 import type { LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: a message could quote a destination.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
+import { describeUnexpected } from '../http/transport-failure.js';
 
 /** Builds the adapter; throws when the process runs no device gateway (a configuration error no retry can fix). */
 export function createAndroidGatewayAdapter(account: ProviderAccountConfig, gateway: DeviceGatewayPort | null | undefined): ProviderAdapter {

@@ -15,23 +15,18 @@ import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbac
 import { classifyResponse, classifyTransportFailure } from './classify.js';
 import { exchangeOnce, postOnce } from '../http/exchange.js';
 import { classifyLookup, LOOKUP_PATH } from './lookup.js';
+import { describeUnexpected } from '../http/transport-failure.js';
 
 // 64 sockets per account: well above what one worker's batch needs against one provider,
 // and a hard cap so a stalled provider cannot make Herald open sockets without bound.
 const MAX_SOCKETS = 64;
 
-function resolveApiKey(account: ProviderAccountConfig): string | undefined {
+/** The sandbox account's API key: the literal `api_key`, else the variable `api_key_env` names; undefined when neither gives one. */
+export function resolveApiKey(account: ProviderAccountConfig): string | undefined {
   if (account.api_key !== undefined && account.api_key !== '') return account.api_key;
   if (account.api_key_env === undefined) return undefined;
   const fromEnv = process.env[account.api_key_env];
   return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
-}
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception message could quote a destination or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
 }
 
 /** The account's declared capabilities, with the sandbox defaults: lookup true, dedupesByKey false. */

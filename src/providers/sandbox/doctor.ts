@@ -5,6 +5,7 @@
  */
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
+import { resolveApiKey } from './adapter.js';
 import { LOOKUP_PATH } from './lookup.js';
 
 /** Probes the account's sandbox without sending. */
@@ -12,7 +13,7 @@ export async function sandboxDoctor(account: ProviderAccountConfig, signal: Abor
   if (account.base_url === undefined) return [{ name: 'endpoint configured', ok: false, detail: 'base_url is not set' }];
   const url = new URL(account.base_url.replace(/\/+$/, '') + LOOKUP_PATH);
   url.searchParams.set('reference', 'herald-doctor-probe');
-  const apiKey = account.api_key ?? (account.api_key_env ? process.env[account.api_key_env] : undefined);
+  const apiKey = resolveApiKey(account);
   let status: number;
   try {
     const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal });

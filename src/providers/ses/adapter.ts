@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { CredentialError } from '../credentials.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import { postOnce } from '../http/exchange.js';
 import { buildSendEmailBody, SEND_EMAIL_PATH } from './build-request.js';
 import { classifySesResponse } from './classify.js';
@@ -20,13 +20,6 @@ import { signSesRequest } from './sign.js';
 // 64 sockets per account, as for the sandbox: above what one worker's batch needs at SES's
 // per-account rates, and a cap so a stalled endpoint cannot make Herald open sockets without bound.
 const MAX_SOCKETS = 64;
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception message could quote a destination or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 export interface SesAdapterOptions {
   /** The verifier of the account's SNS notifications, when it lists topics. */

@@ -12,15 +12,9 @@ import { acceptedMessageId, classifyFailure, redactionsFor, type SmtpFailure } f
 import { SessionPool, type Lease } from './session-pool.js';
 import { readSmtpSettings, type SmtpSettings } from './settings.js';
 import { sendOnce, type CallLimits } from './smtp-session.js';
+import { describeUnexpected } from '../http/transport-failure.js';
 
 export const SMTP_CAPABILITIES: AdapterCapabilities = { lookup: false, dedupesByKey: false };
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception message could quote a destination or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /**
  * A failure on a reused session before the server invited the body is most likely the server

@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { postOnce } from '../http/exchange.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTelnyxMessage, MESSAGES_PATH, telnyxIdempotencyKey } from './build-request.js';
@@ -19,13 +19,6 @@ import { readTelnyxSettings, TELNYX_API_URL, type TelnyxSettings } from './setti
 
 // 16 sockets: far more than one account's sends at Telnyx's documented rates need.
 const MAX_SOCKETS = 16;
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception message could quote a destination or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /** What Telnyx can do: dedupe by key (24 h), no look-up by Herald's reference. `dedupes_by_key: false` may be declared to be safe. */
 export function telnyxCapabilities(account: ProviderAccountConfig): AdapterCapabilities {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { postOnce } from '../http/exchange.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';
@@ -20,13 +20,6 @@ import { readTwilioSettings, TWILIO_API_URL, type TwilioSettings } from './setti
 // 16 sockets: Twilio's default REST concurrency is limited per account (20429 beyond it), and
 // one account's sends at its documented throughput need far fewer.
 const MAX_SOCKETS = 16;
-
-function describeUnexpected(error: unknown): string {
-  // Name and code only: an arbitrary exception message could quote a destination or a body.
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? `${name} ${code}` : name;
-}
 
 /**
  * What Twilio can do: no look-up by Herald's reference, no dedupe by key. Facts of the
