@@ -147,5 +147,8 @@ describe.each(DRIVERS)('staged rollout on %s', (driver) => {
     const summary = await rolloutOf(u.provider_account);
     expect(summary).toMatchObject({ stage: 'full', next_stage: 'full', would_change: 0, changes: [] });
     expect((await h.get('/v1/provider-accounts')).json.items.every((a: any) => a.rollout === 'full')).toBe(true);
+    const bad = await h.get('/v1/review?reason=bogus');
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('validation_failed');
   });
 });
