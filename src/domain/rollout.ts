@@ -78,10 +78,6 @@ export function nextRolloutStage(stage: RolloutStage): RolloutStage {
   return stage === 'shadow' ? 'definite_retries' : 'full';
 }
 
-export function isRolloutStage(value: unknown): value is RolloutStage {
-  return typeof value === 'string' && (ROLLOUT_STAGES as readonly string[]).includes(value);
-}
-
 /** True when a stage holds this answer for review instead of acting on it. */
 function holds(stage: RolloutStage, outcome: SubmitOutcome): boolean {
   if (outcome.kind === 'accepted') return false;
