@@ -7,7 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RolloutStage } from '../../src/domain/index.js';
-import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+import { Reconciler } from '../../src/delivery/reconciler.js';
+import { createAdapter } from '../../src/runtime/node.js';
+import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
 
 const MINUTE = 60_000;
 
@@ -131,6 +133,25 @@ describe.each(DRIVERS)('staged rollout on %s', (driver) => {
     const summary = await rolloutOf(u.provider_account);
     expect(summary).toMatchObject({ stage: 'definite_retries', next_stage: 'full', would_change: 1 });
     expect(summary.changes).toEqual([{ decision: 'review', next_stage_decision: 'reconcile_lookup', attempts: 1 }]);
+  });
+
+  it('promoting to full (a restarted reconciler with the new configuration) hands the held unknown to reconciliation', async () => {
+    await start('definite_retries');
+    const u = await sendWith('lose_response_after_accept');
+    expect(await h.reconciler.runOnce()).toMatchObject({ foundByLookup: 0 });
+    const promoted = h.config.provider_accounts.map((a) => ({ ...a, rollout: 'full' as const }));
+    const adapters = new Map(promoted.map((a) => [a.id, createAdapter(a, h.config.public_url)] as const));
+    try {
+      const reconciler = new Reconciler({ store: h.store, clock: h.clock, logger: silentLogger, adapters, accounts: promoted, random: () => 0.5 });
+      expect(await reconciler.runOnce()).toMatchObject({ foundByLookup: 1 });
+    } finally {
+      await Promise.allSettled([...adapters.values()].map((a) => a.close()));
+    }
+    const d = await delivery(u.id);
+    expect(d.state).toBe('accepted');
+    expect(d.attempts[0]).toMatchObject({ decision: { kind: 'review' }, resolution: 'found_by_lookup' });
+    expect(h.sandbox.ledger.countByKey(d.idempotency_key)).toBe(1);
+    expect(await review()).toEqual([]);
   });
 
   it('full (the default): a 503 retries, an unknown is looked up and settled; nothing is held', async () => {
