@@ -10,7 +10,16 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { ambiguityPolicyFor, decide, ladderFor, type AmbiguityPolicy, type DeliveryEvent, type Random, type RetryPolicy } from '../domain/index.js';
+import {
+  ambiguityPolicyFor,
+  decide,
+  DEFAULT_ROLLOUT_STAGE,
+  ladderFor,
+  type AmbiguityPolicy,
+  type DeliveryEvent,
+  type Random,
+  type RetryPolicy,
+} from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { UnknownDelivery } from '../store/evidence-store.js';
 import type { AttemptResolution, Store } from '../store/store.js';
@@ -61,7 +70,12 @@ export class Reconciler {
   async runOnce(): Promise<ReconcilePass> {
     const now = this.opts.clock.now();
     const pass: ReconcilePass = { foundByLookup: 0, notFoundByLookup: 0, resent: 0, unresolved: 0, deferred: 0 };
-    const due = await this.opts.store.evidence.listUnknownDue({ now, limit: this.opts.batchSize ?? 200, providerAccounts: [...this.opts.adapters.keys()] });
+    // Only accounts at the `full` rollout stage are reconciled: below it an `unknown` is held for a
+    // person (listed in review at once), with no look-up and no ambiguity policy. Promoting an
+    // account to `full` hands its held `unknown` deliveries to this pass.
+    const reconciled = [...this.opts.adapters.keys()].filter((id) => (this.accounts.get(id)?.rollout ?? DEFAULT_ROLLOUT_STAGE) === 'full');
+    if (reconciled.length === 0) return pass;
+    const due = await this.opts.store.evidence.listUnknownDue({ now, limit: this.opts.batchSize ?? 200, providerAccounts: reconciled });
     for (let i = 0; i < due.length; i += LOOKUP_CONCURRENCY) {
       await Promise.all(due.slice(i, i + LOOKUP_CONCURRENCY).map((u) => this.reconcile(u, now, pass)));
     }

@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js';
 import { decide, defaultLadderFor, LADDERS, REPLAYABLE_REASONS, type Decision, type Random } from '../domain/index.js';
 import { HeraldError, type ErrorCode } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
-import type { DeliveryView, Page, ReplayFilter, ReviewItem, Store } from '../store/store.js';
+import type { DeliveryView, Page, ReplayFilter, ReviewItem, ReviewReason, Store } from '../store/store.js';
 
 export interface ReplayServiceOptions {
   store: Store;
@@ -89,9 +89,14 @@ export class ReplayService {
     this.random = opts.random ?? Math.random;
   }
 
-  /** The tenant's review queue at the service's clock: `unknown` counts as overdue after `unknownAfterMs`. */
-  async review(tenantId: string, unknownAfterMs: number, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
-    return this.opts.store.review.listReview(tenantId, { now: this.opts.clock.now(), unknownAfterMs }, cursor, limit);
+  /** The tenant's review queue at the service's clock (only `reason`'s items, if given): `unknown` counts as overdue after `unknownAfterMs`. */
+  async review(tenantId: string, unknownAfterMs: number, cursor: string | null, limit: number, reason?: ReviewReason): Promise<Page<ReviewItem>> {
+    return this.opts.store.review.listReview(
+      tenantId,
+      { now: this.opts.clock.now(), unknownAfterMs, ...(reason === undefined ? {} : { reason }) },
+      cursor,
+      limit,
+    );
   }
 
   /** Replays one of the tenant's deliveries; returns it as it is after the replay, or throws a HeraldError. */

@@ -10,6 +10,7 @@ import {
   assessBudget,
   callDeadline,
   decide,
+  decideAtStage,
   HEALTH_BUCKET_MS,
   HEALTH_WINDOW_MS,
   ladderFor,
@@ -25,6 +26,7 @@ import {
   type SubmitOutcome,
 } from '../domain/index.js';
 import { workerLanes, type WorkerLane } from './worker-lanes.js';
+import { RolloutOfAccounts } from './rollout-of-accounts.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
@@ -95,6 +97,8 @@ export class DeliveryWorker {
   private readonly checks: SendTimeChecks;
   /** Per account, its calls' timeout (`timeout_ms`): a call starts only if its lease covers it. */
   private readonly timeouts: Map<string, number>;
+  /** Per account, its rollout stage and how its `unknown` answers are settled at `full`. */
+  private readonly rollout: RolloutOfAccounts;
 
   constructor(private readonly opts: WorkerOptions) {
     this.batchSize = opts.batchSize ?? 64;
@@ -117,6 +121,7 @@ export class DeliveryWorker {
       opts.policyFor ??
       ((c) => ladderFor(c.purpose, c.retryLadder, opts.ladderOverrides?.get(c.providerAccount) ?? configs.get(c.providerAccount)?.retry_ladders));
     this.random = opts.random ?? Math.random;
+    this.rollout = new RolloutOfAccounts(configs, opts.adapters);
     this.wake = opts.wake ?? new WakeSignal();
     this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links: opts.unsubscribeLinks ?? null });
     this.lanes = new Map(
@@ -301,18 +306,27 @@ export class DeliveryWorker {
     const writes: TransitionWrite[] = [];
     claimed.forEach((c, i) => {
       const outcome = outcomes[i]!;
-      const decision = decide(
+      // The account's rollout stage decides what is done with the answer; both the decision taken
+      // and the next stage's are kept on the attempt (src/domain/rollout.ts).
+      const { transition, decision, nextStageDecision } = decideAtStage(
         { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
-        { type: 'outcome', outcome },
-        { now, policy: this.policyFor(c), random: this.random, budget },
+        outcome,
+        {
+          now,
+          policy: this.policyFor(c),
+          random: this.random,
+          budget,
+          stage: this.rollout.stageOf(c.providerAccount),
+          unknownSettlement: this.rollout.unknownSettlement(c),
+          notCalled: outcome.kind !== 'accepted' && NOT_CALLED_CODES.has(outcome.code),
+        },
       );
-      if (!decision.ok) throw new Error(`decide refused an outcome for a submitting delivery: ${decision.reason}`);
       writes.push({
         deliveryId: c.deliveryId,
         expect: { state: 'submitting', leaseVersion: c.leaseVersion },
-        transition: decision,
+        transition,
         now,
-        attempt: { number: c.attemptNumber, outcome },
+        attempt: { number: c.attemptNumber, outcome, decisions: { decision, nextStageDecision } },
       });
     });
     const all = await this.opts.store.applyTransitions([...writes, ...stopped]);

@@ -23,7 +23,12 @@ export interface DeliverySnapshot {
 
 export type DeliveryEvent =
   | { type: 'claim' }
-  | { type: 'outcome'; outcome: SubmitOutcome }
+  /**
+   * A submission's answer. `hold`: the provider account's rollout stage gives this answer to a
+   * person instead of acting on it (src/domain/rollout.ts): an acceptance is still accepted, an
+   * `unknown` stays `unknown` (listed in review, not reconciled), a definite answer ends `held`.
+   */
+  | { type: 'outcome'; outcome: SubmitOutcome; hold?: boolean }
   | { type: 'lease_expired' }
   | { type: 'expire' }
   | { type: 'cancel' }
@@ -118,6 +123,7 @@ export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionC
     case 'outcome': {
       if (state !== 'submitting') return { ok: false, reason: `no submission in flight (${state})` };
       const o = event.outcome;
+      if (event.hold && o.kind !== 'accepted') return o.kind === 'unknown' ? move(state, 'outcome', 'unknown') : terminal(state, 'outcome', 'held');
       switch (o.kind) {
         case 'accepted':
           return move(state, 'outcome', 'accepted', { providerMessageId: o.providerMessageId });

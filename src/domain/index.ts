@@ -5,6 +5,7 @@ export * from './transitions.js';
 export * from './retry-policy.js';
 export * from './ladders.js';
 export * from './decide.js';
+export * from './rollout.js';
 export * from './identity.js';
 export * from './downstream.js';
 export * from './fallback.js';

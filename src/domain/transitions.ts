@@ -35,7 +35,7 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
     from: 'submitting',
     to: 'terminal',
     on: 'outcome',
-    when: 'permanent refusal (rejected), attempts used up (exhausted), or next attempt at or after expiry (expired)',
+    when: 'permanent refusal (rejected), attempts used up (exhausted), next attempt at or after expiry (expired), or a definite answer a rollout stage holds for review (held)',
   },
   {
     from: 'submitting',
@@ -83,7 +83,7 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
     from: 'terminal',
     to: 'ready',
     on: 'replay',
-    when: 'an operator replayed an exhausted, rejected, cancelled or (with the duplicate risk accepted) unresolved delivery, before expiry',
+    when: 'an operator replayed an exhausted, rejected, cancelled, held or (with the duplicate risk accepted) unresolved delivery, before expiry',
   },
   {
     from: 'accepted',
@@ -111,8 +111,8 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
   },
 ];
 
-/** Terminal reasons an operator may replay; the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */
-export const REPLAYABLE_REASONS = ['exhausted', 'rejected', 'unresolved', 'cancelled'] as const;
+/** Terminal reasons an operator may replay (`held`: a rollout stage gave the answer to a person); the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */
+export const REPLAYABLE_REASONS = ['exhausted', 'rejected', 'unresolved', 'cancelled', 'held'] as const;
 
 /** Every state reachable in one step from `from`, derived from the table. */
 export function allowedTargets(from: DeliveryState): DeliveryState[] {

@@ -13,7 +13,7 @@ export type Purpose = (typeof PURPOSES)[number];
 export const DELIVERY_STATES = ['ready', 'submitting', 'accepted', 'unknown', 'retryable', 'terminal'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-export const TERMINAL_REASONS = ['expired', 'exhausted', 'rejected', 'superseded', 'suppressed', 'unsubscribed', 'unresolved', 'cancelled'] as const;
+export const TERMINAL_REASONS = ['expired', 'exhausted', 'rejected', 'superseded', 'suppressed', 'unsubscribed', 'unresolved', 'cancelled', 'held'] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 /** Ambiguity policy of a provider account: what to do when a submission's fate is unknown. */

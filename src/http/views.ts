@@ -1,5 +1,5 @@
 /** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
-import { smsSegments, smsText, type MessageContent } from '../domain/index.js';
+import { smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
 import type { AttemptView, DeliveryView, NotificationView } from '../store/store.js';
 
 /** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
@@ -9,6 +9,11 @@ function smsSegmentsJson(content: MessageContent) {
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+/** A rollout decision: its word and, for `retry_at`, when the next call is (or would be) allowed. */
+function decisionJson(d: RolloutDecision | null) {
+  return d === null ? null : { kind: d.kind, retry_at: iso(d.retryAt) };
+}
 
 /** An attempt as the API shows it. */
 export function attemptJson(a: AttemptView) {
@@ -24,6 +29,9 @@ export function attemptJson(a: AttemptView) {
     // Set when the attempt ended unknown: the account's ambiguity policy and how the ambiguity ended.
     ambiguity_policy: a.ambiguityPolicy,
     resolution: a.resolution,
+    // The rollout (docs/operations.md#staged-rollout): what Herald decided at the account's stage, and what the next stage would.
+    decision: decisionJson(a.decision),
+    next_stage_decision: decisionJson(a.nextStageDecision),
     worker_id: a.workerId,
   };
 }

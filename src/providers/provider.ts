@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, CallbackEvent, Channel, LadderName, LaneConfig, MessageContent, Purpose, SubmitOutcome } from '../domain/index.js';
+import type { AmbiguityPolicy, CallbackEvent, Channel, LadderName, LaneConfig, MessageContent, Purpose, RolloutStage, SubmitOutcome } from '../domain/index.js';
 
 export type { CallbackEvent, MessageContent } from '../domain/index.js';
 
@@ -109,6 +109,12 @@ export interface ProviderAccountConfig {
   ambiguity_policy: AmbiguityPolicy;
   /** Per purpose, a policy other than `ambiguity_policy` (see `ambiguityPolicyFor`). */
   ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
+  /**
+   * The account's rollout stage (src/domain/rollout.ts): `shadow` holds every answer but an
+   * acceptance for review, `definite_retries` holds only `unknown`, `full` (the default) applies
+   * every rule, reconciliation included.
+   */
+  rollout?: RolloutStage;
   /** Per purpose, the ladder this account's deliveries retry on (a notification's own choice wins). */
   retry_ladders?: Partial<Record<Purpose, LadderName>>;
   /** Per-request timeout; a timeout is `unknown`, never `failed`. */

@@ -19,6 +19,7 @@ import type {
   LadderName,
   MessageContent,
   Purpose,
+  RolloutDecision,
   SubmitOutcome,
   TerminalReason,
   Transition,
@@ -152,6 +153,10 @@ export interface AttemptView {
   ambiguityPolicy: AmbiguityPolicy | null;
   /** How that ambiguity ended (look-up, callback, policy, window closed), or null while open. */
   resolution: AttemptResolution | null;
+  /** The decision taken on the outcome at the account's rollout stage; null for an attempt a worker did not decide (open, rescued, not sent). */
+  decision: RolloutDecision | null;
+  /** The decision the account's next rollout stage would have taken (at `full`: the same); null with `decision`. */
+  nextStageDecision: RolloutDecision | null;
 }
 
 export interface DeliveryView {
@@ -268,6 +273,14 @@ export interface TransitionGuard {
 export interface AttemptClose {
   number: number;
   outcome: SubmitOutcome | { kind: 'lease_expired' };
+  /** The worker's rollout decisions on the call's outcome (src/domain/rollout.ts), stored on the attempt. */
+  decisions?: AttemptDecisions;
+}
+
+/** What Herald decided on an attempt's outcome at the account's rollout stage, and what the next stage would decide. */
+export interface AttemptDecisions {
+  decision: RolloutDecision;
+  nextStageDecision: RolloutDecision;
 }
 
 /** One guarded transition. Applied only if the row is still in `expect`. */

@@ -1,8 +1,10 @@
 /**
  * The provider-health part of the Store contract (`store.health`): per provider account, call
  * and failure counts in time buckets shared by every worker, which the retry budget reads
- * (src/domain/retry-budget.ts). Both drivers implement it; test/delivery/retry-budget.test.ts runs on each.
+ * (src/domain/retry-budget.ts), and what the account's rollout decided on its recent attempts.
+ * Both drivers implement it; test/delivery/retry-budget.test.ts runs on each.
  */
+import type { RolloutDecisionKind } from '../domain/index.js';
 
 /** One batch's calls to an account, added to the bucket starting at `bucketStart`. */
 export interface ProviderCalls {
@@ -18,12 +20,24 @@ export interface ProviderHealth {
   failures: number;
 }
 
+/** How many of an account's decided attempts took `decision` while the next rollout stage would have taken `nextStageDecision`. */
+export interface RolloutDecisionCount {
+  decision: RolloutDecisionKind;
+  nextStageDecision: RolloutDecisionKind;
+  attempts: number;
+}
+
 /** `store.health`; implemented by sqlite/health.ts and postgres/health.ts. */
 export interface HealthStore {
   /** Adds a batch's call counts to the account's health bucket (shared by every worker). */
   recordProviderCalls(r: ProviderCalls): Promise<void>;
   /** Calls and retryable/throttled failures of an account since `since` (bucket starts at or after it). */
   providerHealth(providerAccount: string, since: number): Promise<ProviderHealth>;
+  /**
+   * The account's attempts finished at or after `since` that carry rollout decisions, counted
+   * by (decision, next stage's decision), ordered by both.
+   */
+  rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]>;
   /** Drops health buckets that started before `before`. */
   pruneProviderHealth(before: number): Promise<number>;
 }

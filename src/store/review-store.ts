@@ -6,8 +6,13 @@
 import type { Channel, DeliveryState } from '../domain/index.js';
 import type { DeliveryView, NewNotification, Page, TransitionWrite } from './core-store.js';
 
-/** Why a delivery is in the review queue: it ended without getting through, or has been `unknown` too long. */
-export type ReviewReason = 'exhausted' | 'rejected' | 'unresolved' | 'unknown_overdue';
+/**
+ * Why a delivery is in the review queue: it ended without getting through, has been `unknown`
+ * too long, or a rollout stage held it for a person (`held`: `terminal/held`, or an `unknown`
+ * whose attempt's decision is `review`).
+ */
+export const REVIEW_REASONS = ['exhausted', 'rejected', 'unresolved', 'unknown_overdue', 'held'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 export type ReviewItem = DeliveryView & { reviewReason: ReviewReason };
 
@@ -15,6 +20,8 @@ export type ReviewItem = DeliveryView & { reviewReason: ReviewReason };
 export interface ReviewQuery {
   now: number;
   unknownAfterMs: number;
+  /** Only the items with this review reason; absent: every reason. */
+  reason?: ReviewReason;
 }
 
 /** Which deliveries a bulk replay walks. Times are epoch ms: `createdFrom` inclusive, `createdTo` exclusive. */
@@ -56,8 +63,9 @@ export type NotificationSource = Omit<NewNotification, 'deliveries' | 'fallback'
 export interface ReviewStore {
   /**
    * The tenant's review queue, newest first (cursor as in listDeliveries): `terminal`
-   * deliveries that ended exhausted, rejected or unresolved, and `unknown` deliveries not
-   * updated since `now - unknownAfterMs` (reconciliation has not settled them).
+   * deliveries that ended exhausted, rejected, unresolved or held, `unknown` deliveries a rollout
+   * stage held (at once), and other `unknown` deliveries not updated since `now - unknownAfterMs`
+   * (reconciliation has not settled them).
    */
   listReview(tenantId: string, query: ReviewQuery, cursor: string | null, limit: number): Promise<Page<ReviewItem>>;
   /**

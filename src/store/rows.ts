@@ -1,6 +1,8 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
+import type { RolloutDecisionKind } from '../domain/index.js';
 import type { AttemptView, DeliveryFacts, DeliveryView } from './core-store.js';
 import type { DueFallback } from './fallback-store.js';
+import type { RolloutDecisionCount } from './health-store.js';
 import type { NotificationSource, ReplayRecord } from './review-store.js';
 
 export type Row = Record<string, unknown>;
@@ -61,6 +63,8 @@ export function toAttemptView(r: Row): AttemptView {
     lateOutcome: strOrNull(r.late_outcome),
     ambiguityPolicy: (r.ambiguity_policy ?? null) as AttemptView['ambiguityPolicy'],
     resolution: (r.resolution ?? null) as AttemptView['resolution'],
+    decision: r.decision == null ? null : { kind: r.decision as RolloutDecisionKind, retryAt: numOrNull(r.decision_retry_at) },
+    nextStageDecision: r.next_stage_decision == null ? null : { kind: r.next_stage_decision as RolloutDecisionKind, retryAt: numOrNull(r.next_stage_retry_at) },
   };
 }
 
@@ -123,5 +127,14 @@ export function toDueFallback(r: Row): DueFallback {
       state: r.previous_state as DueFallback['previous']['state'],
       downstreamStatus: (r.previous_downstream ?? null) as DueFallback['previous']['downstreamStatus'],
     },
+  };
+}
+
+/** A `rollout_decisions_since` row. */
+export function toRolloutDecisionCount(r: Row): RolloutDecisionCount {
+  return {
+    decision: r.decision as RolloutDecisionKind,
+    nextStageDecision: r.next_stage_decision as RolloutDecisionKind,
+    attempts: num(r.attempts),
   };
 }

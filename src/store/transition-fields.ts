@@ -38,6 +38,25 @@ export function attemptFields(outcome: AttemptClose['outcome']): AttemptFields {
   }
 }
 
+/** The attempts' rollout columns of a write: its decisions, or NULLs when it carries none. */
+export interface DecisionFields {
+  decision: string | null;
+  decision_retry_at: number | null;
+  next_stage_decision: string | null;
+  next_stage_retry_at: number | null;
+}
+
+/** Flattens an attempt close's rollout decisions into the attempts columns. */
+export function decisionFields(close: AttemptClose | undefined): DecisionFields {
+  const d = close?.decisions;
+  return {
+    decision: d?.decision.kind ?? null,
+    decision_retry_at: d?.decision.retryAt ?? null,
+    next_stage_decision: d?.nextStageDecision.kind ?? null,
+    next_stage_retry_at: d?.nextStageDecision.retryAt ?? null,
+  };
+}
+
 /** The outbox event payload written with an applied transition (same in every driver). */
 export function transitionPayload(w: TransitionWrite): string {
   const t = w.transition;

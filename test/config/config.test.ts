@@ -131,6 +131,13 @@ describe('config files', () => {
     expect(cfg.provider_accounts[0]).toMatchObject({ id: 'sms-main', timeout_ms: 5_000, ambiguity_policy: 'user_resend', burst: 100 });
   });
 
+  it("keeps a provider account's rollout stage; without one the account is at full (the worker and the API read it so)", () => {
+    const cfg = resolveConfig({
+      provider_accounts: [account({ rollout: 'shadow' }), account({ id: 'sms-b', rollout: 'definite_retries' }), account({ id: 'sms-c' })],
+    });
+    expect(cfg.provider_accounts.map((a) => a.rollout ?? 'full')).toEqual(['shadow', 'definite_retries', 'full']);
+  });
+
   it.each(['herald.yaml', 'herald.yml'])('loads YAML (%s) to the same configuration as JSON', (name) => {
     const yamlFile = join(dir, name);
     writeFileSync(
@@ -260,6 +267,12 @@ describe('a bad field yields a ConfigError naming it', () => {
       raw: { provider_accounts: [account({ ambiguity_policies: { marketing: 'resend_same_key' } })] },
       field: 'provider_accounts[0].ambiguity_policies.marketing',
       message: /ambiguity_policies\.marketing resend_same_key needs a provider that deduplicates by key/,
+    },
+    {
+      name: 'a rollout stage that does not exist',
+      raw: { provider_accounts: [account({ rollout: 'canary' })] },
+      field: 'provider_accounts[0].rollout',
+      message: /must be one of shadow, definite_retries, full/,
     },
     {
       name: 'an ambiguity policy for a purpose that does not exist',

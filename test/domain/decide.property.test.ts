@@ -97,6 +97,8 @@ const outcomeArb: fc.Arbitrary<SubmitOutcome> = fc.oneof(
 const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.constant({ type: 'claim' as const }), weight: 5 },
   { arbitrary: outcomeArb.map((outcome) => ({ type: 'outcome' as const, outcome })), weight: 6 },
+  // A rollout stage holding the answer for a person (src/domain/rollout.ts).
+  { arbitrary: outcomeArb.map((outcome) => ({ type: 'outcome' as const, outcome, hold: true })), weight: 1 },
   { arbitrary: fc.constant({ type: 'lease_expired' as const }), weight: 1 },
   { arbitrary: fc.constant({ type: 'expire' as const }), weight: 2 },
   { arbitrary: fc.constant({ type: 'cancel' as const }), weight: 1 },
@@ -601,7 +603,8 @@ function property(check: (r: Run) => void): void {
 const rowKey = (from: string, to: string, on: string): string => `${from} -> ${to} on ${on}`;
 /** A failure that permits another attempt, in a state where it applies: a retryable or throttled outcome of a submission, or authoritative not-found for an unknown one. */
 const isRetryFailure = (state: DeliverySnapshot['state'], e: DeliveryEvent): boolean =>
-  (state === 'submitting' && e.type === 'outcome' && (e.outcome.kind === 'retryable' || e.outcome.kind === 'throttled')) ||
+  // A held answer is not retried at all (it ends `held`), so it is no retry failure.
+  (state === 'submitting' && e.type === 'outcome' && !e.hold && (e.outcome.kind === 'retryable' || e.outcome.kind === 'throttled')) ||
   (state === 'unknown' && (isAuthoritativeNotFound(e) || isPolicyResend(e))) ||
   ((state === 'unknown' || state === 'accepted') && e.type === 'not_sent' && !e.permanent);
 

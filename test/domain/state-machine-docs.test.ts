@@ -71,6 +71,9 @@ const GRID_EVENTS: DeliveryEvent[] = [
   { type: 'not_sent', permanent: false },
   { type: 'not_sent', permanent: true },
   { type: 'not_sent', permanent: false, retryAfterMs: 5_000 },
+  // A rollout stage holding the answer for a person (src/domain/rollout.ts).
+  { type: 'outcome', outcome: { kind: 'retryable', code: 'c', message: 'm' }, hold: true },
+  { type: 'outcome', outcome: { kind: 'unknown', code: 'c', message: 'm' }, hold: true },
 ];
 function terminalDecisions(): Set<string> {
   const expiresAt = 1_000_000;

@@ -4,7 +4,7 @@
  * always passed in; nothing sleeps. Each test gets a fresh, migrated, isolated store.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decide, DELIVERY_STATES, type SubmitOutcome, type Transition } from '../../src/domain/index.js';
+import { decide, decideAtStage, DELIVERY_STATES, type RolloutStage, type SubmitOutcome, type Transition } from '../../src/domain/index.js';
 import { StoreConflictError, type ClaimedDelivery, type DeliveryView, type Store, type TransitionResult } from '../../src/store/store.js';
 import { HOUR, MINUTE, SECOND, T0, TEST_POLICY, buildNotification, mustDecide, mustGetDelivery, seedDeliveries, type DecisionFacts } from './fixtures.js';
 
@@ -491,6 +491,8 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
               lateOutcome: null,
               ambiguityPolicy: null,
               resolution: null,
+              decision: null,
+              nextStageDecision: null,
             },
           ]);
         }
@@ -995,6 +997,94 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         // Claimable again: attempt 2 under a new fencing token, presenting the same key.
         const [c] = await claim(store, at, 1, 'acct-unknown', 'w2');
         expect(c).toMatchObject({ deliveryId: before.id, attemptNumber: 2, leaseVersion: before.leaseVersion + 1, idempotencyKey: before.idempotencyKey });
+      });
+
+      /** A worker's write of a call's outcome at a rollout stage: the transition and both decisions, as the worker writes them. */
+      async function reportAtStage(c: ClaimedDelivery, outcome: SubmitOutcome, now: number, stage: RolloutStage): Promise<TransitionResult> {
+        const r = decideAtStage(claimFacts(c), outcome, { now, policy: TEST_POLICY, random: () => 0.5, stage, unknownSettlement: 'reconcile_lookup' });
+        const [result] = await store.applyTransitions([
+          {
+            deliveryId: c.deliveryId,
+            expect: { state: 'submitting', leaseVersion: c.leaseVersion },
+            transition: r.transition,
+            now,
+            attempt: { number: c.attemptNumber, outcome, decisions: { decision: r.decision, nextStageDecision: r.nextStageDecision } },
+          },
+        ]);
+        return result!;
+      }
+
+      it('rollout: both decisions are stored on the attempt; held deliveries are in review at once, filterable by reason', async () => {
+        const [definite, ambiguousOne, retried] = await seedDeliveries(store, { tenantId: TENANT, count: 3, providerAccount: 'acct-shadow', ttlMs: 2 * HOUR });
+        const now = T0 + 10 * SECOND;
+        const claimed = await claim(store, now, 3, 'acct-shadow');
+        const byId = new Map(claimed.map((c) => [c.deliveryId, c]));
+        expect((await reportAtStage(byId.get(definite!)!, retryable, now, 'shadow')).applied).toBe(true);
+        expect((await reportAtStage(byId.get(ambiguousOne!)!, ambiguous, now, 'shadow')).applied).toBe(true);
+        expect((await reportAtStage(byId.get(retried!)!, retryable, now, 'definite_retries')).applied).toBe(true);
+
+        expect(await mustGetDelivery(store, definite!)).toMatchObject({ state: 'terminal', terminalReason: 'held', nextAttemptAt: null });
+        const [held] = await attemptsOf(store, await mustGetDelivery(store, definite!));
+        expect(held).toMatchObject({
+          outcome: 'retryable',
+          decision: { kind: 'review', retryAt: null },
+          nextStageDecision: { kind: 'retry_at', retryAt: now + TEST_POLICY.baseDelayMs },
+        });
+        const [onLadder] = await attemptsOf(store, await mustGetDelivery(store, retried!));
+        expect(onLadder!.decision).toEqual({ kind: 'retry_at', retryAt: (await mustGetDelivery(store, retried!)).nextAttemptAt });
+        expect(onLadder!.nextStageDecision).toEqual(onLadder!.decision);
+
+        // Listed at once (the unknown long before it would be overdue); the ladder's retry is not.
+        const q = { now, unknownAfterMs: 15 * MINUTE };
+        const all = await store.review.listReview(TENANT, q, null, 50);
+        expect(all.items.map((d) => [d.id, d.state, d.reviewReason]).sort()).toEqual(
+          [
+            [definite!, 'terminal', 'held'],
+            [ambiguousOne!, 'unknown', 'held'],
+          ].sort(),
+        );
+        expect((await store.review.listReview(TENANT, { ...q, reason: 'held' }, null, 50)).items).toHaveLength(2);
+        expect((await store.review.listReview(TENANT, { ...q, reason: 'unknown_overdue' }, null, 50)).items).toEqual([]);
+        // A held unknown stays `held`, never `unknown_overdue`, however long it waits.
+        const later = { now: now + HOUR, unknownAfterMs: 15 * MINUTE };
+        expect((await store.review.listReview(TENANT, { ...later, reason: 'held' }, null, 50)).items.map((d) => d.id).sort()).toEqual(
+          [definite!, ambiguousOne!].sort(),
+        );
+
+        // Replay from review: terminal/held is replayable without the duplicate risk, and the audit row names `held`.
+        const d = await mustGetDelivery(store, definite!);
+        const audit = { requestedBy: 'key_ops', acceptDuplicateRisk: false, note: null, fromReason: 'held' };
+        const write = { deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: replayOf(d, now + MINUTE), now: now + MINUTE };
+        expect(await store.review.replayDelivery({ write, audit })).toBe(true);
+        expect(await mustGetDelivery(store, d.id)).toMatchObject({ state: 'ready', terminalReason: null });
+        expect(await store.review.listReplays(TENANT, d.id)).toEqual([expect.objectContaining({ fromState: 'terminal', fromReason: 'held' })]);
+      });
+
+      it('health.rolloutDecisions: decided attempts of the account since a time, counted per decision pair', async () => {
+        const ids = await seedDeliveries(store, { tenantId: TENANT, count: 4, providerAccount: 'acct-count', ttlMs: 2 * HOUR });
+        const [otherAccount] = await seedDeliveries(store, { tenantId: OTHER_TENANT, count: 1, providerAccount: 'acct-elsewhere', ttlMs: 2 * HOUR });
+        const now = T0 + 10 * SECOND;
+        const claimed = await claim(store, now, 4, 'acct-count');
+        expect(claimed).toHaveLength(4);
+        await reportAtStage(claimed[0]!, retryable, now, 'shadow');
+        await reportAtStage(claimed[1]!, retryable, now + MINUTE, 'shadow');
+        await reportAtStage(claimed[2]!, ambiguous, now + MINUTE, 'shadow');
+        // Written without decisions (as a send-time stop or an older Herald would): not counted.
+        await report(store, claimed[3]!, accepted(), now + MINUTE);
+        const [elsewhere] = await claim(store, now, 1, 'acct-elsewhere');
+        await reportAtStage(elsewhere!, retryable, now, 'shadow');
+        expect(await store.health.rolloutDecisions('acct-count', now)).toEqual([
+          { decision: 'review', nextStageDecision: 'retry_at', attempts: 2 },
+          { decision: 'review', nextStageDecision: 'review', attempts: 1 },
+        ]);
+        // `since` is inclusive, by the attempt's finish time.
+        expect(await store.health.rolloutDecisions('acct-count', now + 1)).toEqual([
+          { decision: 'review', nextStageDecision: 'retry_at', attempts: 1 },
+          { decision: 'review', nextStageDecision: 'review', attempts: 1 },
+        ]);
+        expect(await store.health.rolloutDecisions('acct-nobody', now)).toEqual([]);
+        expect(ids).toHaveLength(4);
+        expect(otherAccount).toBeDefined();
       });
 
       it('replayDelivery from terminal clears the reason and records it; a refused guard writes nothing', async () => {

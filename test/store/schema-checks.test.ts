@@ -31,6 +31,7 @@ import {
   TERMINAL_REASONS,
   TRANSITION_TABLE,
   PUSH_TARGET_TYPES,
+  ROLLOUT_DECISIONS,
 } from '../../src/domain/index.js';
 import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
@@ -88,6 +89,9 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'push_subscriptions.deactivated_reason': PUSH_DEACTIVATION_REASONS,
   'notification_reports.kind': REPORT_KINDS,
   'notification_reports.channel': CHANNELS,
+  // The staged rollout (0010): what was decided on an attempt's outcome, and what the next stage would decide.
+  'attempts.decision': ROLLOUT_DECISIONS,
+  'attempts.next_stage_decision': ROLLOUT_DECISIONS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

@@ -4,7 +4,7 @@ import { CHANNELS, DELIVERY_STATES, PURPOSES, type Channel, type DeliveryState, 
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
 import type { Store } from '../../store/store.js';
-import { deliveryJson } from '../views.js';
+import { attemptJson, deliveryJson } from '../views.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -69,7 +69,10 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
     async (request) => {
       const d = isId('dlv', request.params.id) ? await deps.store.getDelivery(request.params.id) : null;
       if (!d || d.tenantId !== request.tenantId) throw new HeraldError('not_found', `no delivery ${request.params.id}`);
-      return deliveryJson(d);
+      // Its attempt timeline (with each attempt's rollout decisions), as the notification shows it.
+      const n = await deps.store.getNotification(request.tenantId, d.notificationId);
+      const attempts = n?.deliveries.find((x) => x.id === d.id)?.attempts ?? [];
+      return { ...deliveryJson(d), attempts: attempts.map(attemptJson) };
     },
   );
 }

@@ -1,11 +1,25 @@
-/** GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy and its retry budget now. */
+/**
+ * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy,
+ * rollout stage and its retry budget now; GET /v1/provider-accounts/:id/rollout: what promoting it would change.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { ambiguityPolicyFor, assessBudget, PURPOSES, DEFAULT_LANES, DEFAULT_RETRY_BUDGET, HEALTH_WINDOW_MS, laneBudgets } from '../../domain/index.js';
+import {
+  ambiguityPolicyFor,
+  assessBudget,
+  PURPOSES,
+  DEFAULT_LANES,
+  DEFAULT_RETRY_BUDGET,
+  DEFAULT_ROLLOUT_STAGE,
+  HEALTH_WINDOW_MS,
+  laneBudgets,
+  nextRolloutStage,
+} from '../../domain/index.js';
+import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
-import type { Store } from '../../store/store.js';
+import type { RolloutDecisionCount, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -36,6 +50,8 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
             rate_per_second: a.rate_per_second,
             burst: a.burst,
             ambiguity_policy: a.ambiguity_policy,
+            // The staged rollout: what this account's answers are allowed to trigger (see /rollout for what promoting it would change).
+            rollout: a.rollout ?? DEFAULT_ROLLOUT_STAGE,
             // The policy each purpose's unknown deliveries get (per-purpose choices over the account's one).
             ambiguity_policies: Object.fromEntries(PURPOSES.map((p) => [p, ambiguityPolicyFor(p, a.ambiguity_policy, a.ambiguity_policies)])),
             timeout_ms: a.timeout_ms,
@@ -62,7 +78,45 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       return { items };
     },
   );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/provider-accounts/:id/rollout',
+    {
+      schema: {
+        summary: 'What promoting a provider account to its next rollout stage would change, over the last 24 h of its attempts',
+        description:
+          'Counts the attempts of the last 24 hours that carry rollout decisions by (decision taken, decision the next stage would take). ' +
+          '`changes` lists the pairs that differ: what enabling the next stage would have done differently. At `full` the next stage is `full` and nothing differs.',
+        tags: ['provider accounts'],
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        response: { 401: problemRef, 404: problemRef },
+      },
+    },
+    async (request) => {
+      const a = (deps.accounts ?? []).find((x) => x.id === request.params.id);
+      if (!a) throw new HeraldError('not_found', `no provider account ${request.params.id}`);
+      const now = deps.clock?.now() ?? Date.now();
+      const since = now - ROLLOUT_WINDOW_MS;
+      const stage = a.rollout ?? DEFAULT_ROLLOUT_STAGE;
+      const pairs = await deps.store.health.rolloutDecisions(a.id, since);
+      const row = (p: RolloutDecisionCount) => ({ decision: p.decision, next_stage_decision: p.nextStageDecision, attempts: p.attempts });
+      const changes = pairs.filter((p) => p.decision !== p.nextStageDecision);
+      return {
+        id: a.id,
+        stage,
+        next_stage: nextRolloutStage(stage),
+        window: { from: new Date(since).toISOString(), to: new Date(now).toISOString() },
+        decided_attempts: pairs.reduce((n, p) => n + p.attempts, 0),
+        would_change: changes.reduce((n, p) => n + p.attempts, 0),
+        changes: changes.map(row),
+        decisions: pairs.map(row),
+      };
+    },
+  );
 }
+
+/** The window the rollout summary counts over: a day of traffic covers the daily cycle of most senders. */
+export const ROLLOUT_WINDOW_MS = 24 * 3_600_000;
 
 /**
  * The account's lanes with the rates the limiter gives them: a lane's guaranteed rate is

@@ -12,7 +12,8 @@ import type { IntakeService } from '../../intake/intake-service.js';
 import { isId } from '../../intake/ids.js';
 import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notification-request.js';
 import type { DeliveryCounters } from '../../metrics/counters.js';
-import type { ReplayFilter, Store } from '../../store/store.js';
+import { REVIEW_REASONS } from '../../store/review-store.js';
+import type { ReplayFilter, ReviewReason, Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
 import { decodeCursor, encodeCursor } from './deliveries.js';
@@ -68,14 +69,15 @@ function timeField(field: string, value: string | undefined): number | undefined
 export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void {
   const unknownAfterMs = deps.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
 
-  app.get<{ Querystring: { cursor?: string; limit?: string } }>(
+  app.get<{ Querystring: { cursor?: string; limit?: string; reason?: ReviewReason } }>(
     '/v1/review',
     {
       schema: {
         summary: 'Deliveries a person should look at, newest first',
         description:
           'Terminal deliveries that ended `exhausted`, `rejected` or `unresolved`, and `unknown` deliveries that reconciliation has not settled ' +
-          `within ${unknownAfterMs / 60_000} minutes. Each item is a delivery with its \`review_reason\`.`,
+          `within ${unknownAfterMs / 60_000} minutes; and what a provider account's rollout stage held for a person (\`held\`: ` +
+          'a definite answer ended `terminal/held`, or an `unknown` listed at once). Each item is a delivery with its `review_reason`; `reason` keeps one.',
         tags: ['review'],
         querystring: {
           type: 'object',
@@ -83,6 +85,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
           properties: {
             cursor: { type: 'string', maxLength: 200 },
             limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            reason: { type: 'string', enum: [...REVIEW_REASONS], description: 'Only the items with this review_reason.' },
           },
         },
         response: { 400: problemRef, 401: problemRef },
@@ -95,6 +98,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         unknownAfterMs,
         q.cursor === undefined ? null : decodeCursor(q.cursor),
         q.limit === undefined ? 50 : Number(q.limit),
+        q.reason,
       );
       return {
         items: page.items.map((d) => ({ ...deliveryJson(d), review_reason: d.reviewReason })),
@@ -110,7 +114,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
       schema: {
         summary: 'Replay one delivery now, with the same idempotency key',
         description:
-          'Moves a `retryable`, `unknown` or `terminal` (exhausted, rejected, cancelled, unresolved) delivery back to `ready` before its expiry. ' +
+          'Moves a `retryable`, `unknown` or `terminal` (exhausted, rejected, cancelled, held, unresolved) delivery back to `ready` before its expiry. ' +
           '`unknown` and `unresolved` need `accept_duplicate_risk: true`. The API key that asked is recorded.',
         tags: ['review'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },

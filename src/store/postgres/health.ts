@@ -1,5 +1,6 @@
 /** The PostgreSQL driver's provider-health part (see src/store/health-store.ts). */
-import type { HealthStore, ProviderCalls, ProviderHealth } from '../health-store.js';
+import type { HealthStore, ProviderCalls, ProviderHealth, RolloutDecisionCount } from '../health-store.js';
+import { toRolloutDecisionCount } from '../rows.js';
 import type { PostgresContext } from './sql-context.js';
 
 /** `store.health` of the PostgreSQL store. */
@@ -13,6 +14,10 @@ export class PostgresHealth implements HealthStore {
   async providerHealth(providerAccount: string, since: number): Promise<ProviderHealth> {
     const [r] = await this.sql.q('provider_health_since', [providerAccount, since]);
     return { calls: Number(r?.calls ?? 0), failures: Number(r?.failures ?? 0) };
+  }
+
+  async rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]> {
+    return (await this.sql.q('rollout_decisions_since', [providerAccount, since])).map(toRolloutDecisionCount);
   }
 
   async pruneProviderHealth(before: number): Promise<number> {

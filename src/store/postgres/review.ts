@@ -11,7 +11,7 @@ export class PostgresReview implements ReviewStore {
 
   async listReview(tenantId: string, query: ReviewQuery, cursor: string | null, limit: number): Promise<Page<ReviewItem>> {
     const size = Math.max(1, limit);
-    const rows = await this.sql.q('review_list', [tenantId, query.now - query.unknownAfterMs, cursor, size + 1]);
+    const rows = await this.sql.q('review_list', [tenantId, query.now - query.unknownAfterMs, query.reason ?? null, cursor, size + 1]);
     const items = rows.slice(0, size).map((r) => ({ ...toDeliveryView(r), reviewReason: r.review_reason as ReviewItem['reviewReason'] }));
     return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
   }

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { TransitionWrite } from '../core-store.js';
-import { attemptFields, transitionPayload } from '../transition-fields.js';
+import { attemptFields, decisionFields, transitionPayload } from '../transition-fields.js';
 import type { Client, PostgresContext } from './sql-context.js';
 
 /**
@@ -15,6 +15,7 @@ import type { Client, PostgresContext } from './sql-context.js';
 export async function applyRun(sql: PostgresContext, run: TransitionWrite[], c: pg.Pool | Client): Promise<Set<string>> {
   const now = run[0]!.now;
   const attempts = run.map((w) => (w.attempt ? attemptFields(w.attempt.outcome) : null));
+  const decisions = run.map((w) => decisionFields(w.attempt));
   const rows = await sql.q(
     'transitions_apply',
     [
@@ -35,6 +36,10 @@ export async function applyRun(sql: PostgresContext, run: TransitionWrite[], c: 
       attempts.map((a) => a?.error_message ?? null),
       attempts.map((a) => a?.retry_after_ms ?? null),
       run.map((w) => transitionPayload(w)),
+      decisions.map((d) => d.decision),
+      decisions.map((d) => d.decision_retry_at),
+      decisions.map((d) => d.next_stage_decision),
+      decisions.map((d) => d.next_stage_retry_at),
     ],
     c,
   );

@@ -1,6 +1,6 @@
 /** The SQLite driver's provider-health part (see src/store/health-store.ts). */
-import type { HealthStore, ProviderCalls, ProviderHealth } from '../health-store.js';
-import type { Row } from '../rows.js';
+import type { HealthStore, ProviderCalls, ProviderHealth, RolloutDecisionCount } from '../health-store.js';
+import { toRolloutDecisionCount, type Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.health` of the SQLite store. */
@@ -14,6 +14,10 @@ export class SqliteHealth implements HealthStore {
   async providerHealth(providerAccount: string, since: number): Promise<ProviderHealth> {
     const r = this.sql.stmt('provider_health_since').get({ provider_account: providerAccount, since }) as Row;
     return { calls: Number(r.calls), failures: Number(r.failures) };
+  }
+
+  async rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]> {
+    return (this.sql.stmt('rollout_decisions_since').all({ provider_account: providerAccount, since }) as Row[]).map(toRolloutDecisionCount);
   }
 
   async pruneProviderHealth(before: number): Promise<number> {

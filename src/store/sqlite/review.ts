@@ -14,6 +14,7 @@ export class SqliteReview implements ReviewStore {
     const rows = this.sql.stmt('review_list').all({
       tenant_id: tenantId,
       unknown_before: query.now - query.unknownAfterMs,
+      reason: query.reason ?? null,
       before: cursor,
       limit: size + 1,
     }) as Row[];

@@ -123,9 +123,20 @@ export class SqliteStore implements Store {
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
         applied.push(m.name);
       }
+      // A migration may rebuild a table (SQLite changes a CHECK only that way, e.g. 0010): with
+      // foreign keys off its DROP does not cascade, so every reference is checked here instead,
+      // and one left dangling rolls the whole run back.
+      const dangling = db.pragma('foreign_key_check') as Row[];
+      if (dangling.length > 0) throw new Error(`a migration left ${dangling.length} broken foreign key reference(s), e.g. in ${String(dangling[0]!.table)}`);
     });
-    // IMMEDIATE: two processes starting at once serialize here instead of both applying 0001.
-    run.immediate();
+    // Foreign keys can only be switched outside a transaction (https://www.sqlite.org/foreignkeys.html).
+    db.pragma('foreign_keys = OFF');
+    try {
+      // IMMEDIATE: two processes starting at once serialize here instead of both applying 0001.
+      run.immediate();
+    } finally {
+      db.pragma('foreign_keys = ON');
+    }
     return applied;
   }
 

@@ -5,7 +5,7 @@
  */
 import type { TransitionWrite } from '../core-store.js';
 import type { Row } from '../rows.js';
-import { attemptFields, transitionPayload } from '../transition-fields.js';
+import { attemptFields, decisionFields, transitionPayload } from '../transition-fields.js';
 import type { SqliteContext } from './sql-context.js';
 
 /**
@@ -29,7 +29,7 @@ export function applyTransition(sql: SqliteContext, w: TransitionWrite): boolean
   }) as Row | undefined;
   if (!row) return false;
   if (w.attempt && attempt) {
-    sql.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt });
+    sql.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt, ...decisionFields(w.attempt) });
   }
   sql.stmt('outbox_insert').run({
     tenant_id: row.tenant_id,

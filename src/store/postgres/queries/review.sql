@@ -3,17 +3,25 @@
 
 -- name: review_list
 -- Deliveries a person should look at, newest first; the cursor is the last id of the previous page.
--- A terminal delivery that did not get through, or an `unknown` one reconciliation has not
--- settled since $2.
--- params: $1 tenant_id, $2 unknown_before, $3 before, $4 limit
-SELECT *, CASE WHEN state = 'unknown' THEN 'unknown_overdue' ELSE terminal_reason END AS review_reason
-FROM deliveries
-WHERE tenant_id = $1
-  AND ((state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved'))
-       OR (state = 'unknown' AND updated_at <= $2))
-  AND ($3::text IS NULL OR id < $3)
+-- A terminal delivery that did not get through (or that a rollout stage held), an `unknown` one a
+-- rollout stage held (its attempt's decision is `review`: listed at once, the reconciler leaves it
+-- alone), or an `unknown` one reconciliation has not settled since $2. $3 (NULL: every reason)
+-- keeps one review reason.
+-- params: $1 tenant_id, $2 unknown_before, $3 reason, $4 before, $5 limit
+SELECT * FROM (
+  SELECT d.*,
+    CASE WHEN d.state <> 'unknown' THEN d.terminal_reason
+         WHEN EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = d.attempt_count AND a.decision = 'review') THEN 'held'
+         WHEN d.updated_at <= $2 THEN 'unknown_overdue'
+    END AS review_reason
+  FROM deliveries d
+  WHERE d.tenant_id = $1
+    AND ((d.state = 'terminal' AND d.terminal_reason IN ('exhausted', 'rejected', 'unresolved', 'held')) OR d.state = 'unknown')
+    AND ($4::text IS NULL OR d.id < $4)
+) r
+WHERE review_reason IS NOT NULL AND ($3::text IS NULL OR review_reason = $3)
 ORDER BY id DESC
-LIMIT $4;
+LIMIT $5;
 
 -- name: replay_insert
 -- The audit row of a replay, written in the transaction of its guarded transition. Returns the

@@ -3,15 +3,23 @@
 
 -- name: review_list
 -- Deliveries a person should look at, newest first; the cursor is the last id of the previous page.
--- A terminal delivery that did not get through, or an `unknown` one reconciliation has not
--- settled since @unknown_before.
--- params: @tenant_id, @unknown_before, @before, @limit
-SELECT *, CASE WHEN state = 'unknown' THEN 'unknown_overdue' ELSE terminal_reason END AS review_reason
-FROM deliveries
-WHERE tenant_id = @tenant_id
-  AND ((state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved'))
-       OR (state = 'unknown' AND updated_at <= @unknown_before))
-  AND (@before IS NULL OR id < @before)
+-- A terminal delivery that did not get through (or that a rollout stage held), an `unknown` one a
+-- rollout stage held (its attempt's decision is `review`: listed at once, the reconciler leaves it
+-- alone), or an `unknown` one reconciliation has not settled since @unknown_before. @reason
+-- (NULL: every reason) keeps one review reason.
+-- params: @tenant_id, @unknown_before, @reason, @before, @limit
+SELECT * FROM (
+  SELECT d.*,
+    CASE WHEN d.state <> 'unknown' THEN d.terminal_reason
+         WHEN EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.number = d.attempt_count AND a.decision = 'review') THEN 'held'
+         WHEN d.updated_at <= @unknown_before THEN 'unknown_overdue'
+    END AS review_reason
+  FROM deliveries d
+  WHERE d.tenant_id = @tenant_id
+    AND ((d.state = 'terminal' AND d.terminal_reason IN ('exhausted', 'rejected', 'unresolved', 'held')) OR d.state = 'unknown')
+    AND (@before IS NULL OR d.id < @before)
+) r
+WHERE review_reason IS NOT NULL AND (@reason IS NULL OR review_reason = @reason)
 ORDER BY id DESC
 LIMIT @limit;
 

@@ -17,10 +17,14 @@ WHERE id = @id AND state = @expect_state AND lease_version = @expect_lease_versi
 RETURNING tenant_id, notification_id;
 
 -- name: attempt_finish
--- params: @delivery_id, @number, @now, @outcome, @provider_message_id, @error_code, @error_message, @retry_after_ms
+-- The rollout decisions (@decision .. @next_stage_retry_at) are NULL where the write has none.
+-- params: @delivery_id, @number, @now, @outcome, @provider_message_id, @error_code, @error_message, @retry_after_ms,
+--         @decision, @decision_retry_at, @next_stage_decision, @next_stage_retry_at
 UPDATE attempts
 SET finished_at = @now, outcome = @outcome, provider_message_id = @provider_message_id,
-    error_code = @error_code, error_message = @error_message, retry_after_ms = @retry_after_ms
+    error_code = @error_code, error_message = @error_message, retry_after_ms = @retry_after_ms,
+    decision = @decision, decision_retry_at = @decision_retry_at,
+    next_stage_decision = @next_stage_decision, next_stage_retry_at = @next_stage_retry_at
 WHERE delivery_id = @delivery_id AND number = @number AND outcome IS NULL;
 
 -- name: attempt_late_outcome
