@@ -12,6 +12,7 @@ import ipaddr from 'ipaddr.js';
 import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
+import { checkAlerts, resolveAlerts, type AlertsConfig, type RawAlertsConfig } from './alerts-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
@@ -42,6 +43,8 @@ export interface HeraldConfig {
   /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
   tls: TlsConfig | null;
   metrics: MetricsConfig;
+  /** Operator alerts (alerts-config.ts); off while no target is configured. */
+  alerts: AlertsConfig;
 }
 
 /** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
@@ -191,6 +194,7 @@ interface RawConfig {
   devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
   metrics?: { token?: string; token_env?: string };
+  alerts?: RawAlertsConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -227,6 +231,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
     metrics: { token: r.metrics?.token ?? null, token_env: r.metrics?.token_env ?? null },
+    alerts: resolveAlerts(r.alerts),
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -291,6 +296,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
   if (cfg.metrics.token_env !== null && !process.env[cfg.metrics.token_env]) {
     throw new ConfigError(`metrics.token_env names ${cfg.metrics.token_env}, which is not set in the environment`, 'metrics.token_env');
   }
+  const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
+  if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n))
       throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);

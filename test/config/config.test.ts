@@ -41,6 +41,8 @@ describe('resolveConfig', () => {
   it('fills every default when there is no file', () => {
     const cfg = resolveConfig(undefined);
     expect(cfg).toEqual({
+      // Its defaults are spelled out in alerts-config.test.ts.
+      alerts: expect.objectContaining({ email: null, sms: null, webhooks: [] }),
       host: '127.0.0.1',
       port: 8080,
       public_url: 'http://127.0.0.1:8080',
