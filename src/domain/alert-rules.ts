@@ -91,9 +91,11 @@ export function utcTime(at: number, now: number): string {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+const ACCOUNT_RULES: readonly string[] = ['provider_failures', 'otp_due_old', 'retry_budget_degraded', 'throttle_pause_long'] satisfies AlertRule[];
+
 /** The provider accounts an observation is about (the ones an alert must not be sent through). */
-export function accountSubject(o: { rule: AlertRule; subject: string }): string | null {
-  return ['provider_failures', 'otp_due_old', 'retry_budget_degraded', 'throttle_pause_long'].includes(o.rule) ? o.subject : null;
+export function accountSubject(o: { rule: string; subject: string }): string | null {
+  return ACCOUNT_RULES.includes(o.rule) ? o.subject : null;
 }
 
 export interface ObserveInput {
