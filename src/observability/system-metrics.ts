@@ -15,7 +15,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
-import { DELIVERY_STATES, TERMINAL_REASONS, type DeliveryState, type TerminalReason } from '../domain/index.js';
+import { DELIVERY_STATES, HEALTH_WINDOW_MS, TERMINAL_REASONS, type DeliveryState, type TerminalReason } from '../domain/index.js';
 import { COUNTER_NAMES, type CounterName, type DeliveryCounters } from '../metrics/counters.js';
 import type { Store, SystemState } from '../store/store.js';
 
@@ -29,6 +29,8 @@ export interface SystemMetricsOptions {
   cacheMs?: number;
   /** When an `unknown` delivery joins the review queue (as the API's review route). Default 15 minutes. */
   reviewUnknownAfterMs?: number;
+  /** When an accepted delivery without downstream progress counts (config `metrics.accepted_progress_after_s`). Default 30 minutes. */
+  acceptedProgressAfterMs?: number;
 }
 
 /** What each process counter means, for its HELP line. */
@@ -46,18 +48,21 @@ const COUNTER_HELP: Record<CounterName, string> = {
 
 const DEFAULT_CACHE_MS = 5_000;
 const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
+const DEFAULT_ACCEPTED_PROGRESS_AFTER_MS = 30 * 60_000;
 
 /** The `/metrics` registry of one process: store gauges collected at scrape time, and its counters. */
 export class SystemMetrics {
   readonly registry = new Registry();
   private readonly cacheMs: number;
   private readonly unknownAfterMs: number;
+  private readonly acceptedProgressAfterMs: number;
   private cached: { at: number; state: SystemState } | null = null;
   private inFlight: Promise<{ at: number; state: SystemState }> | null = null;
 
   constructor(private readonly opts: SystemMetricsOptions) {
     this.cacheMs = opts.cacheMs ?? DEFAULT_CACHE_MS;
     this.unknownAfterMs = opts.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
+    this.acceptedProgressAfterMs = opts.acceptedProgressAfterMs ?? DEFAULT_ACCEPTED_PROGRESS_AFTER_MS;
     this.defineGauges();
     this.defineCounters();
   }
@@ -77,7 +82,7 @@ export class SystemMetrics {
     const now = this.opts.clock.now();
     if (this.cached && now - this.cached.at < this.cacheMs && now >= this.cached.at) return this.cached;
     this.inFlight ??= this.opts.store.observability
-      .systemState({ now, unknownAfterMs: this.unknownAfterMs })
+      .systemState({ now, unknownAfterMs: this.unknownAfterMs, acceptedProgressAfterMs: this.acceptedProgressAfterMs, healthSince: now - HEALTH_WINDOW_MS })
       .then((state) => (this.cached = { at: now, state }))
       .finally(() => (this.inFlight = null));
     return this.inFlight;
@@ -139,7 +144,9 @@ export class SystemMetrics {
         const { state } = await read();
         this.reset();
         for (const a of accounts) this.set({ provider_account: a }, 0);
-        for (const d of state.due) this.set({ provider_account: d.providerAccount }, d.count);
+        const by = new Map<string, number>();
+        for (const d of state.due) by.set(d.providerAccount, (by.get(d.providerAccount) ?? 0) + d.count);
+        for (const [a, n] of by) this.set({ provider_account: a }, n);
       },
     });
     new Gauge({
@@ -151,7 +158,9 @@ export class SystemMetrics {
         const { at, state } = await read();
         this.reset();
         for (const a of accounts) this.set({ provider_account: a }, 0);
-        for (const d of state.due) this.set({ provider_account: d.providerAccount }, ageSeconds(at, d.oldestDueAt));
+        const by = new Map<string, number>();
+        for (const d of state.due) by.set(d.providerAccount, Math.min(by.get(d.providerAccount) ?? Infinity, d.oldestDueAt));
+        for (const [a, t] of by) this.set({ provider_account: a }, ageSeconds(at, t));
       },
     });
     new Gauge({
