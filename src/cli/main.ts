@@ -59,6 +59,8 @@ Runs the background services, no HTTP API:
   phone reports       applies Android gateway phones' state reports to deliveries
   heartbeat sweep     when a phone comes back after being away, retries its failed messages
                       and re-offers its unknown ones under their ids
+  operator alerts     with alerts: configured, evaluates the alert rules and tells the
+                      operator (e-mail, SMS, signed webhook) when one fires and resolves
 Run as many as you like against one PostgreSQL database; they share the provider quotas.
 
 ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}      --metrics-port N  serve GET /metrics (Prometheus) on this port, for this process's counters

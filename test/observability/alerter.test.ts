@@ -33,7 +33,8 @@ describe.each(DRIVERS)('operator alerts (%s)', (driver) => {
     backup = await startSandbox({ port: 0, seed: 2, now: () => new Date(h.clock.now()) });
     hook = await new Receiver().open();
     const sms = h.config.provider_accounts.find((a) => a.channel === 'sms')!;
-    accounts = [...h.config.provider_accounts, { ...sms, id: 'sms-backup', base_url: backup.url }];
+    const mail = h.config.provider_accounts.find((a) => a.channel === 'email')!;
+    accounts = [...h.config.provider_accounts, { ...sms, id: 'sms-backup', base_url: backup.url }, { ...mail, id: 'mail-backup', base_url: backup.url }];
   });
   afterEach(async () => {
     for (const c of closers.splice(0)) await c();
@@ -177,5 +178,30 @@ describe.each(DRIVERS)('operator alerts (%s)', (driver) => {
         .map((i: any) => i.error_class)
         .sort(),
     ).toEqual(['http_503', 'permanent:invalid_destination', 'permanent:invalid_destination']);
+  });
+
+  it('e-mail falls over to the next account when the first refuses, and says so in the history', async () => {
+    // Every send to the main sandbox is refused, e-mail included: sandbox-email (first in order) fails, mail-backup takes it.
+    const a = alerter({ email: { to: ['oncall@example.com'] } });
+    h.sandbox.faults.set({ mode: 'reject_permanent', count: 1000 });
+    await failSms(4);
+    const pass = await a.runOnce();
+    expect(pass.round?.results).toEqual([
+      {
+        targetKind: 'email',
+        target: 'o***@example.com',
+        ok: true,
+        tries: [
+          { providerAccount: 'sandbox-email', ok: false, errorClass: expect.stringMatching(/^permanent:/) },
+          { providerAccount: 'mail-backup', ok: true, errorClass: null },
+        ],
+      },
+    ]);
+    expect(backup.ledger.entries({ channel: 'email' }).map((e) => e.destination)).toEqual(['oncall@example.com']);
+    const history = (await h.get('/v1/alerts')).json.items;
+    expect(history.map((i: any) => [i.provider_account, i.outcome])).toEqual([
+      ['mail-backup', 'sent'],
+      ['sandbox-email', 'failed'],
+    ]);
   });
 });
