@@ -30,6 +30,8 @@ export interface AlertsConfig {
   reminder_seconds: number | null;
   resolve_hold_seconds: number;
   timeout_ms: number;
+  /** How long history rows are kept. */
+  history_days: number;
   rules: AlertRulesConfig;
 }
 
@@ -44,6 +46,7 @@ export interface RawAlertsConfig {
   reminder_seconds?: number;
   resolve_hold_seconds?: number;
   timeout_ms?: number;
+  history_days?: number;
   rules?: { [K in keyof AlertRulesConfig]?: Partial<AlertRulesConfig[K]> };
 }
 
@@ -69,6 +72,7 @@ export function resolveAlerts(raw: RawAlertsConfig | undefined): AlertsConfig {
     reminder_seconds: r.reminder_seconds ?? null,
     resolve_hold_seconds: r.resolve_hold_seconds ?? 0,
     timeout_ms: r.timeout_ms ?? 10_000,
+    history_days: r.history_days ?? 90,
     rules,
   };
 }

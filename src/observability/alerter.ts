@@ -29,6 +29,8 @@ export interface AlerterOptions {
   rules: AlertRulesConfig;
   policy: AlertPolicy;
   intervalMs: number;
+  /** History rows older than this are deleted (checked at most once an hour). */
+  historyRetentionMs: number;
   /** Where `herald_alerts_sent_total{rule,kind}` is registered (the process's /metrics registry), if anywhere. */
   registry?: Registry;
 }
@@ -46,6 +48,7 @@ export interface AlerterPass {
 export class Alerter {
   private readonly runner: PeriodicRunner;
   private readonly sent: Counter<'rule' | 'kind'> | null;
+  private lastPruneAt: number | null = null;
 
   constructor(private readonly opts: AlerterOptions) {
     this.runner = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs, logger: opts.logger, what: 'alert evaluation' });
@@ -74,6 +77,11 @@ export class Alerter {
   async runOnce(): Promise<AlerterPass> {
     const { store, clock } = this.opts;
     const now = clock.now();
+    // Retention: an hour between deletes is plenty for rows kept for days.
+    if (this.lastPruneAt === null || now - this.lastPruneAt >= 3_600_000) {
+      this.lastPruneAt = now;
+      await store.alerts.pruneHistory(now - this.opts.historyRetentionMs);
+    }
     const [signals, states] = await Promise.all([this.opts.signals(now), store.alerts.listStates()]);
     const e = evaluateAlerts({ signals, rules: this.opts.rules, policy: this.opts.policy, states, now });
     if (e.changes.length === 0) return { committed: false, lost: false, round: null };

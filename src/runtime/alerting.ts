@@ -69,6 +69,7 @@ export function createAlerter(w: AlerterWiring): { alerter: Alerter; targets: Al
       reminderMs: a.reminder_seconds === null ? null : a.reminder_seconds * 1000,
     },
     intervalMs: a.interval_seconds * 1000,
+    historyRetentionMs: a.history_days * 86_400_000,
     ...(w.registry ? { registry: w.registry } : {}),
   });
   return { alerter, targets, close: () => http.close() };

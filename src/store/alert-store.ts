@@ -58,6 +58,8 @@ export interface AlertStore {
   commitStates(changes: readonly AlertState[], now: number): Promise<AlertState[] | null>;
   /** Appends history rows. */
   recordSent(entries: readonly NewAlertSent[]): Promise<void>;
+  /** Deletes history rows sent before `before`; returns how many. */
+  pruneHistory(before: number): Promise<number>;
   /** History, newest first: rows with id below `before` (null: from the newest), at most `limit`. */
   listHistory(before: number | null, limit: number): Promise<AlertHistoryPage>;
 }

@@ -38,6 +38,7 @@ describe('alerts configuration', () => {
       reminder_seconds: null,
       resolve_hold_seconds: 0,
       timeout_ms: 10_000,
+      history_days: 90,
       rules: DEFAULT_ALERT_RULES,
     });
     expect(alertsEnabled(a)).toBe(false);
@@ -92,6 +93,7 @@ describe('alerts configuration', () => {
     );
     expect(fieldOf({ ...base, alerts: { allow_networks: ['10.0.0.0'] } })).toBe('alerts.allow_networks[0]');
     expect(fieldOf({ ...base, alerts: { interval_seconds: 1 } })).toBe('alerts.interval_seconds');
+    expect(fieldOf({ ...base, alerts: { history_days: 0 } })).toBe('alerts.history_days');
     expect(fieldOf({ ...base, alerts: { rules: { provider_failures: { min_failures: 0 } } } })).toBe('alerts.rules.provider_failures.min_failures');
     expect(fieldOf({ ...base, alerts: { rules: { no_such_rule: {} } } })).toBe('alerts.rules.no_such_rule');
   });

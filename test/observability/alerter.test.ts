@@ -204,4 +204,23 @@ describe.each(DRIVERS)('operator alerts (%s)', (driver) => {
       ['sandbox-email', 'failed'],
     ]);
   });
+
+  it('keeps the history for alerts.history_days', async () => {
+    const row = {
+      rule: null,
+      subject: null,
+      kind: 'test' as const,
+      targetKind: 'webhook' as const,
+      target: 'x',
+      providerAccount: null,
+      outcome: 'sent' as const,
+      errorClass: null,
+    };
+    await h.store.alerts.recordSent([
+      { ...row, sentAt: h.clock.now() - 31 * 86_400_000 },
+      { ...row, sentAt: h.clock.now() - 29 * 86_400_000 },
+    ]);
+    await alerter({ webhooks: [{ url: hook.url, secret }], history_days: 30 }).runOnce();
+    expect((await h.store.alerts.listHistory(null, 10)).items.map((i) => i.sentAt)).toEqual([h.clock.now() - 29 * 86_400_000]);
+  });
 });

@@ -106,5 +106,12 @@ export function alertsConformance(driver: string, fixture: () => Promise<StoreFi
       expect(second).toEqual({ items: [{ ...sent(), id: second.items[0]!.id }], nextBefore: null });
       expect(second.items[0]!.id).toBeLessThan(first.items[1]!.id);
     });
+
+    it('prunes history sent before a time, and only that', async () => {
+      await store.alerts.recordSent([sent({ sentAt: T0 - 2 * SECOND }), sent({ sentAt: T0 - SECOND }), sent({ sentAt: T0 })]);
+      expect(await store.alerts.pruneHistory(T0 - SECOND)).toBe(1);
+      expect((await store.alerts.listHistory(null, 10)).items.map((i) => i.sentAt)).toEqual([T0, T0 - SECOND]);
+      expect(await store.alerts.pruneHistory(T0 - SECOND)).toBe(0);
+    });
   });
 }

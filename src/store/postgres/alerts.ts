@@ -48,6 +48,10 @@ export class PostgresAlerts implements AlertStore {
     });
   }
 
+  async pruneHistory(before: number): Promise<number> {
+    return this.sql.count('alert_history_prune', [before]);
+  }
+
   async listHistory(before: number | null, limit: number): Promise<AlertHistoryPage> {
     const rows = (await this.sql.q('alert_history_page', [before, limit + 1])).map(toAlertSent);
     const items = rows.slice(0, limit);

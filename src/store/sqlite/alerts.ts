@@ -67,6 +67,10 @@ export class SqliteAlerts implements AlertStore {
     });
   }
 
+  async pruneHistory(before: number): Promise<number> {
+    return this.sql.stmt('alert_history_prune').run({ before }).changes;
+  }
+
   async listHistory(before: number | null, limit: number): Promise<AlertHistoryPage> {
     const rows = (this.sql.stmt('alert_history_page').all({ before, limit: limit + 1 }) as Row[]).map(toAlertSent);
     const items = rows.slice(0, limit);

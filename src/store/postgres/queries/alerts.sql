@@ -29,3 +29,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 -- params: $1 before, $2 limit
 SELECT id, sent_at, rule, subject, kind, target_kind, target, provider_account, outcome, error_class
 FROM alert_history WHERE ($1::bigint IS NULL OR id < $1) ORDER BY id DESC LIMIT $2;
+
+-- name: alert_history_prune
+-- params: $1 before
+DELETE FROM alert_history WHERE sent_at < $1;

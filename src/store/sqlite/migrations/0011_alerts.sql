@@ -1,7 +1,8 @@
 -- 0011_alerts: operator alerts (src/observability/alerter.ts). alert_states holds one row per
 -- (rule, subject) ever observed; `version` is the compare-and-set that lets only one process
 -- commit an evaluation. alert_history is what was sent to whom: masked targets and error
--- classes only (any API key reads it), one row per announcement per target try.
+-- classes only (any API key reads it), one row per announcement per target try, kept for
+-- alerts.history_days.
 CREATE TABLE alert_states (
   rule          TEXT NOT NULL,
   subject       TEXT NOT NULL,
@@ -29,3 +30,5 @@ CREATE TABLE alert_history (
   outcome          TEXT NOT NULL CHECK (outcome IN ('sent', 'failed')),
   error_class      TEXT
 );
+-- Retention (alerts.history_days) deletes by age.
+CREATE INDEX alert_history_sent_at ON alert_history (sent_at);

@@ -27,3 +27,7 @@ VALUES (@sent_at, @rule, @subject, @kind, @target_kind, @target, @provider_accou
 -- params: @before, @limit
 SELECT id, sent_at, rule, subject, kind, target_kind, target, provider_account, outcome, error_class
 FROM alert_history WHERE (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit;
+
+-- name: alert_history_prune
+-- params: @before
+DELETE FROM alert_history WHERE sent_at < @before;
