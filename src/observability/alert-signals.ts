@@ -14,10 +14,9 @@ export interface AlertSignalOptions {
   reviewUnknownAfterMs?: number;
   /** After how long silent a gateway device is away (config devices.away_after_seconds). Default 120. */
   deviceAwayAfterSeconds?: number;
+  /** Accepted-without-progress is not an alert rule, but the read takes its threshold (config metrics.accepted_progress_after_s). Default 30 minutes. */
+  acceptedProgressAfterMs?: number;
 }
-
-/** Accepted-without-progress is not an alert rule; the read needs a threshold all the same (the metrics default). */
-const ACCEPTED_PROGRESS_AFTER_MS = 1_800_000;
 
 /** A signal source over the store. */
 export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promise<AlertSignals> {
@@ -26,7 +25,7 @@ export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promi
     const s = await o.store.observability.systemState({
       now,
       unknownAfterMs: o.reviewUnknownAfterMs ?? 15 * 60_000,
-      acceptedProgressAfterMs: ACCEPTED_PROGRESS_AFTER_MS,
+      acceptedProgressAfterMs: o.acceptedProgressAfterMs ?? 1_800_000,
       healthSince: now - HEALTH_WINDOW_MS,
     });
     const stored = new Map(s.providerAccounts.map((a) => [a.providerAccount, a] as const));

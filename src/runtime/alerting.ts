@@ -60,6 +60,7 @@ export function createAlerter(w: AlerterWiring): { alerter: Alerter; targets: Al
       accounts: w.accounts.map((x) => x.id),
       reviewUnknownAfterMs: 15 * 60_000,
       deviceAwayAfterSeconds: w.config.devices.away_after_seconds,
+      acceptedProgressAfterMs: w.config.metrics.accepted_progress_after_s * 1000,
     }),
     targets,
     rules: a.rules,
