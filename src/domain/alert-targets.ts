@@ -6,8 +6,8 @@
 
 /**
  * The accounts to try, in order: the configured preference (or every account of the channel,
- * in configuration order), without the accounts the round is about, unless that would leave
- * none; then the account the round is about are not tried at all while another exists.
+ * in configuration order) without the accounts the message is about; those are used only when
+ * nothing else is left (the channel's only account is still better than no message).
  */
 export function accountOrder(preference: readonly string[], troubled: ReadonlySet<string>): string[] {
   const unique = [...new Set(preference)];
