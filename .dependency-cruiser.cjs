@@ -17,7 +17,7 @@ const ALLOWED = {
   providers: ['domain', 'signing'],
   sandbox: ['domain', 'signing'],
   metrics: ['domain'],
-  observability: ['domain', 'clock', 'metrics', 'store'],
+  observability: ['domain', 'clock', 'metrics', 'periodic', 'providers', 'signing', 'store', 'webhooks'],
   config: ['domain', 'providers'],
   intake: ['domain', 'clock', 'errors', 'metrics', 'providers', 'store'],
   preferences: ['domain', 'clock', 'store'],

@@ -10,6 +10,7 @@ const keysCommand = async (argv: string[]) => (await import('./commands/keys.js'
 const doctorCommand = async (argv: string[]) => (await import('./commands/doctor.js')).doctorCommand(argv);
 const sendTestCommand = async (argv: string[]) => (await import('./commands/send-test.js')).sendTestCommand(argv);
 const phoneSimCommand = async (argv: string[]) => (await import('./commands/phone-sim.js')).phoneSimCommand(argv);
+const alertsCommand = async (argv: string[]) => (await import('./commands/alerts.js')).alertsCommand(argv);
 
 const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
   -p, --port N          API port (default 8080; 0 picks a free one)
@@ -58,6 +59,8 @@ Runs the background services, no HTTP API:
   phone reports       applies Android gateway phones' state reports to deliveries
   heartbeat sweep     when a phone comes back after being away, retries its failed messages
                       and re-offers its unknown ones under their ids
+  operator alerts     with alerts: configured, evaluates the alert rules and tells the
+                      operator (e-mail, SMS, signed webhook) when one fires and resolves
 Run as many as you like against one PostgreSQL database; they share the provider quotas.
 
 ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}      --metrics-port N  serve GET /metrics (Prometheus) on this port, for this process's counters
@@ -77,6 +80,7 @@ Commands:
   doctor         check every provider account can send, without sending
   send-test      send one test message through a running Herald and follow it
   phone-sim      a simulated Android phone (SMSGate app) for an android_gateway account
+  alerts test    send a test message to every operator alert target
   help [command] show help for a command
 
 Run \`herald <command> --help\` for its options. Docs: README.md and docs/.
@@ -107,6 +111,8 @@ export async function main(argv: string[]): Promise<number> {
         return await sendTestCommand(rest);
       case 'phone-sim':
         return await phoneSimCommand(rest);
+      case 'alerts':
+        return await alertsCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -119,6 +125,7 @@ export async function main(argv: string[]): Promise<number> {
         else if (topic === 'doctor') return await doctorCommand(['--help']);
         else if (topic === 'send-test') return await sendTestCommand(['--help']);
         else if (topic === 'phone-sim') return await phoneSimCommand(['--help']);
+        else if (topic === 'alerts') return await alertsCommand(['--help']);
         else process.stdout.write(HELP);
         return command === undefined ? 2 : 0;
       }

@@ -12,6 +12,7 @@ import ipaddr from 'ipaddr.js';
 import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
+import { checkAlerts, resolveAlerts, type AlertsConfig, type RawAlertsConfig } from './alerts-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
@@ -42,12 +43,16 @@ export interface HeraldConfig {
   /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
   tls: TlsConfig | null;
   metrics: MetricsConfig;
+  /** Operator alerts (alerts-config.ts); off while no target is configured. */
+  alerts: AlertsConfig;
 }
 
 /** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
 export interface MetricsConfig {
   token: string | null;
   token_env: string | null;
+  /** An accepted delivery whose downstream status has not moved past `accepted` for this long counts in herald_accepted_without_progress. Default 1800. */
+  accepted_progress_after_s: number;
 }
 
 /** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
@@ -190,7 +195,8 @@ interface RawConfig {
   webhooks?: Partial<WebhooksConfig>;
   devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
-  metrics?: { token?: string; token_env?: string };
+  metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
+  alerts?: RawAlertsConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -226,7 +232,12 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
-    metrics: { token: r.metrics?.token ?? null, token_env: r.metrics?.token_env ?? null },
+    metrics: {
+      token: r.metrics?.token ?? null,
+      token_env: r.metrics?.token_env ?? null,
+      accepted_progress_after_s: r.metrics?.accepted_progress_after_s ?? 1800,
+    },
+    alerts: resolveAlerts(r.alerts),
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -291,6 +302,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
   if (cfg.metrics.token_env !== null && !process.env[cfg.metrics.token_env]) {
     throw new ConfigError(`metrics.token_env names ${cfg.metrics.token_env}, which is not set in the environment`, 'metrics.token_env');
   }
+  const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
+  if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n))
       throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);

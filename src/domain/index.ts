@@ -22,3 +22,6 @@ export * from './push-target.js';
 export * from './sms-segments.js';
 export * from './otp-sms.js';
 export * from './phone-gateway.js';
+export * from './alert-rules.js';
+export * from './alerting.js';
+export * from './alert-targets.js';

@@ -30,6 +30,7 @@ import { suppressionRoutes } from './routes/suppressions.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
+import { alertRoutes } from './routes/alerts.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);
+    alertRoutes(v1, deps);
   });
   await app.ready();
   return app;

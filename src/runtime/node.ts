@@ -21,6 +21,7 @@ import { buildMetricsApp } from '../http/metrics-app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
 import { SystemMetrics } from '../observability/system-metrics.js';
+import type { Alerter } from '../observability/alerter.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { CallbackVerifier } from '../providers/provider.js';
@@ -37,6 +38,7 @@ import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import { createDeviceGateway, type DeviceGateway } from '../devices/device-gateway.js';
 import type { DeviceGatewayPort } from '../providers/device-gateway.js';
 import { readTls, watchTls } from './tls.js';
+import { createAlerter } from './alerting.js';
 
 export type Role = 'api' | 'worker';
 
@@ -61,6 +63,8 @@ export interface HeraldNode {
   adapters: Map<string, ProviderAdapter>;
   /** This process's delivery counters, shared by every role it runs. */
   counters: DeliveryCounters;
+  /** Operator alerts (worker role, when alerts.* has a target); drive it with runOnce(). */
+  alerter: Alerter | null;
   /** Starts listening (api role) and the background loops (worker role). Returns the API URL, if any. */
   start(): Promise<string | null>;
   /** Graceful stop: no new requests or claims, in-flight calls finish and are recorded. */
@@ -169,6 +173,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let evidence: EvidenceApplier | null = null;
   let campaigns: CampaignRunner | null = null;
   let webhooks: HeraldNode['webhooks'] = null;
+  let alerting: ReturnType<typeof createAlerter> = null;
   const webhookPolicy = new AddressPolicy({ allowNetworks: config.webhooks.allow_networks });
   let unlisten: (() => Promise<void>) | null = null;
   // The phones' gateway, shared by both roles of one process (offers signal its connections in memory).
@@ -181,6 +186,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     wake: (account) => wake.notify(account),
     ...(opts.random ? { random: opts.random } : {}),
     intervalMs: config.worker.sweep_interval_ms,
+    onSignal: (status) => counters.series.signal('sms', status),
   });
   // Read at assembly, so a bad pair stops the process before anything listens.
   const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
@@ -188,7 +194,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
 
   // GET /metrics: the store's state (the same in every process) and this process's counters.
   const metrics = {
-    metrics: new SystemMetrics({ store, clock, counters, providerAccounts: config.provider_accounts.map((a) => a.id) }),
+    metrics: new SystemMetrics({
+      store,
+      clock,
+      counters,
+      accounts: config.provider_accounts,
+      deviceAwayMs: config.devices.away_after_seconds * 1000,
+      acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
+    }),
     token: metricsToken(config),
   };
   const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
@@ -255,7 +268,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       wake: (account) => wake.notify(account),
       ...(opts.random ? { random: opts.random } : {}),
     });
-    evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
+    evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     campaigns = new CampaignRunner({
       store,
       clock,
@@ -279,6 +292,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
         ...(opts.random ? { random: opts.random } : {}),
       }),
     };
+    // Operator alerts send through the worker's own adapters, never through the queue they watch.
+    alerting = createAlerter({ config, accounts: config.provider_accounts, adapters, store, clock, logger, registry: metrics.metrics.registry });
   }
 
   return {
@@ -295,6 +310,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     devices,
     adapters,
     counters,
+    alerter: alerting?.alerter ?? null,
     async start() {
       if (worker) {
         // Intake in another process (Postgres) wakes this one through the database.
@@ -313,6 +329,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       campaigns?.start();
       webhooks?.relay.start();
       webhooks?.sender.start();
+      alerting?.alerter.start();
       if (worker) devices?.startLoops();
       if (metricsApp) {
         const url = await metricsApp.listen({ host: config.host, port: opts.metricsPort ?? 0 });
@@ -339,6 +356,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await campaigns?.stop();
       await webhooks?.relay.stop();
       await webhooks?.sender.stop();
+      await alerting?.alerter.stop();
+      alerting?.close();
       await devices?.close();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));
       if (!opts.store) await store.close();

@@ -29,6 +29,7 @@ import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
 import type { PushStore } from './push-store.js';
 import type { ReportStore } from './report-store.js';
+import type { AlertStore } from './alert-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
@@ -42,6 +43,7 @@ export type * from './health-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
+export type * from './alert-store.js';
 export type * from './observability-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
@@ -63,5 +65,6 @@ export interface Store extends CoreStore {
   readonly devices: DeviceStore;
   readonly push: PushStore;
   readonly reports: ReportStore;
+  readonly alerts: AlertStore;
   readonly observability: ObservabilityStore;
 }

@@ -27,13 +27,14 @@ const COMMAND_FLAGS: Record<string, { argv: string[]; flags: string[] }> = {
     argv: ['phone-sim'],
     flags: ['--server', '--token', '--name', '--send-delay-ms', '--deliver-delay-ms', '--fail-rate', '--fail-error', '--sims'],
   },
+  alerts: { argv: ['alerts', 'test'], flags: ['--config', '--data-dir'] },
 };
 
 describe('herald help', () => {
   it('`herald --help` exits 0 and lists every command', async () => {
     for (const run of await Promise.all([runHerald(['--help']), runHerald(['-h'])])) {
       expect(run.code).toBe(0);
-      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'doctor', 'send-test', 'phone-sim']) {
+      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'doctor', 'send-test', 'phone-sim', 'alerts test']) {
         expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
       }
       expect(run.stderr).toBe('');

@@ -41,6 +41,8 @@ describe('resolveConfig', () => {
   it('fills every default when there is no file', () => {
     const cfg = resolveConfig(undefined);
     expect(cfg).toEqual({
+      // Its defaults are spelled out in alerts-config.test.ts.
+      alerts: expect.objectContaining({ email: null, sms: null, webhooks: [] }),
       host: '127.0.0.1',
       port: 8080,
       public_url: 'http://127.0.0.1:8080',
@@ -52,7 +54,7 @@ describe('resolveConfig', () => {
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
       tls: null,
-      metrics: { token: null, token_env: null },
+      metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
     });
   });
 

@@ -17,6 +17,7 @@ import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
+import { alertsConformance } from './alerts-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
@@ -46,6 +47,7 @@ preferencesConformance('postgres', postgresFixture);
 deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
+alertsConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {

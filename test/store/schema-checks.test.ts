@@ -40,6 +40,8 @@ import { EVERY } from '../../src/store/preference-rows.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { REPORT_KINDS } from '../../src/store/report-store.js';
+import { ALERT_HISTORY_KINDS, ALERT_OUTCOMES, ALERT_TARGET_KINDS } from '../../src/store/alert-store.js';
+import { ALERT_STATUSES, ANNOUNCEMENT_KINDS } from '../../src/domain/index.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -92,6 +94,11 @@ const VOCABULARY: Record<string, readonly string[]> = {
   // The staged rollout (0010): what was decided on an attempt's outcome, and what the next stage would decide.
   'attempts.decision': ROLLOUT_DECISIONS,
   'attempts.next_stage_decision': ROLLOUT_DECISIONS,
+  'alert_states.status': ALERT_STATUSES,
+  'alert_states.announced': ANNOUNCEMENT_KINDS,
+  'alert_history.kind': ALERT_HISTORY_KINDS,
+  'alert_history.target_kind': ALERT_TARGET_KINDS,
+  'alert_history.outcome': ALERT_OUTCOMES,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

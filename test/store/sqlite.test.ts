@@ -20,6 +20,7 @@ import { preferencesConformance } from './preferences-conformance.js';
 import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
+import { alertsConformance } from './alerts-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
@@ -53,6 +54,7 @@ preferencesConformance('sqlite', sqliteFixture);
 deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
+alertsConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
