@@ -9,7 +9,6 @@
  *   labels), each rule covered by a firing and a silent case in the unit tests, and every metric
  *   its expression reads exported by Herald's registry.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { heraldSeriesNames } from './herald-series.js';
 import { metricNames } from './promql-names.js';
+import { findPromtool, IN_CI, runPromtool } from './promtool.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RULES = join(ROOT, 'deploy', 'prometheus', 'herald-alerts.yml');
@@ -50,11 +50,6 @@ const TEMPLATE_LABELS = new Set(['provider_account', 'lane', 'purpose', 'channel
 /** A Prometheus duration such as 30s, 2m30s, 1h. */
 const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
 
-function promtool(): { available: boolean; version: string } {
-  const r = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
-  return r.error ? { available: false, version: '' } : { available: true, version: (r.stdout || r.stderr).split('\n')[0] ?? '' };
-}
-
 /** docs/operations.md's "Alerts" section: from its heading to the next `## `. */
 function alertsSection(): string {
   const md = readFileSync(OPERATIONS, 'utf8');
@@ -76,25 +71,25 @@ function anchor(heading: string): string {
 const file = parse(readFileSync(RULES, 'utf8')) as RuleFile;
 const rules = file.groups.flatMap((g) => g.rules);
 const alerts = rules.filter((r): r is Rule & { alert: string } => typeof r.alert === 'string');
-const tool = promtool();
-const inCi = process.env.CI === 'true';
+const tool = findPromtool();
 
 describe('deploy/prometheus/herald-alerts.yml', () => {
   it(`promtool is installed where CI runs (${tool.available ? tool.version : 'absent here'})`, () => {
-    if (!tool.available && !inCi) console.warn('promtool not found: `promtool check rules` and `promtool test rules` are skipped (apt-get install prometheus)');
-    expect(tool.available || !inCi, 'CI=true and no promtool: .ci/run installs Debian prometheus').toBe(true);
+    if (!tool.available && !IN_CI)
+      console.warn('promtool not found: `promtool check rules` and `promtool test rules` are skipped (apt-get install prometheus)');
+    expect(tool.available || !IN_CI, 'CI=true and no promtool: .ci/run installs Debian prometheus').toBe(true);
   });
 
   it.skipIf(!tool.available)('passes promtool check rules', () => {
-    const r = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain(`SUCCESS: ${rules.length} rules found`);
+    const r = runPromtool(['check', 'rules', RULES]);
+    expect(r.status, r.output).toBe(0);
+    expect(r.output).toContain(`SUCCESS: ${rules.length} rules found`);
   });
 
   it.skipIf(!tool.available)('passes promtool test rules: every rule fires on its series, and none on a healthy system', () => {
-    const r = spawnSync('promtool', ['test', 'rules', RULE_TESTS], { encoding: 'utf8' });
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('SUCCESS');
+    const r = runPromtool(['test', 'rules', RULE_TESTS]);
+    expect(r.status, r.output).toBe(0);
+    expect(r.output).toContain('SUCCESS');
   });
 
   it('has groups of alerting rules with unique names, each with for:, a severity, a summary, a description and a runbook_url', () => {

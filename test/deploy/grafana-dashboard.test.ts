@@ -1,13 +1,18 @@
 /**
  * deploy/grafana/herald-dashboard.json (issue 14): valid JSON in the shape Grafana imports
  * (schemaVersion ≥ 38, a Prometheus data source variable every query goes through, panels on
- * the 24-column grid), the panels the issue asks for, p50/p99 of both histograms, and every
- * PromQL expression (panels and template variables) naming only series Herald exports.
+ * the 24-column grid), the panels the issue asks for, p50/p99 of both histograms, every PromQL
+ * expression (panels and template variables) naming only series Herald exports, and, where
+ * promtool is installed, every expression parsing as PromQL.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { heraldSeriesNames } from './herald-series.js';
 import { metricNames } from './promql-names.js';
+import { findPromtool, runPromtool } from './promtool.js';
 
 interface DataSourceRef {
   type?: string;
@@ -119,6 +124,13 @@ function variableExpr(v: Variable): string {
   return m ? m[1]! : q;
 }
 
+/** An expression as Grafana sends it to Prometheus: its variables replaced by example values. */
+function interpolate(expr: string): string {
+  return expr.replaceAll('$__rate_interval', '1m').replaceAll('$provider_account', '.*').replaceAll('$job', 'herald');
+}
+
+const tool = findPromtool();
+
 describe('deploy/grafana/herald-dashboard.json', () => {
   it('is a Grafana dashboard of schemaVersion 38 or later, with a uid and a title', () => {
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(38);
@@ -188,6 +200,21 @@ describe('deploy/grafana/herald-dashboard.json', () => {
       [...targets.map((t) => t.expr), ...dashboard.templating.list.filter((v) => v.type === 'query').map(variableExpr)].flatMap(metricNames),
     );
     for (const s of SHOWN_SERIES) expect(shown, s).toContain(s);
+  });
+
+  it.skipIf(!tool.available)('every query and variable selector parses as PromQL (promtool check rules on them as recording rules)', () => {
+    const exprs = [...targets.map((t) => t.expr), ...dashboard.templating.list.filter((v) => v.type === 'query').map(variableExpr)].map(interpolate);
+    expect(exprs.join('\n'), 'a Grafana variable left after interpolation').not.toMatch(/\$/);
+    const dir = mkdtempSync(join(tmpdir(), 'herald-dashboard-'));
+    try {
+      const file = join(dir, 'dashboard-queries.yml');
+      writeFileSync(file, stringify({ groups: [{ name: 'dashboard', rules: exprs.map((expr, i) => ({ record: `herald_dashboard:query${i}`, expr })) }] }));
+      const r = runPromtool(['check', 'rules', file]);
+      expect(r.status, r.output).toBe(0);
+      expect(r.output).toContain(`SUCCESS: ${exprs.length} rules found`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('metric names', () => {
