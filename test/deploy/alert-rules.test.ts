@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { heraldSeriesNames } from './herald-series.js';
+import { heraldSeries } from './herald-series.js';
 import { metricNames } from './promql-names.js';
 import { findPromtool, IN_CI, runPromtool } from './promtool.js';
 
@@ -187,22 +187,32 @@ describe('deploy/prometheus/herald-alerts.yml', () => {
   });
 
   describe('metric names', () => {
-    let exported: Set<string>;
+    let exported: Map<string, readonly string[]>;
     beforeAll(async () => {
-      exported = await heraldSeriesNames();
+      exported = await heraldSeries();
     });
 
     it('reads only series Herald exports', () => {
       for (const a of alerts) {
         const names = metricNames(a.expr);
         expect(names.length, `${a.alert} reads a metric`).toBeGreaterThan(0);
-        for (const n of names) expect(exported, `${a.alert} reads ${n}`).toContain(n);
+        for (const n of names) expect([...exported.keys()], `${a.alert} reads ${n}`).toContain(n);
       }
     });
 
     it('would notice a rule that read a series Herald does not export', () => {
       expect(exported.has('herald_deliveries_unknown')).toBe(true);
       expect(exported.has('herald_deliveries_unknwon')).toBe(false);
+    });
+
+    it('shows only labels its series carry (a missing one would render empty)', () => {
+      for (const a of alerts) {
+        // After max without (instance): the series' own labels and the scrape's job.
+        const carried = new Set(['job', ...metricNames(a.expr).flatMap((n) => exported.get(n) ?? [])]);
+        for (const key of ['summary', 'description'])
+          for (const [, label] of a.annotations![key]!.matchAll(/\$labels\.([a-z_]+)/g))
+            expect(carried, `${a.alert} ${key} shows $labels.${label}`).toContain(label);
+      }
     });
   });
 });
