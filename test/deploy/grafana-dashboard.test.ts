@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { heraldSeriesNames } from './herald-series.js';
+import { heraldSeries, uncarriedLabels } from './herald-series.js';
 import { metricNames } from './promql-names.js';
 import { findPromtool, runPromtool } from './promtool.js';
 
@@ -218,9 +218,11 @@ describe('deploy/grafana/herald-dashboard.json', () => {
   });
 
   describe('metric names', () => {
+    let series: Map<string, readonly string[]>;
     let exported: Set<string>;
     beforeAll(async () => {
-      exported = await heraldSeriesNames();
+      series = await heraldSeries();
+      exported = new Set(series.keys());
     });
 
     it('every panel query reads only series Herald exports', () => {
@@ -231,6 +233,13 @@ describe('deploy/grafana/herald-dashboard.json', () => {
       }
     });
 
+    it('every panel query matches, groups and shows in its legend only labels its series carry', () => {
+      for (const t of targets) {
+        const legend = [...(t.legendFormat ?? '').matchAll(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g)].map((m) => m[1]!);
+        expect(uncarriedLabels(t.expr, series, legend), `${t.panel} ${t.refId}`).toEqual([]);
+      }
+    });
+
     it('every template variable query reads only series Herald exports', () => {
       const vars = dashboard.templating.list.filter((v) => v.type === 'query');
       expect(vars.map((v) => v.name)).toEqual(['job', 'provider_account']);
@@ -238,6 +247,9 @@ describe('deploy/grafana/herald-dashboard.json', () => {
         const names = metricNames(variableExpr(v));
         expect(names.length, v.name).toBe(1);
         expect(exported, `${v.name} reads ${names[0]}`).toContain(names[0]);
+        const q = typeof v.query === 'string' ? v.query : v.query.query;
+        const label = /,\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$/.exec(q)![1]!;
+        expect(uncarriedLabels(variableExpr(v), series, [label]), v.name).toEqual([]);
       }
     });
   });

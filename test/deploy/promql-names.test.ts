@@ -5,7 +5,7 @@
  * reading nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { metricNames } from './promql-names.js';
+import { labelNames, metricNames } from './promql-names.js';
 
 describe('metricNames', () => {
   it.each([
@@ -39,7 +39,20 @@ describe('metricNames', () => {
   });
 
   it.each([
+    ['rate(a{channel="sms", purpose=~"otp|alert"}[5m])', ['channel', 'purpose']],
+    ['sum by (le, provider_account) (rate(a_bucket{job="$job"}[1m]))', ['le', 'provider_account', 'job']],
+    ['max without (instance) (a) > on (device) group_left (lane) b', ['instance', 'device', 'lane']],
+    ['a * on (x) group_left b', ['x']],
+    ['{__name__="a", job="y"}', ['job']],
+    ['label_replace(a, "dst", "v", "src", "(.*)")', []],
+    ['sum by ("quoted") (a)', ['quoted']],
+  ])('labels of %s → %j', (expr, labels) => {
+    expect(labelNames(expr)).toEqual(labels);
+  });
+
+  it.each([
     ['herald_made_up(x)', /not a PromQL function/],
+    ['sum by (le purpose) (a)', /not a label name/],
     ['{__name__=~"herald_.*"}', /by pattern/],
     ['sum(rate(a[5m])', /unbalanced/],
     ['a)', /unbalanced/],

@@ -154,13 +154,14 @@ function skipSpace(s: string, at: number): number {
   }
 }
 
-/** A `{...}` matcher block from `at` (the `{`): its end, and the metric it names through `__name__`, if any. */
-function readMatchers(s: string, at: number): { end: number; name: string | null } {
+/** A `{...}` matcher block from `at` (the `{`): its end, the metric it names through `__name__` if any, and the labels it matches on. */
+function readMatchers(s: string, at: number): { end: number; name: string | null; labels: string[] } {
   let i = at + 1;
   let name: string | null = null;
+  const labels: string[] = [];
   for (;;) {
     i = skipSpace(s, i);
-    if (s[i] === '}') return { end: i + 1, name };
+    if (s[i] === '}') return { end: i + 1, name, labels };
     if (s[i] === ',') {
       i += 1;
       continue;
@@ -192,7 +193,7 @@ function readMatchers(s: string, at: number): { end: number; name: string | null
     if (label === '__name__') {
       if (op !== '=') throw new Error(`__name__${op} selects metrics by pattern; name them instead: ${s}`);
       name = stringValue(s, i, e);
-    }
+    } else labels.push(label);
     i = e;
   }
 }
@@ -217,11 +218,43 @@ function skipBalanced(s: string, at: number, open: string, close: string): numbe
   throw new Error(`unbalanced ${open} at ${at} in ${s}`);
 }
 
+/** The label names of a `(a, b, "c")` list starting at `at` (the `(`), and its end. */
+function readLabelList(s: string, at: number): { end: number; labels: string[] } {
+  const end = skipBalanced(s, at, '(', ')');
+  const labels = s
+    .slice(at + 1, end - 1)
+    .split(',')
+    .map((l) => l.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((l) => l !== '');
+  for (const l of labels) if (match(LABEL_NAME, l, 0) !== l) throw new Error(`${l} is not a label name in ${s}`);
+  return { end, labels };
+}
+
+/** What an expression reads: the metrics it selects and the labels it matches, groups or joins on, each in order of first appearance. */
+export interface PromqlReads {
+  metrics: string[];
+  labels: string[];
+}
+
 /** Every metric name `expr` selects, in order of first appearance. */
 export function metricNames(expr: string): string[] {
+  return readPromql(expr).metrics;
+}
+
+/** Every label `expr` names in a matcher or in a `by`/`without`/`on`/`ignoring`/`group_*` list. */
+export function labelNames(expr: string): string[] {
+  return readPromql(expr).labels;
+}
+
+/** The metrics and labels `expr` reads (see the file's comment for what is skipped). */
+export function readPromql(expr: string): PromqlReads {
   const names: string[] = [];
+  const labels: string[] = [];
   const add = (n: string) => {
     if (!names.includes(n)) names.push(n);
+  };
+  const addLabels = (ls: string[]) => {
+    for (const l of ls) if (!labels.includes(l)) labels.push(l);
   };
   let depth = 0;
   let i = 0;
@@ -237,9 +270,10 @@ export function metricNames(expr: string): string[] {
       continue;
     }
     if (c === '{') {
-      const { end, name } = readMatchers(expr, i);
-      if (name !== null) add(name);
-      i = end;
+      const m = readMatchers(expr, i);
+      if (m.name !== null) add(m.name);
+      addLabels(m.labels);
+      i = m.end;
       continue;
     }
     if (c === '[') {
@@ -267,7 +301,11 @@ export function metricNames(expr: string): string[] {
     const next = skipSpace(expr, i);
     const lower = word.toLowerCase();
     if (LABEL_LIST_KEYWORDS.has(lower)) {
-      if (expr[next] === '(') i = skipBalanced(expr, next, '(', ')');
+      if (expr[next] === '(') {
+        const list = readLabelList(expr, next);
+        addLabels(list.labels);
+        i = list.end;
+      }
       continue;
     }
     if (KEYWORDS.has(lower) || AGGREGATIONS.has(lower)) continue;
@@ -278,5 +316,5 @@ export function metricNames(expr: string): string[] {
     add(word);
   }
   if (depth !== 0) throw new Error(`unbalanced ( in ${expr}`);
-  return names;
+  return { metrics: names, labels };
 }
