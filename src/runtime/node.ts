@@ -222,6 +222,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       replay,
       counters,
       accounts: config.provider_accounts,
+      acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
       clock,
       logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
       callbackVerifiers: callbackVerifiers(config.provider_accounts),

@@ -222,6 +222,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     replay,
     counters,
     accounts: config.provider_accounts,
+    ...(opts.metrics?.acceptedProgressAfterMs === undefined ? {} : { acceptedProgressAfterMs: opts.metrics.acceptedProgressAfterMs }),
     clock,
     callbackVerifiers: opts.callbackVerifier
       ? new Map(
