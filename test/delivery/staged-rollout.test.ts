@@ -38,6 +38,17 @@ describe.each(DRIVERS)('staged rollout on %s', (driver) => {
   };
   const review = async (reason?: string) =>
     (await h.get(`/v1/review${reason ? `?reason=${reason}` : ''}`)).json.items.map((d: any) => [d.id, d.state, d.review_reason]);
+  /** The review queue's size as herald_review_queue_size reads it (store.observability), to agree with GET /v1/review. */
+  const reviewGauge = async () => {
+    const now = h.clock.now();
+    const state = await h.store.observability.systemState({
+      now,
+      unknownAfterMs: 15 * MINUTE,
+      acceptedProgressAfterMs: 30 * MINUTE,
+      healthSince: now - MINUTE,
+    });
+    return state.deliveries.reduce((n, g) => n + g.inReview, 0);
+  };
   const rolloutOf = async (account: string) => {
     const r = await h.get(`/v1/provider-accounts/${account}/rollout`);
     expect(r.status).toBe(200);
@@ -60,6 +71,7 @@ describe.each(DRIVERS)('staged rollout on %s', (driver) => {
     expect(await review()).toEqual([[d.id, 'terminal', 'held']]);
     expect(await review('held')).toEqual([[d.id, 'terminal', 'held']]);
     expect(await review('exhausted')).toEqual([]);
+    expect(await reviewGauge()).toBe(1);
     // A person replays it from review: same key, no duplicate risk to accept (the 503 was definite).
     const replay = await h.post(`/v1/deliveries/${d.id}/retry`);
     expect(replay.status).toBe(202);
@@ -78,6 +90,7 @@ describe.each(DRIVERS)('staged rollout on %s', (driver) => {
     expect(d.state).toBe('unknown');
     expect(d.attempts[0]).toMatchObject({ outcome: 'unknown', decision: { kind: 'review' }, next_stage_decision: { kind: 'review' } });
     expect(await review('held')).toEqual([[d.id, 'unknown', 'held']]);
+    expect(await reviewGauge()).toBe(1);
     const pass = await h.reconciler.runOnce();
     expect(pass).toMatchObject({ foundByLookup: 0, notFoundByLookup: 0, resent: 0, unresolved: 0, deferred: 0 });
     h.clock.advance(2 * MINUTE);

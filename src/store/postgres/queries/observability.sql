@@ -4,11 +4,12 @@
 
 -- name: observability_deliveries_by_state
 -- Deliveries per state and terminal reason, the oldest update of each group, and how many the
--- review queue lists (the condition of review_list).
+-- review queue lists (the condition of review_list: a rollout stage's held deliveries at once).
 -- params: $1 unknown_before, $2 tenant_id
 SELECT state, terminal_reason, COUNT(*)::bigint AS n, MIN(updated_at) AS oldest_updated_at,
-       COUNT(*) FILTER (WHERE (state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved'))
-                           OR (state = 'unknown' AND updated_at <= $1))::bigint AS in_review
+       COUNT(*) FILTER (WHERE (state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved', 'held'))
+                           OR (state = 'unknown' AND (updated_at <= $1
+                      OR EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.number = deliveries.attempt_count AND a.decision = 'review'))))::bigint AS in_review
 FROM deliveries
 WHERE ($2::text IS NULL OR tenant_id = $2::text)
 GROUP BY state, terminal_reason;
@@ -97,7 +98,7 @@ GROUP BY 1, a.outcome, d.provider_account;
 SELECT (updated_at - $2::bigint) / $4::bigint AS bucket, COUNT(*)::bigint AS n
 FROM deliveries
 WHERE state = 'terminal' AND updated_at >= $2::bigint AND updated_at < $3::bigint AND tenant_id = $1
-  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved')
+  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved', 'held')
 GROUP BY 1;
 
 -- name: observability_series_confirmed

@@ -4,11 +4,12 @@
 
 -- name: observability_deliveries_by_state
 -- Deliveries per state and terminal reason, the oldest update of each group, and how many the
--- review queue lists (the condition of review_list).
+-- review queue lists (the condition of review_list: a rollout stage's held deliveries at once).
 -- params: @unknown_before, @tenant_id
 SELECT state, terminal_reason, COUNT(*) AS n, MIN(updated_at) AS oldest_updated_at,
-       SUM(CASE WHEN (state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved'))
-                  OR (state = 'unknown' AND updated_at <= @unknown_before) THEN 1 ELSE 0 END) AS in_review
+       SUM(CASE WHEN (state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved', 'held'))
+                  OR (state = 'unknown' AND (updated_at <= @unknown_before
+                      OR EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.number = deliveries.attempt_count AND a.decision = 'review'))) THEN 1 ELSE 0 END) AS in_review
 FROM deliveries
 WHERE (@tenant_id IS NULL OR tenant_id = @tenant_id)
 GROUP BY state, terminal_reason;
@@ -97,7 +98,7 @@ GROUP BY (a.finished_at - @from) / @bucket_ms, a.outcome, d.provider_account;
 SELECT CAST((updated_at - @from) / @bucket_ms AS INTEGER) AS bucket, COUNT(*) AS n
 FROM deliveries
 WHERE state = 'terminal' AND updated_at >= @from AND updated_at < @until AND tenant_id = @tenant_id
-  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved')
+  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved', 'held')
 GROUP BY (updated_at - @from) / @bucket_ms;
 
 -- name: observability_series_confirmed
