@@ -71,6 +71,12 @@ export interface MetricsAccount {
   channel: Channel;
   /** The account's lanes; absent: DEFAULT_LANES. */
   lanes?: readonly LaneConfig[] | undefined;
+  /**
+   * Whether anything ever reports progress past `accepted` for this account (provider callbacks,
+   * a phone's reports). False (SMTP, push, an account without a callback secret): its accepted
+   * deliveries never progress, so it has no herald_accepted_without_progress series. Default true.
+   */
+  reportsProgress?: boolean;
 }
 
 const DEFAULT_CACHE_MS = 5_000;
@@ -201,8 +207,10 @@ export class SystemMetrics {
       async collect() {
         const { state } = await read();
         this.reset();
-        for (const a of accounts) this.set({ provider_account: a.id, channel: a.channel }, 0);
-        for (const g of state.acceptedWithoutProgress) this.set({ provider_account: g.providerAccount, channel: g.channel }, g.count);
+        const silent = new Set(accounts.filter((a) => a.reportsProgress === false).map((a) => a.id));
+        for (const a of accounts) if (!silent.has(a.id)) this.set({ provider_account: a.id, channel: a.channel }, 0);
+        for (const g of state.acceptedWithoutProgress)
+          if (!silent.has(g.providerAccount)) this.set({ provider_account: g.providerAccount, channel: g.channel }, g.count);
       },
     });
     new Gauge({

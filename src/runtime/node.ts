@@ -198,7 +198,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       store,
       clock,
       counters,
-      accounts: config.provider_accounts,
+      // Progress past accepted comes from callbacks (an account with a verifier) or a phone's reports.
+      accounts: config.provider_accounts.map((a) => ({ ...a, reportsProgress: a.kind === 'android_gateway' || createCallbackVerifier(a) !== null })),
       deviceAwayMs: config.devices.away_after_seconds * 1000,
       acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
     }),

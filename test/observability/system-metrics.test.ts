@@ -23,7 +23,7 @@ const EMPTY: SystemState = {
   campaigns: [],
 };
 
-function metricsOver(state: Partial<SystemState>, queries: SystemStateQuery[] = []): SystemMetrics {
+function metricsOver(state: Partial<SystemState>, queries: SystemStateQuery[] = [], mailReportsProgress?: boolean): SystemMetrics {
   const store = {
     observability: {
       systemState: async (q: SystemStateQuery) => {
@@ -37,7 +37,7 @@ function metricsOver(state: Partial<SystemState>, queries: SystemStateQuery[] = 
     clock: new ManualClock(NOW),
     counters: new DeliveryCounters(),
     accounts: [
-      { id: 'mail', channel: 'email' },
+      { id: 'mail', channel: 'email', ...(mailReportsProgress === undefined ? {} : { reportsProgress: mailReportsProgress }) },
       {
         id: 'phones',
         channel: 'sms',
@@ -61,6 +61,14 @@ describe('SystemMetrics', () => {
     const queries: SystemStateQuery[] = [];
     await metricsOver({}, queries).render();
     expect(queries[0]).toEqual({ now: NOW, unknownAfterMs: 15 * 60_000, acceptedProgressAfterMs: 600_000, healthSince: NOW - 60_000 });
+  });
+
+  it('reports accepted-without-progress only for accounts that can report progress (an SMTP account never would)', async () => {
+    const stuck = { acceptedWithoutProgress: [{ providerAccount: 'mail', channel: 'email' as const, count: 3, oldestUpdatedAt: NOW - 3_600_000 }] };
+    const reporting = parseExposition(await metricsOver(stuck).render());
+    expect(series(reporting, 'herald_accepted_without_progress')).toEqual({ 'mail|email': 3, 'phones|sms': 0 });
+    const silent = parseExposition(await metricsOver(stuck, [], false).render());
+    expect(series(silent, 'herald_accepted_without_progress')).toEqual({ 'phones|sms': 0 });
   });
 
   it("labels due work with the lane each account's configuration gives the purpose, every lane reporting", async () => {
