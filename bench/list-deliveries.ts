@@ -169,7 +169,7 @@ async function measure(store: Store, driver: string): Promise<void> {
   }
 }
 
-const drivers = flags.driver === 'both' ? ['sqlite', 'postgres'] : [flags.driver!];
+const drivers = flags.driver === 'both' ? ['sqlite', 'postgres'] : [flags.driver];
 for (const driver of drivers) {
   if (driver === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'herald-bench-list-'));
@@ -189,7 +189,7 @@ for (const driver of drivers) {
     }
   } else {
     const schema = flags.keep ? 'bench_list' : `bench_list_${process.pid}`;
-    const url = flags['pg-url']!;
+    const url = flags['pg-url'];
     const store = openPostgresStore({ connectionString: url, schema, maxConnections: 2 });
     try {
       await store.migrate();
