@@ -2,8 +2,8 @@
  * The audit trail of operator actions (`store.audit`): who (an API key, or a dashboard user)
  * retried, resent, cancelled, bulk-retried, retried a phone's failed messages, or paused,
  * resumed or cancelled a campaign, when, on what, and with what detail. Written beside the
- * action, never edited; shown on GET /v1/deliveries/:id and GET /v1/notifications/:id as
- * `actions`. Both drivers implement it; test/store/audit-conformance.ts runs on each.
+ * action, never edited; shown as `actions` on GET /v1/deliveries/:id, /v1/notifications/:id,
+ * /v1/campaigns/:id and /v1/devices/:id. Both drivers implement it; test/store/audit-conformance.ts runs on each.
  */
 
 /** Every operator action the trail records. */
@@ -49,4 +49,8 @@ export interface AuditStore {
   listForDelivery(tenantId: string, deliveryId: string): Promise<OperatorActionRecord[]>;
   /** The actions on one of the tenant's notifications or any of its deliveries, oldest first. */
   listForNotification(tenantId: string, notificationId: string): Promise<OperatorActionRecord[]>;
+  /** The actions on one of the tenant's campaigns (pause, resume, cancel), oldest first. */
+  listForCampaign(tenantId: string, campaignId: string): Promise<OperatorActionRecord[]>;
+  /** The actions on one of the tenant's phones (retry-failed, a message's retry), oldest first. */
+  listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]>;
 }

@@ -5,7 +5,11 @@
  * sessions end when idle, at their lifetime, on sign-out and on revocation; failed sign-ins
  * are rate-limited; operator and viewer sessions see destinations masked.
  */
+import selfsigned from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ReplayService } from '../../src/delivery/replay-service.js';
+import { buildApp } from '../../src/http/app.js';
+import { IntakeService } from '../../src/intake/intake-service.js';
 import { hashPassword } from '../../src/http/passwords.js';
 import type { UserRole } from '../../src/store/store.js';
 import { createHarness, DRIVERS, otpBody, T0, type Harness } from '../helpers/harness.js';
@@ -200,5 +204,29 @@ describe.each(DRIVERS)('dashboard sessions on %s', (driver) => {
     // Per address: ten failures over any usernames or keys.
     for (let i = 0; i < 10; i++) await signIn({ api_key: `hld_sk_guess${i}` });
     expect((await signIn({ api_key: h.apiKey })).status).toBe(429);
+  });
+});
+
+describe('the session cookie over HTTPS', () => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it('is Secure when Herald serves TLS itself', async () => {
+    h = await createHarness({ driver: 'sqlite' });
+    const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], { keySize: 2048 });
+    const app = await buildApp({
+      https: { key: Buffer.from(pems.private), cert: Buffer.from(pems.cert) },
+      store: h.store,
+      intake: new IntakeService({ store: h.store, accounts: [], clock: h.clock }),
+      replay: new ReplayService({ store: h.store, clock: h.clock }),
+      clock: h.clock,
+    });
+    try {
+      const r = await app.inject({ method: 'POST', url: '/v1/session', payload: { api_key: h.apiKey } });
+      expect(r.statusCode).toBe(201);
+      expect(sessionCookie(r.headers['set-cookie']).attrs).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Strict']));
+    } finally {
+      await app.close();
+    }
   });
 });

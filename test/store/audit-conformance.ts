@@ -46,5 +46,17 @@ export function auditConformance(driver: string, fixture: () => Promise<StoreFix
       expect((await store.audit.listForNotification('t_beta', 'ntf_1')).map((a) => a.id)).toEqual(['act_4']);
       expect(await store.audit.listForDelivery('t_alpha', 'dlv_none')).toEqual([]);
     });
+
+    it('lists a campaign’s and a device’s actions', async () => {
+      const none = { notificationId: null, deliveryId: null };
+      await store.audit.record([
+        action({ ...none, id: 'act_c2', action: 'campaign_resume', campaignId: 'cmp_1', at: T0 + SECOND, detail: {} }),
+        action({ ...none, id: 'act_c1', action: 'campaign_pause', campaignId: 'cmp_1', detail: {} }),
+        action({ ...none, id: 'act_d1', action: 'device_retry_failed', deviceId: 'dev_1', detail: { retried: 3 } }),
+        action({ ...none, id: 'act_d2', tenantId: 't_beta', action: 'device_retry_failed', deviceId: 'dev_1', detail: {} }),
+      ]);
+      expect((await store.audit.listForCampaign('t_alpha', 'cmp_1')).map((a) => a.action)).toEqual(['campaign_pause', 'campaign_resume']);
+      expect((await store.audit.listForDevice('t_alpha', 'dev_1')).map((a) => [a.id, a.detail])).toEqual([['act_d1', { retried: 3 }]]);
+    });
   });
 }

@@ -9,7 +9,7 @@ import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
-import { recordAction } from '../audit-trail.js';
+import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -99,7 +99,12 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
         response: { 401: problemRef, 404: problemRef },
       },
     },
-    async (request) => campaigns.get(request.tenantId, request.params.id),
+    async (request) => {
+      const c = await campaigns.get(request.tenantId, request.params.id);
+      // Who paused, resumed or cancelled it (the audit trail), oldest first.
+      const actions = await deps.store.audit.listForCampaign(request.tenantId, request.params.id);
+      return { ...c, actions: actions.map(actionJson) };
+    },
   );
 
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {

@@ -8,7 +8,7 @@ import { OFFER_STATES, PHONE_STATES, type OfferState, type PhoneState } from '..
 import { HeraldError } from '../../errors.js';
 import { systemClock, type Clock } from '../../clock.js';
 import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
-import { recordAction } from '../audit-trail.js';
+import { actionJson, recordAction } from '../audit-trail.js';
 
 const problemRef = { $ref: 'problem#' };
 const errors = { 400: problemRef, 401: problemRef, 404: problemRef };
@@ -82,7 +82,12 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
   app.get<{ Params: { id: string } }>(
     '/v1/devices/:id',
     { schema: { summary: "One device's health", tags: ['devices'], params: idParams, response: errors } },
-    async (request) => operator.get(request.tenantId, request.params.id),
+    async (request) => {
+      const device = await operator.get(request.tenantId, request.params.id);
+      // Who retried its messages (the audit trail), oldest first.
+      const actions = await deps.store.audit.listForDevice(request.tenantId, request.params.id);
+      return { ...device, actions: actions.map(actionJson) };
+    },
   );
 
   app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; cursor?: string; limit?: string } }>(

@@ -41,4 +41,12 @@ export class PostgresAudit implements AuditStore {
   async listForNotification(tenantId: string, notificationId: string): Promise<OperatorActionRecord[]> {
     return (await this.sql.q('operator_actions_for_notification', [tenantId, notificationId])).map(toOperatorActionRecord);
   }
+
+  async listForCampaign(tenantId: string, campaignId: string): Promise<OperatorActionRecord[]> {
+    return (await this.sql.q('operator_actions_for_campaign', [tenantId, campaignId])).map(toOperatorActionRecord);
+  }
+
+  async listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]> {
+    return (await this.sql.q('operator_actions_for_device', [tenantId, deviceId])).map(toOperatorActionRecord);
+  }
 }

@@ -25,4 +25,12 @@ export class SqliteAudit implements AuditStore {
       toOperatorActionRecord,
     );
   }
+
+  async listForCampaign(tenantId: string, campaignId: string): Promise<OperatorActionRecord[]> {
+    return (this.sql.stmt('operator_actions_for_campaign').all({ tenant_id: tenantId, campaign_id: campaignId }) as Row[]).map(toOperatorActionRecord);
+  }
+
+  async listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]> {
+    return (this.sql.stmt('operator_actions_for_device').all({ tenant_id: tenantId, device_id: deviceId }) as Row[]).map(toOperatorActionRecord);
+  }
 }

@@ -10,3 +10,11 @@ SELECT * FROM operator_actions WHERE delivery_id = $2 AND tenant_id = $1 ORDER B
 -- name: operator_actions_for_notification
 -- params: $1 tenant_id, $2 notification_id
 SELECT * FROM operator_actions WHERE notification_id = $2 AND tenant_id = $1 ORDER BY at, id;
+
+-- name: operator_actions_for_campaign
+-- params: $1 tenant_id, $2 campaign_id
+SELECT * FROM operator_actions WHERE campaign_id = $2 AND tenant_id = $1 ORDER BY at, id;
+
+-- name: operator_actions_for_device
+-- params: $1 tenant_id, $2 device_id
+SELECT * FROM operator_actions WHERE device_id = $2 AND tenant_id = $1 ORDER BY at, id;

@@ -31,3 +31,5 @@ CREATE TABLE operator_actions (
 );
 CREATE INDEX operator_actions_delivery ON operator_actions (delivery_id, at) WHERE delivery_id IS NOT NULL;
 CREATE INDEX operator_actions_notification ON operator_actions (notification_id, at) WHERE notification_id IS NOT NULL;
+CREATE INDEX operator_actions_campaign ON operator_actions (campaign_id, at) WHERE campaign_id IS NOT NULL;
+CREATE INDEX operator_actions_device ON operator_actions (device_id, at) WHERE device_id IS NOT NULL;
