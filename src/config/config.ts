@@ -45,6 +45,14 @@ export interface HeraldConfig {
   metrics: MetricsConfig;
   /** Operator alerts (alerts-config.ts); off while no target is configured. */
   alerts: AlertsConfig;
+  dashboard: DashboardConfig;
+}
+
+/** The web dashboard and its sessions (docs/dashboard.md). */
+export interface DashboardConfig {
+  enabled: boolean;
+  session_ttl_s: number;
+  session_idle_s: number;
 }
 
 /** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
@@ -197,6 +205,7 @@ interface RawConfig {
   tls?: TlsConfig;
   metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
   alerts?: RawAlertsConfig;
+  dashboard?: Partial<DashboardConfig>;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -238,6 +247,11 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       accepted_progress_after_s: r.metrics?.accepted_progress_after_s ?? 1800,
     },
     alerts: resolveAlerts(r.alerts),
+    dashboard: {
+      enabled: r.dashboard?.enabled ?? true,
+      session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,
+      session_idle_s: r.dashboard?.session_idle_s ?? 3_600,
+    },
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -304,6 +318,13 @@ export function checkConsistency(cfg: HeraldConfig): void {
   }
   const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
   if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
+  // An idle timeout longer than the lifetime would never apply: a sign of a unit mix-up.
+  if (cfg.dashboard.session_idle_s > cfg.dashboard.session_ttl_s) {
+    throw new ConfigError(
+      `dashboard.session_idle_s (${cfg.dashboard.session_idle_s}) is longer than dashboard.session_ttl_s (${cfg.dashboard.session_ttl_s})`,
+      'dashboard.session_idle_s',
+    );
+  }
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n))
       throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);

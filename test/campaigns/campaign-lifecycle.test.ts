@@ -117,6 +117,8 @@ describe.each(DRIVERS)('campaigns on %s', (driver) => {
       .toBeGreaterThan(0);
     const paused = await h.post(`/v1/campaigns/${id}/pause`);
     const sending = paused.json.progress.sending as number;
+    // The audit trail names who paused it (docs/dashboard.md).
+    expect((await campaign(id)).actions).toEqual([expect.objectContaining({ action: 'campaign_pause', by: { kind: 'api_key', id: 'key_test', name: null } })]);
     expect(sending).toBeGreaterThan(5);
     expect(paused.json).toMatchObject({ status: 'paused', progress: { queued: 40 - sending, held: 40 - sending } });
     expect(await inFlight).toMatchObject({ claimed: sending, applied: sending });

@@ -135,5 +135,11 @@ describe('/v1/devices', () => {
     expect(replays).toEqual([expect.objectContaining({ requestedBy: 'key_test', fromState: 'retryable' })]);
     expect((await h.get(`/v1/devices/${id}/sweeps`)).json.items).toEqual([expect.objectContaining({ cause: 'operator', retried: 2 })]);
     expect((await h.post(`/v1/devices/${id}/retry-failed`)).json).toMatchObject({ retried: 0 });
+    // The audit trail: who retried, on the device (docs/dashboard.md).
+    const device = await h.get(`/v1/devices/${id}`);
+    expect(device.json.actions.map((x: { action: string; by: { id: string }; detail: { retried: number } }) => [x.action, x.by.id, x.detail.retried])).toEqual([
+      ['device_retry_failed', 'key_test', 2],
+      ['device_retry_failed', 'key_test', 0],
+    ]);
   });
 });

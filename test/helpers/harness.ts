@@ -18,7 +18,7 @@ import { EvidenceApplier } from '../../src/delivery/evidence-applier.js';
 import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
 import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type DashboardDeps } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
@@ -131,6 +131,8 @@ export interface HarnessOptions {
    * (default SystemMetrics's 5 s); `acceptedProgressAfterMs` stands for config metrics.accepted_progress_after_s.
    */
   metrics?: { token?: string; cacheMs?: number; acceptedProgressAfterMs?: number };
+  /** The dashboard's server side (its web root, session lifetimes, login limiter); null turns it off. Default: on, defaults. */
+  dashboard?: DashboardDeps | null;
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -237,6 +239,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
     devices,
     metrics: metrics ? { metrics, token: opts.metrics?.token ?? null } : null,
+    ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
   });
   let apiUrl: string | null = null;
   if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });

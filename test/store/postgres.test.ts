@@ -19,6 +19,9 @@ import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 import { alertsConformance } from './alerts-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
+import { sessionsConformance } from './sessions-conformance.js';
+import { deliveryListConformance } from './delivery-list-conformance.js';
+import { auditConformance } from './audit-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -49,6 +52,9 @@ pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);
+sessionsConformance('postgres', postgresFixture);
+deliveryListConformance('postgres', postgresFixture);
+auditConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {
