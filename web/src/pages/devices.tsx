@@ -186,21 +186,21 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
           <tbody>
             {(messages.data?.items ?? []).map((m) => (
               <tr key={m.message_id} data-message={m.message_id}>
-                <td>{time(m.offered_at)}</td>
-                <td>
+                <td data-label="Offered">{time(m.offered_at)}</td>
+                <td data-label="Delivery">
                   <Link to={`/messages/${m.delivery_id}`} class="mono">
                     {m.delivery_id}
                   </Link>
                 </td>
-                <td>
+                <td data-label="Attempt">
                   {m.attempt}
                   {m.current ? '' : ' (old)'}
                 </td>
-                <td>{m.phone_state ? <StateBadge state={m.phone_state} /> : m.state}</td>
-                <td>
+                <td data-label="Phone state">{m.phone_state ? <StateBadge state={m.phone_state} /> : m.state}</td>
+                <td data-label="Delivery state">
                   <StateBadge state={m.delivery_state} reason={m.terminal_reason} />
                 </td>
-                <td>{m.phone_error ?? '—'}</td>
+                <td data-label="Phone error">{m.phone_error ?? '—'}</td>
               </tr>
             ))}
           </tbody>

@@ -87,7 +87,7 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
           <TextFilter label="Campaign" name="campaign" value={params.campaign ?? ''} onCommit={(v) => set({ campaign: v })} />
         </fieldset>
         <fieldset>
-          <legend>When and who</legend>
+          <legend>When and search</legend>
           <TextFilter
             label="From"
             name="since"
@@ -142,20 +142,22 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
           <tbody>
             {(list.data?.items ?? []).map((d) => (
               <tr key={d.id} data-delivery={d.id}>
-                <td>
+                <td data-label="Time">
                   <Link to={rowLink(d.id)} aria-label={`Open delivery ${d.id}`}>
                     {time(d.created_at)}
                   </Link>
                 </td>
-                <td class="mono">{d.recipient_id ?? '—'}</td>
-                <td>{d.channel}</td>
-                <td>{d.purpose}</td>
-                <td>{d.device_id ? `${d.provider_account} / ${d.device_id}` : d.provider_account}</td>
-                <td>
+                <td data-label="Recipient" class="mono">
+                  {d.recipient_id ?? '—'}
+                </td>
+                <td data-label="Channel">{d.channel}</td>
+                <td data-label="Purpose">{d.purpose}</td>
+                <td data-label="Account or device">{d.device_id ? `${d.provider_account} / ${d.device_id}` : d.provider_account}</td>
+                <td data-label="State">
                   <StateBadge state={d.state} reason={d.terminal_reason} />
                 </td>
-                <td>{d.downstream_status ?? '—'}</td>
-                <td>{d.attempt_count}</td>
+                <td data-label="Downstream">{d.downstream_status ?? '—'}</td>
+                <td data-label="Attempts">{d.attempt_count}</td>
               </tr>
             ))}
           </tbody>

@@ -8,53 +8,15 @@ import { useEffect } from 'preact/hooks';
 import { get } from '../api.js';
 import { ErrorNote, useResource } from '../components.js';
 import { TimeChart, type Series } from '../chart.js';
-import { duration, plural } from '../format.js';
+import { duration } from '../format.js';
 import { useLive } from '../live.js';
 import { Link, navigate, useRoute } from '../router.js';
-import { query } from '../api.js';
 import type { Stats } from '../types.js';
+import { alertsOf } from '../alerts.js';
 
 const REFRESH_MS = 10_000;
 const PALETTE = ['#1f6feb', '#b35900', '#1a7f37', '#8250df', '#cf222e', '#57606a'];
 const DASHES = [[], [6, 3], [2, 2], [10, 4, 2, 4]];
-
-interface Alert {
-  text: string;
-  to: string;
-  severity: 'bad' | 'warn';
-}
-
-/** What needs a person, from the stats: each with the list that shows the deliveries concerned. */
-export function alertsOf(s: Stats, now = Date.now()): Alert[] {
-  const alerts: Alert[] = [];
-  const since = new Date(now - 15 * 60_000).toISOString();
-  for (const a of s.provider_accounts) {
-    if (a.failures_last_15m > 0)
-      alerts.push({
-        severity: 'bad',
-        text: `${plural(a.failures_last_15m, 'message')} failed on ${a.id} in the last 15 minutes — review`,
-        to: `/messages${query({ provider_account: a.id, since })}`,
-      });
-    if (a.retry_budget === 'degraded') alerts.push({ severity: 'warn', text: `${a.id}: retry budget degraded, retries are spread out`, to: '/providers' });
-    if (a.paused_until && Date.parse(a.paused_until) > now)
-      alerts.push({ severity: 'warn', text: `${a.id} is throttled until ${new Date(a.paused_until).toLocaleTimeString()}`, to: '/providers' });
-  }
-  if (s.unknown.count > 0)
-    alerts.push({
-      severity: 'warn',
-      text: `${plural(s.unknown.count, 'delivery', 'deliveries')} unknown (oldest ${duration(s.unknown.oldest_age_seconds)}) — reconciliation is finding out`,
-      to: '/messages?state=unknown',
-    });
-  if (s.deadline_misses_last_hour > 0)
-    alerts.push({
-      severity: 'bad',
-      text: `${plural(s.deadline_misses_last_hour, 'message')} expired unsent in the last hour`,
-      to: '/messages?state=terminal&terminal_reason=expired',
-    });
-  if (s.review_queue_size > 0)
-    alerts.push({ severity: 'warn', text: `${plural(s.review_queue_size, 'delivery', 'deliveries')} in the review queue`, to: '/review' });
-  return alerts;
-}
 
 export function OverviewPage(): JSX.Element {
   const route = useRoute();

@@ -77,10 +77,10 @@ export function ProvidersPage(): JSX.Element {
                 <tbody>
                   {a.lanes.map((l) => (
                     <tr key={l.name}>
-                      <td>{l.name}</td>
-                      <td>{l.purposes.join(', ')}</td>
-                      <td>{l.guaranteed_rate === null ? '—' : `${l.guaranteed_rate}/s (${Math.round(l.guaranteed_share * 100)} %)`}</td>
-                      <td>{l.max_rate === null ? '—' : `${l.max_rate}/s`}</td>
+                      <td data-label="Lane">{l.name}</td>
+                      <td data-label="Purposes">{l.purposes.join(', ')}</td>
+                      <td data-label="Guaranteed">{l.guaranteed_rate === null ? '—' : `${l.guaranteed_rate}/s (${Math.round(l.guaranteed_share * 100)} %)`}</td>
+                      <td data-label="Maximum">{l.max_rate === null ? '—' : `${l.max_rate}/s`}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -62,18 +62,18 @@ export function ReviewPage(props: { query: URLSearchParams; role: Role }): JSX.E
               <tbody>
                 {items.map((d) => (
                   <tr key={d.id}>
-                    <td>{time(d.updated_at)}</td>
-                    <td>
+                    <td data-label="Time">{time(d.updated_at)}</td>
+                    <td data-label="Delivery">
                       <Link to={`/messages/${d.id}`} class="mono">
                         {d.id}
                       </Link>
                     </td>
-                    <td>{d.channel}</td>
-                    <td>{d.provider_account}</td>
-                    <td>
+                    <td data-label="Channel">{d.channel}</td>
+                    <td data-label="Account">{d.provider_account}</td>
+                    <td data-label="State">
                       <StateBadge state={d.state} reason={d.terminal_reason} />
                     </td>
-                    <td>{d.last_error_code ?? '—'}</td>
+                    <td data-label="Last error">{d.last_error_code ?? '—'}</td>
                   </tr>
                 ))}
               </tbody>
