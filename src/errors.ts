@@ -34,6 +34,13 @@ export const ERROR_CODES = {
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },
   webhook_url_refused: { status: 422, title: 'Herald does not send webhooks to this URL' },
+  // The dashboard (docs/dashboard.md): sign-in, sessions, roles, the operator's cancel, the built app.
+  invalid_credentials: { status: 401, title: 'The API key or the username and password are wrong' },
+  csrf_required: { status: 403, title: 'A request signed in with the session cookie must send X-CSRF-Token' },
+  forbidden_role: { status: 403, title: 'The signed-in role may not do this' },
+  not_cancellable: { status: 409, title: 'This delivery cannot be cancelled in its current state' },
+  too_many_attempts: { status: 429, title: 'Too many failed sign-ins; wait and try again' },
+  dashboard_not_built: { status: 503, title: 'The dashboard has not been built' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -9,6 +9,7 @@ const migrateCommand = async (argv: string[]) => (await import('./commands/migra
 const keysCommand = async (argv: string[]) => (await import('./commands/keys.js')).keysCommand(argv);
 const doctorCommand = async (argv: string[]) => (await import('./commands/doctor.js')).doctorCommand(argv);
 const sendTestCommand = async (argv: string[]) => (await import('./commands/send-test.js')).sendTestCommand(argv);
+const usersCommand = async (argv: string[]) => (await import('./commands/users.js')).usersCommand(argv);
 const phoneSimCommand = async (argv: string[]) => (await import('./commands/phone-sim.js')).phoneSimCommand(argv);
 
 const SERVE_OPTIONS = `  -c, --config FILE     herald.json or herald.yaml (schema: src/config/herald-config.schema.json)
@@ -74,6 +75,7 @@ Commands:
   sandbox        the sandbox provider alone (ledger + fault injection)
   migrate        apply database migrations
   keys create    create an API key (printed once)
+  users          dashboard users: create, list, revoke-sessions
   doctor         check every provider account can send, without sending
   send-test      send one test message through a running Herald and follow it
   phone-sim      a simulated Android phone (SMSGate app) for an android_gateway account
@@ -101,6 +103,8 @@ export async function main(argv: string[]): Promise<number> {
         return await migrateCommand(rest);
       case 'keys':
         return await keysCommand(rest);
+      case 'users':
+        return await usersCommand(rest);
       case 'doctor':
         return await doctorCommand(rest);
       case 'send-test':
@@ -116,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
         else if (topic === 'sandbox') return await sandboxCommand(['--help']);
         else if (topic === 'migrate') return await migrateCommand(['--help']);
         else if (topic === 'keys') return await keysCommand(['--help']);
+        else if (topic === 'users') return await usersCommand(['--help']);
         else if (topic === 'doctor') return await doctorCommand(['--help']);
         else if (topic === 'send-test') return await sendTestCommand(['--help']);
         else if (topic === 'phone-sim') return await phoneSimCommand(['--help']);

@@ -42,6 +42,14 @@ export interface HeraldConfig {
   /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
   tls: TlsConfig | null;
   metrics: MetricsConfig;
+  dashboard: DashboardConfig;
+}
+
+/** The web dashboard and its sessions (docs/dashboard.md). */
+export interface DashboardConfig {
+  enabled: boolean;
+  session_ttl_s: number;
+  session_idle_s: number;
 }
 
 /** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
@@ -191,6 +199,7 @@ interface RawConfig {
   devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
   metrics?: { token?: string; token_env?: string };
+  dashboard?: Partial<DashboardConfig>;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -227,6 +236,11 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
     metrics: { token: r.metrics?.token ?? null, token_env: r.metrics?.token_env ?? null },
+    dashboard: {
+      enabled: r.dashboard?.enabled ?? true,
+      session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,
+      session_idle_s: r.dashboard?.session_idle_s ?? 3_600,
+    },
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -290,6 +304,13 @@ export function checkConsistency(cfg: HeraldConfig): void {
   // A named but unset variable would leave /metrics open while the operator believes it closed.
   if (cfg.metrics.token_env !== null && !process.env[cfg.metrics.token_env]) {
     throw new ConfigError(`metrics.token_env names ${cfg.metrics.token_env}, which is not set in the environment`, 'metrics.token_env');
+  }
+  // An idle timeout longer than the lifetime would never apply: a sign of a unit mix-up.
+  if (cfg.dashboard.session_idle_s > cfg.dashboard.session_ttl_s) {
+    throw new ConfigError(
+      `dashboard.session_idle_s (${cfg.dashboard.session_idle_s}) is longer than dashboard.session_ttl_s (${cfg.dashboard.session_ttl_s})`,
+      'dashboard.session_idle_s',
+    );
   }
   cfg.webhooks.allow_networks.forEach((n, i) => {
     if (!ipaddr.isValidCIDR(n))

@@ -3,6 +3,7 @@
  * `app.inject()`, the CLI calls `listen`. Cross-cutting checks (auth, problem documents)
  * are plugins; each route group registers itself.
  */
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -37,6 +38,11 @@ import { deviceApiRoutes } from './routes/device-api.js';
 import { deviceRoutes } from './routes/devices.js';
 import { smsgateThirdPartyRoutes } from './routes/smsgate-third-party.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { sessionRoutes } from './routes/session.js';
+import type { LoginLimiter } from './login-limiter.js';
+import { DEFAULT_SESSION_IDLE_S, DEFAULT_SESSION_TTL_S, type SessionAuth } from './session-auth.js';
+import { systemClock } from '../clock.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -70,6 +76,20 @@ export interface AppDeps {
   devices?: DeviceGateway | null;
   /** GET /metrics (Prometheus text format) and its optional bearer token. Absent: no /metrics route. */
   metrics?: MetricsRouteDeps | null;
+  /** The dashboard (config `dashboard`): /dashboard, sign-in sessions, the cookie on /v1. Default: on, with the default lifetimes; null: off. */
+  dashboard?: DashboardDeps | null;
+}
+
+/** The dashboard's server side (docs/dashboard.md). */
+export interface DashboardDeps {
+  /** Absolute session lifetime in seconds (dashboard.session_ttl_s). Default 28800. */
+  sessionTtlS?: number;
+  /** Idle timeout in seconds (dashboard.session_idle_s). Default 3600. */
+  sessionIdleS?: number;
+  /** The built web app's folder. Default dist/web of this checkout. */
+  webRoot?: string;
+  /** Failed sign-ins (tests pass their own to see the limit). */
+  loginLimiter?: LoginLimiter;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -115,6 +135,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   app.addSchema(problemSchema);
+  const dashboard = deps.dashboard === undefined ? {} : deps.dashboard;
+  const sessions: SessionAuth | null =
+    dashboard === null
+      ? null
+      : {
+          ttlMs: (dashboard.sessionTtlS ?? DEFAULT_SESSION_TTL_S) * 1000,
+          idleMs: (dashboard.sessionIdleS ?? DEFAULT_SESSION_IDLE_S) * 1000,
+          clock: deps.clock ?? systemClock,
+        };
+  if (sessions !== null) await app.register(cookie);
 
   await app.register(swagger, {
     openapi: {
@@ -137,8 +167,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await unsubscribeRoutes(app, deps);
   if (deps.devices) await deviceApiRoutes(app, deps.devices);
   await smsgateThirdPartyRoutes(app, deps);
+  if (dashboard !== null && sessions !== null) {
+    await dashboardRoutes(app, dashboard.webRoot ? { webRoot: dashboard.webRoot } : {});
+    sessionRoutes(app, {
+      store: deps.store,
+      sessions,
+      secureCookie: deps.https !== undefined,
+      ...(dashboard.loginLimiter ? { limiter: dashboard.loginLimiter } : {}),
+    });
+  }
   await app.register(async (v1) => {
-    requireApiKey(v1, deps.store);
+    requireApiKey(v1, deps.store, sessions);
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
     reviewRoutes(v1, deps);

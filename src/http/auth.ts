@@ -1,19 +1,40 @@
 /**
- * Bearer API keys. Herald stores only a SHA-256 of each key; a request's key is hashed and
- * looked up. Missing, malformed and unknown keys get the same 401, so the answer does not
- * say which.
+ * Who a request is. Bearer API keys as before: Herald stores only a SHA-256 of each key; a
+ * request's key is hashed and looked up. Missing, malformed and unknown keys get the same 401,
+ * so the answer does not say which. Alongside them, the dashboard's session cookie
+ * (`herald_session`, see session-auth.ts): a session request that changes something must carry
+ * its CSRF token, and its role decides what it may change.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HeraldError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { SessionRecord, Store, UserRole } from '../store/store.js';
+import type { DestinationView } from './masking.js';
+import { checkSessionRequest, type SessionAuth } from './session-auth.js';
+
+/** Who made a request: an API key (bearer, or a session signed in with a key) or a dashboard user. */
+export interface Principal {
+  kind: 'api_key' | 'user';
+  id: string;
+  /** The key's label or the username; null for a bearer key (its label is not read per request). */
+  name: string | null;
+  role: UserRole;
+  /** The session, when the request came with the cookie; null for a bearer key. */
+  session: SessionRecord | null;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     tenantId: string;
-    /** The id of the API key that authenticated the request (recorded on operator actions such as replays). */
+    /**
+     * Who is recorded on operator actions such as replays: the API key's id, or for a user's
+     * session the user's id (`usr_…`).
+     */
     apiKeyId: string;
+    principal: Principal | null;
+    /** How this request may see destinations (masking.ts): `full` for API keys and admin sessions. */
+    destinationView: DestinationView;
   }
 }
 
@@ -58,15 +79,38 @@ export function hashApiKey(key: string): string {
 // The scheme name is case-insensitive (RFC 9110 §11.1); the key itself is not.
 const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_\-.~+/=]{1,512})$/;
 
-/** Adds the API-key check to every route of the (encapsulated) app it is called on. */
-export function requireApiKey(app: FastifyInstance, store: Store): void {
+/** The API key of a bearer header, or null when the header is absent or malformed. */
+export function bearerKey(authorization: string | undefined): string | null {
+  return BEARER.exec(authorization ?? '')?.[1] ?? null;
+}
+
+/**
+ * Adds authentication to every route of the (encapsulated) app it is called on: a bearer API
+ * key, or (with `sessions`) the dashboard's session cookie. A request with an Authorization
+ * header is judged by it alone, never by a cookie it also carries.
+ */
+export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null = null): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
+  app.decorateRequest('principal', null);
+  app.decorateRequest('destinationView', 'full');
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const m = BEARER.exec(request.headers.authorization ?? '');
-    const found = m ? await store.findApiKey(hashApiKey(m[1]!)) : null;
+    if (request.headers.authorization === undefined && sessions !== null) {
+      const session = await checkSessionRequest(request, store, sessions);
+      if (session !== null) {
+        request.tenantId = session.tenantId;
+        request.apiKeyId = session.subjectId;
+        request.principal = { kind: session.subjectKind, id: session.subjectId, name: session.subjectName, role: session.role, session };
+        request.destinationView = session.role === 'admin' ? 'full' : 'masked';
+        return;
+      }
+    }
+    const key = bearerKey(request.headers.authorization);
+    const found = key !== null ? await store.findApiKey(hashApiKey(key)) : null;
     if (!found) throw new HeraldError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     request.tenantId = found.tenantId;
     request.apiKeyId = found.id;
+    request.principal = { kind: 'api_key', id: found.id, name: null, role: 'admin', session: null };
+    request.destinationView = 'full';
   });
 }

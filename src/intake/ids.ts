@@ -6,7 +6,7 @@ import { monotonicFactory } from 'ulid';
 
 const ulid = monotonicFactory();
 
-export type IdPrefix = 'ntf' | 'dlv' | 'key' | 'ten' | 'cmp' | 'aud' | 'rpt';
+export type IdPrefix = 'ntf' | 'dlv' | 'key' | 'ten' | 'cmp' | 'aud' | 'rpt' | 'usr' | 'ses' | 'act';
 
 /** A new id such as `ntf_01JD…`, increasing within this process. */
 export function newId(prefix: IdPrefix, now: number): string {

@@ -221,6 +221,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       webhookPolicy,
       devices,
       metrics,
+      dashboard: config.dashboard.enabled ? { sessionTtlS: config.dashboard.session_ttl_s, sessionIdleS: config.dashboard.session_idle_s } : null,
     });
   }
   if (opts.roles.includes('worker')) {

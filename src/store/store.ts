@@ -18,6 +18,7 @@
  *   store.push         a recipient's push subscriptions                  push-store.ts
  *   store.reports      what people reported (duplicate, not received)    report-store.ts
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
+ *   store.sessions     dashboard users and sign-in sessions              session-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -33,6 +34,7 @@ import type { LimiterStore } from './limiter-store.js';
 import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
+import type { SessionStore } from './session-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export * from './core-store.js';
@@ -43,6 +45,7 @@ export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
 export type * from './observability-store.js';
+export * from './session-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -64,4 +67,5 @@ export interface Store extends CoreStore {
   readonly push: PushStore;
   readonly reports: ReportStore;
   readonly observability: ObservabilityStore;
+  readonly sessions: SessionStore;
 }

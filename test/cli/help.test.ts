@@ -21,6 +21,7 @@ const COMMAND_FLAGS: Record<string, { argv: string[]; flags: string[] }> = {
   sandbox: { argv: ['sandbox'], flags: ['--port', '--host', '--api-key', '--seed'] },
   migrate: { argv: ['migrate'], flags: ['--config', '--data-dir'] },
   keys: { argv: ['keys', 'create'], flags: ['--label', '--config', '--data-dir'] },
+  users: { argv: ['users'], flags: ['--role', '--password-env', '--config', '--data-dir'] },
   doctor: { argv: ['doctor'], flags: ['--config', '--account'] },
   'send-test': { argv: ['send-test'], flags: ['--account', '--to', '--text', '--api', '--key', '--wait', '--config', '--data-dir'] },
   'phone-sim': {
@@ -33,7 +34,7 @@ describe('herald help', () => {
   it('`herald --help` exits 0 and lists every command', async () => {
     for (const run of await Promise.all([runHerald(['--help']), runHerald(['-h'])])) {
       expect(run.code).toBe(0);
-      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'doctor', 'send-test', 'phone-sim']) {
+      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'users', 'doctor', 'send-test', 'phone-sim']) {
         expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
       }
       expect(run.stderr).toBe('');

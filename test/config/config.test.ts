@@ -53,7 +53,19 @@ describe('resolveConfig', () => {
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
       tls: null,
       metrics: { token: null, token_env: null },
+      dashboard: { enabled: true, session_ttl_s: 28_800, session_idle_s: 3_600 },
     });
+  });
+
+  it('reads the dashboard section, and refuses an idle timeout longer than the lifetime', () => {
+    expect(resolveConfig({ dashboard: { enabled: false, session_ttl_s: 7200 } }).dashboard).toEqual({
+      enabled: false,
+      session_ttl_s: 7200,
+      session_idle_s: 3600,
+    });
+    expect(() => resolveConfig({ dashboard: { session_ttl_s: 1800 } })).toThrow(
+      /dashboard\.session_idle_s \(3600\) is longer than dashboard\.session_ttl_s \(1800\)/,
+    );
   });
 
   it('public_url: the configured http(s) URL without its trailing slash, else http://<host>:<port>', () => {

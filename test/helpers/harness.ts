@@ -18,7 +18,7 @@ import { EvidenceApplier } from '../../src/delivery/evidence-applier.js';
 import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
 import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp, type DashboardDeps } from '../../src/http/app.js';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
@@ -128,6 +128,8 @@ export interface HarnessOptions {
   callbackVerifier?: (account: ProviderAccountConfig) => CallbackVerifier | null;
   /** Serves GET /metrics (optionally behind a bearer token), its store read cached for `cacheMs` (default SystemMetrics's 5 s). */
   metrics?: { token?: string; cacheMs?: number };
+  /** The dashboard's server side (its web root, session lifetimes, login limiter); null turns it off. Default: on, defaults. */
+  dashboard?: DashboardDeps | null;
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -230,6 +232,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),
     devices,
     metrics: metrics ? { metrics, token: opts.metrics?.token ?? null } : null,
+    ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
   });
   let apiUrl: string | null = null;
   if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -9,6 +9,7 @@ import { fieldError, HeraldError } from '../../errors.js';
 import { notificationRequestSchema, recipientAddressError } from '../../intake/notification-request.js';
 import type { RecipientProfile } from '../../store/campaign-store.js';
 import type { Store } from '../../store/store.js';
+import { showDestination, type DestinationView } from '../masking.js';
 
 const problemRef = { $ref: 'problem#' };
 const recipientProps = notificationRequestSchema.properties.recipient.properties;
@@ -25,13 +26,13 @@ interface ProfileBody {
   locale?: string;
 }
 
-/** A recipient profile as the API shows it. */
-export function recipientProfileJson(p: RecipientProfile) {
+/** A recipient profile as the API shows it; a dashboard session below admin sees its addresses masked (masking.ts). */
+export function recipientProfileJson(p: RecipientProfile, view: DestinationView = 'full') {
   return {
     id: p.id,
-    email: p.email,
-    phone: p.phone,
-    push_token: p.push_token,
+    email: showDestination('email', p.email, view),
+    phone: showDestination('sms', p.phone, view),
+    push_token: showDestination('push', p.push_token, view),
     locale: p.locale,
     created_at: new Date(p.createdAt).toISOString(),
     updated_at: new Date(p.updatedAt).toISOString(),
@@ -67,7 +68,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
       const bad = recipientAddressError(recipient);
       if (bad) throw fieldError(bad.field, bad.message);
       const { created, profile } = await deps.store.campaigns.putRecipient({ tenantId: request.tenantId, recipient, now: clock.now() });
-      return reply.code(created ? 201 : 200).send(recipientProfileJson(profile));
+      return reply.code(created ? 201 : 200).send(recipientProfileJson(profile, request.destinationView));
     },
   );
 
@@ -79,7 +80,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
     async (request) => {
       const [p] = await deps.store.campaigns.getRecipients(request.tenantId, [request.params.id]);
       if (!p) throw new HeraldError('not_found', `no recipient ${request.params.id}`);
-      return recipientProfileJson(p);
+      return recipientProfileJson(p, request.destinationView);
     },
   );
 }

@@ -48,6 +48,7 @@ import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
+import { PostgresSessions } from './sessions.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
@@ -92,6 +93,7 @@ export class PostgresStore implements Store {
   readonly devices: PostgresDevices;
   readonly push: PostgresPush;
   readonly reports: PostgresReports;
+  readonly sessions: PostgresSessions;
   readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -119,6 +121,7 @@ export class PostgresStore implements Store {
     this.devices = new PostgresDevices(this.sql, options.connectionString);
     this.push = new PostgresPush(this.sql);
     this.reports = new PostgresReports(this.sql);
+    this.sessions = new PostgresSessions(this.sql);
     this.observability = new PostgresObservability(this.sql);
   }
 

@@ -48,6 +48,7 @@ import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
+import { SqliteSessions } from './sessions.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
@@ -93,6 +94,7 @@ export class SqliteStore implements Store {
   readonly devices: SqliteDevices;
   readonly push: SqlitePush;
   readonly reports: SqliteReports;
+  readonly sessions: SqliteSessions;
   readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
@@ -108,6 +110,7 @@ export class SqliteStore implements Store {
     this.devices = new SqliteDevices(this.sql);
     this.push = new SqlitePush(this.sql);
     this.reports = new SqliteReports(this.sql);
+    this.sessions = new SqliteSessions(this.sql);
     this.observability = new SqliteObservability(this.sql);
   }
 
