@@ -8,7 +8,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PhoneSim } from '../../src/devices/phone-sim.js';
 import { killChildren, poll, removeTempDirs, ROOT } from '../cli/spawn.js';
 import { browserStatus, launchBrowser, type Browser } from './browser.js';
@@ -53,6 +54,14 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     browser = await launchBrowser();
     page = browser.page;
   }, 60_000);
+
+  // A failed step leaves a screenshot of what the browser showed, named in the output.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail' || !page) return;
+    const path = join(tmpdir(), `herald-e2e-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
+    await page.screenshot({ path, fullPage: true }).catch(() => undefined);
+    console.error(`screenshot of the failed step: ${path} (at ${page.url()})`);
+  });
 
   afterAll(async () => {
     await phone?.close();
@@ -177,7 +186,6 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await go('/devices');
     const card = page.locator(`article[data-device="${device.id}"]`);
     await card.getByText('online').waitFor();
-    await card.getByText('Shop phone').waitFor();
     await shot('devices');
     await card.getByRole('button', { name: 'Retry all failed on Shop phone' }).click();
     await page
@@ -261,10 +269,32 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
     await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
     expect(await page.evaluate<string>("document.activeElement.getAttribute('href')")).toBe('/dashboard/');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>("document.activeElement.getAttribute('href')")).toBe('/dashboard/messages');
     // Focus is visible: the focused link has an outline.
     expect(await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+  });
+
+  it('signs a viewer in with username and password, shows no actions, and signs them out when their sessions are revoked', async () => {
+    const password = 'correct horse battery staple';
+    await herald.cli(['users', 'create', 'sam', '--role', 'viewer', '--password-env', 'E2E_PASSWORD'], { E2E_PASSWORD: password });
+    const { delivery } = await sendSms('viewer-check');
+    await browser.context.clearCookies();
+    await go(`/messages/${delivery}`);
+    await page.getByRole('button', { name: 'Username and password' }).click();
+    await page.getByLabel('Username').fill('sam');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const dialog = page.getByRole('dialog', { name: `Delivery ${delivery}` });
+    await dialog.getByText('Your role (viewer) can read but not act.').waitFor();
+    expect(await dialog.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    await page.getByText(/sam \(viewer\)/).waitFor();
+
+    await herald.cli(['users', 'revoke-sessions', 'sam']);
+    // The next request answers 401: the app goes back to sign-in by itself.
+    await page.keyboard.press('Escape');
+    await page.getByRole('heading', { name: 'Sign in to Herald' }).waitFor({ timeout: 15_000 });
   });
 });
 

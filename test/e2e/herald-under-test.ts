@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
-import { ROOT, requireBuild, startHerald, tempDir, type HeraldProcess } from '../cli/spawn.js';
+import { ROOT, requireBuild, runHerald, startHerald, tempDir, type HeraldProcess } from '../cli/spawn.js';
 
 export const PHONE_ACCOUNT = 'phones';
 export const PHONE_TOKEN = `phone-${randomBytes(12).toString('hex')}`;
@@ -24,6 +24,8 @@ export interface HeraldUnderTest {
   api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
   /** Sets a sandbox fault (POST /faults); `null` clears them all. */
   fault(f: Record<string, unknown> | null): Promise<void>;
+  /** Runs another herald command (`users create`, ...) against the same config and data dir; throws unless it exits 0. */
+  cli(args: string[], env?: Record<string, string>): Promise<string>;
 }
 
 /** A free TCP port on 127.0.0.1 (the sandbox's: its URL goes into the config before it starts). */
@@ -89,6 +91,11 @@ export async function startHeraldUnderTest(): Promise<HeraldUnderTest> {
       });
       const text = await res.text();
       return { status: res.status, json: text === '' ? null : JSON.parse(text) };
+    },
+    async cli(args, env = {}) {
+      const r = await runHerald([...args, '--config', configPath], { env });
+      if (r.code !== 0) throw new Error(`herald ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+      return r.stdout;
     },
     async fault(f) {
       const res = await fetch(`${sandboxUrl}/faults`, { method: f === null ? 'DELETE' : 'POST', ...(f === null ? {} : { body: JSON.stringify(f) }) });

@@ -40,3 +40,9 @@ export function isoToLocal(v: string | null): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }
+
+/** A rate in messages per second with three significant digits: 0.00556/s, 40/s, 1230/s. */
+export function rate(perSecond: number | null | undefined): string {
+  if (perSecond === null || perSecond === undefined || !Number.isFinite(perSecond)) return '—';
+  return `${perSecond >= 100 ? Math.round(perSecond) : Number(perSecond.toPrecision(3))}/s`;
+}

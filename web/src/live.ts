@@ -56,10 +56,23 @@ export function stopLive(): void {
   setStatus('off');
 }
 
-/** Calls `onChange` (at most once per `coalesceMs`) after outbox events that `relevant` accepts. */
+/** While the stream is not live (down, reconnecting, refused by a proxy), pages poll this often instead. */
+export const POLL_WHEN_NOT_LIVE_MS = 5_000;
+
+/**
+ * Calls `onChange` (at most once per `coalesceMs`) after outbox events that `relevant` accepts,
+ * and every POLL_WHEN_NOT_LIVE_MS while the stream is not live, so a page never silently
+ * stops updating.
+ */
 export function useLive(onChange: () => void, relevant: (e: LiveEvent) => boolean = () => true, coalesceMs = 400): void {
   const latest = useRef({ onChange, relevant });
   latest.current = { onChange, relevant };
+  const live = useLiveStatus() === 'live';
+  useEffect(() => {
+    if (live) return;
+    const t = setInterval(() => latest.current.onChange(), POLL_WHEN_NOT_LIVE_MS);
+    return () => clearInterval(t);
+  }, [live]);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const l: Listener = (e) => {

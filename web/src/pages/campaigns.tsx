@@ -7,7 +7,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, get, post, type Role } from '../api.js';
 import { Confirm, ErrorNote, Facts, StateBadge, useResource } from '../components.js';
-import { duration, time } from '../format.js';
+import { duration, rate, time } from '../format.js';
 import { useLive } from '../live.js';
 import { Link, navigate } from '../router.js';
 import type { Campaign, Delivery, Page } from '../types.js';
@@ -111,16 +111,16 @@ function CampaignCard(props: { c: Campaign; role: Role; onChanged: () => void })
       <Facts
         items={[
           ['Audience', `${p.audience_size} (${p.fanned_out} fanned out, ${p.not_fanned_out} to go)`],
-          ['Channel / purpose', `${c.channel} / ${c.purpose} via ${c.provider_account} (lane ${c.lane}, ${c.lane_rate}/s)`],
+          ['Channel / purpose', `${c.channel} / ${c.purpose} via ${c.provider_account} (lane ${c.lane}, ${rate(c.lane_rate)})`],
           ['Deadline', time(c.deadline_at)],
           [
             'Plan',
             plan
-              ? `${plan.feasible ? 'feasible' : `not feasible (${plan.reason ?? 'unknown reason'})`}: needs ${plan.required_rate ?? '—'}/s, lane gives ${plan.available_rate}/s, best case ${duration(plan.best_case_seconds)}`
+              ? `${plan.feasible ? 'feasible' : `not feasible (${plan.reason ?? 'unknown reason'})`}: needs ${rate(plan.required_rate)}, lane gives ${rate(plan.available_rate)}, best case ${duration(plan.best_case_seconds)}`
               : '—',
           ],
           ['Projected finish', finish ? `${time(finish)}${late ? ' — after the deadline' : ''}` : c.status === 'paused' ? 'none while paused' : '—'],
-          ['Remaining', `${p.projected_finish.remaining} at ${p.projected_finish.rate}/s`],
+          ['Remaining', `${p.projected_finish.remaining} at ${rate(p.projected_finish.rate)}`],
           ['Unknown / sending', `${p.unknown} / ${p.sending}`],
         ]}
       />
