@@ -20,12 +20,14 @@ export function StateBadge(props: { state: string; reason?: string | null }): JS
 }
 
 function toneOf(state: string, reason: string | null): 'ok' | 'bad' | 'warn' | 'wait' | 'neutral' {
+  // Phone states are capitalised (SMSGate's vocabulary): Delivered, Failed, Pending...
+  state = state.toLowerCase();
   if (state === 'accepted' || state === 'delivered' || state === 'sent' || state === 'read' || state === 'online' || state === 'healthy') return 'ok';
   if (state === 'unknown' || state === 'degraded' || state === 'paused') return 'warn';
   if (state === 'terminal')
     return reason === 'cancelled' || reason === 'superseded' || reason === 'suppressed' || reason === 'unsubscribed' ? 'neutral' : 'bad';
-  if (state === 'bounced' || state === 'failed' || state === 'complained' || state === 'offline' || state === 'Failed') return 'bad';
-  if (state === 'ready' || state === 'submitting' || state === 'retryable' || state === 'running') return 'wait';
+  if (state === 'bounced' || state === 'failed' || state === 'complained' || state === 'offline') return 'bad';
+  if (['ready', 'submitting', 'retryable', 'running', 'pending', 'processed', 'cancelling'].includes(state)) return 'wait';
   return 'neutral';
 }
 
