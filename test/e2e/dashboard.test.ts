@@ -23,6 +23,8 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
   let browser: Browser;
   let page: Page;
   let phone: PhoneSim | null = null;
+  /** Script errors and Content-Security-Policy refusals seen on any page, checked by the last test. */
+  const pageErrors: string[] = [];
 
   const go = (path: string) => page.goto(`${herald.url}/dashboard${path}`);
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -53,6 +55,10 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     herald = await startHeraldUnderTest();
     browser = await launchBrowser();
     page = browser.page;
+    page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) pageErrors.push(`${page.url()}: ${m.text()}`);
+    });
   }, 60_000);
 
   // A failed step leaves a screenshot of what the browser showed, named in the output.
@@ -295,6 +301,10 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     // The next request answers 401: the app goes back to sign-in by itself.
     await page.keyboard.press('Escape');
     await page.getByRole('heading', { name: 'Sign in to Herald' }).waitFor({ timeout: 15_000 });
+  });
+
+  it('ran every page without a script error or a Content-Security-Policy refusal', () => {
+    expect(pageErrors).toEqual([]);
   });
 });
 

@@ -22,7 +22,16 @@ export function StateBadge(props: { state: string; reason?: string | null }): JS
 function toneOf(state: string, reason: string | null): 'ok' | 'bad' | 'warn' | 'wait' | 'neutral' {
   // Phone states are capitalised (SMSGate's vocabulary): Delivered, Failed, Pending...
   state = state.toLowerCase();
-  if (state === 'accepted' || state === 'delivered' || state === 'sent' || state === 'read' || state === 'online' || state === 'healthy') return 'ok';
+  if (
+    state === 'accepted' ||
+    state === 'delivered' ||
+    state === 'sent' ||
+    state === 'read' ||
+    state === 'online' ||
+    state === 'healthy' ||
+    state === 'completed'
+  )
+    return 'ok';
   if (state === 'unknown' || state === 'degraded' || state === 'paused') return 'warn';
   if (state === 'terminal')
     return reason === 'cancelled' || reason === 'superseded' || reason === 'suppressed' || reason === 'unsubscribed' ? 'neutral' : 'bad';
