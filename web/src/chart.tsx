@@ -25,7 +25,8 @@ export function TimeChart(props: { title: string; times: number[]; series: Serie
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
-      axes: [{}, { size: 50 }],
+      // Counts are whole numbers: no 0.5 ticks.
+      axes: [{}, { size: 50, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] }],
       series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.colour, width: 2, ...(s.dash ? { dash: s.dash } : {}), points: { show: false } }))],
     };
     plot.current = new uPlot(opts, [props.times, ...props.series.map((s) => s.values)], el);
