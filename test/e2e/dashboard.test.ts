@@ -170,7 +170,12 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await dialog.getByText(/retry by /).waitFor();
     expect((await deliveryState(delivery)).state).toBe('accepted');
 
-    // The dialog is a URL: closing it goes back to the filtered list.
+    // The dialog is a URL: a reload (or a bookmark) opens it again; closing it goes back to the filtered list.
+    await page.reload();
+    await section
+      .locator('.badge')
+      .filter({ hasText: /^✓ accepted$/ })
+      .waitFor();
     await page.keyboard.press('Escape');
     await page.waitForURL(/\/dashboard\/messages\?state=terminal&terminal_reason=rejected$/);
   });
@@ -233,6 +238,19 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
       const s = await Promise.all(rejected.map((r) => deliveryState(r.delivery)));
       return s.every((d) => d.state === 'accepted') ? true : undefined;
     }, 'the bulk-retried deliveries to be accepted');
+  });
+
+  it('cancels a delivery that is waiting for its next retry', async () => {
+    await herald.fault({ mode: 'server_error', count: 1000 });
+    const { delivery } = await sendSms('cancel-me');
+    await poll(async () => ((await deliveryState(delivery)).state === 'retryable' ? true : undefined), 'a retryable delivery', 15_000);
+    await go(`/messages?open=${delivery}`);
+    const section = page.getByRole('dialog', { name: `Delivery ${delivery}` }).locator(`section[data-delivery="${delivery}"]`);
+    await section.getByRole('button', { name: 'Cancel delivery' }).click();
+    await page.getByRole('dialog', { name: 'Cancel this delivery?' }).getByRole('button', { name: 'Cancel delivery' }).click();
+    await section.getByText('terminal · cancelled').waitFor();
+    await herald.fault(null);
+    expect(await deliveryState(delivery)).toMatchObject({ state: 'terminal', terminal_reason: 'cancelled' });
   });
 
   it('shows providers and campaigns, and works on a phone-sized screen', async () => {
