@@ -1,6 +1,7 @@
 /** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
 import { smsSegments, smsText, type MessageContent } from '../domain/index.js';
-import type { AttemptView, DeliveryView, NotificationView } from '../store/store.js';
+import type { AttemptView, DeliveryListItem, DeliveryView, NotificationView } from '../store/store.js';
+import { showDestination, type DestinationView } from './masking.js';
 
 /** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
 function smsSegmentsJson(content: MessageContent) {
@@ -47,6 +48,24 @@ export function deliveryJson(d: DeliveryView) {
     last_error_code: d.lastErrorCode,
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),
+  };
+}
+
+/**
+ * A row of the delivery list: the delivery, its notification's recipient and operation (group
+ * key), campaign, phone, destination (masked for sessions below admin) and when it last changed.
+ */
+export function deliveryListItemJson(d: DeliveryListItem, view: DestinationView) {
+  return {
+    ...deliveryJson(d),
+    recipient_id: d.recipientId,
+    operation_id: d.operationId,
+    campaign_id: d.campaignId,
+    device_id: d.deviceId,
+    // Push targets are never shown, as at /v1/recipients/:id/push-subscriptions.
+    destination: d.channel === 'push' ? null : showDestination(d.channel, d.destination, view),
+    // Every transition, evidence merge and reconciliation writes updated_at.
+    last_event_at: iso(d.updatedAt),
   };
 }
 

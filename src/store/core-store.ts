@@ -194,10 +194,34 @@ export interface NotificationView {
   deliveries: DeliveryWithAttempts[];
 }
 
+/** The delivery list's filters (GET /v1/deliveries); every one given must hold. */
 export interface DeliveryFilter {
   state?: DeliveryState;
   channel?: Channel;
   purpose?: Purpose;
+  terminalReason?: TerminalReason;
+  downstreamStatus?: DownstreamStatus;
+  providerAccount?: string;
+  campaignId?: string;
+  /** An android_gateway phone: deliveries it was offered. */
+  deviceId?: string;
+  /** Created at or after (epoch ms). */
+  since?: number;
+  /** Created before (epoch ms). */
+  until?: number;
+  /** Exactly a delivery id, a notification id, a recipient id or an operation id (the notification's group key). */
+  q?: string;
+}
+
+/** A row of the delivery list: the delivery and what the dashboard shows beside it. */
+export interface DeliveryListItem extends DeliveryView {
+  destination: string;
+  recipientId: string;
+  /** The notification's group key: the producer's operation (a sign-in challenge, an order). */
+  operationId: string;
+  campaignId: string | null;
+  /** The phone of the delivery's latest offer (android_gateway accounts), else null. */
+  deviceId: string | null;
 }
 
 export interface Page<T> {
@@ -337,7 +361,7 @@ export interface CoreStore {
    * Lists a tenant's deliveries newest first. Delivery ids are ULIDs (time-ordered), so the
    * order is by id descending and the cursor is the last id returned.
    */
-  listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>>;
+  listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryListItem>>;
   /** One delivery of any tenant, or null. */
   getDelivery(id: string): Promise<DeliveryView | null>;
   /** The highest generation of a challenge group of the tenant, or null when the group has none. */

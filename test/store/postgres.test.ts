@@ -19,6 +19,7 @@ import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
+import { deliveryListConformance } from './delivery-list-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -49,6 +50,7 @@ pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);
 sessionsConformance('postgres', postgresFixture);
+deliveryListConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

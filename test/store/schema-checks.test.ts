@@ -40,6 +40,7 @@ import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { REPORT_KINDS } from '../../src/store/report-store.js';
 import { SESSION_SUBJECT_KINDS, USER_ROLES } from '../../src/store/session-store.js';
+import { ACTOR_KINDS, OPERATOR_ACTIONS } from '../../src/store/audit-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -92,6 +93,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'users.role': USER_ROLES,
   'sessions.role': USER_ROLES,
   'sessions.subject_kind': SESSION_SUBJECT_KINDS,
+  'operator_actions.action': OPERATOR_ACTIONS,
+  'operator_actions.actor_kind': ACTOR_KINDS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

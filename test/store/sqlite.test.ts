@@ -22,6 +22,7 @@ import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
+import { deliveryListConformance } from './delivery-list-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -56,6 +57,7 @@ pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);
 sessionsConformance('sqlite', sqliteFixture);
+deliveryListConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

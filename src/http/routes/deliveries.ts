@@ -1,10 +1,21 @@
-/** GET /v1/deliveries (filtered, cursor-paginated) and GET /v1/deliveries/:id. */
+/** GET /v1/deliveries (filtered, cursor-paginated, the dashboard's message list) and GET /v1/deliveries/:id. */
 import type { FastifyInstance } from 'fastify';
-import { CHANNELS, DELIVERY_STATES, PURPOSES, type Channel, type DeliveryState, type Purpose } from '../../domain/index.js';
+import {
+  CHANNELS,
+  DELIVERY_STATES,
+  DOWNSTREAM_STATUSES,
+  PURPOSES,
+  TERMINAL_REASONS,
+  type Channel,
+  type DeliveryState,
+  type DownstreamStatus,
+  type Purpose,
+  type TerminalReason,
+} from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
-import type { Store } from '../../store/store.js';
-import { deliveryJson } from '../views.js';
+import type { DeliveryFilter, Store } from '../../store/store.js';
+import { deliveryJson, deliveryListItemJson } from '../views.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -22,13 +33,46 @@ export function decodeCursor(cursor: string): string {
   return id;
 }
 
+interface ListQuery {
+  state?: DeliveryState;
+  channel?: Channel;
+  purpose?: Purpose;
+  terminal_reason?: TerminalReason;
+  downstream_status?: DownstreamStatus;
+  provider_account?: string;
+  device?: string;
+  campaign?: string;
+  since?: string;
+  until?: string;
+  q?: string;
+  cursor?: string;
+  limit?: string;
+}
+
+/** An ISO 8601 time of the query as epoch ms, or a validation error naming the parameter. */
+function timeParam(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  // Date.parse accepts more than ISO 8601 ("Tuesday"): insist on a date first.
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(t))
+    throw new HeraldError('validation_failed', `query.${name} must be an ISO 8601 time, e.g. 2026-12-01T21:00:00Z`, [
+      { field: `query.${name}`, message: 'must be an ISO 8601 time' },
+    ]);
+  return t;
+}
+
 /** Registers the delivery routes on an authenticated scope. */
 export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): void {
-  app.get<{ Querystring: { state?: DeliveryState; channel?: Channel; purpose?: Purpose; cursor?: string; limit?: string } }>(
+  const word = { type: 'string', minLength: 1, maxLength: 200 } as const;
+  app.get<{ Querystring: ListQuery }>(
     '/v1/deliveries',
     {
       schema: {
-        summary: 'List deliveries, newest first',
+        summary: 'List deliveries, newest first, filtered',
+        description:
+          'Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); ' +
+          '`since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). Each filter walks its own index, so a page ' +
+          'costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.',
         tags: ['deliveries'],
         querystring: {
           type: 'object',
@@ -37,6 +81,14 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
             state: { type: 'string', enum: [...DELIVERY_STATES] },
             channel: { type: 'string', enum: [...CHANNELS] },
             purpose: { type: 'string', enum: [...PURPOSES] },
+            terminal_reason: { type: 'string', enum: [...TERMINAL_REASONS] },
+            downstream_status: { type: 'string', enum: [...DOWNSTREAM_STATUSES] },
+            provider_account: word,
+            device: word,
+            campaign: word,
+            since: { type: 'string', maxLength: 40, description: 'ISO 8601; created at or after' },
+            until: { type: 'string', maxLength: 40, description: 'ISO 8601; created before' },
+            q: { ...word, description: 'an exact notification id, delivery id, recipient id or operation id' },
             cursor: { type: 'string', maxLength: 200 },
             limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
           },
@@ -46,13 +98,29 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
     },
     async (request) => {
       const q = request.query;
+      const filter: DeliveryFilter = {
+        ...(q.state !== undefined ? { state: q.state } : {}),
+        ...(q.channel !== undefined ? { channel: q.channel } : {}),
+        ...(q.purpose !== undefined ? { purpose: q.purpose } : {}),
+        ...(q.terminal_reason !== undefined ? { terminalReason: q.terminal_reason } : {}),
+        ...(q.downstream_status !== undefined ? { downstreamStatus: q.downstream_status } : {}),
+        ...(q.provider_account !== undefined ? { providerAccount: q.provider_account } : {}),
+        ...(q.device !== undefined ? { deviceId: q.device } : {}),
+        ...(q.campaign !== undefined ? { campaignId: q.campaign } : {}),
+        ...(q.since !== undefined ? { since: timeParam('since', q.since)! } : {}),
+        ...(q.until !== undefined ? { until: timeParam('until', q.until)! } : {}),
+        ...(q.q !== undefined ? { q: q.q } : {}),
+      };
       const page = await deps.store.listDeliveries(
         request.tenantId,
-        { state: q.state, channel: q.channel, purpose: q.purpose },
+        filter,
         q.cursor === undefined ? null : decodeCursor(q.cursor),
         q.limit === undefined ? 50 : Number(q.limit),
       );
-      return { items: page.items.map(deliveryJson), next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor) };
+      return {
+        items: page.items.map((d) => deliveryListItemJson(d, request.destinationView)),
+        next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor),
+      };
     },
   );
 

@@ -18,6 +18,7 @@ import type {
   CreatedNotification,
   DeliveryFacts,
   DeliveryFilter,
+  DeliveryListItem,
   DeliveryStateCounts,
   DeliveryView,
   IdempotencyKeyRef,
@@ -49,6 +50,7 @@ import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
 import { PostgresSessions } from './sessions.js';
+import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
@@ -58,6 +60,19 @@ import { PostgresReview } from './review.js';
 import { PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
 import { PostgresWebhooks } from './webhooks.js';
+
+/** The delivery list's statement per driving filter (queries/delivery_list.sql). */
+const LIST_STATEMENTS: Record<DrivingFilter, string> = {
+  none: 'deliveries_list',
+  state: 'deliveries_list_by_state',
+  terminal_reason: 'deliveries_list_by_terminal_reason',
+  downstream_status: 'deliveries_list_by_downstream_status',
+  provider_account: 'deliveries_list_by_provider_account',
+  campaign: 'deliveries_list_by_campaign',
+  device: 'deliveries_list_by_device',
+  delivery_id: 'deliveries_list_by_id',
+  notification: 'deliveries_list_by_notification',
+};
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Any constant works; it only has to be the same in every Herald process. */
@@ -240,11 +255,16 @@ export class PostgresStore implements Store {
     }
   }
 
-  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>> {
-    const size = Math.max(1, limit);
-    const rows = await this.sql.q('deliveries_list', [tenantId, filter.state ?? null, filter.channel ?? null, filter.purpose ?? null, cursor, size + 1]);
-    const items = rows.slice(0, size).map(toDeliveryView);
-    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
+  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryListItem>> {
+    const plan = planDeliveryList(tenantId, filter, cursor, limit);
+    const names = isSearch(plan.driving) ? DELIVERY_LIST_PARAMS : DELIVERY_LIST_PARAMS.filter((p) => p !== 'q');
+    return toDeliveryPage(
+      await this.sql.qPlanned(
+        LIST_STATEMENTS[plan.driving],
+        names.map((p) => plan.params[p]),
+      ),
+      limit,
+    );
   }
 
   async getDelivery(id: string): Promise<DeliveryView | null> {

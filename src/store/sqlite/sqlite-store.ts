@@ -20,6 +20,7 @@ import type {
   CreatedNotification,
   DeliveryFacts,
   DeliveryFilter,
+  DeliveryListItem,
   DeliveryStateCounts,
   DeliveryView,
   IdempotencyKeyRef,
@@ -49,6 +50,7 @@ import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
 import { SqliteSessions } from './sessions.js';
+import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
@@ -57,6 +59,19 @@ import { SqliteReview } from './review.js';
 import { SqliteContext } from './sql-context.js';
 import { applyTransition } from './transitions.js';
 import { SqliteWebhooks } from './webhooks.js';
+
+/** The delivery list's statement per driving filter (queries/delivery_list.sql). */
+const LIST_STATEMENTS: Record<DrivingFilter, string> = {
+  none: 'deliveries_list',
+  state: 'deliveries_list_by_state',
+  terminal_reason: 'deliveries_list_by_terminal_reason',
+  downstream_status: 'deliveries_list_by_downstream_status',
+  provider_account: 'deliveries_list_by_provider_account',
+  campaign: 'deliveries_list_by_campaign',
+  device: 'deliveries_list_by_device',
+  delivery_id: 'deliveries_list_by_id',
+  notification: 'deliveries_list_by_notification',
+};
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -243,17 +258,12 @@ export class SqliteStore implements Store {
     return read.deferred();
   }
 
-  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryView>> {
-    const rows = this.sql.stmt('deliveries_list').all({
-      tenant_id: tenantId,
-      state: filter.state ?? null,
-      channel: filter.channel ?? null,
-      purpose: filter.purpose ?? null,
-      before: cursor,
-      limit: Math.max(1, limit) + 1,
-    }) as Row[];
-    const items = rows.slice(0, Math.max(1, limit)).map(toDeliveryView);
-    return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
+  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryListItem>> {
+    const plan = planDeliveryList(tenantId, filter, cursor, limit);
+    // better-sqlite3 refuses named parameters a statement does not use (`q` outside the searches).
+    const { q, ...rest } = plan.params;
+    const rows = this.sql.stmt(LIST_STATEMENTS[plan.driving]).all(isSearch(plan.driving) ? { ...rest, q } : rest) as Row[];
+    return toDeliveryPage(rows, limit);
   }
 
   async getDelivery(id: string): Promise<DeliveryView | null> {

@@ -21,17 +21,5 @@ SELECT * FROM deliveries WHERE notification_id = @notification_id ORDER BY posit
 SELECT a.* FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
 WHERE d.notification_id = @notification_id ORDER BY a.delivery_id, a.number;
 
--- name: deliveries_list
--- Newest first; the cursor is the last id of the previous page.
--- params: @tenant_id, @state, @channel, @purpose, @before, @limit (filters are NULL when absent)
-SELECT * FROM deliveries
-WHERE tenant_id = @tenant_id
-  AND (@state IS NULL OR state = @state)
-  AND (@channel IS NULL OR channel = @channel)
-  AND (@purpose IS NULL OR purpose = @purpose)
-  AND (@before IS NULL OR id < @before)
-ORDER BY id DESC
-LIMIT @limit;
-
 -- name: count_by_state
 SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state;
