@@ -63,6 +63,8 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
 
   // A failed step leaves a screenshot of what the browser showed, named in the output.
   afterEach(async (ctx) => {
+    // Each step starts with a healthy sandbox, whatever the one before left.
+    await herald?.fault(null);
     if (ctx.task.result?.state !== 'fail' || !page) return;
     const path = join(tmpdir(), `herald-e2e-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
     await page.screenshot({ path, fullPage: true }).catch(() => undefined);

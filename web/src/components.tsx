@@ -1,6 +1,6 @@
 /** The dashboard's building blocks: state badges that say their state in words, dialogs, notes and data loading. */
 import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 
 /**
@@ -95,6 +95,8 @@ export function useResource<T>(fetcher: () => Promise<T>, key: string): Resource
  */
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }): JSX.Element {
   const ref = useRef<HTMLDialogElement>(null);
+  // Unique per dialog: a confirmation opens over the detail dialog, and each must be named by its own title.
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current!;
     const opener = document.activeElement as HTMLElement | null;
@@ -108,14 +110,14 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     <dialog
       ref={ref}
       class={props.wide ? 'dialog dialog-wide' : 'dialog'}
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         props.onClose();
       }}
     >
       <header class="dialog-head">
-        <h2 id="dialog-title">{props.title}</h2>
+        <h2 id={titleId}>{props.title}</h2>
         <button type="button" class="button-plain" onClick={props.onClose} aria-label="Close">
           ✕
         </button>
