@@ -153,7 +153,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await page.waitForURL(new RegExp(`/dashboard/messages/${delivery}`));
     const dialog = page.getByRole('dialog', { name: `Delivery ${delivery}` });
     const section = dialog.locator(`section[data-delivery="${delivery}"]`);
-    await section.getByText('terminal · rejected').waitFor();
+    await section.locator('h3 .badge').filter({ hasText: 'terminal · rejected' }).waitFor();
     await dialog
       .getByText(/Attempt 1/)
       .first()
@@ -250,7 +250,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     const section = page.getByRole('dialog', { name: `Delivery ${delivery}` }).locator(`section[data-delivery="${delivery}"]`);
     await section.getByRole('button', { name: 'Cancel delivery' }).click();
     await page.getByRole('dialog', { name: 'Cancel this delivery?' }).getByRole('button', { name: 'Cancel delivery' }).click();
-    await section.getByText('terminal · cancelled').waitFor();
+    await section.locator('h3 .badge').filter({ hasText: 'terminal · cancelled' }).waitFor();
     await herald.fault(null);
     expect(await deliveryState(delivery)).toMatchObject({ state: 'terminal', terminal_reason: 'cancelled' });
   });
