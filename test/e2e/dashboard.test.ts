@@ -166,7 +166,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await confirm.getByRole('button', { name: 'Retry now' }).click();
     // The dialog follows the event stream: the badge changes without closing or reloading.
     await section
-      .locator('.badge')
+      .locator('h3 .badge')
       .filter({ hasText: /^✓ accepted$/ })
       .waitFor({ timeout: 20_000 });
     await dialog.getByText(/retry by /).waitFor();
@@ -175,7 +175,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     // The dialog is a URL: a reload (or a bookmark) opens it again; closing it goes back to the filtered list.
     await page.reload();
     await section
-      .locator('.badge')
+      .locator('h3 .badge')
       .filter({ hasText: /^✓ accepted$/ })
       .waitFor();
     await page.keyboard.press('Escape');
