@@ -33,7 +33,10 @@ export interface ReplayRequest {
 export interface BulkReplayResult {
   /** Deliveries matching the filter in a state a replay can start from (unknown, retryable, terminal). */
   matched: number;
+  /** Replayed (with `dryRun`: would be). */
   scheduled: number;
+  /** The deliveries replayed (none with `dryRun`), for the audit trail. */
+  scheduledDeliveries: Array<{ id: string; notificationId: string }>;
   /** Refusals by error code: duplicate_risk_not_accepted, replay_expired, not_replayable. */
   refused: Partial<Record<RefusalCode, number>>;
 }
@@ -109,8 +112,8 @@ export class ReplayService {
    * Replays every candidate matching the filter, oldest first, in batches of REPLAY_BATCH. Each
    * replay is its own guarded write: a delivery that changed meanwhile is refused, not forced.
    */
-  async replayMany(tenantId: string, filter: ReplayFilter, req: ReplayRequest): Promise<BulkReplayResult> {
-    const result: BulkReplayResult = { matched: 0, scheduled: 0, refused: {} };
+  async replayMany(tenantId: string, filter: ReplayFilter, req: ReplayRequest, opts: { dryRun?: boolean } = {}): Promise<BulkReplayResult> {
+    const result: BulkReplayResult = { matched: 0, scheduled: 0, scheduledDeliveries: [], refused: {} };
     const woken = new Set<string>();
     let after: string | null = null;
     for (;;) {
@@ -118,10 +121,13 @@ export class ReplayService {
       const now = this.opts.clock.now();
       for (const d of batch) {
         result.matched++;
-        const outcome = await this.attempt(d, req, now);
+        const outcome = opts.dryRun ? this.judge(d, req, now) : await this.attempt(d, req, now);
         if (outcome === 'scheduled') {
           result.scheduled++;
-          woken.add(d.providerAccount);
+          if (!opts.dryRun) {
+            result.scheduledDeliveries.push({ id: d.id, notificationId: d.notificationId });
+            woken.add(d.providerAccount);
+          }
         } else {
           const code = outcome.code as RefusalCode;
           result.refused[code] = (result.refused[code] ?? 0) + 1;
@@ -133,6 +139,19 @@ export class ReplayService {
       if (batch.length < REPLAY_BATCH) return result;
       after = batch[batch.length - 1]!.id;
     }
+  }
+
+  /**
+   * What a replay of `d` would do, without writing: 'scheduled', or the refusal. A dry run can
+   * differ from the real run only where a delivery changes in between (the write is guarded).
+   */
+  private judge(d: DeliveryView, req: ReplayRequest, now: number): 'scheduled' | HeraldError {
+    const decision: Decision = decide(
+      { state: d.state, terminalReason: d.terminalReason, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt },
+      { type: 'replay', acceptDuplicateRisk: req.acceptDuplicateRisk },
+      { now, policy: LADDERS[defaultLadderFor(d.purpose)], random: this.random },
+    );
+    return decision.ok ? 'scheduled' : refusal(d, now, req.acceptDuplicateRisk, decision.reason);
   }
 
   /** Decides and writes one replay; 'scheduled', or the refusal as a HeraldError. */

@@ -189,7 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
-    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
+    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);
   });

@@ -19,6 +19,7 @@
  *   store.reports      what people reported (duplicate, not received)    report-store.ts
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
  *   store.sessions     dashboard users and sign-in sessions              session-store.ts
+ *   store.audit        who did each operator action                      audit-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -35,6 +36,7 @@ import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { SessionStore } from './session-store.js';
+import type { AuditStore } from './audit-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export * from './core-store.js';
@@ -46,6 +48,7 @@ export type * from './push-store.js';
 export type * from './report-store.js';
 export type * from './observability-store.js';
 export * from './session-store.js';
+export * from './audit-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -68,4 +71,5 @@ export interface Store extends CoreStore {
   readonly reports: ReportStore;
   readonly observability: ObservabilityStore;
   readonly sessions: SessionStore;
+  readonly audit: AuditStore;
 }

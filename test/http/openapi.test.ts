@@ -89,7 +89,25 @@ describe('/openapi.json', () => {
     const postParams = doc.paths['/v1/notifications'].post.parameters;
     expect(postParams).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false })]));
     const listParams = doc.paths['/v1/deliveries'].get.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`);
-    expect(listParams.sort()).toEqual(['query:channel', 'query:cursor', 'query:limit', 'query:purpose', 'query:state']);
+    expect(listParams.sort()).toEqual(
+      [
+        'channel',
+        'cursor',
+        'limit',
+        'purpose',
+        'state',
+        'terminal_reason',
+        'downstream_status',
+        'provider_account',
+        'device',
+        'campaign',
+        'since',
+        'until',
+        'q',
+      ]
+        .map((name) => `query:${name}`)
+        .sort(),
+    );
   });
 
   it('error responses reference the problem schema, whose code enum is the error registry', async () => {

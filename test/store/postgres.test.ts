@@ -20,6 +20,7 @@ import { reportsConformance } from './reports-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
+import { auditConformance } from './audit-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -51,6 +52,7 @@ reportsConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);
 sessionsConformance('postgres', postgresFixture);
 deliveryListConformance('postgres', postgresFixture);
+auditConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

@@ -23,6 +23,7 @@ import { reportsConformance } from './reports-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
+import { auditConformance } from './audit-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -58,6 +59,7 @@ reportsConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);
 sessionsConformance('sqlite', sqliteFixture);
 deliveryListConformance('sqlite', sqliteFixture);
+auditConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

@@ -9,6 +9,7 @@ import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
+import { recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -51,6 +52,7 @@ const ACTIONS = {
 
 /** Registers the campaign routes on an authenticated scope. */
 export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): void {
+  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
   const campaigns = new CampaignService({
     store: deps.store,
     accounts: deps.accounts ?? [],
@@ -113,7 +115,11 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
         },
       },
-      async (request) => campaigns[action](request.tenantId, request.params.id),
+      async (request) => {
+        const answer = await campaigns[action](request.tenantId, request.params.id);
+        if (action !== 'start') await recordAction(audit, request, `campaign_${action}`, { campaignId: request.params.id });
+        return answer;
+      },
     );
   }
 }

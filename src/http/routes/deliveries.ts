@@ -16,6 +16,9 @@ import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
 import { deliveryJson, deliveryListItemJson } from '../views.js';
+import { actionJson, recordAction } from '../audit-trail.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -62,7 +65,9 @@ function timeParam(name: string, value: string | undefined): number | undefined 
 }
 
 /** Registers the delivery routes on an authenticated scope. */
-export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): void {
+export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
+  const clock = deps.clock ?? systemClock;
+  const canceller = new DeliveryCanceller({ store: deps.store, clock });
   const word = { type: 'string', minLength: 1, maxLength: 200 } as const;
   app.get<{ Querystring: ListQuery }>(
     '/v1/deliveries',
@@ -128,7 +133,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
     '/v1/deliveries/:id',
     {
       schema: {
-        summary: 'One delivery',
+        summary: 'One delivery, with the operator actions taken on it',
         tags: ['deliveries'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
         response: { 401: problemRef, 404: problemRef },
@@ -137,6 +142,40 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
     async (request) => {
       const d = isId('dlv', request.params.id) ? await deps.store.getDelivery(request.params.id) : null;
       if (!d || d.tenantId !== request.tenantId) throw new HeraldError('not_found', `no delivery ${request.params.id}`);
+      const actions = await deps.store.audit.listForDelivery(request.tenantId, d.id);
+      return { ...deliveryJson(d), actions: actions.map(actionJson) };
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/deliveries/:id/cancel',
+    {
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      schema: {
+        summary: 'Cancel a delivery that has nothing in flight',
+        description:
+          'A `ready` or `retryable` delivery ends `terminal/cancelled`; anything else is 409 `not_cancellable` (an `unknown` one too: its submission ' +
+          'may have arrived, and a cancelled delivery can be replayed without accepting that risk). Recorded in the audit trail.',
+        tags: ['deliveries'],
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        body: { type: 'object', additionalProperties: false, properties: {} },
+        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+      },
+    },
+    async (request) => {
+      const id = request.params.id;
+      if (!isId('dlv', id)) throw new HeraldError('not_found', `no delivery ${id}`);
+      const from = await deps.store.getDelivery(id);
+      const d = await canceller.cancel(request.tenantId, id);
+      await recordAction(
+        { store: deps.store, clock },
+        request,
+        'cancel',
+        { deliveryId: d.id, notificationId: d.notificationId },
+        { from_state: from?.state ?? null },
+      );
       return deliveryJson(d);
     },
   );

@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import type { DeviceOperator } from '../../devices/device-operator.js';
 import { OFFER_STATES, PHONE_STATES, type OfferState, type PhoneState } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
-import type { DeviceMessageView, SweepRecord } from '../../store/store.js';
+import { systemClock, type Clock } from '../../clock.js';
+import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
+import { recordAction } from '../audit-trail.js';
 
 const problemRef = { $ref: 'problem#' };
 const errors = { 400: problemRef, 401: problemRef, 404: problemRef };
@@ -66,8 +68,9 @@ function decodeCursor(cursor: string): number {
 }
 
 /** Registers the device routes on an authenticated scope. */
-export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOperator }): void {
+export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOperator; store: Store; clock?: Clock }): void {
   const { operator } = deps;
+  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
   app.get(
     '/v1/devices',
     { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 401: problemRef } } },
@@ -135,7 +138,11 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
         response: errors,
       },
     },
-    async (request) => sweepJson(await operator.retryFailed(request.tenantId, request.params.id, request.apiKeyId)),
+    async (request) => {
+      const sweep = await operator.retryFailed(request.tenantId, request.params.id, request.apiKeyId);
+      await recordAction(audit, request, 'device_retry_failed', { deviceId: request.params.id }, { sweep_id: sweep.id, retried: sweep.retried });
+      return sweepJson(sweep);
+    },
   );
 
   app.post<{ Params: { id: string; messageId: string } }>(
@@ -155,6 +162,13 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     },
     async (request, reply) => {
       const r = await operator.retryMessage(request.tenantId, request.params.id, request.params.messageId, request.apiKeyId);
+      await recordAction(
+        audit,
+        request,
+        'device_retry',
+        { deviceId: request.params.id, deliveryId: r.message.deliveryId },
+        { message_id: request.params.messageId, result: r.action },
+      );
       return reply.code(202).send({ action: r.action, message: deviceMessageJson(r.message) });
     },
   );

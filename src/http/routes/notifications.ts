@@ -8,6 +8,7 @@ import type { Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { notificationJson } from '../views.js';
 import { reportJson } from './reports.js';
+import { actionJson } from '../audit-trail.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -54,7 +55,9 @@ export function notificationRoutes(app: FastifyInstance, deps: { store: Store; i
       if (!n) throw new HeraldError('not_found', `no notification ${request.params.id}`);
       // What people reported about it, beside the evidence (POST /v1/notifications/:id/reports).
       const reports = await deps.store.reports.listReports(request.tenantId, n.id);
-      return { ...notificationJson(n), reports: reports.map(reportJson) };
+      // Who retried, resent or cancelled what (the audit trail), oldest first; each item names its delivery.
+      const actions = await deps.store.audit.listForNotification(request.tenantId, n.id);
+      return { ...notificationJson(n), reports: reports.map(reportJson), actions: actions.map(actionJson) };
     },
   );
 }

@@ -13,6 +13,8 @@ import { isId } from '../../intake/ids.js';
 import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notification-request.js';
 import type { DeliveryCounters } from '../../metrics/counters.js';
 import type { ReplayFilter, Store } from '../../store/store.js';
+import { systemClock, type Clock } from '../../clock.js';
+import { operatorAction, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
 import { decodeCursor, encodeCursor } from './deliveries.js';
@@ -24,6 +26,7 @@ export const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
 
 export interface ReviewRouteDeps {
   store: Store;
+  clock?: Clock;
   intake: IntakeService;
   replay: ReplayService;
   reviewUnknownAfterMs?: number;
@@ -36,6 +39,7 @@ interface RetryBody {
 }
 
 interface BulkRetryBody extends RetryBody {
+  dry_run?: boolean;
   filter: { state?: DeliveryState; channel?: Channel; provider_account?: string; created_after?: string; created_before?: string };
 }
 
@@ -66,6 +70,7 @@ function timeField(field: string, value: string | undefined): number | undefined
 
 /** Registers the review and replay routes on an authenticated scope. */
 export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void {
+  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
   const unknownAfterMs = deps.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
 
   app.get<{ Querystring: { cursor?: string; limit?: string } }>(
@@ -121,11 +126,10 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
     async (request, reply) => {
       const id = request.params.id;
       if (!isId('dlv', id)) throw new HeraldError('not_found', `no delivery ${id}`);
-      const d = await deps.replay.replayOne(request.tenantId, id, {
-        acceptDuplicateRisk: request.body.accept_duplicate_risk ?? false,
-        note: request.body.note ?? null,
-        requestedBy: request.apiKeyId,
-      });
+      const acceptDuplicateRisk = request.body.accept_duplicate_risk ?? false;
+      const note = request.body.note ?? null;
+      const d = await deps.replay.replayOne(request.tenantId, id, { acceptDuplicateRisk, note, requestedBy: request.apiKeyId });
+      await recordAction(audit, request, 'retry', { deliveryId: d.id, notificationId: d.notificationId }, { accept_duplicate_risk: acceptDuplicateRisk, note });
       return reply.code(202).send(deliveryJson(d));
     },
   );
@@ -137,7 +141,8 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         summary: 'Replay every delivery matching a filter',
         description:
           'Walks the deliveries matching `filter` that are `unknown`, `retryable` or `terminal`, oldest first, and replays each one the single ' +
-          'replay would. At least one filter field is required. Answers with how many matched, how many were scheduled and why the others were refused.',
+          'replay would. At least one filter field is required. Answers with how many matched, how many were scheduled and why the others were refused. ' +
+          'With `"dry_run": true` nothing changes: the answer says how many would be retried and, by reason, how many would be refused.',
         tags: ['review'],
         body: {
           type: 'object',
@@ -156,6 +161,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
               },
             },
             ...replayFields,
+            dry_run: { type: 'boolean', description: 'Count what would happen, change nothing. Default false.' },
           },
         },
         response: { 400: problemRef, 401: problemRef },
@@ -179,11 +185,17 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
       if (from !== undefined) filter.createdFrom = from;
       if (to !== undefined) filter.createdTo = to;
       if (from !== undefined && to !== undefined && from >= to) throw fieldError('filter.created_before', 'must be later than filter.created_after');
-      const r = await deps.replay.replayMany(request.tenantId, filter, {
-        acceptDuplicateRisk: request.body.accept_duplicate_risk ?? false,
-        note: request.body.note ?? null,
-        requestedBy: request.apiKeyId,
-      });
+      const acceptDuplicateRisk = request.body.accept_duplicate_risk ?? false;
+      const note = request.body.note ?? null;
+      const dryRun = request.body.dry_run ?? false;
+      const r = await deps.replay.replayMany(request.tenantId, filter, { acceptDuplicateRisk, note, requestedBy: request.apiKeyId }, { dryRun });
+      const refusedList = Object.entries(r.refused).map(([reason, count]) => ({ reason, count }));
+      if (dryRun) return { dry_run: true, matched: r.matched, would_retry: r.scheduled, refused: refusedList };
+      // One audit row per delivery retried, so each delivery's page shows who did it.
+      const now = audit.clock.now();
+      const detail = { accept_duplicate_risk: acceptDuplicateRisk, note, filter: f };
+      const rows = r.scheduledDeliveries.map((d) => operatorAction(request, now, 'bulk_retry', { deliveryId: d.id, notificationId: d.notificationId }, detail));
+      for (let i = 0; i < rows.length; i += 500) await deps.store.audit.record(rows.slice(i, i + 500));
       return { matched: r.matched, scheduled: r.scheduled, refused: r.refused };
     },
   );
@@ -250,7 +262,11 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
       });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       // A new generation was accepted (not a stored answer replayed): one user resend per channel.
-      else if (result.statusCode === 202) for (const channel of src.channels) deps.counters?.inc('user_resends', { channel, purpose: src.purpose });
+      else if (result.statusCode === 202) {
+        for (const channel of src.channels) deps.counters?.inc('user_resends', { channel, purpose: src.purpose });
+        const created = (result.body as { id?: unknown }).id;
+        await recordAction(audit, request, 'resend', { notificationId: id }, { new_notification_id: typeof created === 'string' ? created : null });
+      }
       const type = result.statusCode >= 400 ? 'application/problem+json' : 'application/json';
       return reply.code(result.statusCode).type(type).send(result.body);
     },

@@ -50,6 +50,7 @@ import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
 import { PostgresSessions } from './sessions.js';
+import { PostgresAudit } from './audit.js';
 import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
@@ -109,6 +110,7 @@ export class PostgresStore implements Store {
   readonly push: PostgresPush;
   readonly reports: PostgresReports;
   readonly sessions: PostgresSessions;
+  readonly audit: PostgresAudit;
   readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -137,6 +139,7 @@ export class PostgresStore implements Store {
     this.push = new PostgresPush(this.sql);
     this.reports = new PostgresReports(this.sql);
     this.sessions = new PostgresSessions(this.sql);
+    this.audit = new PostgresAudit(this.sql);
     this.observability = new PostgresObservability(this.sql);
   }
 

@@ -50,6 +50,7 @@ import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
 import { SqliteSessions } from './sessions.js';
+import { SqliteAudit } from './audit.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
@@ -110,6 +111,7 @@ export class SqliteStore implements Store {
   readonly push: SqlitePush;
   readonly reports: SqliteReports;
   readonly sessions: SqliteSessions;
+  readonly audit: SqliteAudit;
   readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
@@ -126,6 +128,7 @@ export class SqliteStore implements Store {
     this.push = new SqlitePush(this.sql);
     this.reports = new SqliteReports(this.sql);
     this.sessions = new SqliteSessions(this.sql);
+    this.audit = new SqliteAudit(this.sql);
     this.observability = new SqliteObservability(this.sql);
   }
 

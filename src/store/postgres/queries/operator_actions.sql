@@ -1,0 +1,12 @@
+-- name: operator_actions_insert
+-- params: $1 id, $2 tenant_id, $3 at, $4 action, $5 actor_kind, $6 actor_id, $7 actor_name, $8 notification_id, $9 delivery_id, $10 campaign_id, $11 device_id, $12 detail_json
+INSERT INTO operator_actions (id, tenant_id, at, action, actor_kind, actor_id, actor_name, notification_id, delivery_id, campaign_id, device_id, detail_json)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+
+-- name: operator_actions_for_delivery
+-- params: $1 tenant_id, $2 delivery_id
+SELECT * FROM operator_actions WHERE delivery_id = $2 AND tenant_id = $1 ORDER BY at, id;
+
+-- name: operator_actions_for_notification
+-- params: $1 tenant_id, $2 notification_id
+SELECT * FROM operator_actions WHERE notification_id = $2 AND tenant_id = $1 ORDER BY at, id;

@@ -1,0 +1,50 @@
+/** The audit part of the Store contract, run against every driver: actions are kept as recorded, listed oldest first per delivery and per notification, per tenant. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewOperatorAction, Store } from '../../src/store/store.js';
+import type { StoreFixture } from './conformance.js';
+import { SECOND, T0 } from './fixtures.js';
+
+export function auditConformance(driver: string, fixture: () => Promise<StoreFixture>): void {
+  describe(`audit conformance (${driver})`, () => {
+    let f: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      f = await fixture();
+      store = f.store;
+      await store.ensureTenant({ id: 't_alpha', name: 'Alpha' }, T0);
+      await store.ensureTenant({ id: 't_beta', name: 'Beta' }, T0);
+    });
+    afterEach(() => f.cleanup());
+
+    const action = (over: Partial<NewOperatorAction>): NewOperatorAction => ({
+      id: 'act_1',
+      tenantId: 't_alpha',
+      at: T0,
+      action: 'retry',
+      actor: { kind: 'user', id: 'usr_1', name: 'ada' },
+      notificationId: 'ntf_1',
+      deliveryId: 'dlv_1',
+      campaignId: null,
+      deviceId: null,
+      detail: { accept_duplicate_risk: true, note: 'customer called' },
+      ...over,
+    });
+
+    it('lists a delivery’s and a notification’s actions oldest first, for the tenant only', async () => {
+      await store.audit.record([
+        action({ id: 'act_2', at: T0 + SECOND, action: 'cancel', actor: { kind: 'api_key', id: 'key_1', name: null }, detail: {} }),
+        action({}),
+        action({ id: 'act_3', deliveryId: null, action: 'resend', at: T0 + 2 * SECOND, detail: { new_notification_id: 'ntf_2' } }),
+        action({ id: 'act_4', tenantId: 't_beta' }),
+      ]);
+      await store.audit.record([]);
+      const forDelivery = await store.audit.listForDelivery('t_alpha', 'dlv_1');
+      expect(forDelivery.map((a) => a.id)).toEqual(['act_1', 'act_2']);
+      expect(forDelivery[0]).toEqual(action({}));
+      expect(forDelivery[1]!.actor).toEqual({ kind: 'api_key', id: 'key_1', name: null });
+      expect((await store.audit.listForNotification('t_alpha', 'ntf_1')).map((a) => a.id)).toEqual(['act_1', 'act_2', 'act_3']);
+      expect((await store.audit.listForNotification('t_beta', 'ntf_1')).map((a) => a.id)).toEqual(['act_4']);
+      expect(await store.audit.listForDelivery('t_alpha', 'dlv_none')).toEqual([]);
+    });
+  });
+}
