@@ -56,6 +56,8 @@ export interface DashboardConfig {
 export interface MetricsConfig {
   token: string | null;
   token_env: string | null;
+  /** An accepted delivery whose downstream status has not moved past `accepted` for this long counts in herald_accepted_without_progress. Default 1800. */
+  accepted_progress_after_s: number;
 }
 
 /** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
@@ -198,7 +200,7 @@ interface RawConfig {
   webhooks?: Partial<WebhooksConfig>;
   devices?: Partial<DevicesConfig>;
   tls?: TlsConfig;
-  metrics?: { token?: string; token_env?: string };
+  metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
   dashboard?: Partial<DashboardConfig>;
 }
 
@@ -235,7 +237,11 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
       concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
     },
-    metrics: { token: r.metrics?.token ?? null, token_env: r.metrics?.token_env ?? null },
+    metrics: {
+      token: r.metrics?.token ?? null,
+      token_env: r.metrics?.token_env ?? null,
+      accepted_progress_after_s: r.metrics?.accepted_progress_after_s ?? 1800,
+    },
     dashboard: {
       enabled: r.dashboard?.enabled ?? true,
       session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,

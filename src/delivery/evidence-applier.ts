@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../domain/index.js';
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
@@ -24,6 +25,8 @@ export interface EvidenceApplierOptions {
   parkedRetentionMs?: number;
   /** Settled events are kept this long for deduplication (SendGrid repeats events for over a day). Default 7 days. */
   settledRetentionMs?: number;
+  /** Counts each merged event as a downstream signal of its status (herald_downstream_signals_total). */
+  counters?: DeliveryCounters;
 }
 
 export interface EvidencePass {
@@ -58,6 +61,8 @@ export class EvidenceApplier {
       if (pending.length === 0) break;
       const writes = planWrites(pending, now);
       const results = await this.opts.store.evidence.applyEvidence(writes);
+      const byDelivery = new Map<string, PendingEvidence[]>();
+      for (const p of pending) byDelivery.set(p.delivery.deliveryId, [...(byDelivery.get(p.delivery.deliveryId) ?? []), p]);
       results.forEach((ok, i) => {
         const w = writes[i]!;
         if (!ok) {
@@ -66,6 +71,7 @@ export class EvidenceApplier {
         }
         pass.applied++;
         pass.events += w.rowIds.length;
+        for (const p of byDelivery.get(w.deliveryId) ?? []) this.opts.counters?.series.signal(p.delivery.channel, p.status);
         if (w.transition) pass.transitions++;
       });
       // A short batch was the last one; a batch that only raced is retried next pass, not now.

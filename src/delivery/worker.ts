@@ -264,6 +264,8 @@ export class DeliveryWorker {
     }
     // Counted before the call: a call that throws may still have reached the provider.
     this.opts.counters?.inc('api_attempts', c);
+    // The call's own duration, by the process's monotonic clock (not Herald's, which tests hold still).
+    const started = performance.now();
     try {
       return await adapter.submit({
         deliveryId: c.deliveryId,
@@ -290,6 +292,11 @@ export class DeliveryWorker {
       // out: that is ambiguity, never failure.
       this.opts.logger.error({ err, deliveryId: c.deliveryId }, 'adapter threw instead of classifying; recording unknown');
       return { kind: 'unknown', code: 'adapter_error', message: 'the adapter failed unexpectedly' };
+    } finally {
+      this.opts.counters?.series.providerCallDuration.observe(
+        { channel: c.channel, purpose: c.purpose, provider_account: c.providerAccount },
+        (performance.now() - started) / 1000,
+      );
     }
   }
 
@@ -393,14 +400,23 @@ export class DeliveryWorker {
   }
 
   /**
-   * Counts one applied outcome: accepted, ambiguous (unknown), and a decision that ended the
-   * delivery terminal/expired (including the expired-before-send short-circuit).
+   * Counts one applied outcome: accepted (and its time since intake), ambiguous (unknown), a
+   * definite refusal by class (a 429 also as a throttle of its scope), and a decision that ended
+   * the delivery terminal/expired (including the expired-before-send short-circuit). A
+   * short-circuit that made no call is no refusal.
    */
   private count(c: ClaimedDelivery, outcome: SubmitOutcome, write: TransitionWrite): void {
     const counters = this.opts.counters;
     if (!counters) return;
-    if (outcome.kind === 'accepted') counters.inc('accepted_submissions', c);
-    else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
+    if (outcome.kind === 'accepted') {
+      counters.inc('accepted_submissions', c);
+      counters.series.intakeToAcceptance.observe({ channel: c.channel, purpose: c.purpose }, Math.max(0, write.now - c.notificationCreatedAt) / 1000);
+    } else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
+    else if (!NOT_CALLED_CODES.has(outcome.code)) {
+      counters.series.refused(c, outcome.kind);
+      if (outcome.kind === 'throttled')
+        counters.series.throttles.inc({ provider_account: c.providerAccount, scope: outcome.scope === 'destination' ? 'destination' : 'account' });
+    }
     if (write.transition.to === 'terminal' && write.transition.terminalReason === 'expired') counters.inc('expired_challenges', c);
   }
 

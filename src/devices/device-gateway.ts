@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { DevicesConfig } from '../config/config.js';
-import type { Random } from '../domain/index.js';
+import type { DownstreamStatus, Random } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { Store, Unsubscribe } from '../store/store.js';
 import { DeviceOperator } from './device-operator.js';
@@ -33,6 +33,8 @@ export interface DeviceGatewayOptions {
   random?: Random;
   /** How often the applier and the sweep look for work that another process recorded. Default 1000. */
   intervalMs?: number;
+  /** Hears each applied phone report that says where the message is (the report applier's onSignal). */
+  onSignal?: (status: DownstreamStatus) => void;
 }
 
 export interface DeviceGateway {
@@ -72,7 +74,16 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
       .catch((err) => logger.warn({ err, deviceId }, 'cannot signal other processes; the phone pulls at its next connection or poll'));
   };
   const sweep = new HeartbeatSweep({ store, clock, logger, lookbackMs: windowMs, intervalMs: opts.intervalMs, signal, wake: opts.wake });
-  const reports = new ReportApplier({ store, clock, logger, accounts: opts.accounts, intervalMs: opts.intervalMs, random: opts.random, wake: opts.wake });
+  const reports = new ReportApplier({
+    store,
+    clock,
+    logger,
+    accounts: opts.accounts,
+    intervalMs: opts.intervalMs,
+    random: opts.random,
+    wake: opts.wake,
+    ...(opts.onSignal ? { onSignal: opts.onSignal } : {}),
+  });
   const service: DeviceService = new DeviceService({
     store,
     clock,

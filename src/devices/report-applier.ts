@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, ladderFor, mergeDownstream, reportMeaning, type Random, type Transition } from '../domain/index.js';
+import { decide, ladderFor, mergeDownstream, reportMeaning, type DownstreamStatus, type Random, type Transition } from '../domain/index.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import { classifyPhoneFailure } from '../providers/android-gateway/classify.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -33,6 +33,8 @@ export interface ReportApplierOptions {
   random?: Random;
   /** Wakes the claim loops of an account that has a retry due now. */
   wake?: (providerAccount: string) => void;
+  /** Hears each applied report that says where the message is (herald_downstream_signals_total, channel sms). */
+  onSignal?: (status: DownstreamStatus) => void;
 }
 
 export interface ReportPass {
@@ -117,6 +119,8 @@ export class ReportApplier {
         const w = writes[i]!;
         if (!ok) return void pass.raced++;
         pass.applied++;
+        const meaning = reportMeaning(reports[i]!.phoneState, reports[i]!.sent);
+        if (meaning.kind === 'holds') this.opts.onSignal?.(meaning.downstream);
         if (w.transition) {
           pass.transitions++;
           if (w.transition.to === 'retryable') woken.add(reports[i]!.providerAccount);

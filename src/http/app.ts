@@ -55,7 +55,9 @@ export interface AppDeps {
   reviewUnknownAfterMs?: number;
   logger?: Logger | false;
   version?: string;
-  /** The process's delivery counters: served at GET /v1/stats/counters, and `user_resends` counted by the resend route. Default: none kept. */
+  /** Config `metrics.accepted_progress_after_s` in ms, for GET /v1/stats. Default 30 minutes. */
+  acceptedProgressAfterMs?: number;
+  /** The process's counters: `user_resends` counted by the resend route, callbacks by the callback route. Default: none kept. */
   counters?: DeliveryCounters;
   /** Configured provider accounts, shown (without credentials) at GET /v1/provider-accounts. */
   accounts?: ProviderAccountConfig[];

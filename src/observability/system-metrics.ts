@@ -6,16 +6,33 @@
  * Two kinds of series (docs/operations.md, "Metrics", lists each):
  * - gauges of the system's state, read from the store at scrape time (`store.observability`),
  *   every tenant together: every process reports the same truth, so any one may be scraped;
- * - counters of this process (src/metrics/counters.ts), per channel and purpose.
+ * - counters and histograms of this process (src/metrics/counters.ts).
  *
  * The store read is cached for `cacheMs` (default 5 s): several scrapers, or one scraping
- * every second, cost one pair of aggregate statements per 5 s, and concurrent scrapes share the
- * read in flight. Label values come only from closed sets (states, terminal reasons, channels,
- * purposes, provider account ids): no destination, recipient or tenant data is ever a label.
+ * every second, cost one fixed set of aggregate statements per 5 s, and concurrent scrapes share
+ * the read in flight. Label values come only from closed sets (states, terminal reasons,
+ * channels, purposes, lanes, statuses, classes) or are ids an operator configured or created
+ * (provider accounts, gateway devices, campaigns of the moment): no destination, recipient,
+ * tenant or free text is ever a label.
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
-import { DELIVERY_STATES, TERMINAL_REASONS, type DeliveryState, type TerminalReason } from '../domain/index.js';
+import {
+  assessBudget,
+  CHANNELS,
+  DEFAULT_LANES,
+  DELIVERY_STATES,
+  HEALTH_WINDOW_MS,
+  laneFor,
+  PURPOSES,
+  TERMINAL_REASONS,
+  type Channel,
+  type DeliveryState,
+  type LaneConfig,
+  type Purpose,
+  type TerminalReason,
+} from '../domain/index.js';
+import { CAMPAIGN_DELIVERY_STATUSES } from '../store/observability-store.js';
 import { COUNTER_NAMES, type CounterName, type DeliveryCounters } from '../metrics/counters.js';
 import type { Store, SystemState } from '../store/store.js';
 
@@ -23,12 +40,16 @@ export interface SystemMetricsOptions {
   store: Store;
   clock: Clock;
   counters: DeliveryCounters;
-  /** Configured provider account ids: each reports its due-work series, zero when it has none. */
-  providerAccounts: readonly string[];
+  /** Configured provider accounts: each reports its per-account series (zero when it has nothing), due work per lane of its lanes. */
+  accounts: readonly MetricsAccount[];
+  /** After how long without a call a gateway device is away (config `devices.away_after_seconds`, the heartbeat sweep's threshold). Default 120 s. */
+  deviceAwayMs?: number;
   /** How long one store read serves scrapes. Default 5,000 ms. */
   cacheMs?: number;
   /** When an `unknown` delivery joins the review queue (as the API's review route). Default 15 minutes. */
   reviewUnknownAfterMs?: number;
+  /** When an accepted delivery without downstream progress counts (config `metrics.accepted_progress_after_s`). Default 30 minutes. */
+  acceptedProgressAfterMs?: number;
 }
 
 /** What each process counter means, for its HELP line. */
@@ -44,20 +65,32 @@ const COUNTER_HELP: Record<CounterName, string> = {
   user_reported_not_received: 'Reports filed through this process that a person did not receive a notification.',
 };
 
+/** What the metrics need of a configured provider account (structurally a ProviderAccountConfig). */
+export interface MetricsAccount {
+  id: string;
+  channel: Channel;
+  /** The account's lanes; absent: DEFAULT_LANES. */
+  lanes?: readonly LaneConfig[] | undefined;
+}
+
 const DEFAULT_CACHE_MS = 5_000;
+const DEFAULT_DEVICE_AWAY_MS = 120_000;
 const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
+const DEFAULT_ACCEPTED_PROGRESS_AFTER_MS = 30 * 60_000;
 
 /** The `/metrics` registry of one process: store gauges collected at scrape time, and its counters. */
 export class SystemMetrics {
   readonly registry = new Registry();
   private readonly cacheMs: number;
   private readonly unknownAfterMs: number;
+  private readonly acceptedProgressAfterMs: number;
   private cached: { at: number; state: SystemState } | null = null;
   private inFlight: Promise<{ at: number; state: SystemState }> | null = null;
 
   constructor(private readonly opts: SystemMetricsOptions) {
     this.cacheMs = opts.cacheMs ?? DEFAULT_CACHE_MS;
     this.unknownAfterMs = opts.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
+    this.acceptedProgressAfterMs = opts.acceptedProgressAfterMs ?? DEFAULT_ACCEPTED_PROGRESS_AFTER_MS;
     this.defineGauges();
     this.defineCounters();
   }
@@ -77,7 +110,7 @@ export class SystemMetrics {
     const now = this.opts.clock.now();
     if (this.cached && now - this.cached.at < this.cacheMs && now >= this.cached.at) return this.cached;
     this.inFlight ??= this.opts.store.observability
-      .systemState({ now, unknownAfterMs: this.unknownAfterMs })
+      .systemState({ now, unknownAfterMs: this.unknownAfterMs, acceptedProgressAfterMs: this.acceptedProgressAfterMs, healthSince: now - HEALTH_WINDOW_MS })
       .then((state) => (this.cached = { at: now, state }))
       .finally(() => (this.inFlight = null));
     return this.inFlight;
@@ -129,29 +162,151 @@ export class SystemMetrics {
         this.set(oldest.length ? ageSeconds(at, Math.min(...oldest)) : 0);
       },
     });
-    const accounts = this.opts.providerAccounts;
+    const accounts = this.opts.accounts;
+    const laneOf = (account: string, purpose: Purpose): string => laneFor(purpose, accounts.find((a) => a.id === account)?.lanes ?? DEFAULT_LANES).name;
+    /** Every configured account × lane × purpose of the lane, so an idle lane reads 0 instead of vanishing. */
+    const dueZeros = (): { provider_account: string; lane: string; purpose: Purpose }[] =>
+      accounts.flatMap((a) => (a.lanes ?? DEFAULT_LANES).flatMap((l) => l.purposes.map((purpose) => ({ provider_account: a.id, lane: l.name, purpose }))));
     new Gauge({
       name: 'herald_due_deliveries',
-      help: 'Deliveries due now and not expired (ready or retryable, next_attempt_at passed), per provider account (store).',
+      help: 'Deliveries due now and not expired (ready or retryable, next_attempt_at passed), per provider account, lane and purpose (store).',
+      labelNames: ['provider_account', 'lane', 'purpose'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const z of dueZeros()) this.set(z, 0);
+        for (const d of state.due) this.set({ provider_account: d.providerAccount, lane: laneOf(d.providerAccount, d.purpose), purpose: d.purpose }, d.count);
+      },
+    });
+    new Gauge({
+      name: 'herald_due_oldest_age_seconds',
+      help: 'Seconds the oldest due, unexpired delivery has waited past its next_attempt_at, per provider account, lane and purpose; 0 when none is due (store).',
+      labelNames: ['provider_account', 'lane', 'purpose'],
+      registers,
+      async collect() {
+        const { at, state } = await read();
+        this.reset();
+        for (const z of dueZeros()) this.set(z, 0);
+        for (const d of state.due)
+          this.set({ provider_account: d.providerAccount, lane: laneOf(d.providerAccount, d.purpose), purpose: d.purpose }, ageSeconds(at, d.oldestDueAt));
+      },
+    });
+    const afterS = this.acceptedProgressAfterMs / 1000;
+    new Gauge({
+      name: 'herald_accepted_without_progress',
+      help: `Deliveries the provider accepted whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s (${afterS} s), per provider account and channel (store).`,
+      labelNames: ['provider_account', 'channel'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const a of accounts) this.set({ provider_account: a.id, channel: a.channel }, 0);
+        for (const g of state.acceptedWithoutProgress) this.set({ provider_account: g.providerAccount, channel: g.channel }, g.count);
+      },
+    });
+    new Gauge({
+      name: 'herald_deadline_misses_last_hour',
+      help: 'Deliveries that ended terminal/expired in the last hour without ever being accepted, per channel and purpose (store).',
+      labelNames: ['channel', 'purpose'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const channel of CHANNELS) for (const purpose of PURPOSES) this.set({ channel, purpose }, 0);
+        for (const g of state.deadlineMissesLastHour) this.set({ channel: g.channel, purpose: g.purpose }, g.count);
+      },
+    });
+    /** Configured accounts first (zeros), then any other account the store has rows for. */
+    const perAccount = (state: SystemState) => {
+      const rows = new Map(
+        accounts.map((a) => [a.id, { providerAccount: a.id, failuresLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null as number | null }]),
+      );
+      for (const r of state.providerAccounts) rows.set(r.providerAccount, r);
+      return [...rows.values()];
+    };
+    new Gauge({
+      name: 'herald_provider_failures_last_15m',
+      help: 'Attempts in the last 15 minutes whose outcome was not an acceptance (retryable, throttled, permanent, unknown, lease expired), per provider account (store).',
       labelNames: ['provider_account'],
       registers,
       async collect() {
         const { state } = await read();
         this.reset();
-        for (const a of accounts) this.set({ provider_account: a }, 0);
-        for (const d of state.due) this.set({ provider_account: d.providerAccount }, d.count);
+        for (const a of perAccount(state)) this.set({ provider_account: a.providerAccount }, a.failuresLast15m);
       },
     });
     new Gauge({
-      name: 'herald_due_oldest_age_seconds',
-      help: 'Seconds the oldest due, unexpired delivery has waited past its next_attempt_at, per provider account; 0 when none is due (store).',
+      name: 'herald_provider_retry_budget_degraded',
+      help: `1 while the provider account's retry budget is degraded (more than half of at least 20 calls in the last ${HEALTH_WINDOW_MS / 1000} s failed retryably), else 0 (store.health).`,
+      labelNames: ['provider_account'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const a of perAccount(state))
+          this.set({ provider_account: a.providerAccount }, assessBudget({ calls: a.healthCalls, failures: a.healthFailures }).state === 'degraded' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'herald_provider_throttle_pause_remaining_seconds',
+      help: "Seconds until a provider's throttle (429) pause of the account ends; 0 when it is not paused (store.limiter).",
       labelNames: ['provider_account'],
       registers,
       async collect() {
         const { at, state } = await read();
         this.reset();
-        for (const a of accounts) this.set({ provider_account: a }, 0);
-        for (const d of state.due) this.set({ provider_account: d.providerAccount }, ageSeconds(at, d.oldestDueAt));
+        for (const a of perAccount(state))
+          this.set({ provider_account: a.providerAccount }, a.pausedUntil === null ? 0 : Math.max(0, (a.pausedUntil - at) / 1000));
+      },
+    });
+    const awayMs = this.opts.deviceAwayMs ?? DEFAULT_DEVICE_AWAY_MS;
+    const online = (at: number, lastSeenAt: number) => at - lastSeenAt <= awayMs;
+    new Gauge({
+      name: 'herald_devices',
+      help: `Android gateway devices online (a call within devices.away_after_seconds, ${awayMs / 1000} s) and offline (store).`,
+      labelNames: ['status'],
+      registers,
+      async collect() {
+        const { at, state } = await read();
+        const on = state.devices.filter((d) => online(at, d.lastSeenAt)).length;
+        this.set({ status: 'online' }, on);
+        this.set({ status: 'offline' }, state.devices.length - on);
+      },
+    });
+    new Gauge({
+      name: 'herald_device_away_seconds',
+      help: 'Seconds since an offline gateway device was last seen; 0 while it is online (store).',
+      labelNames: ['device'],
+      registers,
+      async collect() {
+        const { at, state } = await read();
+        this.reset();
+        for (const d of state.devices) this.set({ device: d.id }, online(at, d.lastSeenAt) ? 0 : ageSeconds(at, d.lastSeenAt));
+      },
+    });
+    new Gauge({
+      name: 'herald_device_away_threshold_seconds',
+      help: 'After how long without a call the gateway device counts as away (devices.away_after_seconds).',
+      labelNames: ['device'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const d of state.devices) this.set({ device: d.id }, awayMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'herald_campaign_deliveries',
+      help: 'Deliveries of each campaign not yet finished, by status: queued, accepted, delivered, failed, suppressed, expired (store).',
+      labelNames: ['campaign', 'status'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const id of new Set(state.campaigns.map((g) => g.campaignId)))
+          for (const status of CAMPAIGN_DELIVERY_STATUSES) this.set({ campaign: id, status }, 0);
+        for (const g of state.campaigns) this.set({ campaign: g.campaignId, status: g.status }, g.count);
       },
     });
     new Gauge({
@@ -180,6 +335,21 @@ export class SystemMetrics {
         },
       });
     }
+    for (const c of counters.series.counters()) {
+      new Counter({
+        name: c.name,
+        help: c.help,
+        labelNames: [...c.labelNames],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const s of c.snapshot()) this.inc(s.labels, s.value);
+        },
+      });
+    }
+    // prom-client's own histograms, observed where the events happen (src/metrics/counters.ts).
+    this.registry.registerMetric(counters.series.intakeToAcceptance);
+    this.registry.registerMetric(counters.series.providerCallDuration);
   }
 }
 

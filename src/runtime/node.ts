@@ -181,6 +181,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     wake: (account) => wake.notify(account),
     ...(opts.random ? { random: opts.random } : {}),
     intervalMs: config.worker.sweep_interval_ms,
+    onSignal: (status) => counters.series.signal('sms', status),
   });
   // Read at assembly, so a bad pair stops the process before anything listens.
   const tlsPair = opts.roles.includes('api') && config.tls ? readTls(config.tls) : null;
@@ -188,7 +189,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
 
   // GET /metrics: the store's state (the same in every process) and this process's counters.
   const metrics = {
-    metrics: new SystemMetrics({ store, clock, counters, providerAccounts: config.provider_accounts.map((a) => a.id) }),
+    metrics: new SystemMetrics({
+      store,
+      clock,
+      counters,
+      accounts: config.provider_accounts,
+      deviceAwayMs: config.devices.away_after_seconds * 1000,
+      acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
+    }),
     token: metricsToken(config),
   };
   const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
@@ -209,6 +217,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       replay,
       counters,
       accounts: config.provider_accounts,
+      acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
       clock,
       logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
@@ -256,7 +265,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       wake: (account) => wake.notify(account),
       ...(opts.random ? { random: opts.random } : {}),
     });
-    evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms });
+    evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     campaigns = new CampaignRunner({
       store,
       clock,

@@ -247,6 +247,8 @@ export interface ClaimedDelivery {
   leaseUntil: number;
   /** The notification's own ladder choice, if the producer made one. */
   retryLadder: LadderName | null;
+  /** When intake created the notification (herald_intake_to_acceptance_seconds starts here). */
+  notificationCreatedAt: number;
 }
 
 export interface ClaimRequest {

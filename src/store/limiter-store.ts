@@ -59,6 +59,6 @@ export interface LimiterStore {
   claimWithPermits(r: PermittedClaimRequest): Promise<PermittedClaim>;
   /** Grants up to `requested` permits from the lane's and the account's limiter together; `retryAt` says when to ask again when short. */
   acquirePermits(r: PermitRequest): Promise<PermitGrant>;
-  /** After a provider's 429: no permit of the account is granted before now + Retry-After (or the domain's default pause). Returns when permits resume. */
+  /** After a provider's 429: no permit of the account is granted before now + Retry-After (or the domain's default pause). Returns when permits resume, and records it as the account's pause (store.observability reads it). */
   throttleAccount(r: AccountThrottle): Promise<number>;
 }

@@ -52,7 +52,7 @@ describe('resolveConfig', () => {
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
       tls: null,
-      metrics: { token: null, token_env: null },
+      metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
       dashboard: { enabled: true, session_ttl_s: 28_800, session_idle_s: 3_600 },
     });
   });

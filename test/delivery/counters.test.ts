@@ -148,19 +148,11 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(counts()).toEqual({ 'user_resends/sms/otp': 1, 'superseded_deliveries/sms/otp': 1 });
   });
 
-  it('GET /v1/stats/counters serves the snapshot, and needs a key', async () => {
-    expect((await h.get('/v1/stats/counters')).json).toEqual({ counters: [] });
+  it('are no longer served by the API: GET /v1/stats/counters is gone (GET /metrics exports them; GET /v1/stats reads the store)', async () => {
     await h.send(otpBody());
     await h.worker.drain();
-    const r = await h.get('/v1/stats/counters');
-    expect(r.status).toBe(200);
-    expect(r.json).toEqual({
-      counters: [
-        { name: 'accepted_submissions', channel: 'sms', purpose: 'otp', value: 1 },
-        { name: 'api_attempts', channel: 'sms', purpose: 'otp', value: 1 },
-      ],
-    });
-    expect((await h.app.inject({ method: 'GET', url: '/v1/stats/counters' })).statusCode).toBe(401);
+    expect(counts()).toEqual({ 'api_attempts/sms/otp': 1, 'accepted_submissions/sms/otp': 1 });
+    expect((await h.get('/v1/stats/counters')).status).toBe(404);
   });
 });
 

@@ -126,8 +126,11 @@ export interface HarnessOptions {
    * verifier whose way out to SNS serves the test's own certificates.
    */
   callbackVerifier?: (account: ProviderAccountConfig) => CallbackVerifier | null;
-  /** Serves GET /metrics (optionally behind a bearer token), its store read cached for `cacheMs` (default SystemMetrics's 5 s). */
-  metrics?: { token?: string; cacheMs?: number };
+  /**
+   * Serves GET /metrics (optionally behind a bearer token), its store read cached for `cacheMs`
+   * (default SystemMetrics's 5 s); `acceptedProgressAfterMs` stands for config metrics.accepted_progress_after_s.
+   */
+  metrics?: { token?: string; cacheMs?: number; acceptedProgressAfterMs?: number };
   /** The dashboard's server side (its web root, session lifetimes, login limiter); null turns it off. Default: on, defaults. */
   dashboard?: DashboardDeps | null;
 }
@@ -198,6 +201,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         accounts: config.provider_accounts,
         devices: { ...config.devices, ...opts.devices },
         random: () => 0.5,
+        onSignal: (status) => counters.series.signal('sms', status),
       })
     : null;
   const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
@@ -208,7 +212,9 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         store,
         clock,
         counters,
-        providerAccounts: config.provider_accounts.map((a) => a.id),
+        accounts: config.provider_accounts,
+        deviceAwayMs: { ...config.devices, ...opts.devices }.away_after_seconds * 1000,
+        acceptedProgressAfterMs: opts.metrics.acceptedProgressAfterMs ?? config.metrics.accepted_progress_after_s * 1000,
         ...(opts.metrics.cacheMs === undefined ? {} : { cacheMs: opts.metrics.cacheMs }),
       })
     : null;
@@ -218,6 +224,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     replay,
     counters,
     accounts: config.provider_accounts,
+    ...(opts.metrics?.acceptedProgressAfterMs === undefined ? {} : { acceptedProgressAfterMs: opts.metrics.acceptedProgressAfterMs }),
     clock,
     callbackVerifiers: opts.callbackVerifier
       ? new Map(
@@ -274,7 +281,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     accounts: config.provider_accounts,
     random: () => 0.5,
   });
-  evidence = new EvidenceApplier({ store, clock, logger: silentLogger });
+  evidence = new EvidenceApplier({ store, clock, logger: silentLogger, counters });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
     dir,

@@ -9,6 +9,8 @@
 export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
 export interface Sample {
+  /** The sample's own name: the family's, or for a histogram `<family>_bucket`, `_sum` or `_count`. */
+  name: string;
   labels: Record<string, string>;
   value: number;
 }
@@ -111,12 +113,44 @@ export function parseExposition(text: string): Map<string, Family> {
     const parts = rest.trim().split(' ');
     if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2) fail(n, 'expected " value [timestamp]"');
     const value = parseValue(parts[0]!, n);
-    const family = families.get(name);
+    // A histogram's samples are <name>_bucket (with le), <name>_sum and <name>_count.
+    const suffix = /_(bucket|sum|count)$/.exec(name);
+    const base = suffix ? families.get(name.slice(0, -suffix[0].length)) : undefined;
+    const family = base?.type === 'histogram' ? base : families.get(name);
     if (!family || family.type === 'untyped') fail(n, `sample of ${name} before its TYPE`);
+    if (family.type === 'histogram' && family.name === name) fail(n, `histogram ${name} has a sample without _bucket, _sum or _count`);
+    if (family.type === 'histogram' && name.endsWith('_bucket') !== 'le' in labels) fail(n, `${name}: le belongs on _bucket samples only`);
     const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`;
     if (seen.has(key)) fail(n, `duplicate series ${key}`);
     seen.add(key);
-    family.samples.push({ labels, value });
+    family.samples.push({ name, labels, value });
   });
+  for (const f of families.values()) if (f.type === 'histogram') checkHistogram(f);
   return families;
+}
+
+/** Each series of a histogram: ascending le ending at +Inf, cumulative counts, +Inf = _count, and a _sum. */
+function checkHistogram(f: Family): void {
+  const series = new Map<string, { buckets: { le: number; value: number }[]; sum?: number; count?: number }>();
+  for (const s of f.samples) {
+    const { le, ...rest } = s.labels;
+    const key = JSON.stringify(Object.entries(rest).sort());
+    const entry = series.get(key) ?? { buckets: [] };
+    series.set(key, entry);
+    if (s.name.endsWith('_bucket')) entry.buckets.push({ le: parseValue(le!, 0), value: s.value });
+    else if (s.name.endsWith('_sum')) entry.sum = s.value;
+    else entry.count = s.value;
+  }
+  for (const [key, e] of series) {
+    const where = `${f.name}${key}`;
+    if (e.buckets.length === 0 || e.buckets.at(-1)!.le !== Infinity) fail(0, `${where}: the last bucket must be le="+Inf"`);
+    e.buckets.forEach((b, i) => {
+      if (i === 0) return;
+      const prev = e.buckets[i - 1]!;
+      if (!(b.le > prev.le)) fail(0, `${where}: le values must ascend`);
+      if (b.value < prev.value) fail(0, `${where}: bucket counts must be cumulative`);
+    });
+    if (e.count === undefined || e.sum === undefined) fail(0, `${where}: _sum and _count are required`);
+    if (e.count !== e.buckets.at(-1)!.value) fail(0, `${where}: _count differs from the +Inf bucket`);
+  }
 }

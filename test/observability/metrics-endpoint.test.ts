@@ -5,8 +5,9 @@
  * channel and purpose; no label carries personal data; a configured token is required.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHANNELS, DELIVERY_STATES, PURPOSES, TERMINAL_REASONS } from '../../src/domain/index.js';
-import { COUNTER_NAMES } from '../../src/metrics/counters.js';
+import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, PURPOSES, TERMINAL_REASONS } from '../../src/domain/index.js';
+import { CALLBACK_REFUSAL_REASONS, COUNTER_NAMES, LATENCY_BUCKETS_SECONDS, REFUSAL_CLASSES, THROTTLE_SCOPES } from '../../src/metrics/counters.js';
+import { CAMPAIGN_DELIVERY_STATUSES } from '../../src/store/observability-store.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 import { parseExposition, type Family } from './exposition.js';
 
@@ -20,13 +21,19 @@ const GAUGES = [
   'herald_review_queue_size',
 ];
 const COUNTERS = COUNTER_NAMES.map((n) => `herald_${n}_total`);
+const OTP_SMS = { provider_account: 'sandbox-sms', lane: 'auth', purpose: 'otp' };
 /** Every label name a series may carry, each from a closed set. */
 const CLOSED_LABELS: Record<string, readonly string[]> = {
   state: DELIVERY_STATES,
-  reason: TERMINAL_REASONS,
+  reason: [...TERMINAL_REASONS, ...CALLBACK_REFUSAL_REASONS],
   channel: CHANNELS,
   purpose: PURPOSES,
   provider_account: ['sandbox-email', 'sandbox-sms', 'sandbox-push'],
+  lane: ['auth', 'bulk'],
+  class: REFUSAL_CLASSES,
+  scope: THROTTLE_SCOPES,
+  status: [...DOWNSTREAM_STATUSES, 'online', 'offline', ...CAMPAIGN_DELIVERY_STATUSES],
+  le: [...LATENCY_BUCKETS_SECONDS.map(String), '+Inf'],
 };
 
 async function scrape(h: Harness, headers: Record<string, string> = {}): Promise<Map<string, Family>> {
@@ -40,7 +47,7 @@ async function scrape(h: Harness, headers: Record<string, string> = {}): Promise
 function value(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
   const f = families.get(name);
   if (!f) throw new Error(`no family ${name}`);
-  const s = f.samples.find((x) => JSON.stringify(Object.entries(x.labels).sort()) === JSON.stringify(Object.entries(labels).sort()));
+  const s = f.samples.find((x) => x.name === name && JSON.stringify(Object.entries(x.labels).sort()) === JSON.stringify(Object.entries(labels).sort()));
   if (!s) throw new Error(`no series ${name}${JSON.stringify(labels)}`);
   return s.value;
 }
@@ -68,9 +75,13 @@ describe.each(DRIVERS)('GET /metrics on %s', (driver) => {
     // Every state and reason reports, zero included; every configured account reports its due work.
     for (const state of DELIVERY_STATES) expect(value(families, 'herald_deliveries', { state })).toBe(0);
     for (const reason of TERMINAL_REASONS) expect(value(families, 'herald_deliveries_terminal', { reason })).toBe(0);
+    // Default lanes: auth carries otp and alert, bulk the other purposes.
     for (const provider_account of CLOSED_LABELS.provider_account!) {
-      expect(value(families, 'herald_due_deliveries', { provider_account })).toBe(0);
-      expect(value(families, 'herald_due_oldest_age_seconds', { provider_account })).toBe(0);
+      for (const purpose of PURPOSES) {
+        const lane = purpose === 'otp' || purpose === 'alert' ? 'auth' : 'bulk';
+        expect(value(families, 'herald_due_deliveries', { provider_account, lane, purpose })).toBe(0);
+        expect(value(families, 'herald_due_oldest_age_seconds', { provider_account, lane, purpose })).toBe(0);
+      }
     }
     expect(value(families, 'herald_deliveries_unknown')).toBe(0);
     expect(value(families, 'herald_unknown_oldest_age_seconds')).toBe(0);
@@ -106,7 +117,7 @@ describe.each(DRIVERS)('GET /metrics on %s', (driver) => {
     expect(value(m, 'herald_deliveries_terminal', { reason: 'expired' })).toBe(1);
     expect(value(m, 'herald_expired_challenges_total', { channel: 'sms', purpose: 'otp' })).toBe(1);
     // No longer useful, so no longer due.
-    expect(value(m, 'herald_due_deliveries', { provider_account: 'sandbox-sms' })).toBe(0);
+    expect(value(m, 'herald_due_deliveries', OTP_SMS)).toBe(0);
   });
 
   it('a due but unsent message raises the oldest-due age of its account only', async () => {
@@ -114,14 +125,15 @@ describe.each(DRIVERS)('GET /metrics on %s', (driver) => {
     expect((await h.send(otpBody({ recipient: { id: 'user-2', phone: '+14155550124' } }))).status).toBe(202);
     h.clock.advance(30_000);
     const m = await scrape(h);
-    expect(value(m, 'herald_due_deliveries', { provider_account: 'sandbox-sms' })).toBe(2);
-    expect(value(m, 'herald_due_oldest_age_seconds', { provider_account: 'sandbox-sms' })).toBe(30);
-    expect(value(m, 'herald_due_oldest_age_seconds', { provider_account: 'sandbox-email' })).toBe(0);
+    expect(value(m, 'herald_due_deliveries', OTP_SMS)).toBe(2);
+    expect(value(m, 'herald_due_oldest_age_seconds', OTP_SMS)).toBe(30);
+    expect(value(m, 'herald_due_oldest_age_seconds', { provider_account: 'sandbox-email', lane: 'auth', purpose: 'otp' })).toBe(0);
+    expect(value(m, 'herald_due_oldest_age_seconds', { provider_account: 'sandbox-sms', lane: 'bulk', purpose: 'marketing' })).toBe(0);
     // Sent: nothing waits any more.
     await h.worker.drain();
     const after = await scrape(h);
-    expect(value(after, 'herald_due_deliveries', { provider_account: 'sandbox-sms' })).toBe(0);
-    expect(value(after, 'herald_due_oldest_age_seconds', { provider_account: 'sandbox-sms' })).toBe(0);
+    expect(value(after, 'herald_due_deliveries', OTP_SMS)).toBe(0);
+    expect(value(after, 'herald_due_oldest_age_seconds', OTP_SMS)).toBe(0);
     expect(value(after, 'herald_deliveries', { state: 'accepted' })).toBe(2);
   });
 

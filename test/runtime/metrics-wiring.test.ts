@@ -70,7 +70,9 @@ describe('GET /metrics in the runtime', () => {
     const r = await fetch(url, { headers: { authorization: `Bearer ${process.env[ENV]}` } });
     expect(r.status).toBe(200);
     const families = parseExposition(await r.text());
-    expect(families.get('herald_api_attempts_total')?.samples).toEqual([{ labels: { channel: 'sms', purpose: 'otp' }, value: 1 }]);
+    expect(families.get('herald_api_attempts_total')?.samples).toEqual([
+      { name: 'herald_api_attempts_total', labels: { channel: 'sms', purpose: 'otp' }, value: 1 },
+    ]);
     expect(families.get('herald_deliveries')?.type).toBe('gauge');
     expect((await fetch(`http://127.0.0.1:${port}/v1/notifications`)).status).toBe(404);
   });

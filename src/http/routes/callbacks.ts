@@ -11,6 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
+import type { DeliveryCounters } from '../../metrics/counters.js';
 import type { CallbackVerifier } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { sendProblem } from '../problem-handler.js';
@@ -28,6 +29,8 @@ export interface CallbackRouteDeps {
    * behind a proxy is not the request's own protocol and host. Without it, those are used.
    */
   publicUrl?: string;
+  /** Counts events received and duplicated, and refused requests, per configured account. */
+  counters?: DeliveryCounters;
 }
 
 /** 1 MiB: providers batch events (SendGrid up to ~1,000 per request). */
@@ -79,7 +82,13 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
         // strip a path prefix, never the route, so public_url + the path as received is that URL.
         const url = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, '')}${request.url}` : `${request.protocol}://${request.host}${request.url}`;
         const parsed = await verifier.verify({ rawBody, headers: request.headers, url }, now);
-        if (!parsed.ok) return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
+        const series = deps.counters?.series;
+        if (!parsed.ok) {
+          // Only accounts that receive callbacks reach here, so the label stays a configured id.
+          if (parsed.code === 'callback_signature_invalid') series?.callbacksRefused.inc({ provider_account: account, reason: 'signature' });
+          else if (parsed.code === 'callback_malformed') series?.callbacksRefused.inc({ provider_account: account, reason: 'malformed' });
+          return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
+        }
         let recorded: { inserted: number; duplicates: number };
         try {
           recorded = await deps.store.evidence.recordProviderEvents(parsed.events.map((e) => ({ ...e, providerAccount: account, receivedAt: now })));
@@ -87,6 +96,8 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
           request.log.error({ err, providerAccount: account }, 'cannot record provider events; answering 503 so the provider retries');
           return sendProblem(reply, request, new HeraldError('service_unavailable', 'the events could not be recorded; retry later', [], { cause: err }));
         }
+        series?.callbacksReceived.inc({ provider_account: account }, recorded.inserted + recorded.duplicates);
+        series?.callbacksDuplicated.inc({ provider_account: account }, recorded.duplicates);
         if (recorded.inserted > 0) deps.onEvidence?.();
         return reply.code(200).send({ received: recorded.inserted, duplicates: recorded.duplicates });
       },

@@ -1,43 +1,247 @@
-/** GET /v1/stats/counters: the process's delivery counters, read-only. */
+/**
+ * GET /v1/stats: the caller's tenant, read from the store (`store.observability`), so every
+ * process answers the same and a restart loses nothing (issue 14, part 6; it replaces the
+ * per-process GET /v1/stats/counters). The same facts as the metrics endpoint's state gauges,
+ * scoped to one tenant, plus a per-minute (or per-15-minutes) series of what happened and the
+ * user reports. The retry budget and a throttle pause belong to the provider account, which
+ * every tenant shares; the failure counts are the tenant's own.
+ */
 import type { FastifyInstance } from 'fastify';
-import { CHANNELS, PURPOSES } from '../../domain/index.js';
-import { COUNTER_NAMES, type DeliveryCounters } from '../../metrics/counters.js';
+import type { Clock } from '../../clock.js';
+import {
+  assessBudget,
+  DEFAULT_LANES,
+  DELIVERY_STATES,
+  HEALTH_WINDOW_MS,
+  laneFor,
+  TERMINAL_REASONS,
+  type DeliveryState,
+  type TerminalReason,
+} from '../../domain/index.js';
+import type { ProviderAccountConfig } from '../../providers/provider.js';
+import type { Store } from '../../store/store.js';
+import { DEFAULT_REVIEW_UNKNOWN_AFTER_MS } from './review.js';
 
 const problemRef = { $ref: 'problem#' };
 
-/** Registers the stats routes on an authenticated scope. */
-export function statsRoutes(app: FastifyInstance, deps: { counters?: DeliveryCounters }): void {
-  app.get(
-    '/v1/stats/counters',
-    {
-      schema: {
-        summary: "This process's delivery counters",
-        description:
-          'Every non-zero counter, per channel and purpose, since this process started. Counters are per process and ' +
-          'across all tenants: with several processes, each answers with its own counts; a restart starts from zero.',
-        tags: ['stats'],
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              counters: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    name: { type: 'string', enum: [...COUNTER_NAMES] },
-                    channel: { type: 'string', enum: [...CHANNELS] },
-                    purpose: { type: 'string', enum: [...PURPOSES] },
-                    value: { type: 'integer' },
-                  },
-                },
-              },
-            },
+/** The two series windows: 60 one-minute buckets, or 96 fifteen-minute buckets (a day). */
+export const STATS_WINDOWS = { hour: { bucketMs: 60_000, buckets: 60 }, day: { bucketMs: 900_000, buckets: 96 } } as const;
+export type StatsWindow = keyof typeof STATS_WINDOWS;
+
+/** Default of config `metrics.accepted_progress_after_s`, in ms. */
+const DEFAULT_ACCEPTED_PROGRESS_AFTER_MS = 1_800_000;
+
+export interface StatsRouteDeps {
+  store: Store;
+  clock?: Clock;
+  accounts?: readonly ProviderAccountConfig[];
+  reviewUnknownAfterMs?: number;
+  /** Config `metrics.accepted_progress_after_s`, in ms. Default 30 minutes. */
+  acceptedProgressAfterMs?: number;
+}
+
+const count = { type: 'integer', minimum: 0 } as const;
+const seconds = { type: 'number', minimum: 0 } as const;
+const iso = { type: 'string', format: 'date-time' } as const;
+const countsOf = (keys: readonly string[]) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: [...keys],
+  properties: Object.fromEntries(keys.map((k) => [k, count])),
+});
+
+const responseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'at',
+    'deliveries',
+    'terminal',
+    'unknown',
+    'due',
+    'accepted_without_progress',
+    'deadline_misses_last_hour',
+    'review_queue_size',
+    'provider_accounts',
+    'series',
+    'reports',
+  ],
+  properties: {
+    at: iso,
+    deliveries: { ...countsOf(DELIVERY_STATES), description: 'Deliveries per state, every state present.' },
+    terminal: { ...countsOf(TERMINAL_REASONS), description: 'Terminal deliveries per reason, every reason present.' },
+    unknown: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['count', 'oldest_age_seconds'],
+      properties: { count, oldest_age_seconds: { ...seconds, description: 'Since the oldest unknown delivery became unknown; 0 when none is.' } },
+    },
+    due: {
+      type: 'array',
+      description: 'Due, unexpired work (ready or retryable, next_attempt_at passed) per provider account, lane and purpose; only groups with work.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['provider_account', 'lane', 'purpose', 'count', 'oldest_age_seconds'],
+        properties: { provider_account: { type: 'string' }, lane: { type: 'string' }, purpose: { type: 'string' }, count, oldest_age_seconds: seconds },
+      },
+    },
+    accepted_without_progress: {
+      type: 'array',
+      description: 'Accepted deliveries whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['provider_account', 'channel', 'count'],
+        properties: { provider_account: { type: 'string' }, channel: { type: 'string' }, count },
+      },
+    },
+    deadline_misses_last_hour: { ...count, description: 'Deliveries that ended terminal/expired in the last hour without ever being accepted.' },
+    review_queue_size: count,
+    provider_accounts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'failures_last_15m', 'retry_budget', 'paused_until'],
+        properties: {
+          id: { type: 'string' },
+          failures_last_15m: { ...count, description: "This tenant's attempts in the last 15 minutes that were not accepted." },
+          retry_budget: { type: 'string', enum: ['healthy', 'degraded'], description: "The account's retry budget (every tenant's calls)." },
+          paused_until: {
+            type: ['string', 'null'],
+            format: 'date-time',
+            description: "When a provider's throttle pause of the account ends; null when not paused.",
           },
-          401: problemRef,
         },
       },
     },
-    async () => ({ counters: deps.counters?.snapshot() ?? [] }),
+    series: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['window', 'bucket_seconds', 'points'],
+      properties: {
+        window: { type: 'string', enum: Object.keys(STATS_WINDOWS) },
+        bucket_seconds: { type: 'integer', enum: Object.values(STATS_WINDOWS).map((w) => w.bucketMs / 1000) },
+        points: {
+          type: 'array',
+          description: 'Oldest first; the last bucket contains `at`.',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['t', 'accepted', 'confirmed', 'failed', 'unknown', 'failed_by_account'],
+            properties: {
+              t: { ...iso, description: 'Bucket start.' },
+              accepted: { ...count, description: 'Attempts the provider accepted.' },
+              confirmed: { ...count, description: 'Deliveries whose downstream status first reached sent, delivered or read.' },
+              failed: {
+                ...count,
+                description: 'Attempts that ended retryable, throttled or permanent, plus deliveries that ended rejected, exhausted or unresolved.',
+              },
+              unknown: { ...count, description: 'Attempts whose outcome was unknown (or whose lease expired).' },
+              failed_by_account: { type: 'object', additionalProperties: count, description: 'The failed attempts per provider account.' },
+            },
+          },
+        },
+      },
+    },
+    reports: countsOf(['duplicate', 'not_received']),
+  },
+} as const;
+
+/** Registers GET /v1/stats on an authenticated scope. */
+export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
+  const unknownAfterMs = deps.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
+  const acceptedProgressAfterMs = deps.acceptedProgressAfterMs ?? DEFAULT_ACCEPTED_PROGRESS_AFTER_MS;
+  const accounts = deps.accounts ?? [];
+  app.get<{ Querystring: { window?: StatsWindow } }>(
+    '/v1/stats',
+    {
+      schema: {
+        summary: "The tenant's delivery statistics, from the store",
+        description:
+          "The caller's tenant only: deliveries per state and terminal reason, the unknown count and age, due work per account, lane and " +
+          'purpose, accepted deliveries without downstream progress, deadline misses, the review queue, per provider account its recent ' +
+          'failures, retry budget and throttle pause, a series of the last hour (60 one-minute buckets, default) or day (`window=day`, 96 ' +
+          'fifteen-minute buckets), and the user reports. Read from the store: the same from every process, and after restarts.',
+        tags: ['stats'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { window: { type: 'string', enum: Object.keys(STATS_WINDOWS), description: 'hour (default) or day' } },
+        },
+        response: { 200: responseSchema, 400: problemRef, 401: problemRef },
+      },
+    },
+    async (request) => {
+      const tenantId = request.tenantId;
+      const now = deps.clock?.now() ?? Date.now();
+      const windowName: StatsWindow = request.query.window ?? 'hour';
+      const w = STATS_WINDOWS[windowName];
+      // The last bucket is the one `now` falls in.
+      const from = Math.floor(now / w.bucketMs) * w.bucketMs - (w.buckets - 1) * w.bucketMs;
+      const [state, series, reports] = await Promise.all([
+        deps.store.observability.systemState({ now, tenantId, unknownAfterMs, acceptedProgressAfterMs, healthSince: now - HEALTH_WINDOW_MS }),
+        deps.store.observability.statsSeries({ tenantId, from, bucketMs: w.bucketMs, buckets: w.buckets }),
+        deps.store.observability.reportCounts(tenantId),
+      ]);
+      const ageS = (since: number) => Math.max(0, (now - since) / 1000);
+      const deliveries = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
+      const terminal = Object.fromEntries(TERMINAL_REASONS.map((r) => [r, 0])) as Record<TerminalReason, number>;
+      let unknownOldest: number | null = null;
+      for (const g of state.deliveries) {
+        deliveries[g.state] += g.count;
+        if (g.state === 'terminal' && g.terminalReason) terminal[g.terminalReason] += g.count;
+        if (g.state === 'unknown' && g.count > 0) unknownOldest = Math.min(unknownOldest ?? Infinity, g.oldestUpdatedAt);
+      }
+      const lanesOf = (id: string) => accounts.find((a) => a.id === id)?.lanes ?? DEFAULT_LANES;
+      const known = new Map(state.providerAccounts.map((a) => [a.providerAccount, a]));
+      // Configured accounts, and any other the tenant's recent attempts used (one since removed from configuration).
+      const accountIds = [
+        ...new Set([...accounts.map((a) => a.id), ...state.providerAccounts.filter((a) => a.failuresLast15m > 0).map((a) => a.providerAccount)]),
+      ];
+      return {
+        at: new Date(now).toISOString(),
+        deliveries,
+        terminal,
+        unknown: { count: deliveries.unknown, oldest_age_seconds: unknownOldest === null ? 0 : ageS(unknownOldest) },
+        due: state.due
+          .map((d) => ({
+            provider_account: d.providerAccount,
+            lane: laneFor(d.purpose, lanesOf(d.providerAccount)).name,
+            purpose: d.purpose,
+            count: d.count,
+            oldest_age_seconds: ageS(d.oldestDueAt),
+          }))
+          .sort((a, b) => a.provider_account.localeCompare(b.provider_account) || a.lane.localeCompare(b.lane) || a.purpose.localeCompare(b.purpose)),
+        accepted_without_progress: state.acceptedWithoutProgress
+          .map((g) => ({ provider_account: g.providerAccount, channel: g.channel, count: g.count }))
+          .sort((a, b) => a.provider_account.localeCompare(b.provider_account) || a.channel.localeCompare(b.channel)),
+        deadline_misses_last_hour: state.deadlineMissesLastHour.reduce((n, g) => n + g.count, 0),
+        review_queue_size: state.deliveries.reduce((n, g) => n + g.inReview, 0),
+        provider_accounts: accountIds.map((id) => {
+          const a = known.get(id);
+          return {
+            id,
+            failures_last_15m: a?.failuresLast15m ?? 0,
+            retry_budget: assessBudget({ calls: a?.healthCalls ?? 0, failures: a?.healthFailures ?? 0 }).state,
+            paused_until: a?.pausedUntil == null ? null : new Date(a.pausedUntil).toISOString(),
+          };
+        }),
+        series: {
+          window: windowName,
+          bucket_seconds: w.bucketMs / 1000,
+          points: series.map((p) => ({
+            t: new Date(p.t).toISOString(),
+            accepted: p.accepted,
+            confirmed: p.confirmed,
+            failed: p.failed,
+            unknown: p.unknown,
+            failed_by_account: p.failedByAccount,
+          })),
+        },
+        reports,
+      };
+    },
   );
 }

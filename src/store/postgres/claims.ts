@@ -24,6 +24,7 @@ export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: p
     destination: String(r.destination),
     content: json(r.content_json),
     retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
+    notificationCreatedAt: Number(r.notification_created_at),
     idempotencyKey: String(r.idempotency_key),
     expiresAt: Number(r.expires_at),
     attemptNumber: Number(r.attempt_count),

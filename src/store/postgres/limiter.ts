@@ -66,6 +66,7 @@ export class PostgresLimiter implements LimiterStore {
       const tats = await this.lock(c, r.providerAccount, [ACCOUNT_LANE]);
       const next = throttle({ tatUs: tats.get(ACCOUNT_LANE) ?? 0 }, { ...r.limit, now: r.now, retryAfterMs: r.retryAfterMs });
       await this.sql.q('limiter_set', [r.providerAccount, [ACCOUNT_LANE], [next.state.tatUs]], c);
+      await this.sql.q('limiter_pause', [r.providerAccount, next.resumeAt], c);
       return next.resumeAt;
     });
   }

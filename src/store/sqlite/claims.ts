@@ -47,6 +47,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       destination: String(r.destination),
       content: json(row.content_json),
       retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
+      notificationCreatedAt: Number(row.notification_created_at),
       idempotencyKey: String(r.idempotency_key),
       expiresAt: Number(r.expires_at),
       attemptNumber,

@@ -60,6 +60,7 @@ export class SqliteLimiter implements LimiterStore {
     return this.sql.write(() => {
       const next = throttle({ tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }, { ...r.limit, now: r.now, retryAfterMs: r.retryAfterMs });
       this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: next.state.tatUs });
+      this.sql.stmt('limiter_pause').run({ provider_account: r.providerAccount, paused_until: next.resumeAt });
       return next.resumeAt;
     });
   }

@@ -34,7 +34,7 @@ opened AS (
   INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
   SELECT id, attempt_count, lease_version, $4, $2 FROM claimed
 )
-SELECT c.*, n.content_json, n.retry_ladder FROM claimed c JOIN notifications n ON n.id = c.notification_id
+SELECT c.*, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM claimed c JOIN notifications n ON n.id = c.notification_id
 ORDER BY c.next_attempt_at, c.id;
 
 -- name: lease_renew

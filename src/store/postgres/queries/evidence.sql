@@ -39,6 +39,7 @@ SET state = COALESCE(w.to_state, d.state),
     terminal_reason = CASE WHEN w.to_state IS NULL THEN d.terminal_reason ELSE w.reason END,
     next_attempt_at = CASE WHEN w.to_state IS NULL THEN d.next_attempt_at ELSE w.next_at END,
     downstream_status = w.downstream,
+    confirmed_at = COALESCE(d.confirmed_at, CASE WHEN w.downstream IN ('sent', 'delivered', 'read') THEN $10::bigint END),
     provider_message_id = COALESCE(d.provider_message_id, w.pmid),
     updated_at = $10
 FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[])

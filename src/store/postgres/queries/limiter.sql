@@ -17,3 +17,10 @@ ORDER BY lane FOR UPDATE;
 UPDATE rate_limiters r SET tat_us = w.tat_us
 FROM unnest($2::text[], $3::bigint[]) AS w(lane, tat_us)
 WHERE r.provider_account = $1 AND r.lane = w.lane;
+
+-- name: limiter_pause
+-- A provider's 429 paused the account until $2 (never moved earlier): what the metrics endpoint
+-- shows as the pause (migration 0013). The row exists: throttleAccount has just locked it.
+-- params: $1 provider_account, $2 paused_until
+UPDATE rate_limiters SET paused_until = GREATEST(COALESCE(paused_until, 0), $2::bigint)
+WHERE provider_account = $1 AND lane = '*';

@@ -1,20 +1,114 @@
--- What the metrics endpoint reads: the state of the whole system, aggregated, every tenant.
--- The same statement names as the SQLite driver's observability.sql.
+-- What the metrics endpoint, the operator alerts and GET /v1/stats read: the state of the system,
+-- aggregated. A NULL tenant id reads every tenant (the metrics endpoint); a tenant id reads that
+-- tenant's rows only (GET /v1/stats). The same statement names as the SQLite driver's observability.sql.
 
 -- name: observability_deliveries_by_state
 -- Deliveries per state and terminal reason, the oldest update of each group, and how many the
--- review queue lists (the condition of review_list, every tenant).
--- params: $1 unknown_before
+-- review queue lists (the condition of review_list).
+-- params: $1 unknown_before, $2 tenant_id
 SELECT state, terminal_reason, COUNT(*)::bigint AS n, MIN(updated_at) AS oldest_updated_at,
        COUNT(*) FILTER (WHERE (state = 'terminal' AND terminal_reason IN ('exhausted', 'rejected', 'unresolved'))
                            OR (state = 'unknown' AND updated_at <= $1))::bigint AS in_review
 FROM deliveries
+WHERE ($2::text IS NULL OR tenant_id = $2::text)
 GROUP BY state, terminal_reason;
 
--- name: observability_due_by_account
--- Due, unexpired work per provider account (the deliveries_due index): claimable now and not yet claimed.
--- params: $1 now
-SELECT provider_account, COUNT(*)::bigint AS n, MIN(next_attempt_at) AS oldest_due_at
+-- name: observability_due
+-- Due, unexpired work per provider account and purpose (the deliveries_due_purpose index):
+-- claimable now and not yet claimed. A paused campaign's held deliveries are not due (their
+-- next_attempt_at is CAMPAIGN_HOLD_UNTIL).
+-- params: $1 now, $2 tenant_id
+SELECT provider_account, purpose, COUNT(*)::bigint AS n, MIN(next_attempt_at) AS oldest_due_at
 FROM deliveries
 WHERE state IN ('ready', 'retryable') AND next_attempt_at <= $1 AND expires_at > $1
+  AND ($2::text IS NULL OR tenant_id = $2::text)
+GROUP BY provider_account, purpose;
+
+-- name: observability_accepted_waiting
+-- Accepted deliveries no evidence has moved past `accepted`, not updated since $1
+-- (the deliveries_accepted_waiting index).
+-- params: $1 before, $2 tenant_id
+SELECT provider_account, channel, COUNT(*)::bigint AS n, MIN(updated_at) AS oldest_updated_at
+FROM deliveries
+WHERE state = 'accepted' AND (downstream_status IS NULL OR downstream_status = 'accepted') AND updated_at <= $1
+  AND ($2::text IS NULL OR tenant_id = $2::text)
+GROUP BY provider_account, channel;
+
+-- name: observability_deadline_misses
+-- Deliveries that ended expired since $1 without any attempt ever accepted (the
+-- deliveries_terminal_at index; the attempts primary key for the check).
+-- params: $1 since, $2 tenant_id
+SELECT d.channel, d.purpose, COUNT(*)::bigint AS n
+FROM deliveries d
+WHERE d.state = 'terminal' AND d.updated_at >= $1 AND d.terminal_reason = 'expired' AND d.downstream_status IS NULL
+  AND ($2::text IS NULL OR d.tenant_id = $2::text)
+  AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.outcome = 'accepted')
+GROUP BY d.channel, d.purpose;
+
+-- name: observability_failures
+-- Attempts finished since $1 whose outcome was not an acceptance, per account (the attempts_finished index).
+-- params: $1 since, $2 tenant_id
+SELECT d.provider_account, COUNT(*)::bigint AS n
+FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+WHERE a.finished_at >= $1 AND a.outcome IN ('retryable', 'throttled', 'permanent', 'unknown', 'lease_expired')
+  AND ($2::text IS NULL OR d.tenant_id = $2::text)
+GROUP BY d.provider_account;
+
+-- name: observability_health
+-- The retry budget's window of every account (provider_health_* of health.sql, for all accounts at once).
+-- params: $1 since
+SELECT provider_account, SUM(calls)::bigint AS calls, SUM(failures)::bigint AS failures
+FROM provider_health WHERE bucket_start >= $1
 GROUP BY provider_account;
+
+-- name: observability_pauses
+-- Accounts a provider's 429 has paused past $1 (the account-wide limiter row, lane '*').
+-- params: $1 now
+SELECT provider_account, paused_until FROM rate_limiters
+WHERE lane = '*' AND paused_until > $1;
+
+-- name: observability_devices
+-- Android gateway devices and when each last called (no SIM data, no token).
+-- params: $1 tenant_id
+SELECT id, name, tenant_id, provider_account, last_seen_at FROM devices
+WHERE ($1::text IS NULL OR tenant_id = $1::text)
+ORDER BY id;
+
+-- name: observability_campaigns
+-- The deliveries of unfinished campaigns, grouped as campaign_delivery_counts groups one campaign
+-- (the campaigns_active and deliveries_campaign indexes).
+-- params: $1 tenant_id
+SELECT c.id AS campaign_id, c.tenant_id, d.state, d.terminal_reason, d.downstream_status, COUNT(*)::bigint AS n
+FROM campaigns c JOIN deliveries d ON d.campaign_id = c.id
+WHERE c.finished_at IS NULL AND ($1::text IS NULL OR c.tenant_id = $1::text)
+GROUP BY c.id, c.tenant_id, d.state, d.terminal_reason, d.downstream_status;
+
+-- name: observability_series_attempts
+-- A tenant's attempts finished in [$2, $3), per bucket of $4 ms, outcome and account (the attempts_finished index).
+-- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
+SELECT (a.finished_at - $2::bigint) / $4::bigint AS bucket, a.outcome, d.provider_account, COUNT(*)::bigint AS n
+FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+WHERE a.finished_at >= $2::bigint AND a.finished_at < $3::bigint AND d.tenant_id = $1 AND a.outcome IS NOT NULL
+GROUP BY 1, a.outcome, d.provider_account;
+
+-- name: observability_series_terminal
+-- A tenant's deliveries that ended without getting through in [$2, $3), per bucket (the deliveries_terminal_at index).
+-- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
+SELECT (updated_at - $2::bigint) / $4::bigint AS bucket, COUNT(*)::bigint AS n
+FROM deliveries
+WHERE state = 'terminal' AND updated_at >= $2::bigint AND updated_at < $3::bigint AND tenant_id = $1
+  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved')
+GROUP BY 1;
+
+-- name: observability_series_confirmed
+-- A tenant's deliveries whose downstream status first reached sent/delivered/read in [$2, $3), per bucket.
+-- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
+SELECT (confirmed_at - $2::bigint) / $4::bigint AS bucket, COUNT(*)::bigint AS n
+FROM deliveries
+WHERE confirmed_at >= $2::bigint AND confirmed_at < $3::bigint AND tenant_id = $1
+GROUP BY 1;
+
+-- name: observability_report_counts
+-- A tenant's user reports, all time, by kind.
+-- params: $1 tenant_id
+SELECT kind, COUNT(*)::bigint AS n FROM notification_reports WHERE tenant_id = $1 GROUP BY kind;

@@ -20,6 +20,7 @@ applied AS (
       next_attempt_at = w.next_at,
       provider_message_id = COALESCE(w.pmid, d.provider_message_id),
       downstream_status = COALESCE(d.downstream_status, w.downstream),
+      confirmed_at = COALESCE(d.confirmed_at, CASE WHEN COALESCE(d.downstream_status, w.downstream) IN ('sent', 'delivered', 'read') THEN $10::bigint END),
       last_error_code = COALESCE(w.last_error, d.last_error_code),
       lease_owner = NULL,
       lease_until = NULL,

@@ -8,7 +8,7 @@
 -- deliveries_due_purpose index, so a lane's claim never scans another lane's backlog (a code
 -- is found at once behind 600,000 queued campaign messages).
 -- params: @provider_account, @now, @limit, @otp, @transactional, @conversational, @marketing, @alert
-SELECT d.id, n.content_json, n.retry_ladder FROM (
+SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM (
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now

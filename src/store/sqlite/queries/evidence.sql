@@ -37,6 +37,7 @@ SET state = COALESCE(@to_state, state),
     terminal_reason = CASE WHEN @to_state IS NULL THEN terminal_reason ELSE @terminal_reason END,
     next_attempt_at = CASE WHEN @to_state IS NULL THEN next_attempt_at ELSE @next_attempt_at END,
     downstream_status = @downstream_status,
+    confirmed_at = COALESCE(confirmed_at, CASE WHEN @downstream_status IN ('sent', 'delivered', 'read') THEN @now END),
     provider_message_id = COALESCE(provider_message_id, @provider_message_id),
     updated_at = @now
 WHERE id = @id AND state = @expect_state AND lease_version = @expect_lease_version

@@ -15,3 +15,10 @@ SELECT tat_us FROM rate_limiters WHERE provider_account = @provider_account AND 
 -- name: limiter_set
 -- params: @provider_account, @lane, @tat_us
 UPDATE rate_limiters SET tat_us = @tat_us WHERE provider_account = @provider_account AND lane = @lane;
+
+-- name: limiter_pause
+-- A provider's 429 paused the account until @paused_until (never moved earlier): what the metrics
+-- endpoint shows as the pause (migration 0013). The row exists: throttleAccount has just read it.
+-- params: @provider_account, @paused_until
+UPDATE rate_limiters SET paused_until = MAX(COALESCE(paused_until, 0), @paused_until)
+WHERE provider_account = @provider_account AND lane = '*';
