@@ -24,7 +24,8 @@ export function TimeChart(props: { title: string; times: number[]; series: Serie
       height: props.height ?? 200,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true } },
+      // Counts start at 0, and an all-zero series still gets a 0-1 axis instead of uPlot's 0-100.
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       // Counts are whole numbers: no 0.5 ticks.
       axes: [{}, { size: 50, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] }],
       series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.colour, width: 2, ...(s.dash ? { dash: s.dash } : {}), points: { show: false } }))],
