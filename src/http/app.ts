@@ -40,6 +40,8 @@ import { smsgateThirdPartyRoutes } from './routes/smsgate-third-party.js';
 import { metricsRoutes, type MetricsRouteDeps } from './routes/metrics.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { sessionRoutes } from './routes/session.js';
+import { eventStreamRoutes } from './routes/event-stream.js';
+import type { OutboxSignal } from './outbox-signal.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { DEFAULT_SESSION_IDLE_S, DEFAULT_SESSION_TTL_S, type SessionAuth } from './session-auth.js';
 import { systemClock } from '../clock.js';
@@ -80,6 +82,12 @@ export interface AppDeps {
   metrics?: MetricsRouteDeps | null;
   /** The dashboard (config `dashboard`): /dashboard, sign-in sessions, the cookie on /v1. Default: on, with the default lifetimes; null: off. */
   dashboard?: DashboardDeps | null;
+  /** This process's commits of outbox rows, so GET /v1/events/stream sends them at once (else it polls every second). */
+  outboxSignal?: OutboxSignal | null;
+  /** How often an event stream polls the store (tests shorten it). Default 1000 ms. */
+  eventStreamPollMs?: number;
+  /** How often an idle event stream gets a comment line (tests shorten it). Default 15 000 ms. */
+  eventStreamHeartbeatMs?: number;
 }
 
 /** The dashboard's server side (docs/dashboard.md). */
@@ -194,6 +202,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);
+    eventStreamRoutes(v1, {
+      store: deps.store,
+      signal: deps.outboxSignal ?? null,
+      ...(deps.eventStreamPollMs !== undefined ? { pollMs: deps.eventStreamPollMs } : {}),
+      ...(deps.eventStreamHeartbeatMs !== undefined ? { heartbeatMs: deps.eventStreamHeartbeatMs } : {}),
+    });
   });
   await app.ready();
   return app;

@@ -17,6 +17,7 @@ import { Sweeper } from '../delivery/sweeper.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
+import { OutboxSignal } from '../http/outbox-signal.js';
 import { buildMetricsApp } from '../http/metrics-app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
@@ -202,14 +203,27 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
 
   if (opts.roles.includes('api')) {
+    // The dashboard's event streams in this process hear of intake's and replays' outbox rows at once.
+    const outboxSignal = new OutboxSignal();
     const intake = new IntakeService({
       store,
       accounts: config.provider_accounts,
       clock,
-      wake: (account) => wake.notify(account),
+      wake: (account) => {
+        wake.notify(account);
+        outboxSignal.notify();
+      },
       counters,
     });
-    const replay = new ReplayService({ store, clock, wake: (account) => wake.notify(account), counters });
+    const replay = new ReplayService({
+      store,
+      clock,
+      wake: (account) => {
+        wake.notify(account);
+        outboxSignal.notify();
+      },
+      counters,
+    });
     app = await buildApp({
       ...(tlsPair ? { https: tlsPair } : {}),
       store,
@@ -230,6 +244,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       webhookPolicy,
       devices,
       metrics,
+      outboxSignal,
       dashboard: config.dashboard.enabled ? { sessionTtlS: config.dashboard.session_ttl_s, sessionIdleS: config.dashboard.session_idle_s } : null,
     });
   }

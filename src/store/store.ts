@@ -20,6 +20,7 @@
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
  *   store.sessions     dashboard users and sign-in sessions              session-store.ts
  *   store.audit        who did each operator action                      audit-store.ts
+ *   store.eventStream  a tenant's outbox events for GET /v1/events/stream event-stream-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -37,6 +38,7 @@ import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditStore } from './audit-store.js';
+import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export * from './core-store.js';
@@ -49,6 +51,7 @@ export type * from './report-store.js';
 export type * from './observability-store.js';
 export * from './session-store.js';
 export * from './audit-store.js';
+export type * from './event-stream-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -72,4 +75,5 @@ export interface Store extends CoreStore {
   readonly observability: ObservabilityStore;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
+  readonly eventStream: EventStreamStore;
 }

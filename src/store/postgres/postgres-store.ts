@@ -51,6 +51,7 @@ import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
 import { PostgresSessions } from './sessions.js';
 import { PostgresAudit } from './audit.js';
+import { PostgresEventStream } from './event-stream.js';
 import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
@@ -111,6 +112,7 @@ export class PostgresStore implements Store {
   readonly reports: PostgresReports;
   readonly sessions: PostgresSessions;
   readonly audit: PostgresAudit;
+  readonly eventStream: PostgresEventStream;
   readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -140,6 +142,7 @@ export class PostgresStore implements Store {
     this.reports = new PostgresReports(this.sql);
     this.sessions = new PostgresSessions(this.sql);
     this.audit = new PostgresAudit(this.sql);
+    this.eventStream = new PostgresEventStream(this.sql);
     this.observability = new PostgresObservability(this.sql);
   }
 

@@ -51,6 +51,7 @@ import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
 import { SqliteSessions } from './sessions.js';
 import { SqliteAudit } from './audit.js';
+import { SqliteEventStream } from './event-stream.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
@@ -112,6 +113,7 @@ export class SqliteStore implements Store {
   readonly reports: SqliteReports;
   readonly sessions: SqliteSessions;
   readonly audit: SqliteAudit;
+  readonly eventStream: SqliteEventStream;
   readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
@@ -129,6 +131,7 @@ export class SqliteStore implements Store {
     this.reports = new SqliteReports(this.sql);
     this.sessions = new SqliteSessions(this.sql);
     this.audit = new SqliteAudit(this.sql);
+    this.eventStream = new SqliteEventStream(this.sql);
     this.observability = new SqliteObservability(this.sql);
   }
 
