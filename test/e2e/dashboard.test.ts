@@ -91,6 +91,11 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/dashboard/messages?state=terminal');
     expect(await page.getByLabel('State', { exact: true }).inputValue()).toBe('terminal');
+    // The event stream opened with the session cookie (EventSource cannot send a bearer key).
+    await page
+      .locator('.live')
+      .filter({ hasText: /^● live$/ })
+      .waitFor();
 
     const cookie = (await browser.context.cookies(herald.url)).find((c) => c.name === 'herald_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -320,6 +325,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     await herald.cli(['users', 'revoke-sessions', 'sam']);
     // The next request answers 401: the app goes back to sign-in by itself.
     await page.keyboard.press('Escape');
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Review' }).click();
     await page.getByRole('heading', { name: 'Sign in to Herald' }).waitFor({ timeout: 15_000 });
   });
 

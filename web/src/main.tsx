@@ -67,6 +67,14 @@ function App(): JSX.Element {
 function Shell(props: { session: Session; onSignedOut: () => void }): JSX.Element {
   const route = useRoute();
   const live = useLiveStatus();
+  // The stream closed for good (the browser gives up on a 401): find out whether the session is still there.
+  useEffect(() => {
+    if (live !== 'off') return;
+    currentSession().then(
+      (s) => s === null && props.onSignedOut(),
+      () => undefined,
+    );
+  }, [live]);
   const section = '/' + (route.path.split('/')[1] ?? '');
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [route.path]);
