@@ -192,9 +192,24 @@ describe.each(DRIVERS)('state gauges under sandbox faults on %s', (driver) => {
     expect((await post(signWebhook([secret], 'evt_again', h.clock.now(), payload))).statusCode).toBe(200);
     expect((await post(signWebhook([secret], 'evt_again', h.clock.now(), payload))).json()).toEqual({ received: 0, duplicates: 1 });
     expect((await post(signWebhook(['whsec_' + Buffer.alloc(24, 7).toString('base64')], 'evt_forged', h.clock.now(), payload))).statusCode).toBe(401);
+    // A signed body the scheme cannot read.
+    const junk = '{"type":"message.sent"}';
+    const malformed = await h.app.inject({
+      method: 'POST',
+      url: '/v1/callbacks/sandbox-email',
+      headers: { 'content-type': 'application/json', ...signWebhook([secret], 'evt_junk', h.clock.now(), junk) },
+      payload: junk,
+    });
+    expect(malformed.statusCode).toBe(400);
+    // An account that receives no callbacks here: 404, and no series for a made-up id.
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/v1/callbacks/made-up', headers: { 'content-type': 'application/json' }, payload: '{}' })).statusCode,
+    ).toBe(404);
     await h.evidence.runOnce();
     const m = await scrape(h);
     const account = { provider_account: 'sandbox-email' };
+    expect(value(m, 'herald_callbacks_refused_total', { ...account, reason: 'malformed' })).toBe(1);
+    expect(m.get('herald_callbacks_refused_total')!.samples.every((s) => s.labels.provider_account === 'sandbox-email')).toBe(true);
     // The sandbox's own two (sent, delivered), then evt_again twice.
     expect(value(m, 'herald_callbacks_received_total', account)).toBe(4);
     expect(value(m, 'herald_callbacks_duplicated_total', account)).toBe(1);
