@@ -1,0 +1,296 @@
+/**
+ * The message detail dialog: the notification, each delivery's attempt timeline, its evidence,
+ * the ambiguity policy in force, who did what, and the actions (retry, resend as a new
+ * generation, cancel). It follows the event stream, so a retry's progress shows in place.
+ */
+import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError, get, post, type Role } from '../api.js';
+import { Confirm, Dialog, ErrorNote, Facts, StateBadge, useResource } from '../components.js';
+import { duration, time } from '../format.js';
+import { useLive } from '../live.js';
+import type { Action, Attempt, Delivery, NotificationDetail, ProviderAccount } from '../types.js';
+
+type Detail = { delivery: Delivery; notification: NotificationDetail; accounts: ProviderAccount[] };
+
+/** States a replay accepts (src/delivery/replay-service.ts); `unknown` and `unresolved` need the duplicate risk accepted. */
+const RETRYABLE = new Set(['retryable', 'unknown', 'terminal']);
+const CANCELLABLE = new Set(['ready', 'retryable', 'unknown']);
+
+async function load(deliveryId: string): Promise<Detail> {
+  const delivery = await get<Delivery>(`/v1/deliveries/${encodeURIComponent(deliveryId)}`);
+  const [notification, accounts] = await Promise.all([
+    get<NotificationDetail>(`/v1/notifications/${encodeURIComponent(delivery.notification_id)}`),
+    get<{ items: ProviderAccount[] }>('/v1/provider-accounts').then(
+      (r) => r.items,
+      () => [],
+    ),
+  ]);
+  return { delivery, notification, accounts };
+}
+
+export function MessageDialog(props: { deliveryId: string; role: Role; onClose: () => void; onChanged: () => void }): JSX.Element {
+  const detail = useResource(() => load(props.deliveryId), props.deliveryId);
+  const ids = new Set(detail.data?.notification.deliveries.map((d) => d.id) ?? [props.deliveryId]);
+  useLive(detail.reload, (e) => e.data.delivery_id === undefined || ids.has(e.data.delivery_id), 150);
+  const title = `Delivery ${props.deliveryId}`;
+
+  if (!detail.data)
+    return (
+      <Dialog title={title} onClose={props.onClose} wide>
+        {detail.error ? <ErrorNote error={detail.error} /> : <p class="loading">Loading…</p>}
+      </Dialog>
+    );
+  const { notification: n } = detail.data;
+  const actions: Action[] = [...(n.actions ?? []), ...(detail.data.delivery.actions ?? [])];
+  const seen = new Set<string>();
+  const uniqueActions = actions.filter((a) => {
+    const k = `${a.at}|${a.action}|${a.by.id}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return (
+    <Dialog title={title} onClose={props.onClose} wide>
+      <ErrorNote error={detail.error} />
+      <section aria-labelledby="n-title">
+        <h3 id="n-title">Notification</h3>
+        <Facts
+          items={[
+            ['Notification', <span class="mono">{n.id}</span>],
+            ['Recipient', <span class="mono">{n.recipient_id}</span>],
+            ['Purpose', n.purpose],
+            ['Channels', n.channels.join(', ')],
+            ['Challenge', `${n.group.key} · generation ${n.group.generation}`],
+            ['Created', time(n.created_at)],
+            ['Expires', time(n.expires_at)],
+          ]}
+        />
+        {n.reports && n.reports.length > 0 ? (
+          <p>User reports: {n.reports.map((r) => `${r.kind}${r.channel ? ` (${r.channel})` : ''} at ${time(r.created_at)}`).join('; ')}</p>
+        ) : null}
+      </section>
+      {n.deliveries.map((d) => (
+        <DeliverySection
+          key={d.id}
+          d={d}
+          n={n}
+          focused={d.id === props.deliveryId}
+          account={detail.data!.accounts.find((a) => a.id === d.provider_account)}
+          role={props.role}
+          onDone={() => {
+            detail.reload();
+            props.onChanged();
+          }}
+        />
+      ))}
+      <section aria-labelledby="a-title">
+        <h3 id="a-title">Actions taken</h3>
+        {uniqueActions.length === 0 ? (
+          <p class="muted">No one has acted on this notification.</p>
+        ) : (
+          <ul class="timeline">
+            {uniqueActions.map((a) => (
+              <li key={`${a.at}${a.action}`}>
+                <time dateTime={a.at}>{time(a.at)}</time> <strong>{a.action}</strong> by {a.by.name} ({a.by.kind} {a.by.id})
+                {a.detail ? <span class="muted"> {JSON.stringify(a.detail)}</span> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </Dialog>
+  );
+}
+
+function DeliverySection(props: {
+  d: NotificationDetail['deliveries'][number];
+  n: NotificationDetail;
+  focused: boolean;
+  account: ProviderAccount | undefined;
+  role: Role;
+  onDone: () => void;
+}): JSX.Element {
+  const { d, n } = props;
+  const lastPolicy = [...d.attempts].reverse().find((a) => a.ambiguity_policy)?.ambiguity_policy;
+  const policies = (props.account as { ambiguity_policies?: Record<string, string> } | undefined)?.ambiguity_policies;
+  const policy = lastPolicy ?? policies?.[d.purpose] ?? props.account?.ambiguity_policy ?? '—';
+  return (
+    <section class={props.focused ? 'delivery delivery-focused' : 'delivery'} aria-labelledby={`d-${d.id}`} data-delivery={d.id}>
+      <h3 id={`d-${d.id}`}>
+        {d.channel} delivery <span class="mono">{d.id}</span> <StateBadge state={d.state} reason={d.terminal_reason} />
+      </h3>
+      <Facts
+        items={[
+          ['Provider account', d.provider_account],
+          ...(d.device_id ? ([['Device', d.device_id]] as Array<[string, string]>) : []),
+          ['Downstream status', d.downstream_status ?? '—'],
+          ['Provider message id', d.provider_message_id ?? '—'],
+          ['Attempts', String(d.attempt_count)],
+          ['Next attempt', time(d.next_attempt_at)],
+          ['Expires', time(d.expires_at)],
+          ['Ambiguity policy', policy],
+          ...(d.sms ? ([['SMS', `${d.sms.segments} segment(s), ${d.sms.encoding}`]] as Array<[string, string]>) : []),
+        ]}
+      />
+      <h4>Attempt timeline</h4>
+      {d.attempts.length === 0 ? <p class="muted">No attempt yet.</p> : <AttemptTimeline attempts={d.attempts} />}
+      <h4>Evidence</h4>
+      <Evidence d={d} />
+      <DeliveryActions d={d} n={n} role={props.role} onDone={props.onDone} />
+    </section>
+  );
+}
+
+function AttemptTimeline(props: { attempts: Attempt[] }): JSX.Element {
+  return (
+    <ol class="timeline">
+      {props.attempts.map((a) => (
+        <li key={a.number}>
+          <strong>Attempt {a.number}</strong>: claimed and called at {time(a.started_at)}
+          {a.worker_id ? ` by ${a.worker_id}` : ''}; outcome <strong>{a.outcome ?? 'in flight'}</strong>
+          {a.finished_at ? ` at ${time(a.finished_at)}` : ''}
+          {a.error ? ` (${a.error.code}${a.error.message ? `: ${a.error.message}` : ''})` : ''}
+          {a.retry_after_ms !== null ? `; retry after ${duration(a.retry_after_ms / 1000)}` : ''}
+          {a.late_outcome ? `; late outcome ${a.late_outcome}` : ''}
+          {a.outcome === 'unknown' && a.ambiguity_policy ? `; ambiguity policy ${a.ambiguity_policy}` : ''}
+          {a.resolution ? `; resolved: ${a.resolution}` : ''}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A scalar field of an evidence event as text; objects are not scalars. */
+const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+
+function Evidence(props: { d: NotificationDetail['deliveries'][number] }): JSX.Element {
+  const ev = props.d.evidence;
+  const resolved = props.d.attempts.filter((a) => a.resolution);
+  if ((!ev || ev.length === 0) && resolved.length === 0 && props.d.downstream_status === null)
+    return <p class="muted">No provider evidence yet (no callback, no look-up).</p>;
+  return (
+    <ul class="timeline">
+      {props.d.downstream_status !== null ? <li>Downstream status now: {props.d.downstream_status}</li> : null}
+      {resolved.map((a) => (
+        <li key={`r${a.number}`}>
+          Attempt {a.number} reconciled: {a.resolution}
+        </li>
+      ))}
+      {(ev ?? []).map((e, i) => (
+        <li key={i}>
+          {typeof e.received_at === 'string' ? `${time(e.received_at)} ` : ''}
+          {text(e.source ?? e.kind) ?? 'event'}: {text(e.status) ?? ''}
+          {typeof e.occurred_at === 'string' ? ` (provider time ${time(e.occurred_at)})` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+type Pending = 'retry' | 'resend' | 'cancel' | null;
+
+function DeliveryActions(props: { d: Delivery; n: NotificationDetail; role: Role; onDone: () => void }): JSX.Element {
+  const { d, n } = props;
+  const [pending, setPending] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+  if (props.role === 'viewer') return <p class="muted">Your role (viewer) can read but not act.</p>;
+
+  const risky = d.state === 'unknown' || d.terminal_reason === 'unresolved';
+  const run = (what: Exclude<Pending, null>) => {
+    setBusy(true);
+    setError(null);
+    const call =
+      what === 'retry'
+        ? post(`/v1/deliveries/${d.id}/retry`, risky ? { accept_duplicate_risk: true } : {})
+        : what === 'cancel'
+          ? post(`/v1/deliveries/${d.id}/cancel`)
+          : post(`/v1/notifications/${n.id}/resend`);
+    call.then(
+      () => {
+        setBusy(false);
+        setPending(null);
+        setDone(what === 'retry' ? 'Retry scheduled.' : what === 'cancel' ? 'Cancelled.' : 'Resent as a new generation.');
+        props.onDone();
+      },
+      (e: unknown) => {
+        setBusy(false);
+        setError(e);
+      },
+    );
+  };
+  return (
+    <div class="actions">
+      <div class="button-row">
+        <button type="button" disabled={!RETRYABLE.has(d.state)} onClick={() => setPending('retry')}>
+          Retry
+        </button>
+        {n.purpose === 'otp' ? (
+          <button type="button" onClick={() => setPending('resend')}>
+            Resend as new code
+          </button>
+        ) : null}
+        <button type="button" class="button-danger" disabled={!CANCELLABLE.has(d.state)} onClick={() => setPending('cancel')}>
+          Cancel delivery
+        </button>
+      </div>
+      {done ? (
+        <p class="note note-ok" role="status">
+          {done}
+        </p>
+      ) : null}
+      {pending === 'retry' ? (
+        <Confirm
+          title="Retry this delivery?"
+          confirmLabel={risky ? 'Retry, accepting a possible duplicate' : 'Retry now'}
+          danger={risky}
+          busy={busy}
+          error={error}
+          onConfirm={() => run('retry')}
+          onCancel={() => setPending(null)}
+        >
+          {risky ? (
+            <p>
+              <strong>Duplicate risk:</strong> this delivery is {d.state === 'unknown' ? 'unknown' : 'unresolved'}: the provider may already have accepted the
+              first submission, so the recipient may get this message twice. The retry uses the same idempotency key, which only prevents a duplicate if the
+              provider deduplicates by key.
+            </p>
+          ) : (
+            <p>
+              Sends delivery {d.id} again now, with the same idempotency key, through {d.provider_account}. It was {d.state}
+              {d.terminal_reason ? ` (${d.terminal_reason})` : ''} after {d.attempt_count} attempt(s).
+            </p>
+          )}
+        </Confirm>
+      ) : null}
+      {pending === 'resend' ? (
+        <Confirm
+          title="Resend as a new code?"
+          confirmLabel="Resend"
+          busy={busy}
+          error={error}
+          onConfirm={() => run('resend')}
+          onCancel={() => setPending(null)}
+        >
+          <p>Sends the notification again as generation {n.group.generation + 1} of its challenge, with new delivery keys. The earlier code is superseded.</p>
+        </Confirm>
+      ) : null}
+      {pending === 'cancel' ? (
+        <Confirm
+          title="Cancel this delivery?"
+          confirmLabel="Cancel delivery"
+          danger
+          busy={busy}
+          error={error}
+          onConfirm={() => run('cancel')}
+          onCancel={() => setPending(null)}
+        >
+          <p>Delivery {d.id} will not be sent (terminal · cancelled). A call already in flight still finishes.</p>
+        </Confirm>
+      ) : null}
+      {!pending && error instanceof ApiError ? <ErrorNote error={error} /> : null}
+    </div>
+  );
+}
