@@ -15,7 +15,7 @@ import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from './ids.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
-import { checkNotificationRequest, destinationFor, type NotificationRequest } from './notification-request.js';
+import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
 interface Route {
@@ -167,8 +167,8 @@ export class IntakeService {
    * 400 does not poison the key): the body's rules, the recipient's push subscriptions where push
    * has no token, provider accounts and their limits. Throws HeraldError for a body it refuses.
    */
-  private async check(tenantId: string, body: NotificationRequest, now: number): Promise<{ expiresAt: number; routes: Route[] }> {
-    const { expiresAt } = checkNotificationRequest(body, now);
+  private async check(tenantId: string, body: NotificationRequest, now: number): Promise<CheckedRequest & { routes: Route[] }> {
+    const { expiresAt, fallback } = checkNotificationRequest(body, now);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
       subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
@@ -181,7 +181,7 @@ export class IntakeService {
     }
     const routes = this.routes(body, subscriptions);
     checkAccountLimits(body, routes);
-    return { expiresAt, routes };
+    return { expiresAt, fallback, routes };
   }
 
   /**
@@ -189,8 +189,8 @@ export class IntakeService {
    * built into the notification, its 202 answer and the accounts to wake, without writing anything.
    */
   async plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification> {
-    const { expiresAt, routes } = await this.check(tenantId, body, now);
-    const { fallback } = checkNotificationRequest(body, now);
+    // One check per item: the recipient's phone-number check is the costliest part of a batch item.
+    const { expiresAt, fallback, routes } = await this.check(tenantId, body, now);
     const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
     return { notification, response: acceptedBody(notification, now), accounts: [...new Set(routes.map((r) => r.account.id))] };
   }
