@@ -27,7 +27,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
 import { notificationBody } from './throughput/bodies.js';
+import { machineBusyCpuMs, processCpuMs } from './throughput/cpu.js';
 import type { Store } from '../src/store/store.js';
+import type { HeraldConfig } from '../src/config/config.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -36,6 +38,8 @@ const HELP = `Usage: npm run bench:batch -- [options]
   --n N              notifications per driver (default 50000)
   --batch-size B     items per request, at most 1000 (default 1000)
   --concurrency C    batches in flight from the load generator (default 4)
+  --api-processes P  PostgreSQL: P Herald API processes on the database, as \`herald api\` scales out
+                     (this one and P-1 children; batches spread over them); SQLite always 1 (default 1)
   --driver D         sqlite | postgres | both (default both)
   --keys on|off      give every item its own idempotency_key (default on)
   --pg-url URL       PostgreSQL server (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/test)
@@ -43,7 +47,8 @@ const HELP = `Usage: npm run bench:batch -- [options]
 `;
 
 interface ProducerOptions {
-  url: string;
+  /** One per Herald API process; connection i posts to urls[i % urls.length]. */
+  urls: string[];
   apiKey: string;
   n: number;
   batchSize: number;
@@ -67,7 +72,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 // ---------------------------------------------------------------- the load generator (child)
 
 async function produce(o: ProducerOptions): Promise<ProducerResult> {
-  const target = new URL('/v1/notifications/batch', o.url);
+  const targets = o.urls.map((u) => new URL('/v1/notifications/batch', u));
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
   const batches = Math.ceil(o.n / o.batchSize);
   const items: Record<string, number> = {};
@@ -83,7 +88,7 @@ async function produce(o: ProducerOptions): Promise<ProducerResult> {
       }),
     });
   });
-  const post = (body: string) =>
+  const post = (target: URL, body: string) =>
     new Promise<{ status: number; text: string }>((ok, fail) => {
       const req = http.request(
         target,
@@ -106,11 +111,11 @@ async function produce(o: ProducerOptions): Promise<ProducerResult> {
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
-    Array.from({ length: o.concurrency }, async () => {
+    Array.from({ length: o.concurrency }, async (_, connection) => {
       while (next < batches) {
         const body = bodies[next++]!;
         const s = performance.now();
-        const r = await post(body);
+        const r = await post(targets[connection % targets.length]!, body);
         latencies.push(performance.now() - s);
         requests[r.status] = (requests[r.status] ?? 0) + 1;
         if (r.status !== 200) continue;
@@ -137,6 +142,42 @@ if (process.argv[2] === '--producer') {
   process.exit(0);
 }
 
+// ---------------------------------------------------------------- Herald
+
+async function dist<T>(rel: string): Promise<T> {
+  return (await import(new URL(`dist/${rel}`, `file://${ROOT}/`).href)) as T;
+}
+const nodeMod = await dist<typeof import('../src/runtime/node.js')>('runtime/node.js');
+const configMod = await dist<typeof import('../src/config/config.js')>('config/config.js');
+const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js');
+
+/** What `herald api` runs on this database: the api role, no worker (the accounts only have to exist for intake to route to them). */
+function heraldConfig(dataDir: string): HeraldConfig {
+  const config = configMod.resolveConfig({ data_dir: dataDir }, { port: 0, host: '127.0.0.1', sandbox: false });
+  config.provider_accounts = configMod.sandboxAccounts('http://127.0.0.1:9');
+  return config;
+}
+
+/** Starts the api role on a store; returns its URL and how to stop it. */
+async function startApi(config: HeraldConfig, store: Store): Promise<{ url: string; close(): Promise<void> }> {
+  const node = await nodeMod.createHeraldNode({ config, roles: ['api'], logger: pino({ level: 'silent' }), store });
+  return { url: (await node.start())!, close: () => node.close() };
+}
+
+// A further `herald api` process of a PostgreSQL run (--api-processes): prints its URL, stops when stdin closes.
+if (process.argv[2] === '--serve') {
+  const o = JSON.parse(process.argv[3]!) as { dataDir: string; env: NodeJS.ProcessEnv };
+  const config = heraldConfig(o.dataDir);
+  const store = await nodeMod.openStore(config, o.env);
+  const api = await startApi(config, store);
+  process.stdout.write(`url ${api.url}\n`);
+  process.stdin.resume();
+  await new Promise((r) => process.stdin.on('end', r));
+  await api.close();
+  await store.close();
+  process.exit(0);
+}
+
 // ---------------------------------------------------------------- Herald (this process)
 
 const { values: flags } = parseArgs({
@@ -144,6 +185,7 @@ const { values: flags } = parseArgs({
     n: { type: 'string', default: '50000' },
     'batch-size': { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '4' },
+    'api-processes': { type: 'string', default: '1' },
     driver: { type: 'string', default: 'both' },
     keys: { type: 'string', default: 'on' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
@@ -167,18 +209,12 @@ const positive = (v: string, name: string, max = Infinity): number => {
 const N = positive(flags.n, 'n');
 const BATCH_SIZE = positive(flags['batch-size'], 'batch-size', 1000);
 const CONCURRENCY = positive(flags.concurrency, 'concurrency');
+const API_PROCESSES = positive(flags['api-processes'], 'api-processes', 16);
 const DRIVERS = flags.driver === 'both' ? (['sqlite', 'postgres'] as const) : [flags.driver as 'sqlite' | 'postgres'];
 if (!DRIVERS.every((d) => d === 'sqlite' || d === 'postgres')) fail('--driver must be sqlite, postgres or both');
 if (flags.keys !== 'on' && flags.keys !== 'off') fail('--keys must be on or off');
 const KEYS = flags.keys === 'on';
 const PG_URL = flags['pg-url'];
-
-async function dist<T>(rel: string): Promise<T> {
-  return (await import(new URL(`dist/${rel}`, `file://${ROOT}/`).href)) as T;
-}
-const nodeMod = await dist<typeof import('../src/runtime/node.js')>('runtime/node.js');
-const configMod = await dist<typeof import('../src/config/config.js')>('config/config.js');
-const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js');
 
 const fmt = (n: number, digits = 0) =>
   Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a';
@@ -210,22 +246,29 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
     await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await c.end();
   }
-  const config = configMod.resolveConfig({ data_dir: dir }, { port: 0, host: '127.0.0.1', sandbox: false });
-  // No worker runs: the accounts only have to exist for intake to route to them.
-  config.provider_accounts = configMod.sandboxAccounts('http://127.0.0.1:9');
+  const config = heraldConfig(dir);
   const store: Store = await nodeMod.openStore(config, env);
   await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
   const apiKey = authMod.generateApiKey();
   await store.createApiKey({ id: `key_${runId}`, tenantId: TENANT, keyHash: authMod.hashApiKey(apiKey), label: 'bench', now: Date.now() });
-  const node = await nodeMod.createHeraldNode({ config, roles: ['api'], logger: pino({ level: 'silent' }), store });
-  const url = (await node.start())!;
+  const api = await startApi(config, store);
+  const extra = await Promise.all(Array.from({ length: driver === 'postgres' ? API_PROCESSES - 1 : 0 }, () => spawnApi(dir, env)));
+  const urls = [api.url, ...extra.map((e) => e.url)];
   try {
     // Warm-up (JIT, prepared statements, pool connections), not counted.
-    await runProducer({ url, apiKey, n: Math.min(2 * BATCH_SIZE, 2000), batchSize: BATCH_SIZE, concurrency: CONCURRENCY, keys: KEYS, runId: `${runId}-warm` });
+    await runProducer({ urls, apiKey, n: 2 * BATCH_SIZE * urls.length, batchSize: BATCH_SIZE, concurrency: CONCURRENCY, keys: KEYS, runId: `${runId}-warm` });
     const before = await totalDeliveries(store);
+    // PostgreSQL's side: the backends serving this database (Herald's pool, warm now), read from /proc.
+    const backends = driver === 'postgres' ? await backendPids() : [];
+    const backend0 = backends.reduce((a, pid) => a + processCpuMs(pid), 0);
+    const machine0 = machineBusyCpuMs();
     const cpu0 = process.cpuUsage();
-    const r = await runProducer({ url, apiKey, n: N, batchSize: BATCH_SIZE, concurrency: CONCURRENCY, keys: KEYS, runId });
+    const children0 = extra.reduce((a, e) => a + processCpuMs(e.pid), 0);
+    const r = await runProducer({ urls, apiKey, n: N, batchSize: BATCH_SIZE, concurrency: CONCURRENCY, keys: KEYS, runId });
     const cpu = process.cpuUsage(cpu0);
+    const machineMs = machineBusyCpuMs() - machine0;
+    const backendMs = backends.reduce((a, pid) => a + processCpuMs(pid), 0) - backend0;
+    const heraldMs = (cpu.user + cpu.system) / 1000 + extra.reduce((a, e) => a + processCpuMs(e.pid), 0) - children0;
     const stored = (await totalDeliveries(store)) - before;
     const accepted = r.items['202'] ?? 0;
     const label =
@@ -235,17 +278,20 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
     process.stdout.write(
       [
         `\n${label}`,
-        `  ${fmt(N)} notifications in ${fmt(Math.ceil(N / BATCH_SIZE))} batches of ${BATCH_SIZE}, ${CONCURRENCY} in flight, idempotency_key per item: ${KEYS ? 'yes' : 'no'}`,
+        `  ${fmt(N)} notifications in ${fmt(Math.ceil(N / BATCH_SIZE))} batches of ${BATCH_SIZE}, ${CONCURRENCY} in flight, ${urls.length} Herald API process(es), idempotency_key per item: ${KEYS ? 'yes' : 'no'}`,
         `  requests by status: ${JSON.stringify(r.requests)}; items by status: ${JSON.stringify(r.items)}; stored: ${fmt(stored)}`,
         stored === accepted && accepted === N
           ? `  accepted durably: ${fmt((accepted / r.elapsedMs) * 1000)} notifications/s (${fmt(r.elapsedMs / 1000, 2)} s)`
           : `  NOT every item was accepted and stored (${fmt(accepted)} answered 202, ${fmt(stored)} stored): no rate printed`,
         `  per batch request: p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms, max ${fmt(r.latencyMs.max)} ms`,
-        `  CPU: Herald ${fmt((cpu.user + cpu.system) / 1000 / N, 3)} ms/notification, load generator ${fmt(r.cpuMs / N, 3)} ms/notification`,
+        `  CPU per notification: Herald (all API processes) ${fmt(heraldMs / N, 3)} ms, load generator ${fmt(r.cpuMs / N, 3)} ms` +
+          (driver === 'postgres' ? `, PostgreSQL backends ${fmt(backendMs / N, 3)} ms` : ''),
+        `  machine: ${fmt(machineMs / r.elapsedMs, 2)} of ${cpus().length} cores busy, of which other processes ${fmt(Math.max(0, machineMs - heraldMs - r.cpuMs - backendMs) / r.elapsedMs, 2)}`,
       ].join('\n') + '\n',
     );
   } finally {
-    await node.close();
+    for (const e of extra) await e.close();
+    await api.close();
     await store.close();
     if (!flags.keep) {
       rmSync(dir, { recursive: true, force: true });
@@ -256,6 +302,41 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
         await c.end();
       }
     }
+  }
+}
+
+/** A further API process on the same database (this file with --serve); resolves once it listens. */
+function spawnApi(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', JSON.stringify({ dataDir, env })], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return new Promise((ok, no) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('url ')) return;
+      ok({
+        url: line.slice(4),
+        pid: child.pid!,
+        close: async () => {
+          child.stdin.end();
+          await exited;
+        },
+      });
+    });
+    child.on('exit', (code) => no(new Error(`an API process exited with ${code} before listening`)));
+  });
+}
+
+/** The server processes of the connections to --pg-url's database (Herald's pool), other than ours. */
+async function backendPids(): Promise<number[]> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    const r = await c.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return r.rows.map((x: { pid: number }) => Number(x.pid));
+  } finally {
+    await c.end();
   }
 }
 
