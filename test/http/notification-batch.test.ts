@@ -162,6 +162,21 @@ describe.each(DRIVERS)('POST /v1/notifications/batch (%s)', (driver) => {
     expect(await totalDeliveries(h)).toBe(3);
   });
 
+  it('wakes the workers once per account per batch, after the commit, and not for a batch that accepted nothing', async () => {
+    const woken: string[] = [];
+    h = await createHarness({ driver, intake: { wake: (account) => woken.push(account) } });
+    const r = await h.post('/v1/notifications/batch', {
+      items: [sms(0), sms(1), otpBody({ recipient: { id: 'e', email: 'ada@example.com' }, channels: ['email'] }), sms(2)],
+    });
+    expect(r.json.accepted).toBe(4);
+    const smsAccount = r.json.results[0].notification.deliveries[0].provider_account;
+    const emailAccount = r.json.results[2].notification.deliveries[0].provider_account;
+    expect(woken.sort()).toEqual([emailAccount, smsAccount].sort());
+    woken.length = 0;
+    await h.post('/v1/notifications/batch', { items: [sms(3, { purpose: 'nope' })] });
+    expect(woken).toEqual([]);
+  });
+
   it('1,000 items in one batch are all accepted and stored', async () => {
     h = await createHarness({ driver });
     const items = Array.from({ length: 1000 }, (_, i) => ({ ...sms(i), ...(i % 2 === 0 ? { idempotency_key: `bulk-${i}` } : {}) }));
