@@ -5,7 +5,8 @@
  * batch, the limits, and what a failure before the commit leaves behind (nothing, keys free).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+import { notificationFingerprint } from '../../src/intake/fingerprint.js';
+import { createHarness, DRIVERS, otpBody, T0, type Harness } from '../helpers/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -100,6 +101,24 @@ describe.each(DRIVERS)('POST /v1/notifications/batch (%s)', (driver) => {
     expect(await totalDeliveries(h)).toBe(2);
   });
 
+  it('an item whose key another request holds right now is 409 idempotency_key_in_use, and nothing of it is written', async () => {
+    h = await createHarness({ driver });
+    const held = sms(0);
+    // Another process reserved this key for the same body and has not committed yet.
+    await h.store.reserveIdempotencyKey({
+      tenantId: h.tenantId,
+      key: 'held',
+      fingerprint: notificationFingerprint(held),
+      now: T0,
+      lockMs: 60_000,
+      retentionMs: 86_400_000,
+    });
+    const r = await h.post('/v1/notifications/batch', { items: [{ ...held, idempotency_key: 'held' }, sms(1)] });
+    expect(r.json.results.map((x: { status: number }) => x.status)).toEqual([409, 202]);
+    expect(r.json.results[0].problem.code).toBe('idempotency_key_in_use');
+    expect(await totalDeliveries(h)).toBe(1);
+  });
+
   it('a key repeated inside one batch is taken in turn: the same body replays the first item, another body is 422', async () => {
     h = await createHarness({ driver });
     const items = [{ ...sms(0), idempotency_key: 'dup' }, { ...sms(0), idempotency_key: 'dup' }, { ...sms(1), idempotency_key: 'dup' }, sms(2)];
@@ -175,6 +194,20 @@ describe.each(DRIVERS)('POST /v1/notifications/batch (%s)', (driver) => {
     woken.length = 0;
     await h.post('/v1/notifications/batch', { items: [sms(3, { purpose: 'nope' })] });
     expect(woken).toEqual([]);
+  });
+
+  it('is in the OpenAPI document with the full item schema, its limit and the per-item answer', async () => {
+    h = await createHarness({ driver });
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths['/v1/notifications/batch'].post;
+    const items = op.requestBody.content['application/json'].schema.properties.items;
+    expect(items.maxItems).toBe(1000);
+    expect(items.items.additionalProperties).toBe(false);
+    expect(Object.keys(items.items.properties)).toEqual(expect.arrayContaining(['recipient', 'purpose', 'channels', 'content', 'idempotency_key']));
+    expect(op.responses['200'].content['application/json'].schema.properties.results.items.required).toEqual(
+      expect.arrayContaining(['index', 'status', 'notification', 'problem']),
+    );
+    expect(op.responses['413']).toBeDefined();
   });
 
   it('1,000 items in one batch are all accepted and stored', async () => {
