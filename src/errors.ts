@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   not_replayable: { status: 409, title: 'This delivery cannot be replayed in its current state' },
   campaign_state_conflict: { status: 409, title: 'The campaign is not in a state that allows this' },
   payload_too_large: { status: 413, title: 'The body is larger than 256 KiB' },
+  batch_too_large: { status: 413, title: 'A batch has more than 1,000 items or is larger than 16 MiB' },
   audience_too_large: { status: 413, title: 'The audience upload is larger than 200 MiB' },
   unsupported_media_type: { status: 415, title: 'The body must be application/json' },
   unsupported_audience_format: { status: 415, title: 'An audience upload must be application/x-ndjson or text/csv' },

@@ -36,13 +36,19 @@ function fieldOf(v: NonNullable<FastifyError['validation']>[number], context: st
   return { field: prefix + (base || '(body)'), message: v.message ?? 'is invalid' };
 }
 
+/**
+ * The `validation_failed` error for a schema's failures, fields named as the body's (a batch
+ * validates each item with this, so an item's errors read as a single request's would).
+ */
+export function validationFailure(validation: NonNullable<FastifyError['validation']>, context?: string): HeraldError {
+  const errors = validation.map((v) => fieldOf(v, context));
+  const first = errors[0] ?? { field: '(body)', message: 'is invalid' };
+  return new HeraldError('validation_failed', `${first.field} ${first.message}`, errors);
+}
+
 /** Maps a Fastify error (validation, parsing) to Herald's registry, or null if it is not one. */
 function fromFastify(err: FastifyError): HeraldError | null {
-  if (err.validation) {
-    const errors = err.validation.map((v) => fieldOf(v, err.validationContext));
-    const first = errors[0]!;
-    return new HeraldError('validation_failed', `${first.field} ${first.message}`, errors);
-  }
+  if (err.validation) return validationFailure(err.validation, err.validationContext);
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

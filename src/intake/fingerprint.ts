@@ -21,3 +21,8 @@ export function requestFingerprint(method: string, route: string, body: unknown)
     .update(`${method} ${route}\n${canonicalJson(body)}`)
     .digest('hex');
 }
+
+/** The fingerprint of a POST /v1/notifications body, which a batch item with the same body shares (one key namespace). */
+export function notificationFingerprint(body: unknown): string {
+  return requestFingerprint('POST', 'POST /v1/notifications', body);
+}

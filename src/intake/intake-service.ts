@@ -11,9 +11,11 @@ import type { ProviderAccountConfig } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { ActivePushTarget } from '../store/push-store.js';
 import { StoreConflictError, type NewNotification, type Store } from '../store/store.js';
-import { requestFingerprint } from './fingerprint.js';
+import { notificationFingerprint } from './fingerprint.js';
+import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from './ids.js';
-import { checkNotificationRequest, destinationFor, type NotificationRequest } from './notification-request.js';
+import { duplicateChallenge, staleGeneration } from './refusals.js';
+import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
 interface Route {
@@ -45,8 +47,6 @@ export interface IntakeResult {
   /** True when the body is a stored response replayed for a repeated Idempotency-Key. */
   replayed: boolean;
 }
-
-const ROUTE = 'POST /v1/notifications';
 
 /** How a caller other than POST /v1/notifications (a resend) submits a body it derived. */
 export interface SubmitOptions {
@@ -162,12 +162,13 @@ export class IntakeService {
     return this.opts.accounts.find(serves) ?? null;
   }
 
-  /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
-  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
-    const now = this.opts.clock.now();
-    // Everything that can fail on the request's own data fails before the key is taken,
-    // so a 400 does not poison the key and the corrected request may reuse it.
-    const { expiresAt } = checkNotificationRequest(body, now);
+  /**
+   * Everything submit checks on the request's own data before an idempotency key is taken (so a
+   * 400 does not poison the key): the body's rules, the recipient's push subscriptions where push
+   * has no token, provider accounts and their limits. Throws HeraldError for a body it refuses.
+   */
+  private async check(tenantId: string, body: NotificationRequest, now: number): Promise<CheckedRequest & { routes: Route[] }> {
+    const { expiresAt, fallback } = checkNotificationRequest(body, now);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
       subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
@@ -180,8 +181,49 @@ export class IntakeService {
     }
     const routes = this.routes(body, subscriptions);
     checkAccountLimits(body, routes);
+    return { expiresAt, fallback, routes };
+  }
 
-    const fingerprint = options.idempotency?.fingerprint ?? requestFingerprint('POST', ROUTE, body);
+  /**
+   * A batch item (POST /v1/notifications/batch): checked exactly as `submit` checks a body, then
+   * built into the notification, its 202 answer and the accounts to wake, without writing anything.
+   */
+  async plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification> {
+    // One check per item: the recipient's phone-number check is the costliest part of a batch item.
+    const { expiresAt, fallback, routes } = await this.check(tenantId, body, now);
+    const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
+    return { notification, response: acceptedBody(notification, now), accounts: [...new Set(routes.map((r) => r.account.id))] };
+  }
+
+  /**
+   * Accepts a batch of bodies (POST /v1/notifications/batch), each answered on its own: see
+   * batch-intake.ts. Items that passed the route's schema only; their answers come back in order.
+   */
+  submitBatch(tenantId: string, items: BatchItem[]): Promise<BatchItemAnswer[]> {
+    return acceptBatch(
+      {
+        store: this.opts.store,
+        clock: this.opts.clock,
+        lockMs: this.lockMs,
+        retentionMs: this.retentionMs,
+        plan: (t, body, now) => this.plan(t, body, now),
+        ...(this.opts.wake ? { wake: this.opts.wake } : {}),
+        ...(this.opts.counters ? { counters: this.opts.counters } : {}),
+        ...(this.opts.beforeCommit ? { beforeCommit: this.opts.beforeCommit } : {}),
+      },
+      tenantId,
+      items,
+    );
+  }
+
+  /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
+  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
+    const now = this.opts.clock.now();
+    // Everything that can fail on the request's own data fails before the key is taken,
+    // so a 400 does not poison the key and the corrected request may reuse it.
+    const { expiresAt, routes } = await this.check(tenantId, body, now);
+
+    const fingerprint = options.idempotency?.fingerprint ?? notificationFingerprint(body);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
@@ -231,29 +273,7 @@ export class IntakeService {
     // The body was checked before the key was taken; this only reads its fallback plan again.
     const { fallback } = checkNotificationRequest(body, now);
     const notification = { ...this.build(tenantId, body, routes, expiresAt, now, ctx.notificationId), fallback };
-    const response = {
-      id: notification.id,
-      purpose: notification.purpose,
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(expiresAt).toISOString(),
-      ...(fallback
-        ? {
-            fallback: {
-              after_seconds: fallback.afterMs / 1000,
-              evidence: fallback.evidence,
-              pending_channels: notification.deliveries.slice(1).map((d) => d.channel),
-            },
-          }
-        : {}),
-      // With fallback only the first channel's delivery exists yet; the others are created in turn.
-      deliveries: (fallback ? notification.deliveries.slice(0, 1) : notification.deliveries).map((d) => ({
-        id: d.id,
-        channel: d.channel,
-        state: 'ready',
-        provider_account: d.providerAccount,
-      })),
-      ...extra,
-    };
+    const response = { ...acceptedBody(notification, now), ...extra };
     try {
       await this.opts.beforeCommit?.();
       const created = await this.opts.store.createNotification(
@@ -263,12 +283,7 @@ export class IntakeService {
       for (const s of created.superseded) this.opts.counters?.inc('superseded_deliveries', s);
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'notifications.stale_generation') {
-        const refusal = new HeraldError(
-          'stale_generation',
-          `a newer generation of group ${JSON.stringify(notification.groupKey)} was already accepted; generation ${notification.generation} can no longer be sent`,
-          [{ field: 'group.generation', message: 'is older than the newest accepted generation' }],
-          { cause: err },
-        );
+        const refusal = staleGeneration(notification, err);
         if (idempotencyKey !== null) {
           await this.opts.store.completeIdempotencyKey({
             tenantId,
@@ -297,12 +312,7 @@ export class IntakeService {
           }
           if (next !== null) return { retryWith: next };
         }
-        const refusal = new HeraldError(
-          'duplicate_challenge',
-          `group ${JSON.stringify(notification.groupKey)} generation ${notification.generation} was already accepted; send a higher generation to supersede it`,
-          [{ field: 'group.generation', message: 'was already accepted' }],
-          { cause: err },
-        );
+        const refusal = duplicateChallenge(notification, err);
         // The request ran to a definite answer: a repeat with the same key must get the same answer,
         // byte for byte, so the stored body carries the `instance` the problem handler adds live.
         if (idempotencyKey !== null) {
@@ -362,6 +372,35 @@ export class IntakeService {
       })),
     };
   }
+}
+
+/**
+ * The 202 body of an accepted notification (also what its idempotency key replays): with
+ * fallback only the first channel's delivery exists yet; the others are created in turn.
+ */
+function acceptedBody(notification: NewNotification, now: number): Record<string, unknown> {
+  const fallback = notification.fallback ?? null;
+  return {
+    id: notification.id,
+    purpose: notification.purpose,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(notification.expiresAt).toISOString(),
+    ...(fallback
+      ? {
+          fallback: {
+            after_seconds: fallback.afterMs / 1000,
+            evidence: fallback.evidence,
+            pending_channels: notification.deliveries.slice(1).map((d) => d.channel),
+          },
+        }
+      : {}),
+    deliveries: (fallback ? notification.deliveries.slice(0, 1) : notification.deliveries).map((d) => ({
+      id: d.id,
+      channel: d.channel,
+      state: 'ready',
+      provider_account: d.providerAccount,
+    })),
+  };
 }
 
 /**

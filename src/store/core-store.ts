@@ -99,6 +99,19 @@ export interface CreatedNotification {
   superseded: SupersededDelivery[];
 }
 
+/** One notification of a batch, with the completion of its own idempotency key when the item had one. */
+export interface BatchNotification {
+  notification: NewNotification;
+  idempotency?: TenantIdempotencyCompletion;
+}
+
+/**
+ * What became of one item of `createNotifications`: written (with what it superseded), or
+ * refused by a uniqueness rule, exactly as `createNotification` would have thrown it alone
+ * (its `detail.constraint` says which); nothing of a refused item is written.
+ */
+export type BatchItemOutcome = { ok: true; superseded: SupersededDelivery[] } | { ok: false; conflict: StoreConflictError };
+
 /** One (tenant, idempotency key) pair: what a release names. */
 export interface IdempotencyKeyRef {
   tenantId: string;
@@ -370,6 +383,16 @@ export interface CoreStore {
    * `StoreConflictError` when a delivery key already exists (the same challenge generation).
    */
   createNotification(n: NewNotification, idempotency?: TenantIdempotencyCompletion): Promise<CreatedNotification>;
+  /**
+   * Writes many notifications in one transaction (POST /v1/notifications/batch): each item
+   * exactly as `createNotification` writes it (deliveries, outbox event, idempotency
+   * completion, supersede of older generations, items of one group in the order given), with
+   * multi-row statements where the driver can. An item a uniqueness rule refuses is rolled
+   * back alone and answered `{ok: false}`; the others commit together, so after a crash
+   * either every written item of the call is stored or none is. Any other failure rejects
+   * and nothing is written. Workers are woken once for the call, after its commit.
+   */
+  createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]>;
   /** The tenant's notification with its deliveries and their attempts, read from one snapshot, or null. */
   getNotification(tenantId: string, id: string): Promise<NotificationView | null>;
   /**

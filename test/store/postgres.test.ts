@@ -22,6 +22,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { batchConformance } from './batch-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore();
@@ -55,6 +56,7 @@ observabilityConformance('postgres', postgresFixture);
 sessionsConformance('postgres', postgresFixture);
 deliveryListConformance('postgres', postgresFixture);
 auditConformance('postgres', postgresFixture);
+batchConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

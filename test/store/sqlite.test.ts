@@ -25,6 +25,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { batchConformance } from './batch-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -62,6 +63,7 @@ observabilityConformance('sqlite', sqliteFixture);
 sessionsConformance('sqlite', sqliteFixture);
 deliveryListConformance('sqlite', sqliteFixture);
 auditConformance('sqlite', sqliteFixture);
+batchConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

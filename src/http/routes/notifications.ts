@@ -1,4 +1,4 @@
-/** POST /v1/notifications (idempotent intake) and GET /v1/notifications/:id. */
+/** POST /v1/notifications (idempotent intake), POST /v1/notifications/batch (notification-batch.ts) and GET /v1/notifications/:id. */
 import type { FastifyInstance } from 'fastify';
 import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
@@ -7,6 +7,7 @@ import { notificationRequestSchema, type NotificationRequest } from '../../intak
 import type { Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { notificationJson } from '../views.js';
+import { notificationBatchRoute } from './notification-batch.js';
 import { reportJson } from './reports.js';
 import { actionJson } from '../audit-trail.js';
 
@@ -39,6 +40,8 @@ export function notificationRoutes(app: FastifyInstance, deps: { store: Store; i
       return reply.code(result.statusCode).type(type).send(result.body);
     },
   );
+
+  notificationBatchRoute(app, deps);
 
   app.get<{ Params: { id: string } }>(
     '/v1/notifications/:id',

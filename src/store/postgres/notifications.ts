@@ -6,7 +6,15 @@
  */
 import pg from 'pg';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
-import { StoreConflictError, type CreatedNotification, type NewNotification, type TenantIdempotencyCompletion } from '../core-store.js';
+import {
+  StoreConflictError,
+  type BatchItemOutcome,
+  type BatchNotification,
+  type CreatedNotification,
+  type NewNotification,
+  type SupersededDelivery,
+  type TenantIdempotencyCompletion,
+} from '../core-store.js';
 import type { Row } from '../rows.js';
 import { Coalescer, settle, type Settled } from './coalescer.js';
 import type { Client, PostgresContext } from './sql-context.js';
@@ -79,59 +87,160 @@ export class NotificationWriter {
   }
 
   /**
-   * A notification of a producer-named challenge: under a per-challenge advisory lock, refuse
-   * an old or repeated generation, insert, and supersede the older generations' pending
-   * deliveries, all in one transaction.
+   * A notification of a producer-named challenge, in a transaction of its own (see
+   * writeInChallenge), then the NOTIFY for its accounts.
    */
   private async createInChallenge(n: NewNotification, idem?: TenantIdempotencyCompletion): Promise<CreatedNotification> {
     try {
-      const { accounts, superseded } = await this.sql.tx(async (c) => {
-        await this.sql.q('challenge_lock', [n.tenantId, n.groupKey], c);
-        const [latest] = await this.sql.q('latest_generation', [n.tenantId, n.groupKey], c);
-        checkGeneration(latest?.generation, n.generation);
-        // With fallback, only the first channel is a delivery now; the others wait their turn.
-        const first = n.fallback ? { ...n, deliveries: n.deliveries.slice(0, 1) } : n;
-        const [r] = await this.sql.q('notification_create', createParams(first, idem), c);
-        if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
-        if (n.retryLadder) await this.sql.q('notification_set_ladder', [n.id, n.retryLadder], c);
-        if (n.fallback) {
-          const later = n.deliveries.slice(1);
-          await this.sql.q('notification_set_fallback', [n.id, n.fallback.afterMs, n.fallback.evidence], c);
-          await this.sql.q(
-            'fallback_insert',
-            [
-              n.id,
-              later.map((_, i) => i + 1),
-              later.map((d) => d.id),
-              n.tenantId,
-              later.map((d) => d.channel),
-              later.map((d) => d.providerAccount),
-              later.map((d) => d.destination),
-              later.map((d) => d.idempotencyKey),
-              // Only the next channel has a deadline; the ones after it start theirs in turn.
-              later.map((_, i) => (i === 0 ? n.createdAt + n.fallback!.afterMs : null)),
-            ],
-            c,
-          );
-        }
-        if (n.generation > 1) await this.sql.q('fallbacks_drop_older', [n.tenantId, n.groupKey, n.generation], c);
-        const older = pendingOlder(await this.sql.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c));
-        const writes = supersedeWrites(
-          older.map((o) => o.facts),
-          n.createdAt,
-        );
-        const applied = writes.length > 0 ? await applyRun(this.sql, writes, c) : new Set<string>();
-        const superseded = older
-          .filter((o) => applied.has(o.facts.deliveryId))
-          .map((o) => ({ deliveryId: o.facts.deliveryId, channel: o.channel, purpose: o.purpose }));
-        return { accounts: (r?.accounts as string[] | null) ?? [], superseded };
-      });
+      const { accounts, superseded } = await this.sql.tx((c) => this.writeInChallenge(n, idem, c));
       this.sql.wakeListeners(accounts);
       return { superseded };
     } catch (err) {
       throw asConflict(err);
     }
   }
+
+  /**
+   * Under a per-challenge advisory lock (held to the end of the caller's transaction), refuses an
+   * old or repeated generation, inserts, and supersedes the older generations' pending
+   * deliveries. Returns the accounts to wake once the caller has committed.
+   */
+  private async writeInChallenge(
+    n: NewNotification,
+    idem: TenantIdempotencyCompletion | undefined,
+    c: Client,
+  ): Promise<{ accounts: string[]; superseded: SupersededDelivery[] }> {
+    await this.sql.q('challenge_lock', [n.tenantId, n.groupKey], c);
+    const [latest] = await this.sql.q('latest_generation', [n.tenantId, n.groupKey], c);
+    checkGeneration(latest?.generation, n.generation);
+    // With fallback, only the first channel is a delivery now; the others wait their turn.
+    const first = n.fallback ? { ...n, deliveries: n.deliveries.slice(0, 1) } : n;
+    const [r] = await this.sql.q('notification_create', createParams(first, idem), c);
+    if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
+    if (n.retryLadder) await this.sql.q('notification_set_ladder', [n.id, n.retryLadder], c);
+    if (n.fallback) {
+      const later = n.deliveries.slice(1);
+      await this.sql.q('notification_set_fallback', [n.id, n.fallback.afterMs, n.fallback.evidence], c);
+      await this.sql.q(
+        'fallback_insert',
+        [
+          n.id,
+          later.map((_, i) => i + 1),
+          later.map((d) => d.id),
+          n.tenantId,
+          later.map((d) => d.channel),
+          later.map((d) => d.providerAccount),
+          later.map((d) => d.destination),
+          later.map((d) => d.idempotencyKey),
+          // Only the next channel has a deadline; the ones after it start theirs in turn.
+          later.map((_, i) => (i === 0 ? n.createdAt + n.fallback!.afterMs : null)),
+        ],
+        c,
+      );
+    }
+    if (n.generation > 1) await this.sql.q('fallbacks_drop_older', [n.tenantId, n.groupKey, n.generation], c);
+    const older = pendingOlder(await this.sql.q('challenge_pending_older', [n.tenantId, n.groupKey, n.generation], c));
+    const writes = supersedeWrites(
+      older.map((o) => o.facts),
+      n.createdAt,
+    );
+    const applied = writes.length > 0 ? await applyRun(this.sql, writes, c) : new Set<string>();
+    const superseded = older
+      .filter((o) => applied.has(o.facts.deliveryId))
+      .map((o) => ({ deliveryId: o.facts.deliveryId, channel: o.channel, purpose: o.purpose }));
+    return { accounts: (r?.accounts as string[] | null) ?? [], superseded };
+  }
+
+  /**
+   * A batch (POST /v1/notifications/batch) in one transaction. The notifications that are their
+   * own group (intake's `ntf:<id>`, no fallback, no ladder: the usual item) go in one
+   * `notification_create_many` statement; a reservation taken over meanwhile is dropped from it
+   * and the statement run again without it, and a statement the server refuses (a uniqueness
+   * rule) is rolled back to its savepoint and its items written one by one. Producer-named
+   * challenges follow, each under its challenge lock and in a savepoint of its own, in
+   * (tenant, group) order so two batches take the locks in the same order and never deadlock;
+   * items of one group keep the order given, so a later generation supersedes an earlier one of
+   * the same batch. One NOTIFY round after the commit.
+   */
+  async createBatch(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
+    if (items.length === 0) return [];
+    const outcomes = new Array<BatchItemOutcome>(items.length);
+    const accounts = new Set<string>();
+    const own: number[] = [];
+    const named: number[] = [];
+    items.forEach(({ notification: n }, i) => (n.groupKey === `ntf:${n.id}` && !n.fallback && !n.retryLadder ? own : named).push(i));
+    named.sort((a, b) => compareGroups(items[a]!.notification, items[b]!.notification) || a - b);
+    await this.sql.tx(async (c) => {
+      const alone = await this.writeMany(c, items, own, outcomes, accounts);
+      for (const i of [...alone, ...named]) await this.writeAlone(c, items[i]!, i, outcomes, accounts);
+    });
+    this.sql.wakeListeners([...accounts]);
+    return outcomes;
+  }
+
+  /**
+   * The batch's own-group items in one multi-row statement, inside a savepoint. Returns the items
+   * still to be written one by one (all of them when the server refused the statement).
+   */
+  private async writeMany(c: Client, items: BatchNotification[], indexes: number[], outcomes: BatchItemOutcome[], accounts: Set<string>): Promise<number[]> {
+    let pending = indexes;
+    while (pending.length > 0) {
+      await c.query('SAVEPOINT batch_many');
+      let r: Row | undefined;
+      try {
+        [r] = await this.sql.q(
+          'notification_create_many',
+          createManyParams(pending.map((i) => ({ n: items[i]!.notification, idem: items[i]!.idempotency }))),
+          c,
+        );
+      } catch (err) {
+        if (!(err instanceof pg.DatabaseError)) throw err;
+        await c.query('ROLLBACK TO SAVEPOINT batch_many');
+        return pending;
+      }
+      const tenants = (r?.completed_tenants as string[] | null) ?? [];
+      const done = new Set(((r?.completed_keys as string[] | null) ?? []).map((k, j) => JSON.stringify([tenants[j], k])));
+      const lost = pending.filter((i) => {
+        const idem = items[i]!.idempotency;
+        return idem !== undefined && !done.has(JSON.stringify([idem.tenantId, idem.key]));
+      });
+      if (lost.length === 0) {
+        await c.query('RELEASE SAVEPOINT batch_many');
+        for (const i of pending) outcomes[i] = { ok: true, superseded: [] };
+        for (const a of (r?.accounts as string[] | null) ?? []) accounts.add(a);
+        return [];
+      }
+      // A reservation was taken over (its lock ran out): that item is refused; the others go again.
+      await c.query('ROLLBACK TO SAVEPOINT batch_many');
+      for (const i of lost)
+        outcomes[i] = { ok: false, conflict: new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' }) };
+      pending = pending.filter((i) => !lost.includes(i));
+    }
+    return [];
+  }
+
+  /** One batch item in a savepoint of its own: a uniqueness rule it breaks rolls back that item alone. */
+  private async writeAlone(c: Client, item: BatchNotification, i: number, outcomes: BatchItemOutcome[], accounts: Set<string>): Promise<void> {
+    await c.query('SAVEPOINT batch_item');
+    try {
+      const r = await this.writeInChallenge(item.notification, item.idempotency, c);
+      await c.query('RELEASE SAVEPOINT batch_item');
+      outcomes[i] = { ok: true, superseded: r.superseded };
+      for (const a of r.accounts) accounts.add(a);
+    } catch (err) {
+      const conflict = asConflict(err);
+      if (!(conflict instanceof StoreConflictError)) throw err;
+      await c.query('ROLLBACK TO SAVEPOINT batch_item');
+      outcomes[i] = { ok: false, conflict };
+    }
+  }
+}
+
+/** Orders notifications by (tenant, group key): the order a batch takes challenge locks in. */
+function compareGroups(a: NewNotification, b: NewNotification): number {
+  const x = `${a.tenantId}\u0000${a.groupKey}`;
+  const y = `${b.tenantId}\u0000${b.groupKey}`;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 interface CreateItem {

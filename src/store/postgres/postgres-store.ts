@@ -12,6 +12,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type Purpose } from '../../domain/index.js';
 import type {
+  BatchItemOutcome,
+  BatchNotification,
   ApiKeyRecord,
   ClaimedDelivery,
   ClaimRequest,
@@ -233,6 +235,11 @@ export class PostgresStore implements Store {
   /** Group-committed with concurrent intake writes where it can be (see NotificationWriter). */
   async createNotification(n: NewNotification, idem?: TenantIdempotencyCompletion): Promise<CreatedNotification> {
     return this.notifications.create(n, idem);
+  }
+
+  /** One transaction for the batch, multi-row where it can be (see NotificationWriter.createBatch). */
+  async createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
+    return this.notifications.createBatch(items);
   }
 
   async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {

@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js';
 import {
   StoreConflictError,
+  type BatchItemOutcome,
+  type BatchNotification,
   type CreatedNotification,
   type NewNotification,
   type SupersededDelivery,
@@ -109,6 +111,23 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
     return { superseded };
   }
   return { superseded: [] };
+}
+
+/**
+ * Writes a batch's notifications inside the caller's transaction, each in a savepoint (a nested
+ * better-sqlite3 transaction): an item refused by a uniqueness rule (or whose key reservation was
+ * taken over) is rolled back alone and answered as its conflict; any other error is thrown.
+ */
+export function insertNotifications(sql: SqliteContext, items: BatchNotification[]): BatchItemOutcome[] {
+  return items.map(({ notification, idempotency }): BatchItemOutcome => {
+    try {
+      return { ok: true, superseded: sql.db.transaction(() => insertNotification(sql, notification, idempotency))().superseded };
+    } catch (err) {
+      const conflict = mapCreateError(err);
+      if (conflict instanceof StoreConflictError) return { ok: false, conflict };
+      throw err;
+    }
+  });
 }
 
 /** A duplicate delivery identity is the caller's conflict; other errors pass through unchanged. */

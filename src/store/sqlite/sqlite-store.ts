@@ -17,6 +17,8 @@ import type {
   ApiKeyRecord,
   ClaimedDelivery,
   ClaimRequest,
+  BatchItemOutcome,
+  BatchNotification,
   CreatedNotification,
   DeliveryFacts,
   DeliveryFilter,
@@ -56,7 +58,7 @@ import { SqliteEventStream } from './event-stream.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
-import { insertNotification, mapCreateError } from './notifications.js';
+import { insertNotification, insertNotifications, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
 import { SqliteReview } from './review.js';
 import { SqliteContext } from './sql-context.js';
@@ -245,6 +247,19 @@ export class SqliteStore implements Store {
   async createNotification(n: NewNotification, idem?: TenantIdempotencyCompletion): Promise<CreatedNotification> {
     try {
       return await this.sql.grouped(() => insertNotification(this.sql, n, idem));
+    } catch (err) {
+      throw mapCreateError(err);
+    }
+  }
+
+  /**
+   * One `BEGIN IMMEDIATE … COMMIT` (one fsync) for the whole batch; each item in its own
+   * savepoint, in the order given, so a conflict rolls back that item alone.
+   */
+  async createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
+    if (items.length === 0) return [];
+    try {
+      return this.sql.write(() => insertNotifications(this.sql, items));
     } catch (err) {
       throw mapCreateError(err);
     }

@@ -43,8 +43,10 @@ SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
 
 -- name: notification_create_many
 -- Many notifications in one statement (group commit): the same rows as notification_create for
--- each. `completed` counts the idempotency reservations completed; the driver runs the statement
--- inside BEGIN … COMMIT when keys are given and rolls back unless every one was still reserved.
+-- each. `completed` counts the idempotency reservations completed (`completed_tenants` and
+-- `completed_keys` name them, pairwise, so a batch can tell which reservation was taken over); the
+-- driver runs the statement inside BEGIN … COMMIT when keys are given and rolls back unless every
+-- one was still reserved.
 -- params: $1 ids[], $2 tenant_ids[], $3 recipient_ids[], $4 recipient_jsons[], $5 purposes[], $6 channels_jsons[],
 --         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
 --         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
@@ -83,9 +85,11 @@ k AS (
   FROM unnest($21::text[], $22::text[], $23::text[], $24::int[], $25::text[])
        AS w(tenant_id, key, fingerprint, response_status, response_body)
   WHERE ik.tenant_id = w.tenant_id AND ik.key = w.key AND ik.status = 'in_progress' AND ik.fingerprint = w.fingerprint
-  RETURNING 1
+  RETURNING ik.tenant_id, ik.key
 )
 SELECT (SELECT count(*) FROM k) AS completed,
+       (SELECT array_agg(tenant_id) FROM k) AS completed_tenants,
+       (SELECT array_agg(key) FROM k) AS completed_keys,
        (SELECT array_agg(DISTINCT provider_account) FROM d) AS accounts;
 
 -- name: ready_notify

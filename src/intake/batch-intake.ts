@@ -1,0 +1,229 @@
+/**
+ * POST /v1/notifications/batch: many notifications accepted in one request, each answered on its
+ * own, in order. Every item goes through the same checks as POST /v1/notifications and is
+ * idempotent by its own key under the same rules (one key namespace: an item is fingerprinted as
+ * the single request with its body would be). The items that survive their checks and their key
+ * are written by one `store.createNotifications` call (one transaction), and each account they
+ * go through is woken once, after the commit.
+ *
+ * Items naming the same key are processed as if sent one after another: the first occurrence
+ * in one round, the next in a second round once the first is committed (it then replays the
+ * first's answer, or is 422 for another body). A batch without repeated keys is one round.
+ */
+import type { Clock } from '../clock.js';
+import { HeraldError, toProblem, type ProblemDocument } from '../errors.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
+import type { BatchNotification, NewNotification, Store, StoreConflictError, TenantIdempotencyCompletion } from '../store/store.js';
+import { notificationFingerprint } from './fingerprint.js';
+import type { NotificationRequest } from './notification-request.js';
+import { duplicateChallenge, staleGeneration } from './refusals.js';
+
+/** Where a batch item's problem documents point (RFC 9457 `instance`); the item's index is in its result. */
+export const BATCH_INSTANCE = '/v1/notifications/batch';
+
+/** One item that passed the route's schema: its body (without `idempotency_key`) and its key, if any. */
+export interface BatchItem {
+  body: NotificationRequest;
+  idempotencyKey: string | null;
+}
+
+/**
+ * What one item got. `status` is 202 (accepted now), 200 (its key replayed an earlier
+ * acceptance: nothing new was written), or a problem's 4xx (a replayed stored problem keeps its
+ * status); `replayed` says the answer came from the key's stored response.
+ */
+export interface BatchItemAnswer {
+  status: number;
+  notification: unknown;
+  problem: ProblemDocument | null;
+  replayed: boolean;
+}
+
+/** A body checked and built by intake, not yet written. */
+export interface PlannedNotification {
+  notification: NewNotification;
+  /** The 202 body, stored with the item's key for replay. */
+  response: Record<string, unknown>;
+  /** The provider accounts its deliveries go through, woken after the commit. */
+  accounts: string[];
+}
+
+export interface BatchDeps {
+  store: Store;
+  clock: Clock;
+  lockMs: number;
+  retentionMs: number;
+  /** Checks and builds one body as POST /v1/notifications would (IntakeService.plan); throws HeraldError for a body it refuses. */
+  plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification>;
+  wake?: (providerAccount: string) => void;
+  counters?: DeliveryCounters;
+  /** Test hook: runs after the keys are reserved and before the commit. */
+  beforeCommit?: () => Promise<void>;
+}
+
+/** An item on its way: its plan and key, until it has an answer. */
+interface Pending {
+  index: number;
+  plan: PlannedNotification;
+  key: string | null;
+  fingerprint: string;
+}
+
+const problemAnswer = (err: HeraldError): BatchItemAnswer => ({
+  status: err.status,
+  notification: null,
+  problem: toProblem(err, BATCH_INSTANCE),
+  replayed: false,
+});
+
+/**
+ * Answers every item, in order. An item's own bad data (400/422), a key conflict (409/422) or a
+ * refused generation (409) is that item's answer only. A failure of the store itself (the
+ * database is gone) rejects the whole call after releasing the keys it reserved: nothing of the
+ * round was committed, so the client may send the same batch again.
+ */
+export async function acceptBatch(deps: BatchDeps, tenantId: string, items: BatchItem[]): Promise<BatchItemAnswer[]> {
+  const now = deps.clock.now();
+  const answers = new Array<BatchItemAnswer | undefined>(items.length);
+  const planned = await Promise.all(
+    items.map((item, index) =>
+      deps.plan(tenantId, item.body, now).then(
+        (plan): Pending => ({ index, plan, key: item.idempotencyKey, fingerprint: notificationFingerprint(item.body) }),
+        (err: unknown) => {
+          if (!(err instanceof HeraldError)) throw err;
+          answers[index] = problemAnswer(err);
+          return null;
+        },
+      ),
+    ),
+  );
+  // The n-th occurrence of a key (among the items that passed their checks) goes in round n.
+  const rounds: Pending[][] = [];
+  const seen = new Map<string, number>();
+  for (const p of planned) {
+    if (p === null) continue;
+    const round = p.key === null ? 0 : (seen.get(p.key) ?? 0);
+    if (p.key !== null) seen.set(p.key, round + 1);
+    (rounds[round] ??= []).push(p);
+  }
+  const woken = new Set<string>();
+  for (const round of rounds) {
+    for (const [index, answer, accounts] of await acceptRound(deps, tenantId, now, round)) {
+      answers[index] = answer;
+      for (const a of accounts) woken.add(a);
+    }
+  }
+  for (const a of woken) deps.wake?.(a);
+  return answers as BatchItemAnswer[];
+}
+
+/** One round: reserve the keys, write what may be written in one store call, answer each item. */
+async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round: Pending[]): Promise<Array<[number, BatchItemAnswer, string[]]>> {
+  const out: Array<[number, BatchItemAnswer, string[]]> = [];
+  const reservations = await Promise.allSettled(
+    round.map((p) =>
+      p.key === null
+        ? Promise.resolve({ kind: 'reserved' as const })
+        : deps.store.reserveIdempotencyKey({ tenantId, key: p.key, fingerprint: p.fingerprint, now, lockMs: deps.lockMs, retentionMs: deps.retentionMs }),
+    ),
+  );
+  const toWrite: Pending[] = [];
+  const failed = reservations.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  round.forEach((p, i) => {
+    const r = reservations[i]!;
+    if (r.status === 'rejected') return;
+    const v = r.value;
+    if (v.kind === 'reserved') toWrite.push(p);
+    else if (v.kind === 'replay') out.push([p.index, replayAnswer(v.statusCode, v.body), []]);
+    else if (v.kind === 'mismatch') {
+      out.push([
+        p.index,
+        problemAnswer(new HeraldError('idempotency_key_mismatch', 'this idempotency_key was already used with a different request body')),
+        [],
+      ]);
+    } else {
+      out.push([
+        p.index,
+        problemAnswer(new HeraldError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry shortly')),
+        [],
+      ]);
+    }
+  });
+  const reserved = toWrite.filter((p) => p.key !== null);
+  if (failed) {
+    await release(deps, tenantId, reserved);
+    throw failed.reason;
+  }
+  if (toWrite.length === 0) return out;
+
+  let outcomes;
+  try {
+    await deps.beforeCommit?.();
+    outcomes = await deps.store.createNotifications(
+      toWrite.map((p): BatchNotification => {
+        const idempotency: TenantIdempotencyCompletion | undefined =
+          p.key === null ? undefined : { tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: 202, body: p.plan.response };
+        return idempotency ? { notification: p.plan.notification, idempotency } : { notification: p.plan.notification };
+      }),
+    );
+  } catch (err) {
+    // Nothing of the round was committed: free its keys so the client's retry is processed normally.
+    await release(deps, tenantId, reserved);
+    throw err;
+  }
+
+  const completions: Array<Promise<void>> = [];
+  toWrite.forEach((p, i) => {
+    const o = outcomes[i]!;
+    if (o.ok) {
+      for (const s of o.superseded) deps.counters?.inc('superseded_deliveries', s);
+      out.push([p.index, { status: 202, notification: p.plan.response, problem: null, replayed: false }, p.plan.accounts]);
+      return;
+    }
+    const refusal = refusalFor(o.conflict, p.plan.notification);
+    if (refusal === null) {
+      // A uniqueness rule intake does not expect (e.g. a notification id taken): this item failed
+      // as the single endpoint's 500 would, its key freed for a retry; the others stand.
+      if (p.key !== null) completions.push(deps.store.releaseIdempotencyKey({ tenantId, key: p.key }));
+      out.push([p.index, problemAnswer(new HeraldError('internal_error', 'an unexpected error occurred; retry this item', [], { cause: o.conflict })), []]);
+      return;
+    }
+    const answer = problemAnswer(refusal);
+    // A definite refusal of the generation replays as itself, as on the single endpoint; a key
+    // taken over by another request belongs to that request now, so nothing is stored for it.
+    if (p.key !== null && refusal.code !== 'idempotency_key_in_use') {
+      completions.push(
+        deps.store.completeIdempotencyKey({ tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: refusal.status, body: answer.problem }),
+      );
+    }
+    out.push([p.index, answer, []]);
+  });
+  await Promise.all(completions);
+  return out;
+}
+
+/** The single endpoint's answer to a conflict of the store, or null for one it does not expect. */
+function refusalFor(conflict: StoreConflictError, n: NewNotification): HeraldError | null {
+  switch (conflict.detail.constraint) {
+    case 'notifications.stale_generation':
+      return staleGeneration(n, conflict);
+    case 'notifications.challenge':
+    case 'deliveries.idempotency_key':
+      return duplicateChallenge(n, conflict);
+    case 'idempotency_keys':
+      return new HeraldError('idempotency_key_in_use', 'a request with this idempotency_key is being processed; retry shortly', [], { cause: conflict });
+    default:
+      return null;
+  }
+}
+
+/** A key's stored answer: an acceptance replays as 200 (nothing new was written), a stored problem as itself. */
+function replayAnswer(statusCode: number, body: unknown): BatchItemAnswer {
+  return statusCode < 400
+    ? { status: 200, notification: body, problem: null, replayed: true }
+    : { status: statusCode, notification: null, problem: body as ProblemDocument, replayed: true };
+}
+
+async function release(deps: BatchDeps, tenantId: string, reserved: Pending[]): Promise<void> {
+  await Promise.all(reserved.map((p) => deps.store.releaseIdempotencyKey({ tenantId, key: p.key! }).catch(() => {})));
+}
