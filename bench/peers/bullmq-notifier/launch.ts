@@ -30,7 +30,8 @@ export interface PeerStats {
   failed: number;
   expired: number;
   lastSentAt: number;
-  latencyMs: { p50: number; p99: number; max: number };
+  /** Intake request → provider answer, ms; null unless asked for. */
+  latencyMs: { p50: number; p99: number; max: number } | null;
 }
 
 export interface PeerProcesses {
@@ -43,7 +44,8 @@ export interface PeerProcesses {
   describe: string;
   /** Set when a process exited without being asked to. */
   crashed(): string | null;
-  stats(): Promise<PeerStats>;
+  /** The worker's counters; with `latency`, also its latency percentiles (costs a sort). */
+  stats(latency?: boolean): Promise<PeerStats>;
   stop(): Promise<void>;
 }
 
@@ -123,8 +125,8 @@ export async function startPeer(opts: PeerOptions): Promise<PeerProcesses> {
       `BullMQ notifier: node:http intake → BullMQ queue "sms" (codes priority 1, campaign 10) → 1 worker (${workerLine}), ` +
       `sandbox SMS endpoint as Herald's adapter calls it; Redis ${redis ? `${redisUrl} (own process, no persistence)` : `${redisUrl} (existing server, key prefix ${prefix})`}`,
     crashed: () => crash,
-    async stats() {
-      const res = await fetch(`${statsUrl}/stats`);
+    async stats(latency = false) {
+      const res = await fetch(`${statsUrl}/stats${latency ? '?latency=1' : ''}`);
       return (await res.json()) as PeerStats;
     },
     async stop() {

@@ -7,7 +7,8 @@
  * 4xx fails the job for good.
  *
  * `GET /stats` on its own port answers what it did (sends, retries, failures, the time of the
- * last send, and request → provider answer latencies), which the throughput benchmark reads.
+ * last send, and with `?latency=1` request → provider answer latencies), which the throughput
+ * benchmark reads.
  *
  * Environment: PEER_REDIS_URL, PEER_PREFIX, PEER_SANDBOX_URL, PEER_RATE (0 or unset: no
  * limiter), PEER_CONCURRENCY (default 50), PEER_RUN (prefix of the Idempotency-Key sent).
@@ -73,12 +74,14 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
+// Counters are cheap to poll; the latency percentiles (a sort of every send so far) only with ?latency=1.
 const statsServer = http.createServer((req, res) => {
-  const sorted = latencies.slice(0, stats.sent).sort();
-  const body = JSON.stringify({
-    ...stats,
-    latencyMs: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN },
-  });
+  let latencyMs = null;
+  if ((req.url ?? '').includes('latency=1')) {
+    const sorted = latencies.slice(0, stats.sent).sort();
+    latencyMs = { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+  }
+  const body = JSON.stringify({ ...stats, latencyMs });
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(body);
 });
