@@ -5,7 +5,10 @@
  * 2,000), while one-time codes arrive at `--otp-rate` per second (default 20). It prints the
  * drain time against the lower bound N / (R − OTP actually sent), the most sms the sandbox
  * received in one second, the 429s it answered, OTP latency from intake to sandbox receipt, and
- * each worker's peak memory, against the issue's targets. See docs/benchmarks.md.
+ * each worker's peak memory, against the issue's targets. Then (unless `--peer none`) the same
+ * workload through the BullMQ notifier of issue 16 (bench/peers/bullmq-notifier), refereed by a
+ * fresh sandbox with the same quota and measured by the same code, and the Herald / peer ratios.
+ * See docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -23,6 +23,9 @@
  * and is run again if other processes took more than --max-other cores meanwhile.
  * Intake-to-accepted latency = attempts.finished_at of the accepted attempt − notifications.created_at,
  * read from the database after the e2e phase. Numbers are printed, never asserted.
+ * Unless `--peer none`, the e2e phase then runs through the BullMQ notifier of issue 16
+ * (bench/peers/bullmq-notifier, child processes) with the same load generator and sandbox, and
+ * the summary prints Herald's e2e rate over the peer's per driver.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
