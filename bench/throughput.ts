@@ -605,6 +605,8 @@ interface PhaseReport {
   seconds: number;
   /** Average cores other processes used during the phase: above --max-other the run is disturbed. */
   otherCores: number;
+  /** CPU seconds of the run's own processes (not other processes, interrupts or steal): less noisy than the rate on a busy machine. */
+  ownCpuS?: number;
   lines: string[];
 }
 
@@ -613,6 +615,13 @@ function cpuLine(cpu: Record<string, number>, seconds: number): string {
     .filter(([k]) => k !== 'machine')
     .map(([k, v]) => `${k} ${fmt(v, 1)} s`);
   return `CPU over ${fmt(seconds, 1)} s wall (2 cores = ${fmt(2 * seconds, 1)} CPU-s): ${parts.join(', ')} (irq = interrupts/softirq incl. loopback TCP; other = other processes and kernel threads); machine busy ${fmt(cpu.machine!, 1)} s`;
+}
+
+/** CPU seconds of the named process groups of a phase: everything but machine, other, irq and steal. */
+function ownCpu(cpu: Record<string, number>): number {
+  return Object.entries(cpu)
+    .filter(([k]) => !['machine', 'other', 'irq', 'steal'].includes(k))
+    .reduce((a, [, v]) => a + v, 0);
 }
 
 function storeLine(m: Meter): string {
@@ -675,7 +684,7 @@ async function e2ePhase(driver: 'sqlite' | 'postgres', sandbox: { child: Child; 
     ...(pgLine ? [`  ${pgLine}`] : []),
   ];
   if (intakeRun.ok !== N) lines.push(`  WARNING: only ${intakeRun.ok}/${N} requests got 202: ${JSON.stringify(intakeRun.statuses)}`);
-  return { name: 'e2e', rate, seconds, otherCores: usage.other! / seconds, lines };
+  return { name: 'e2e', rate, seconds, otherCores: usage.other! / seconds, ownCpuS: ownCpu(usage), lines };
 }
 
 async function intakeAndDeliveryPhases(driver: 'sqlite' | 'postgres', sandbox: { child: Child; url: string }): Promise<PhaseReport[]> {
@@ -873,7 +882,7 @@ async function peerE2ePhase(sandbox: { child: Child; url: string }): Promise<Pha
       `  memory (peak RSS): ${[peer.intake, peer.worker, ...(peer.redis ? [peer.redis] : [])].map((c) => `${c.name} ${fmt(peakRssMb(c.pid))} MB`).join(', ')}`,
     ];
     if (intakeRun.ok !== N) lines.push(`  WARNING: only ${intakeRun.ok}/${N} requests got 202: ${JSON.stringify(intakeRun.statuses)}`);
-    return { name: 'e2e', rate: N / seconds, seconds, otherCores: usage.other! / seconds, lines };
+    return { name: 'e2e', rate: N / seconds, seconds, otherCores: usage.other! / seconds, ownCpuS: ownCpu(usage), lines };
   } finally {
     await peer.stop();
   }
@@ -969,7 +978,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 if (DRIVERS.includes('postgres')) await dropStaleSchemas().catch(() => {});
 const summary: string[] = [];
-const heraldE2e = new Map<string, number>();
+const heraldE2e = new Map<string, PhaseReport>();
 try {
   for (const line of setupLines(sandbox.url)) console.log(line);
   if (DRIVERS.includes('postgres')) console.log(await pgSettings());
@@ -984,23 +993,29 @@ try {
     if (PHASES.has('nohttp')) reports.push(...(await undisturbed(async () => [await noHttpPhase(driver, sandbox)])));
     summary.push(`${driver.padEnd(8)} ${reports.map((r) => `${r.name} ${fmt(r.rate)}/s`).join(' | ')}`);
     const e2e = reports.find((r) => r.name === 'e2e');
-    if (e2e) heraldE2e.set(driver, e2e.rate);
+    if (e2e) heraldE2e.set(driver, e2e);
   }
-  let peerRate: number | null = null;
+  let peer: PhaseReport | null = null;
   if (PEER === 'bullmq' && PHASES.has('e2e')) {
     if (CHANNEL !== 'sms') console.log(`\n== BullMQ notifier: skipped (it sends SMS only; --channel ${CHANNEL}) ==`);
     else {
       console.log(`\n== BullMQ notifier (issue 16's peer), end to end over HTTP${INTAKE === 'direct' ? ' (the peer has no in-process intake)' : ''} ==`);
       if (flags['idempotency-key']) console.log('  note: the peer ignores Idempotency-Key (it has no idempotency)');
       const [r] = await undisturbed(async () => [await peerE2ePhase(sandbox)]);
-      peerRate = r!.rate;
-      summary.push(`peer     e2e ${fmt(peerRate)}/s (BullMQ notifier)`);
+      peer = r!;
+      summary.push(`peer     e2e ${fmt(peer.rate)}/s (BullMQ notifier)`);
     }
   }
   console.log(`\nsummary (notifications/s): \n${summary.join('\n')}`);
-  if (peerRate !== null && heraldE2e.size > 0) {
+  if (peer !== null && heraldE2e.size > 0) {
+    const p = peer;
     console.log(
-      `end-to-end throughput, Herald / BullMQ notifier: ${[...heraldE2e].map(([d, rate]) => `${d} ${ratio(rate, peerRate)} (${fmt(rate)} / ${fmt(peerRate)})`).join(', ')} (issue 16 goal 4: ≥ 1.50× on both drivers)`,
+      `end-to-end throughput, Herald / BullMQ notifier: ${[...heraldE2e].map(([d, h]) => `${d} ${ratio(h.rate, p.rate)} (${fmt(h.rate)} / ${fmt(p.rate)})`).join(', ')} (issue 16 goal 4: ≥ 1.50× on both drivers)`,
+    );
+    const perMsg = (r: PhaseReport) => ((r.ownCpuS ?? NaN) * 1e6) / N;
+    console.log(
+      `CPU of the run's own processes (system + sandbox + load generator) per notification: ${[...heraldE2e].map(([d, h]) => `${d} ${fmt(perMsg(h))} µs`).join(', ')}, peer ${fmt(perMsg(p))} µs; ` +
+        `Herald / peer ${[...heraldE2e].map(([d, h]) => `${d} ${ratio(perMsg(h), perMsg(p))}`).join(', ')}`,
     );
   }
   if (PROF_DIR) console.log(`CPU profiles written to ${PROF_DIR}`);
