@@ -5,7 +5,10 @@
  * 2,000), while one-time codes arrive at `--otp-rate` per second (default 20). It prints the
  * drain time against the lower bound N / (R − OTP actually sent), the most sms the sandbox
  * received in one second, the 429s it answered, OTP latency from intake to sandbox receipt, and
- * each worker's peak memory, against the issue's targets. See docs/benchmarks.md.
+ * each worker's peak memory, against the issue's targets. Then (unless `--peer none`) the same
+ * workload through the BullMQ notifier of issue 16 (bench/peers/bullmq-notifier), refereed by a
+ * fresh sandbox with the same quota and measured by the same code, and the Herald / peer ratios.
+ * See docs/benchmarks.md.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +18,8 @@ import { parseArgs } from 'node:util';
 import { CAMPAIGN_PHONE_PREFIX, uploadAudience } from './campaign/audience.js';
 import { api, memoryMb, startHerald, type HeraldProcesses } from './campaign/herald.js';
 import { measure, type OtpFigures, type Spread } from './campaign/measure.js';
+import { runPeerCampaign, type CampaignRun } from './campaign/peer-run.js';
+import { ratio, textTable } from './peers/compare.js';
 import { startOtpTraffic, type OtpTraffic } from './campaign/otp.js';
 import { startReferee, type Referee } from './campaign/referee.js';
 import { startWaitSampler, type WaitSample } from './campaign/wait-sampler.js';
@@ -41,6 +46,10 @@ const HELP = `Usage: npm run bench:campaign -- [flags]
   --quiet-wait S     wait up to S seconds for an idle machine before starting (default 120)
   --settle-timeout S after the last campaign send, stop waiting for stragglers after S seconds (default 120)
   --baseline-s S     OTPs alone for S seconds before the campaign, for the path's own latency (default 5)
+  --peer P           bullmq (default): then run the same workload through the BullMQ notifier
+                     (bench/peers/bullmq-notifier) and print Herald / peer ratios; none: Herald only
+  --peer-redis URL   the peer's Redis (its own key prefix, only its keys deleted); default: a
+                     redis-server of its own without persistence
 
 Database: DATABASE_URL (a throwaway schema, dropped afterwards), else an embedded PostgreSQL.
 `;
@@ -62,6 +71,8 @@ const { values: flags } = parseArgs({
     'quiet-wait': { type: 'string', default: '120' },
     'settle-timeout': { type: 'string', default: '120' },
     'baseline-s': { type: 'string', default: '5' },
+    peer: { type: 'string', default: 'bullmq' },
+    'peer-redis': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -96,6 +107,13 @@ const REFEREE_NICE = num('referee-nice', flags['referee-nice'], -20);
 const QUIET_WAIT_S = num('quiet-wait', flags['quiet-wait'], 0, false);
 const SETTLE_TIMEOUT_S = num('settle-timeout', flags['settle-timeout'], 1, false);
 const BASELINE_S = num('baseline-s', flags['baseline-s'], 0, false);
+const PEER = flags.peer as 'bullmq' | 'none';
+if (PEER !== 'bullmq' && PEER !== 'none') {
+  process.stderr.write(`--peer must be bullmq or none, got ${flags.peer}\n${HELP}`);
+  process.exit(2);
+}
+/** The bench process's scheduling priority, as set in main(). */
+let referenceNice = 'normal priority';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -119,10 +137,12 @@ async function awaitQuiet(): Promise<string> {
   return `WARNING: machine still busy before the run (${fmt(busy * 100)}% of a core used by other processes)`;
 }
 
+type SandboxModule = typeof import('../src/sandbox/index.js');
+
 async function main(): Promise<number> {
   requireBuild();
   const domain = await dist<DomainModule>('domain/index.js');
-  const sandboxMod = await dist<typeof import('../src/sandbox/index.js')>('sandbox/index.js');
+  const sandboxMod = await dist<SandboxModule>('sandbox/index.js');
   const rates = deriveRates(settings, domain);
   const s = settings;
 
@@ -142,7 +162,6 @@ async function main(): Promise<number> {
   const quiet = QUIET_WAIT_S > 0 ? await awaitQuiet() : 'quiet wait skipped';
   log(`  ${quiet}`);
 
-  let referenceNice = 'normal priority';
   try {
     // The sandbox lives in this process: its received_at must be arrival time, not arrival plus
     // however long two busy cores kept its event loop waiting (as the chaos run does for its sandbox).
@@ -152,6 +171,32 @@ async function main(): Promise<number> {
     log(`  could not set this process's priority (${(err as Error).message}); sandbox timestamps may lag under load`);
   }
 
+  log(`\n=== Herald: herald api + ${s.workers} × herald worker on PostgreSQL ===`);
+  const herald = await runHerald(sandboxMod, rates, quiet);
+  if (PEER === 'none') return 0;
+
+  log(`\n=== the BullMQ notifier (issue 16's peer), same workload, same referee ===`);
+  const peerQuiet = QUIET_WAIT_S > 0 ? await awaitQuiet() : 'quiet wait skipped';
+  log(`  ${peerQuiet}`);
+  const peer = await runPeerCampaign({
+    sandbox: sandboxMod,
+    n: s.n,
+    quota: s.quota,
+    otpRate: s.otpRate,
+    baselineS: BASELINE_S,
+    settleTimeoutS: SETTLE_TIMEOUT_S,
+    ...(flags['peer-redis'] ? { redisUrl: flags['peer-redis'] } : {}),
+    log,
+    fmt,
+  });
+  reportPeer(peer, peerQuiet);
+  compare(herald, peer);
+  return 0;
+}
+
+/** The campaign through Herald (api + workers on PostgreSQL); prints Herald's full report. */
+async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof deriveRates>, quiet: string): Promise<CampaignRun> {
+  const s = settings;
   const schema = `herald_bench_cmp_${randomBytes(5).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-campaign-'));
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
@@ -343,7 +388,7 @@ async function main(): Promise<number> {
       otpRows,
     });
     report({ m, rates, final, cpu, cpuSeconds, memory, throttledHerald, incomplete, quiet, waited, limiter, server });
-    return 0;
+    return { m, incomplete, memory: memory.map((x) => ({ name: x.name, peak: x.mem?.peak ?? NaN })), cpu, cpuSeconds };
   } finally {
     await otp?.stop().catch(() => {});
     if (herald) await Promise.all([herald.api, ...herald.workers].map((c) => c.stop(5_000)));
@@ -506,6 +551,91 @@ function report(r: {
   log(line(['measure', 'result', 'target', '']));
   log(`|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`);
   for (const row of rows) log(line(row));
+}
+
+/** The peer's figures, from the same measure() as Herald's (no permit times: BullMQ keeps none). */
+function reportPeer(r: CampaignRun, quiet: string): void {
+  const { m } = r;
+  const s = settings;
+  const lower = s.n / (s.quota - m.otp.rateDuringDrain);
+  log(`\n=== results: the BullMQ notifier ===`);
+  if (r.incomplete) log(`WARNING: the campaign did not finish: ${r.incomplete}`);
+  log(`campaign messages in the ledger: ${fmt(m.campaign.entries)} (${fmt(m.campaign.distinctKeys)} distinct keys)`);
+  log(
+    `drain time: ${fmt(m.campaign.drainSeconds, 2)} s = start → first campaign message ${fmt(m.campaign.startupSeconds, 2)} s + sending ${fmt(m.campaign.sendingSeconds, 2)} s at ${fmt(m.campaign.sendingRate, 1)}/s`,
+  );
+  log(`  issue's lower bound N / (R − OTP sent) = ${fmt(s.n)} / (${fmt(s.quota)} − ${fmt(m.otp.rateDuringDrain, 2)}) = ${fmt(lower, 2)} s`);
+  log(
+    `sandbox: most sms received in one second ${fmt(m.sandbox.maxReceivedPerSecond)} (accepted ${fmt(m.sandbox.maxAcceptedPerSecond)}; seconds above ${fmt(s.quota)}: ${m.sandbox.secondsAboveQuota}); 429s ${fmt(m.sandbox.refused429)}`,
+  );
+  const otpLine = (label: string, o: OtpFigures) =>
+    log(`${label}: ${fmt(o.delivered)}/${fmt(o.requested)} received; intake → sandbox p50 / p99 / max ${ms(o.latency)}; intake answer (202) ${ms(o.intake)}`);
+  if (m.baselineOtp) otpLine('OTP latency, no campaign (baseline)', m.baselineOtp);
+  otpLine('OTP latency during the campaign', m.otp);
+  log(`memory (peak RSS, VmHWM): ${r.memory.map((x) => `${x.name} ${fmt(x.peak)} MB`).join(', ')}`);
+  const parts = Object.entries(r.cpu)
+    .filter(([k]) => k !== 'machine')
+    .map(([k, v]) => `${k} ${fmt(v, 1)}`);
+  log(
+    `CPU-s over ${fmt(r.cpuSeconds, 1)} s (2 cores = ${fmt(2 * r.cpuSeconds, 1)} CPU-s): ${parts.join(', ')}; machine busy ${fmt(r.cpu.machine!, 1)} (${fmt((100 * r.cpu.machine!) / (2 * r.cpuSeconds))}% of 2 cores)`,
+  );
+  const otherCores = r.cpu.other! / r.cpuSeconds;
+  log(`${quiet}; during the run other processes used ${fmt(otherCores, 2)} cores on average${otherCores > 0.2 ? ' — WARNING: a disturbed run' : ''}`);
+}
+
+/** Herald and the peer side by side: the ratios issue 16 lists, each system against its own bound. */
+function compare(h: CampaignRun, p: CampaignRun): void {
+  const s = settings;
+  const bound = (r: CampaignRun) => s.n / (s.quota - r.m.otp.rateDuringDrain);
+  const overBound = (r: CampaignRun) => r.m.campaign.drainSeconds / bound(r);
+  const peakRss = (r: CampaignRun) => Math.max(...r.memory.map((x) => x.peak));
+  // The system's processes plus the bench process (sandbox + OTP client): not other processes, interrupts or steal.
+  const ownCpu = (r: CampaignRun) =>
+    Object.entries(r.cpu)
+      .filter(([k]) => !['machine', 'other', 'irq', 'steal'].includes(k))
+      .reduce((a, [, v]) => a + v, 0);
+  const rows: string[][] = [
+    ['drain time ÷ N/(R − OTP sent)', `${fmt(overBound(h), 3)}×`, `${fmt(overBound(p), 3)}×`, ratio(overBound(h), overBound(p))],
+    [
+      'drain time',
+      `${fmt(h.m.campaign.drainSeconds, 2)} s`,
+      `${fmt(p.m.campaign.drainSeconds, 2)} s`,
+      ratio(h.m.campaign.drainSeconds, p.m.campaign.drainSeconds),
+    ],
+    [
+      'most sms received in 1 s',
+      fmt(h.m.sandbox.maxReceivedPerSecond),
+      fmt(p.m.sandbox.maxReceivedPerSecond),
+      ratio(h.m.sandbox.maxReceivedPerSecond, p.m.sandbox.maxReceivedPerSecond),
+    ],
+    [
+      `seconds above R = ${fmt(s.quota)}`,
+      fmt(h.m.sandbox.secondsAboveQuota),
+      fmt(p.m.sandbox.secondsAboveQuota),
+      ratio(h.m.sandbox.secondsAboveQuota, p.m.sandbox.secondsAboveQuota),
+    ],
+    ['429s answered by the sandbox', fmt(h.m.sandbox.refused429), fmt(p.m.sandbox.refused429), ratio(h.m.sandbox.refused429, p.m.sandbox.refused429)],
+    [
+      'code latency p50 (intake request → receipt)',
+      `${fmt(h.m.otp.latency.p50)} ms`,
+      `${fmt(p.m.otp.latency.p50)} ms`,
+      ratio(h.m.otp.latency.p50, p.m.otp.latency.p50),
+    ],
+    ['code latency p99', `${fmt(h.m.otp.latency.p99)} ms`, `${fmt(p.m.otp.latency.p99)} ms`, ratio(h.m.otp.latency.p99, p.m.otp.latency.p99)],
+    ['codes received / requested', `${fmt(h.m.otp.delivered)} / ${fmt(h.m.otp.requested)}`, `${fmt(p.m.otp.delivered)} / ${fmt(p.m.otp.requested)}`, ''],
+    [
+      'campaign entries (distinct keys)',
+      `${fmt(h.m.campaign.entries)} (${fmt(h.m.campaign.distinctKeys)})`,
+      `${fmt(p.m.campaign.entries)} (${fmt(p.m.campaign.distinctKeys)})`,
+      '',
+    ],
+    ['largest peak RSS of a process', `${fmt(peakRss(h))} MB`, `${fmt(peakRss(p))} MB`, ratio(peakRss(h), peakRss(p))],
+    ["CPU-s of the run's own processes during the drain", fmt(ownCpu(h), 1), fmt(ownCpu(p), 1), ratio(ownCpu(h), ownCpu(p))],
+  ];
+  log(`\n=== Herald against the BullMQ notifier (${fmt(s.n)} recipients, R = ${fmt(s.quota)}/s, codes at ${fmt(s.otpRate, 1)}/s) ===`);
+  if (h.incomplete || p.incomplete)
+    log(`WARNING: not finished: ${[h.incomplete && `Herald: ${h.incomplete}`, p.incomplete && `peer: ${p.incomplete}`].filter(Boolean).join('; ')}`);
+  for (const l of textTable(['measure', 'Herald', 'BullMQ notifier', 'Herald / peer'], rows)) log(l);
 }
 
 main()

@@ -23,9 +23,12 @@
  * and is run again if other processes took more than --max-other cores meanwhile.
  * Intake-to-accepted latency = attempts.finished_at of the accepted attempt − notifications.created_at,
  * read from the database after the e2e phase. Numbers are printed, never asserted.
+ * Unless `--peer none`, the e2e phase then runs through the BullMQ notifier of issue 16
+ * (bench/peers/bullmq-notifier, child processes) with the same load generator and sandbox, and
+ * the summary prints Herald's e2e rate over the peer's per driver.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -38,6 +41,8 @@ import pino from 'pino';
 import { notificationBody, type Channel } from './throughput/bodies.js';
 import { machineBusyCpuMs, parentPid, postgresCpuByKind, processCpuMs, processTreeCpuMs, startCpuMeter } from './throughput/cpu.js';
 import type { ProducerResult } from './throughput/producer.js';
+import { startPeer } from './peers/bullmq-notifier/launch.js';
+import { ratio } from './peers/compare.js';
 import type { Store } from '../src/store/store.js';
 import type { HeraldConfig } from '../src/config/config.js';
 
@@ -84,6 +89,10 @@ const HELP = `Usage: npm run bench:throughput -- [options]
   --attempts A          at most A runs of a phase (default 3); the last one is kept, disturbed or not
   --keep                keep the SQLite files / Postgres schemas
   --herald DIR          benchmark the build in DIR/dist (and DIR/bin/herald.js sandbox) instead of this checkout's
+  --peer P              bullmq (default): after Herald, the same end-to-end phase through the BullMQ notifier
+                        (bench/peers/bullmq-notifier: HTTP intake → BullMQ → 1 worker, concurrency 50, no
+                        limiter) with the same load generator and sandbox, and the Herald / peer ratio; none: skip
+  --peer-redis URL      the peer's Redis (own key prefix, only its keys deleted); default: its own redis-server
 `;
 
 const { values: flags } = parseArgs({
@@ -107,6 +116,8 @@ const { values: flags } = parseArgs({
     attempts: { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
     herald: { type: 'string' },
+    peer: { type: 'string', default: 'bullmq' },
+    'peer-redis': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -146,6 +157,8 @@ const MAX_OTHER = Number(flags['max-other']);
 if (!Number.isFinite(MAX_OTHER) || MAX_OTHER < 0) fail('--max-other must be a number of cores');
 const ATTEMPTS = positive(flags.attempts, 'attempts')!;
 if (!Number.isFinite(QUIET_WAIT_S) || QUIET_WAIT_S < 0) fail('--quiet-wait must be a number of seconds');
+const PEER = flags.peer as 'bullmq' | 'none';
+if (PEER !== 'bullmq' && PEER !== 'none') fail('--peer must be bullmq or none');
 const PROF_DIR = flags['cpu-prof'] ? resolve(flags['cpu-prof']) : null;
 if (PROF_DIR) mkdirSync(PROF_DIR, { recursive: true });
 
@@ -532,7 +545,12 @@ async function prepareIntake(h: Herald, runId: string): Promise<{ go(): Promise<
       },
     };
   }
-  const opts = { url: h.apiUrl, apiKey: h.apiKey, n: N, concurrency: CONCURRENCY, channel: CHANNEL, idempotencyKeys: flags['idempotency-key'], runId };
+  return startProducer(h.apiUrl!, h.apiKey, runId);
+}
+
+/** The HTTP load generator process, ready; `go()` starts it and resolves with its report. */
+async function startProducer(url: string, apiKey: string, runId: string): Promise<{ go(): Promise<IntakeRun>; producer: Child }> {
+  const opts = { url, apiKey, n: N, concurrency: CONCURRENCY, channel: CHANNEL, idempotencyKeys: flags['idempotency-key'], runId };
   const producer = startChild(['--import', 'tsx', join(ROOT, 'bench/throughput/producer.ts'), JSON.stringify(opts)], 'producer');
   const ready = await nextLine(producer, 'producer');
   if (ready !== 'ready') throw new Error(`unexpected producer output: ${ready}`);
@@ -587,6 +605,8 @@ interface PhaseReport {
   seconds: number;
   /** Average cores other processes used during the phase: above --max-other the run is disturbed. */
   otherCores: number;
+  /** CPU seconds of the run's own processes (not other processes, interrupts or steal): less noisy than the rate on a busy machine. */
+  ownCpuS?: number;
   lines: string[];
 }
 
@@ -595,6 +615,13 @@ function cpuLine(cpu: Record<string, number>, seconds: number): string {
     .filter(([k]) => k !== 'machine')
     .map(([k, v]) => `${k} ${fmt(v, 1)} s`);
   return `CPU over ${fmt(seconds, 1)} s wall (2 cores = ${fmt(2 * seconds, 1)} CPU-s): ${parts.join(', ')} (irq = interrupts/softirq incl. loopback TCP; other = other processes and kernel threads); machine busy ${fmt(cpu.machine!, 1)} s`;
+}
+
+/** CPU seconds of the named process groups of a phase: everything but machine, other, irq and steal. */
+function ownCpu(cpu: Record<string, number>): number {
+  return Object.entries(cpu)
+    .filter(([k]) => !['machine', 'other', 'irq', 'steal'].includes(k))
+    .reduce((a, [, v]) => a + v, 0);
 }
 
 function storeLine(m: Meter): string {
@@ -657,7 +684,7 @@ async function e2ePhase(driver: 'sqlite' | 'postgres', sandbox: { child: Child; 
     ...(pgLine ? [`  ${pgLine}`] : []),
   ];
   if (intakeRun.ok !== N) lines.push(`  WARNING: only ${intakeRun.ok}/${N} requests got 202: ${JSON.stringify(intakeRun.statuses)}`);
-  return { name: 'e2e', rate, seconds, otherCores: usage.other! / seconds, lines };
+  return { name: 'e2e', rate, seconds, otherCores: usage.other! / seconds, ownCpuS: ownCpu(usage), lines };
 }
 
 async function intakeAndDeliveryPhases(driver: 'sqlite' | 'postgres', sandbox: { child: Child; url: string }): Promise<PhaseReport[]> {
@@ -803,6 +830,73 @@ async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Chil
   };
 }
 
+/**
+ * The e2e phase through the BullMQ notifier (issue 16's peer): the same load generator, the same
+ * sandbox process, the same N; its worker has no limiter (as Herald's sandbox accounts have none
+ * here). Rate = N / (first request → the worker's last provider answer); latency = intake
+ * request received → provider answer, as the worker measured it.
+ */
+async function peerE2ePhase(sandbox: { child: Child; url: string }): Promise<PhaseReport> {
+  const runId = `peer${Date.now().toString(36)}`;
+  const peer = await startPeer({ sandboxUrl: sandbox.url, rate: null, ...(flags['peer-redis'] ? { redisUrl: flags['peer-redis'] } : {}) });
+  try {
+    const intake = await startProducer(peer.url, peer.apiKey, runId);
+    const groups: Record<string, () => number> = {
+      intake: () => processCpuMs(peer.intake.pid),
+      worker: () => processCpuMs(peer.worker.pid),
+      ...(peer.redis ? { redis: () => processCpuMs(peer.redis!.pid) } : {}),
+      sandbox: () => processCpuMs(sandbox.child.proc.pid!),
+      bench: () => processCpuMs(process.pid),
+    };
+    const cpu = startCpuMeter(groups);
+    const t0Wall = Date.now();
+    const intakeRun = await intake.go();
+    let last = -1;
+    let lastMove = performance.now();
+    for (;;) {
+      const crash = peer.crashed();
+      if (crash) throw new Error(crash);
+      const st = await peer.stats();
+      if (st.sent + st.failed + st.expired >= N) break;
+      if (st.sent !== last) {
+        last = st.sent;
+        lastMove = performance.now();
+      } else if (performance.now() - lastMove > 60_000) throw new Error(`peer stalled at ${st.sent}/${N} sent: ${JSON.stringify(st)}`);
+      await sleep(50);
+    }
+    const usage = withProducer(cpu.stop(), intakeRun);
+    const stats = await peer.stats(true);
+    // Wall clock on both sides: the worker stamps its last provider answer with Date.now().
+    const seconds = (stats.lastSentAt - t0Wall) / 1000;
+    await stopChild(intake.producer);
+    const ledger = await ledgerCheck(sandbox.url);
+    const lat = stats.latencyMs!;
+    const lines = [
+      `end to end: ${fmt(N)} notifications, first request → last provider answer ${fmt(seconds, 2)} s = ${fmt(N / seconds)} notifications/s`,
+      `  ${peer.describe}`,
+      `  intake finished after ${fmt(intakeRun.elapsedMs / 1000, 2)} s (${fmt(N / (intakeRun.elapsedMs / 1000))}/s while the worker ran)` +
+        (intakeRun.clientLatencyMs ? `; request → 202 p50 ${fmt(intakeRun.clientLatencyMs.p50, 1)} ms, p99 ${fmt(intakeRun.clientLatencyMs.p99, 1)} ms` : ''),
+      `  intake-to-sent (worker: provider answer − intake request received): p50 ${fmt(lat.p50)} ms, p99 ${fmt(lat.p99)} ms, max ${fmt(lat.max)} ms`,
+      `  worker: ${fmt(stats.sent)} sent, ${fmt(stats.retried)} retried, ${fmt(stats.failed)} failed; sandbox ledger ${fmt(ledger.entries)} entries, ${fmt(ledger.distinctKeys)} distinct keys`,
+      `  ${cpuLine(usage, seconds)}`,
+      `  memory (peak RSS): ${[peer.intake, peer.worker, ...(peer.redis ? [peer.redis] : [])].map((c) => `${c.name} ${fmt(peakRssMb(c.pid))} MB`).join(', ')}`,
+    ];
+    if (intakeRun.ok !== N) lines.push(`  WARNING: only ${intakeRun.ok}/${N} requests got 202: ${JSON.stringify(intakeRun.statuses)}`);
+    return { name: 'e2e', rate: N / seconds, seconds, otherCores: usage.other! / seconds, ownCpuS: ownCpu(usage), lines };
+  } finally {
+    await peer.stop();
+  }
+}
+
+/** VmHWM of a process, MB (NaN once it is gone). */
+function peakRssMb(pid: number): number {
+  try {
+    return Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 /** Runs phases after waiting for a quiet machine; runs them again if other processes took CPU meanwhile. */
@@ -884,6 +978,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 if (DRIVERS.includes('postgres')) await dropStaleSchemas().catch(() => {});
 const summary: string[] = [];
+const heraldE2e = new Map<string, PhaseReport>();
 try {
   for (const line of setupLines(sandbox.url)) console.log(line);
   if (DRIVERS.includes('postgres')) console.log(await pgSettings());
@@ -897,8 +992,32 @@ try {
     if (PHASES.has('intake')) reports.push(...(await undisturbed(() => intakeAndDeliveryPhases(driver, sandbox))));
     if (PHASES.has('nohttp')) reports.push(...(await undisturbed(async () => [await noHttpPhase(driver, sandbox)])));
     summary.push(`${driver.padEnd(8)} ${reports.map((r) => `${r.name} ${fmt(r.rate)}/s`).join(' | ')}`);
+    const e2e = reports.find((r) => r.name === 'e2e');
+    if (e2e) heraldE2e.set(driver, e2e);
+  }
+  let peer: PhaseReport | null = null;
+  if (PEER === 'bullmq' && PHASES.has('e2e')) {
+    if (CHANNEL !== 'sms') console.log(`\n== BullMQ notifier: skipped (it sends SMS only; --channel ${CHANNEL}) ==`);
+    else {
+      console.log(`\n== BullMQ notifier (issue 16's peer), end to end over HTTP${INTAKE === 'direct' ? ' (the peer has no in-process intake)' : ''} ==`);
+      if (flags['idempotency-key']) console.log('  note: the peer ignores Idempotency-Key (it has no idempotency)');
+      const [r] = await undisturbed(async () => [await peerE2ePhase(sandbox)]);
+      peer = r!;
+      summary.push(`peer     e2e ${fmt(peer.rate)}/s (BullMQ notifier)`);
+    }
   }
   console.log(`\nsummary (notifications/s): \n${summary.join('\n')}`);
+  if (peer !== null && heraldE2e.size > 0) {
+    const p = peer;
+    console.log(
+      `end-to-end throughput, Herald / BullMQ notifier: ${[...heraldE2e].map(([d, h]) => `${d} ${ratio(h.rate, p.rate)} (${fmt(h.rate)} / ${fmt(p.rate)})`).join(', ')} (issue 16 goal 4: ≥ 1.50× on both drivers)`,
+    );
+    const perMsg = (r: PhaseReport) => ((r.ownCpuS ?? NaN) * 1e6) / N;
+    console.log(
+      `CPU of the run's own processes (system + sandbox + load generator) per notification: ${[...heraldE2e].map(([d, h]) => `${d} ${fmt(perMsg(h))} µs`).join(', ')}, peer ${fmt(perMsg(p))} µs; ` +
+        `Herald / peer ${[...heraldE2e].map(([d, h]) => `${d} ${ratio(perMsg(h), perMsg(p))}`).join(', ')}`,
+    );
+  }
   if (PROF_DIR) console.log(`CPU profiles written to ${PROF_DIR}`);
 } finally {
   await stopChild(sandbox.child);

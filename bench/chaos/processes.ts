@@ -28,6 +28,14 @@ export interface ExitInfo {
 // Enough of stderr to diagnose a failure without holding every JSON log line of a long run.
 const STDERR_TAIL_BYTES = 32 * 1024;
 
+/** What to run instead of `node bin/herald.js` (the benchmarks' peer processes and their Redis). */
+export interface Launch {
+  /** The executable (default: this Node). */
+  file: string;
+  /** Arguments before the child's own `args` (default: bin/herald.js). */
+  prefix: string[];
+}
+
 export class HeraldChild {
   readonly proc: ChildProcess;
   readonly pid: number;
@@ -49,8 +57,9 @@ export class HeraldChild {
     readonly name: string,
     readonly args: string[],
     env: Record<string, string>,
+    launch: Launch = { file: process.execPath, prefix: [BIN] },
   ) {
-    this.proc = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = spawn(launch.file, [...launch.prefix, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = this.proc.pid ?? -1;
     this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       if (this.out.length < 64 * 1024) this.out += d;
