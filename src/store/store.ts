@@ -18,6 +18,7 @@
  *   store.push         a recipient's push subscriptions                  push-store.ts
  *   store.reports      what people reported (duplicate, not received)    report-store.ts
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
+ *   store.templates    message templates and their immutable versions    template-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -35,6 +36,7 @@ import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { WebhookStore } from './webhook-store.js';
+import type { TemplateStore } from './template-store.js';
 
 export * from './core-store.js';
 export type * from './review-store.js';
@@ -45,6 +47,7 @@ export type * from './push-store.js';
 export type * from './report-store.js';
 export type * from './alert-store.js';
 export type * from './observability-store.js';
+export type * from './template-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -67,4 +70,5 @@ export interface Store extends CoreStore {
   readonly reports: ReportStore;
   readonly alerts: AlertStore;
   readonly observability: ObservabilityStore;
+  readonly templates: TemplateStore;
 }

@@ -18,6 +18,7 @@ import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 import { alertsConformance } from './alerts-conformance.js';
+import { templatesConformance } from './templates-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
@@ -48,6 +49,7 @@ deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
+templatesConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {

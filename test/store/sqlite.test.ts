@@ -21,6 +21,7 @@ import { deviceConformance } from './device-conformance.js';
 import { pushConformance } from './push-conformance.js';
 import { reportsConformance } from './reports-conformance.js';
 import { alertsConformance } from './alerts-conformance.js';
+import { templatesConformance } from './templates-conformance.js';
 import { observabilityConformance } from './observability-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
@@ -55,6 +56,7 @@ deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
+templatesConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {

@@ -49,6 +49,7 @@ import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
 import { PostgresAlerts } from './alerts.js';
+import { PostgresTemplates } from './templates.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
@@ -94,6 +95,7 @@ export class PostgresStore implements Store {
   readonly push: PostgresPush;
   readonly reports: PostgresReports;
   readonly alerts: PostgresAlerts;
+  readonly templates: PostgresTemplates;
   readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -122,6 +124,7 @@ export class PostgresStore implements Store {
     this.push = new PostgresPush(this.sql);
     this.reports = new PostgresReports(this.sql);
     this.alerts = new PostgresAlerts(this.sql);
+    this.templates = new PostgresTemplates(this.sql);
     this.observability = new PostgresObservability(this.sql);
   }
 

@@ -49,6 +49,7 @@ import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
 import { SqliteAlerts } from './alerts.js';
+import { SqliteTemplates } from './templates.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
@@ -95,6 +96,7 @@ export class SqliteStore implements Store {
   readonly push: SqlitePush;
   readonly reports: SqliteReports;
   readonly alerts: SqliteAlerts;
+  readonly templates: SqliteTemplates;
   readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
@@ -111,6 +113,7 @@ export class SqliteStore implements Store {
     this.push = new SqlitePush(this.sql);
     this.reports = new SqliteReports(this.sql);
     this.alerts = new SqliteAlerts(this.sql);
+    this.templates = new SqliteTemplates(this.sql);
     this.observability = new SqliteObservability(this.sql);
   }
 
