@@ -31,6 +31,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
 import { alertRoutes } from './routes/alerts.js';
+import { templateRoutes } from './routes/templates.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);
     alertRoutes(v1, deps);
+    templateRoutes(v1, deps);
   });
   await app.ready();
   return app;

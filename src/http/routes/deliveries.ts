@@ -4,7 +4,7 @@ import { CHANNELS, DELIVERY_STATES, PURPOSES, type Channel, type DeliveryState, 
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
 import type { Store } from '../../store/store.js';
-import { attemptJson, deliveryJson } from '../views.js';
+import { attemptJson, deliveryJson, templateJson } from '../views.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -72,7 +72,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store }): vo
       // Its attempt timeline (with each attempt's rollout decisions), as the notification shows it.
       const n = await deps.store.getNotification(request.tenantId, d.notificationId);
       const attempts = n?.deliveries.find((x) => x.id === d.id)?.attempts ?? [];
-      return { ...deliveryJson(d), attempts: attempts.map(attemptJson) };
+      return { ...deliveryJson(d), template: templateJson(n?.content), attempts: attempts.map(attemptJson) };
     },
   );
 }
