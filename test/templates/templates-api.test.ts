@@ -171,3 +171,20 @@ describe.each(DRIVERS)('templates on %s', (driver) => {
     expect((await h.send(body(), { 'idempotency-key': 'k-template_render_failed' })).status).toBe(202);
   });
 });
+
+describe.each(DRIVERS)('template e-mail html against max_html_bytes on %s', (driver) => {
+  let h: Harness;
+  afterEach(() => h.close());
+
+  it("refuses a rendered html part over the e-mail account's max_html_bytes, naming template, version, locale and part", async () => {
+    h = await createHarness({ driver, account: (a) => (a.channel === 'email' ? { ...a, max_html_bytes: 200 } : a) });
+    const v = { publish: true, locales: { en: { email: { subject: 'Hi', html: '<p>{{ body }}</p>' } } } };
+    expect((await h.post('/v1/templates', { id: 'news', name: 'News', default_locale: 'en', version: v })).status).toBe(201);
+    const send = (text: string) => h.send(body({ channels: ['email'], template: { id: 'news', data: { body: text } } }));
+    const big = await send('x'.repeat(300));
+    expect(big.status).toBe(422);
+    expect(big.json).toMatchObject({ code: 'template_content_too_large', errors: [{ field: 'template.email.html' }] });
+    expect(big.json.detail).toMatch(/template news version 1 \(locale en\) email.html renders to 307 bytes; provider account \S+ takes at most 200/);
+    expect((await send('short')).status).toBe(202);
+  });
+});
