@@ -134,6 +134,14 @@ describe.each(DRIVERS)('templates on %s', (driver) => {
       body({ group: { key: 'g4', generation: 1 }, template: { id: 'welcome', version: 1, locale: 'en', data: { name: 'Ada', total: 1, n: 1 } } }),
     );
     expect((await h.get(`/v1/notifications/${pinned.json.id}`)).json.template).toMatchObject({ version: 1, locale: 'en' });
+    // A resend sends what was rendered, not a new rendering with the version published since.
+    const resent = await h.post(`/v1/notifications/${sent.json.id}/resend`, {});
+    expect(resent.status, JSON.stringify(resent.json)).toBe(202);
+    expect((await h.get(`/v1/notifications/${resent.json.id}`)).json.template).toEqual(n.json.template);
+    expect((await h.store.getNotification(h.tenantId, resent.json.id))!.content).toMatchObject({
+      text: 'Olá Ada',
+      channels: { sms: { text: 'Olá Ada: €\u00a01.234,50' } },
+    });
   });
 
   it('refuses a bad template request with a 422 naming template, version, locale and part, storing nothing', async () => {
