@@ -55,3 +55,8 @@ export function smsText(content: MessageContent): string {
   const otp = content.otp;
   return otp ? formatOtpSms(content.text, otp.code, { webotpDomain: otp.webotp_domain, appHash: otp.app_hash }) : content.text;
 }
+
+/** A rendered template's push `data` (string values, sent as the push's custom keys), or null. */
+export function pushData(content: MessageContent): Record<string, string> | null {
+  return content.channels?.push?.data ?? null;
+}
