@@ -87,7 +87,10 @@ export function checkCampaignRequest(body: CampaignRequest, now: number): { dead
   if (Number.isNaN(deadlineAt)) throw fieldError('deadline_at', 'must be an RFC 3339 date-time');
   if (deadlineAt <= now) throw fieldError('deadline_at', 'is in the past');
   if (deadlineAt > now + MAX_TTL_SECONDS * 1000) throw fieldError('deadline_at', 'is more than 30 days ahead');
-  // Intake's checks of the message (template, content, subject for email, ttl, metadata size),
+  // Decision (docs/templates.md): campaigns do not render templates yet. Audience rows carry no
+  // per-recipient data to render with; refuse clearly rather than send every recipient the same text.
+  if (body.template !== undefined) throw fieldError('template', 'is not supported for campaigns yet: send content (templates work for POST /v1/notifications)');
+  // Intake's checks of the message (content, subject for email, ttl, metadata size),
   // with the campaign's own field names.
   const { expiresAt } = checkNotificationRequest(
     {
@@ -95,7 +98,6 @@ export function checkCampaignRequest(body: CampaignRequest, now: number): { dead
       purpose: body.purpose,
       channels: [body.channel],
       ...(body.content !== undefined ? { content: body.content } : {}),
-      ...(body.template !== undefined ? { template: body.template } : {}),
       ...(body.ttl_seconds !== undefined ? { ttl_seconds: body.ttl_seconds } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     },

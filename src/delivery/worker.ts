@@ -15,10 +15,13 @@ import {
   HEALTH_WINDOW_MS,
   ladderFor,
   smsText,
+  contentForChannel,
   leaseCoversCall,
   leaseMarginMs,
   PURPOSES,
   type BudgetAssessment,
+  type Channel,
+  type MessageContent,
   type LadderName,
   type Purpose,
   type Random,
@@ -279,7 +282,8 @@ export class DeliveryWorker {
         purpose: c.purpose,
         destination: c.destination,
         // An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever).
-        content: c.channel === 'sms' && c.content.otp ? { ...c.content, text: smsText(c.content) } : c.content,
+        // A rendered template's SMS and push parts replace the e-mail's (contentForChannel).
+        content: withSmsMarkup(c.channel, contentForChannel(c.content, c.channel)),
         expiresAt: c.expiresAt,
         // The same rules where the bytes leave: the transport only knows the wall clock, so it
         // gets the time left by Herald's clock, counted from the wall clock's now, until the
@@ -521,4 +525,9 @@ function addInto(total: BatchResult, r: BatchResult): void {
 /** Real time, on purpose: permits accrue with the wall clock the provider counts in. */
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever); other channels as they are. */
+function withSmsMarkup(channel: Channel, content: MessageContent): MessageContent {
+  return channel === 'sms' && content.otp ? { ...content, text: smsText(content) } : content;
 }

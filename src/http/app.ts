@@ -32,6 +32,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
 import { alertRoutes } from './routes/alerts.js';
+import { templateRoutes } from './routes/templates.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -210,6 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(deps.eventStreamPollMs !== undefined ? { pollMs: deps.eventStreamPollMs } : {}),
       ...(deps.eventStreamHeartbeatMs !== undefined ? { heartbeatMs: deps.eventStreamHeartbeatMs } : {}),
     });
+    templateRoutes(v1, deps);
   });
   await app.ready();
   return app;

@@ -1,11 +1,11 @@
 /** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
-import { smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
+import { contentForChannel, smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
 import type { AttemptView, DeliveryListItem, DeliveryView, NotificationView } from '../store/store.js';
 import { showDestination, type DestinationView } from './masking.js';
 
 /** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
 function smsSegmentsJson(content: MessageContent) {
-  const s = smsSegments(smsText(content));
+  const s = smsSegments(smsText(contentForChannel(content, 'sms')));
   return { encoding: s.encoding, segments: s.segments, units: s.units };
 }
 
@@ -77,6 +77,12 @@ export function deliveryListItemJson(d: DeliveryListItem, view: DestinationView)
   };
 }
 
+/** The template a notification was rendered from at intake (id, version, locale, inputs hash), or null. */
+export function templateJson(content: MessageContent | null | undefined) {
+  const t = content?.template;
+  return t ? { id: t.id, version: t.version, locale: t.locale, inputs_hash: t.inputs_hash } : null;
+}
+
 /** A notification with its deliveries and their attempt timelines. */
 export function notificationJson(n: NotificationView) {
   return {
@@ -88,6 +94,7 @@ export function notificationJson(n: NotificationView) {
     metadata: n.metadata,
     expires_at: iso(n.expiresAt),
     created_at: iso(n.createdAt),
+    template: templateJson(n.content),
     deliveries: n.deliveries.map((d) => ({
       ...deliveryJson(d),
       // What an SMS costs and how fast it can go: providers bill and throttle per segment.

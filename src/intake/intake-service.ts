@@ -16,6 +16,7 @@ import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotifica
 import { newId } from './ids.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
 import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
+import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
 interface Route {
@@ -39,6 +40,8 @@ export interface IntakeOptions {
   beforeCommit?: () => Promise<void>;
   /** The process's delivery counters: intake counts the deliveries a new generation superseded. */
   counters?: DeliveryCounters;
+  /** Renders `template` references; default one over `store` (its cache is per process). */
+  templates?: TemplateRenderer;
 }
 
 export interface IntakeResult {
@@ -82,10 +85,34 @@ interface CommitContext {
 export class IntakeService {
   private readonly lockMs: number;
   private readonly retentionMs: number;
+  /** The renderer intake uses (the template API's preview uses the same one, and its cache). */
+  readonly templates: TemplateRenderer;
 
   constructor(private readonly opts: IntakeOptions) {
     this.lockMs = opts.idempotencyLockMs ?? 60_000;
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
+    this.templates = opts.templates ?? new TemplateRenderer(opts.store);
+  }
+
+  /**
+   * The body with its `template` rendered into `content`, once, now: the version pinned (the
+   * published one when the request names none), so a later publish never changes this message.
+   * A body without a template is returned as it is. Throws a 422 for an unknown template or
+   * version, a render error, a missing channel part or a part over its channel's limit.
+   */
+  async renderTemplate(tenantId: string, body: NotificationRequest): Promise<NotificationRequest> {
+    if (body.template === undefined) return body;
+    if (body.content !== undefined) throw fieldError('template', 'and content are exclusive: give one');
+    const pinned = await this.templates.pin(tenantId, body.template);
+    return this.withRendered(body, pinned);
+  }
+
+  /** `renderTemplate` for a version already pinned (campaign fan-out renders synchronously, per recipient). */
+  withRendered(body: NotificationRequest, pinned: PinnedVersion): NotificationRequest {
+    const ref = body.template!;
+    const rendered = this.templates.render(pinned, ref, body.recipient.locale, body.channels);
+    const { template: _ref, ...rest } = body;
+    return { ...rest, content: renderedContent(rendered) };
   }
 
   /** The account that sends a channel: the one the notification names, else the first configured one. */
@@ -116,7 +143,9 @@ export class IntakeService {
    * campaign fan-out builds many and commits them in one transaction. Throws HeraldError for a
    * body `submit` would refuse.
    */
-  prepare(tenantId: string, body: NotificationRequest, now: number): NewNotification {
+  prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion): NewNotification {
+    if (request.template !== undefined && pinned === undefined) throw new Error('prepare: a template body needs its pinned version');
+    const body = pinned === undefined ? request : this.withRendered(request, pinned);
     const { expiresAt, fallback } = checkNotificationRequest(body, now);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
@@ -188,7 +217,9 @@ export class IntakeService {
    * A batch item (POST /v1/notifications/batch): checked exactly as `submit` checks a body, then
    * built into the notification, its 202 answer and the accounts to wake, without writing anything.
    */
-  async plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification> {
+  async plan(tenantId: string, request: NotificationRequest, now: number): Promise<PlannedNotification> {
+    // The template rendered once, as for a single POST (the item's key fingerprints the request as sent).
+    const body = await this.renderTemplate(tenantId, request);
     // One check per item: the recipient's phone-number check is the costliest part of a batch item.
     const { expiresAt, fallback, routes } = await this.check(tenantId, body, now);
     const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
@@ -217,13 +248,15 @@ export class IntakeService {
   }
 
   /** Accepts one notification for a tenant; throws HeraldError for anything it refuses. */
-  async submit(tenantId: string, body: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
+  async submit(tenantId: string, request: NotificationRequest, idempotencyKey: string | null, options: SubmitOptions = {}): Promise<IntakeResult> {
     const now = this.opts.clock.now();
+    // The key fingerprints the request as sent (its template reference), not what it rendered to.
+    const fingerprint = options.idempotency?.fingerprint ?? notificationFingerprint(request);
     // Everything that can fail on the request's own data fails before the key is taken,
-    // so a 400 does not poison the key and the corrected request may reuse it.
+    // so a 400 does not poison the key and the corrected request may reuse it: the template
+    // is rendered (and its limits checked) here too.
+    const body = await this.renderTemplate(tenantId, request);
     const { expiresAt, routes } = await this.check(tenantId, body, now);
-
-    const fingerprint = options.idempotency?.fingerprint ?? notificationFingerprint(body);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
@@ -427,10 +460,37 @@ function checkAccountLimits(body: NotificationRequest, routes: Route[]): void {
   const html = body.content?.html;
   if (html == null) return;
   const bytes = Buffer.byteLength(html, 'utf8');
+  const t = body.content?.template;
   routes.forEach(({ channel, account: a }) => {
     if (channel !== 'email' || a.max_html_bytes === undefined || bytes <= a.max_html_bytes) return;
+    if (t) {
+      const where = `template ${t.id} version ${t.version} (locale ${t.locale})`;
+      throw new HeraldError(
+        'template_content_too_large',
+        `${where} email.html renders to ${bytes} bytes; provider account ${a.id} takes at most ${a.max_html_bytes}`,
+        [{ field: 'template.email.html', message: `must render to at most ${a.max_html_bytes} bytes (UTF-8) for provider account ${a.id} (${where})` }],
+      );
+    }
     throw new HeraldError('content_too_large', `content.html is ${bytes} bytes; provider account ${a.id} takes at most ${a.max_html_bytes}`, [
       { field: 'content.html', message: `must be at most ${a.max_html_bytes} bytes (UTF-8) for provider account ${a.id}` },
     ]);
   });
+}
+
+/**
+ * A rendered template as stored content: the e-mail's parts at the top level (what every
+ * channel without its own part sends), the SMS and push parts under `channels`, and the
+ * template reference with its inputs hash under `template`.
+ */
+function renderedContent(r: RenderedTemplate): MessageContent {
+  const { email, sms, push } = r.parts;
+  const top = email ? { subject: email.subject, text: email.text, html: email.html } : sms ? { text: sms.text } : { subject: push!.title, text: push!.body };
+  return {
+    ...top,
+    channels: {
+      ...(sms ? { sms: { text: sms.text } } : {}),
+      ...(push ? { push: { subject: push.title, text: push.body, data: push.data } } : {}),
+    },
+    template: { id: r.templateId, version: r.version, locale: r.locale, inputs_hash: r.inputsHash },
+  };
 }

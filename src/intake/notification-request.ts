@@ -16,7 +16,7 @@ import {
   type LadderName,
   type Purpose,
 } from '../domain/index.js';
-import { fieldError, HeraldError } from '../errors.js';
+import { fieldError } from '../errors.js';
 import type { RecipientInput } from '../store/store.js';
 import type { MessageContent } from '../domain/index.js';
 
@@ -106,10 +106,14 @@ export const notificationRequestSchema = {
       additionalProperties: false,
       required: ['id'],
       properties: {
-        id: { type: 'string', minLength: 1 },
-        version: { type: 'integer', minimum: 1 },
-        locale: { type: 'string' },
-        data: { type: 'object' },
+        id: { type: 'string', minLength: 1, maxLength: 64 },
+        version: { type: 'integer', minimum: 1, description: 'Pinned now; the published version when absent.' },
+        locale: {
+          type: 'string',
+          pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+          description: "Instead of recipient.locale; falls back pt-BR → pt → the template's default.",
+        },
+        data: { type: 'object', description: 'The Liquid variables; an undefined one is an error (422 template_render_failed).' },
       },
     },
     expires_at: { type: 'string', format: 'date-time' },
@@ -199,12 +203,9 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
       throw fieldError(ADDRESS_FIELD[channel], `is required for the ${channel} channel`);
     }
   }
-  if (body.template !== undefined) {
-    throw new HeraldError('template_not_supported', 'template references are not supported yet; send `content` with subject and text', [
-      { field: 'template', message: 'is not supported yet' },
-    ]);
-  }
-  if (body.content === undefined) throw fieldError('content', 'is required');
+  // A template reference was rendered into `content` before these checks (IntakeService.renderTemplate).
+  if (body.template !== undefined) throw fieldError('template', 'and content are exclusive: give one');
+  if (body.content === undefined) throw fieldError('content', 'is required (or a template)');
   for (const channel of Object.keys(body.provider_accounts ?? {})) {
     if (!body.channels.includes(channel as Channel)) throw fieldError(`provider_accounts.${channel}`, 'names an account for a channel not in channels');
   }

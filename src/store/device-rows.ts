@@ -134,9 +134,11 @@ export function reportDownstreamEvent(
   };
 }
 
-/** The message text of a stored notification's content. */
+/** The SMS text of a stored notification's content (a rendered template's SMS part over the top-level text). */
 export function contentText(contentJson: unknown): string {
-  const c = JSON.parse(String(contentJson)) as { text?: unknown };
+  const c = JSON.parse(String(contentJson)) as { text?: unknown; channels?: { sms?: { text?: unknown } } | null };
+  const sms = c.channels?.sms?.text;
+  if (typeof sms === 'string') return sms;
   return typeof c.text === 'string' ? c.text : '';
 }
 

@@ -21,6 +21,7 @@
  *   store.sessions     dashboard users and sign-in sessions              session-store.ts
  *   store.audit        who did each operator action                      audit-store.ts
  *   store.eventStream  a tenant's outbox events for GET /v1/events/stream event-stream-store.ts
+ *   store.templates    message templates and their immutable versions    template-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -41,6 +42,7 @@ import type { SessionStore } from './session-store.js';
 import type { AuditStore } from './audit-store.js';
 import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
+import type { TemplateStore } from './template-store.js';
 
 export * from './core-store.js';
 export type * from './review-store.js';
@@ -54,6 +56,7 @@ export type * from './observability-store.js';
 export * from './session-store.js';
 export * from './audit-store.js';
 export type * from './event-stream-store.js';
+export type * from './template-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -79,4 +82,5 @@ export interface Store extends CoreStore {
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
   readonly eventStream: EventStreamStore;
+  readonly templates: TemplateStore;
 }

@@ -276,10 +276,17 @@ const CASES: Case[] = [
   { name: 'missing content', req: { payload: without('content') }, status: 400, code: 'validation_failed', field: 'content' },
   { name: 'content without text', req: { payload: otpBody({ content: { subject: 'Hi' } }) }, status: 400, code: 'validation_failed', field: 'content.text' },
   {
-    name: 'a template reference',
+    name: 'a template the tenant does not have',
     req: { payload: without('content', { template: { id: 'otp-code', version: 1, data: { code: '123456' } } }) },
     status: 422,
-    code: 'template_not_supported',
+    code: 'template_unknown',
+    field: 'template.id',
+  },
+  {
+    name: 'a template and content together',
+    req: { payload: otpBody({ template: { id: 'otp-code', data: {} } }) },
+    status: 400,
+    code: 'validation_failed',
     field: 'template',
   },
   {

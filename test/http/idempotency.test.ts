@@ -309,7 +309,7 @@ describe('refusals before the key is taken (item 6)', () => {
     expect(await totalDeliveries(hh)).toBe(1);
   });
 
-  it('a 422 template_not_supported does not poison the key either', async () => {
+  it('a 422 template_unknown does not poison the key either', async () => {
     const hh = await harness();
     const { content: _content, ...noContent } = otpBody();
     const r = await hh.send({ ...noContent, template: { id: 'otp' } }, { 'idempotency-key': 'k-tpl' });

@@ -15,7 +15,7 @@ import {
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
-import { attemptJson, deliveryJson, deliveryListItemJson } from '../views.js';
+import { attemptJson, deliveryJson, deliveryListItemJson, templateJson } from '../views.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
@@ -146,7 +146,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
       const n = await deps.store.getNotification(request.tenantId, d.notificationId);
       const attempts = n?.deliveries.find((x) => x.id === d.id)?.attempts ?? [];
       const actions = await deps.store.audit.listForDelivery(request.tenantId, d.id);
-      return { ...deliveryJson(d), attempts: attempts.map(attemptJson), actions: actions.map(actionJson) };
+      return { ...deliveryJson(d), template: templateJson(n?.content), attempts: attempts.map(attemptJson), actions: actions.map(actionJson) };
     },
   );
 

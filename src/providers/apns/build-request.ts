@@ -13,7 +13,7 @@
  *   always 5 for a background push, which Apple requires;
  * - `apns-push-type`: alert, or background for data-only accounts.
  */
-import type { MessageContent, Purpose } from '../../domain/index.js';
+import { pushData, type MessageContent, type Purpose } from '../../domain/index.js';
 import { pushCollapseId, pushDeliveryUuid } from '../push/identity.js';
 import { apnsExpiration, isUrgentPurpose } from '../push/lifetime.js';
 
@@ -40,10 +40,12 @@ export function buildApnsRequest(input: ApnsRequestInput): ApnsRequest {
   const { content, dataOnly } = input;
   const collapseId = pushCollapseId(input.idempotencyKey);
   const title = content.subject ?? null;
+  // A template's push data: custom keys beside `aps` (Apple reserves only `aps`).
+  const data = pushData(content) ?? {};
   const payload = dataOnly
     ? // A background push: no alert; the app reads the custom keys and decides.
-      { aps: { 'content-available': 1 }, ...(title === null ? {} : { title }), body: content.text, herald_collapse_id: collapseId }
-    : { aps: { alert: { ...(title === null ? {} : { title }), body: content.text } } };
+      { ...data, aps: { 'content-available': 1 }, ...(title === null ? {} : { title }), body: content.text, herald_collapse_id: collapseId }
+    : { ...data, aps: { alert: { ...(title === null ? {} : { title }), body: content.text } } };
   return {
     path: `/3/device/${input.deviceToken}`,
     headers: {

@@ -11,7 +11,7 @@
  * - priority by purpose: HIGH / 10 / high for one-time codes and alerts, NORMAL / 5 / normal
  *   (low for marketing on the web) otherwise.
  */
-import type { MessageContent, Purpose } from '../../domain/index.js';
+import { pushData, type MessageContent, type Purpose } from '../../domain/index.js';
 import { apnsExpiration, isUrgentPurpose, remainingSeconds, webPushUrgency } from '../push/lifetime.js';
 
 /** FCM's longest time to live, and its default: 4 weeks (AndroidConfig.ttl). */
@@ -50,10 +50,13 @@ export function buildFcmMessage(input: FcmMessageInput): { message: Record<strin
 
   if (dataOnly) {
     // FCM data values are strings; the app decides how (and whether) to show them.
-    message.data = { ...notification, herald_collapse_id: collapseId };
+    message.data = { ...(pushData(content) ?? {}), ...notification, herald_collapse_id: collapseId };
     message.apns = { headers: apnsHeaders, payload: { aps: { 'content-available': 1 } } };
   } else {
     message.notification = notification;
+    // A template's push data: FCM's data map (string values), beside the notification.
+    const data = pushData(content);
+    if (data) message.data = data;
     android.notification = { tag: collapseId };
     webpush.notification = { tag: collapseId };
   }

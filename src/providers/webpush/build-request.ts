@@ -16,7 +16,7 @@
  * resend in place of the first (docs/providers/webpush.md).
  */
 import webpush from 'web-push';
-import type { MessageContent, Purpose } from '../../domain/index.js';
+import { pushData, type MessageContent, type Purpose } from '../../domain/index.js';
 import { pushCollapseId } from '../push/identity.js';
 import { remainingSeconds, webPushUrgency } from '../push/lifetime.js';
 import type { VapidKeys } from './settings.js';
@@ -62,7 +62,8 @@ export interface WebPushRequest {
 
 /** Herald's push payload: what the service worker receives as `event.data.json()`. */
 export function webPushPayload(content: MessageContent, tag: string): string {
-  return JSON.stringify({ ...(content.subject == null ? {} : { title: content.subject }), body: content.text, tag });
+  const data = pushData(content);
+  return JSON.stringify({ ...(content.subject == null ? {} : { title: content.subject }), body: content.text, tag, ...(data ? { data } : {}) });
 }
 
 /**

@@ -56,6 +56,7 @@ import { PostgresSessions } from './sessions.js';
 import { PostgresAudit } from './audit.js';
 import { PostgresEventStream } from './event-stream.js';
 import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
+import { PostgresTemplates } from './templates.js';
 import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresLimiter } from './limiter.js';
@@ -117,6 +118,7 @@ export class PostgresStore implements Store {
   readonly sessions: PostgresSessions;
   readonly audit: PostgresAudit;
   readonly eventStream: PostgresEventStream;
+  readonly templates: PostgresTemplates;
   readonly observability: PostgresObservability;
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -148,6 +150,7 @@ export class PostgresStore implements Store {
     this.sessions = new PostgresSessions(this.sql);
     this.audit = new PostgresAudit(this.sql);
     this.eventStream = new PostgresEventStream(this.sql);
+    this.templates = new PostgresTemplates(this.sql);
     this.observability = new PostgresObservability(this.sql);
   }
 

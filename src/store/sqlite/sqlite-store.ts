@@ -56,6 +56,7 @@ import { SqliteSessions } from './sessions.js';
 import { SqliteAudit } from './audit.js';
 import { SqliteEventStream } from './event-stream.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
+import { SqliteTemplates } from './templates.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, insertNotifications, mapCreateError } from './notifications.js';
@@ -118,6 +119,7 @@ export class SqliteStore implements Store {
   readonly sessions: SqliteSessions;
   readonly audit: SqliteAudit;
   readonly eventStream: SqliteEventStream;
+  readonly templates: SqliteTemplates;
   readonly observability: SqliteObservability;
 
   constructor(db: Database.Database) {
@@ -137,6 +139,7 @@ export class SqliteStore implements Store {
     this.sessions = new SqliteSessions(this.sql);
     this.audit = new SqliteAudit(this.sql);
     this.eventStream = new SqliteEventStream(this.sql);
+    this.templates = new SqliteTemplates(this.sql);
     this.observability = new SqliteObservability(this.sql);
   }
 
