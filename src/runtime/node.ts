@@ -39,6 +39,7 @@ import { createDeviceGateway, type DeviceGateway } from '../devices/device-gatew
 import type { DeviceGatewayPort } from '../providers/device-gateway.js';
 import { readTls, watchTls } from './tls.js';
 import { createAlerter } from './alerting.js';
+import { contentCipherFor } from './content-keys.js';
 
 export type Role = 'api' | 'worker';
 
@@ -128,9 +129,14 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
       connectionString: url,
       ...(env.HERALD_PG_SCHEMA ? { schema: env.HERALD_PG_SCHEMA } : {}),
       ...(env.HERALD_PG_POOL ? { maxConnections: Number(env.HERALD_PG_POOL) } : {}),
+      contentCipher: contentCipherFor(config, 'postgres', env),
     });
   }
-  return openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
+  return openSqliteStore({
+    path: databasePath(config.data_dir),
+    synchronous: config.database.synchronous,
+    contentCipher: contentCipherFor(config, 'sqlite', env),
+  });
 }
 
 /**

@@ -36,6 +36,7 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
+import { type ContentCipher, openContent } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
@@ -70,6 +71,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Pool size per process. Default 10. */
   maxConnections?: number;
+  /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
+  contentCipher?: ContentCipher | null;
 }
 
 /** Opens a pooled Postgres store; call `migrate()` before use. */
@@ -107,7 +110,7 @@ export class PostgresStore implements Store {
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    this.sql = new PostgresContext(pool, schema);
+    this.sql = new PostgresContext(pool, schema, options.contentCipher ?? null);
     this.notifications = new NotificationWriter(this.sql);
     this.reservations = new IdempotencyReservations(this.sql);
     this.evidence = new PostgresEvidence(this.sql);
@@ -229,7 +232,7 @@ export class PostgresStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: jsonOrNull(n.metadata_json),
-        content: json(n.content_json),
+        content: openContent(this.sql.cipher, n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),

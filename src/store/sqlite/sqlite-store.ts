@@ -37,6 +37,7 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
+import { type ContentCipher, openContent } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
@@ -67,6 +68,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a writer waits for the lock held by another process before failing. */
   busyTimeoutMs?: number;
+  /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
+  contentCipher?: ContentCipher | null;
 }
 
 /** Opens (creating if needed) a SQLite store; call `migrate()` before use. */
@@ -77,7 +80,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   db.pragma('foreign_keys = ON');
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.contentCipher ?? null);
 }
 
 export class SqliteStore implements Store {
@@ -97,8 +100,8 @@ export class SqliteStore implements Store {
   readonly alerts: SqliteAlerts;
   readonly observability: SqliteObservability;
 
-  constructor(db: Database.Database) {
-    this.sql = new SqliteContext(db);
+  constructor(db: Database.Database, cipher: ContentCipher | null = null) {
+    this.sql = new SqliteContext(db, cipher);
     this.evidence = new SqliteEvidence(this.sql);
     this.limiter = new SqliteLimiter(this.sql);
     this.webhooks = new SqliteWebhooks(this.sql);
@@ -241,7 +244,7 @@ export class SqliteStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: jsonOrNull(n.metadata_json),
-        content: json(n.content_json),
+        content: openContent(this.sql.cipher, n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({
