@@ -18,6 +18,7 @@
  *   store.push         a recipient's push subscriptions                  push-store.ts
  *   store.reports      what people reported (duplicate, not received)    report-store.ts
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
+ *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -33,6 +34,7 @@ import type { AlertStore } from './alert-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
+import type { RetentionStore } from './retention-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
@@ -45,6 +47,7 @@ export type * from './push-store.js';
 export type * from './report-store.js';
 export type * from './alert-store.js';
 export type * from './observability-store.js';
+export type * from './retention-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -58,6 +61,7 @@ export interface Store extends CoreStore {
   readonly limiter: LimiterStore;
   readonly webhooks: WebhookStore;
   readonly campaigns: CampaignStore;
+  readonly retention: RetentionStore;
   readonly preferences: PreferenceStore;
   readonly review: ReviewStore;
   readonly fallbacks: FallbackStore;

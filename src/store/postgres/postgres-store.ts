@@ -58,6 +58,7 @@ import { PostgresPreferences } from './preferences.js';
 import { PostgresReview } from './review.js';
 import { PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
+import { PostgresRetention } from './retention.js';
 import { PostgresWebhooks } from './webhooks.js';
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -98,6 +99,7 @@ export class PostgresStore implements Store {
   readonly reports: PostgresReports;
   readonly alerts: PostgresAlerts;
   readonly observability: PostgresObservability;
+  readonly retention: PostgresRetention;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -126,6 +128,7 @@ export class PostgresStore implements Store {
     this.reports = new PostgresReports(this.sql);
     this.alerts = new PostgresAlerts(this.sql);
     this.observability = new PostgresObservability(this.sql);
+    this.retention = new PostgresRetention(this.sql);
   }
 
   async migrate(): Promise<string[]> {

@@ -57,8 +57,8 @@ export class PostgresContext {
   }
 
   /** Runs the named statement on the pool and returns how many rows it changed (for statements without RETURNING). */
-  async count(name: string, params: unknown[]): Promise<number> {
-    const r = await this.pool.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
+  async count(name: string, params: unknown[], client: pg.Pool | Client = this.pool): Promise<number> {
+    const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
     return r.rowCount ?? 0;
   }
 

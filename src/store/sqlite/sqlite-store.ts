@@ -54,6 +54,7 @@ import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
+import { SqliteRetention } from './retention.js';
 import { SqliteReview } from './review.js';
 import { SqliteContext } from './sql-context.js';
 import { applyTransition } from './transitions.js';
@@ -99,6 +100,7 @@ export class SqliteStore implements Store {
   readonly reports: SqliteReports;
   readonly alerts: SqliteAlerts;
   readonly observability: SqliteObservability;
+  readonly retention: SqliteRetention;
 
   constructor(db: Database.Database, cipher: ContentCipher | null = null) {
     this.sql = new SqliteContext(db, cipher);
@@ -115,6 +117,7 @@ export class SqliteStore implements Store {
     this.reports = new SqliteReports(this.sql);
     this.alerts = new SqliteAlerts(this.sql);
     this.observability = new SqliteObservability(this.sql);
+    this.retention = new SqliteRetention(this.sql);
   }
 
   async migrate(): Promise<string[]> {
