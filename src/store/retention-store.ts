@@ -6,6 +6,7 @@
  * the writer long; times come in as `now`.
  */
 import type { Purpose } from '../domain/index.js';
+import type { DeliveryFacts } from './core-store.js';
 
 /** Why something was erased. */
 export const ERASURE_CAUSES = ['retention', 'recipient_request'] as const;
@@ -70,6 +71,8 @@ export interface RetentionStore {
    * addresses, records one erasure; returns how many deliveries changed.
    */
   maskDestinations(masks: ReadonlyArray<{ deliveryId: string; hash: string }>, record: Omit<ErasureRecord, 'count'>): Promise<number>;
+  /** A recipient's deliveries still waiting to be sent (ready, retryable): an erasure cancels them first. */
+  recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]>;
   /** A recipient's deliveries with a destination in clear (any state), for the caller to hash. */
   recipientDestinations(tenantId: string, recipientId: string): Promise<DestinationToMask[]>;
   /**

@@ -2,6 +2,8 @@
 import type { Purpose } from '../../domain/index.js';
 import type { DestinationToMask, ErasedContent, ErasureRecord, RecipientErasure, RetentionStore } from '../retention-store.js';
 import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
+import type { DeliveryFacts } from '../core-store.js';
+import { toDeliveryFacts } from '../rows.js';
 import type { Client, PostgresContext } from './sql-context.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
@@ -36,6 +38,10 @@ export class PostgresRetention implements RetentionStore {
       if (count > 0) await this.record({ ...record, count }, c);
       return count;
     });
+  }
+
+  async recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]> {
+    return (await this.sql.q('recipient_pending', [tenantId, recipientId])).map(toDeliveryFacts);
   }
 
   async recipientDestinations(tenantId: string, recipientId: string): Promise<DestinationToMask[]> {

@@ -8,7 +8,8 @@ import type {
   RetentionStore,
 } from '../retention-store.js';
 import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
-import type { Row } from '../rows.js';
+import type { DeliveryFacts } from '../core-store.js';
+import { toDeliveryFacts, type Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
@@ -43,6 +44,10 @@ export class SqliteRetention implements RetentionStore {
       if (count > 0) this.record({ ...record, count });
       return count;
     });
+  }
+
+  async recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]> {
+    return (this.sql.stmt('recipient_pending').all({ tenant_id: tenantId, recipient_id: recipientId }) as Row[]).map(toDeliveryFacts);
   }
 
   async recipientDestinations(tenantId: string, recipientId: string): Promise<DestinationToMask[]> {

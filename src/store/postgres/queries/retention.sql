@@ -41,6 +41,12 @@ RETURNING d.notification_id;
 UPDATE notifications SET recipient_json = json_build_object('id', recipient_id, 'locale', recipient_json::json ->> 'locale', 'masked', true)::text
 WHERE id = ANY($1::text[]);
 
+-- name: recipient_pending
+-- params: $1 tenant_id, $2 recipient_id
+SELECT d.id, d.state, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
+FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+WHERE n.tenant_id = $1 AND n.recipient_id = $2 AND d.state IN ('ready', 'retryable');
+
 -- name: recipient_destinations
 -- params: $1 tenant_id, $2 recipient_id
 SELECT d.id, d.notification_id, d.channel, d.destination FROM deliveries d JOIN notifications n ON n.id = d.notification_id

@@ -39,6 +39,12 @@ RETURNING notification_id;
 UPDATE notifications SET recipient_json = json_object('id', recipient_id, 'locale', json_extract(recipient_json, '$.locale'), 'masked', json('true'))
 WHERE id = @id;
 
+-- name: recipient_pending
+-- params: @tenant_id, @recipient_id
+SELECT d.id, d.state, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
+FROM deliveries d JOIN notifications n ON n.id = d.notification_id
+WHERE n.tenant_id = @tenant_id AND n.recipient_id = @recipient_id AND d.state IN ('ready', 'retryable');
+
 -- name: recipient_destinations
 -- params: @tenant_id, @recipient_id
 SELECT d.id, d.notification_id, d.channel, d.destination FROM deliveries d JOIN notifications n ON n.id = d.notification_id
