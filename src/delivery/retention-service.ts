@@ -150,7 +150,9 @@ export class RetentionService {
     }
   }
 
-  private async hashes(rows: ReadonlyArray<{ deliveryId: string; channel: string; destination: string }>): Promise<Array<{ deliveryId: string; hash: string }>> {
+  private async hashes(
+    rows: ReadonlyArray<{ deliveryId: string; channel: string; destination: string }>,
+  ): Promise<Array<{ deliveryId: string; hash: string }>> {
     const out: Array<{ deliveryId: string; hash: string }> = [];
     for (const r of rows) out.push({ deliveryId: r.deliveryId, hash: await this.destinationHash(r.channel, r.destination) });
     return out;

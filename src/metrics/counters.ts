@@ -176,7 +176,15 @@ export class ProcessSeries {
 
   /** Every labeled counter, for the exporter. */
   counters(): LabeledCounter<string>[] {
-    return [this.refusals, this.throttles, this.downstreamSignals, this.callbacksReceived, this.callbacksDuplicated, this.callbacksRefused, this.retentionErased];
+    return [
+      this.refusals,
+      this.throttles,
+      this.downstreamSignals,
+      this.callbacksReceived,
+      this.callbacksDuplicated,
+      this.callbacksRefused,
+      this.retentionErased,
+    ];
   }
 
   /** One definite refusal of a call. */

@@ -163,7 +163,15 @@ export class PostgresCampaigns implements CampaignStore {
       const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
       if (moved.length === 0) return false;
       // Intake's own group-commit statement: the whole batch in one round trip (no idempotency keys).
-      if (b.notifications.length > 0) await this.sql.q('notification_create_many', createManyParams(this.sql, b.notifications.map((n) => ({ n }))), c);
+      if (b.notifications.length > 0)
+        await this.sql.q(
+          'notification_create_many',
+          createManyParams(
+            this.sql,
+            b.notifications.map((n) => ({ n })),
+          ),
+          c,
+        );
       await this.sql.q('campaign_link_deliveries', [b.campaignId, b.notifications.map((n) => n.id)], c);
       return true;
     });

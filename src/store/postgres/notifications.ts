@@ -148,7 +148,10 @@ function createdPayload(n: NewNotification): string {
 }
 
 /** Parameters of notification_create_many for a group (deliveries in key order); the campaign fan-out (campaigns.ts) writes its batches with them too. */
-export function createManyParams(sql: PostgresContext, items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>): unknown[] {
+export function createManyParams(
+  sql: PostgresContext,
+  items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>,
+): unknown[] {
   const withKey = items.filter((i) => i.idem);
   const nts = items.map((i) => i.n);
   // Deliveries in key order, so two groups naming the same delivery key wait for each other instead of deadlocking.

@@ -8,6 +8,12 @@ import type { Client, PostgresContext } from './sql-context.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
+/** The rotation's statements per table (named in full, so the dialect parity test sees them used). */
+const RESEAL = {
+  notifications: { page: 'content_page_notifications', replace: 'content_replace_notifications' },
+  campaigns: { page: 'content_page_campaigns', replace: 'content_replace_campaigns' },
+} as const;
+
 /** `store.retention` of the PostgreSQL store. */
 export class PostgresRetention implements RetentionStore {
   constructor(private readonly sql: PostgresContext) {}
@@ -74,14 +80,18 @@ export class PostgresRetention implements RetentionStore {
     return (await this.sql.q('erasures_list', [Math.max(0, limit)])).map(toErasureRecord);
   }
 
-  async resealContent(table: 'notifications' | 'campaigns', afterId: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }> {
+  async resealContent(
+    table: 'notifications' | 'campaigns',
+    afterId: string,
+    limit: number,
+  ): Promise<{ scanned: number; resealed: number; lastId: string | null }> {
     const cipher = this.sql.cipher;
-    const rows = await this.sql.q(`content_page_${table}`, [afterId, Math.max(0, limit)]);
+    const rows = await this.sql.q(RESEAL[table].page, [afterId, Math.max(0, limit)]);
     let resealed = 0;
     if (cipher) {
       const todo = rows.map((r) => ({ id: String(r.id), stored: String(r.content_json) })).filter((r) => cipher.needsReseal(r.stored));
       if (todo.length > 0)
-        resealed = await this.sql.count(`content_replace_${table}`, [
+        resealed = await this.sql.count(RESEAL[table].replace, [
           todo.map((r) => r.id),
           todo.map((r) => r.stored),
           todo.map((r) => cipher.seal(cipher.open(r.stored))),
