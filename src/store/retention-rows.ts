@@ -1,6 +1,6 @@
 /** Row readers of the retention part (retention-store.ts), shared by both drivers. */
 import type { DestinationToMask, ErasureRecord } from './retention-store.js';
-import { jsonOrNull, type Row } from './rows.js';
+import { jsonOrNull, strOrNull, type Row } from './rows.js';
 
 /** A `retention_destinations_due` / `recipient_destinations` row. */
 export function toDestinationToMask(r: Row): DestinationToMask {
@@ -12,8 +12,8 @@ export function toErasureRecord(r: Row): ErasureRecord {
   return {
     cause: r.cause as ErasureRecord['cause'],
     kind: r.what as ErasureRecord['kind'],
-    tenantId: r.tenant_id === null ? null : String(r.tenant_id),
-    recipientId: r.recipient_id === null ? null : String(r.recipient_id),
+    tenantId: strOrNull(r.tenant_id),
+    recipientId: strOrNull(r.recipient_id),
     count: Number(r.count),
     details: jsonOrNull(r.details_json),
     createdAt: Number(r.created_at),
