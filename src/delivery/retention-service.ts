@@ -7,7 +7,7 @@
  * store (`erasures`) and counted in herald_retention_erased_total{what}.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY, PURPOSES, type Purpose } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
@@ -30,7 +30,8 @@ export interface RetentionPolicy {
 export interface RetentionServiceOptions {
   store: Store;
   clock: Clock;
-  logger: Logger;
+  /** Default: silent (the API process only erases recipients; its job runs in the worker role). */
+  logger?: Logger;
   policy: RetentionPolicy;
   intervalMs?: number;
   batchSize?: number;
@@ -52,10 +53,12 @@ export class RetentionService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
   private secret: string | null = null;
+  private readonly logger: Logger;
 
   constructor(private readonly opts: RetentionServiceOptions) {
     this.batchSize = opts.batchSize ?? 500;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 60_000, logger: opts.logger, what: 'retention' });
+    this.logger = opts.logger ?? pino({ level: 'silent' });
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 60_000, logger: this.logger, what: 'retention' });
   }
 
   start(): void {
@@ -79,7 +82,7 @@ export class RetentionService {
       content += await this.eraseBatches('content', now, () => store.retention.contentDue(purpose, before, this.batchSize), purpose);
     }
     const destinations = await this.maskBatches(now - p.destinationDays * DAY_MS, now);
-    if (otpContent + content + destinations > 0) this.opts.logger.info({ otpContent, content, destinations }, 'retention erased');
+    if (otpContent + content + destinations > 0) this.logger.info({ otpContent, content, destinations }, 'retention erased');
     return { otpContent, content, destinations };
   }
 

@@ -22,6 +22,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { audienceRoutes } from './routes/audiences.js';
 import { recipientProfileRoutes } from './routes/recipient-profiles.js';
+import { recipientErasureRoutes } from './routes/recipient-erasure.js';
+import type { RetentionService } from '../delivery/retention-service.js';
 import type { AddressPolicy } from '../webhooks/address-policy.js';
 import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
 import { callbackRoutes } from './routes/callbacks.js';
@@ -71,6 +73,8 @@ export interface AppDeps {
   devices?: DeviceGateway | null;
   /** GET /metrics (Prometheus text format) and its optional bearer token. Absent: no /metrics route. */
   metrics?: MetricsRouteDeps | null;
+  /** DELETE /v1/recipients/:id erases through it (it keeps the destination-hash secret). Default: one over `store`. */
+  retention?: RetentionService;
 }
 
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
@@ -151,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
+    recipientErasureRoutes(v1, deps);
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);

@@ -23,7 +23,7 @@ export interface ErasedContent {
 
 /** True for content the retention job or an erasure replaced with its marker. */
 export function isErasedContent(c: unknown): c is ErasedContent {
-  return typeof c === 'object' && c !== null && 'erased' in c && typeof (c).erased === 'object';
+  return typeof c === 'object' && c !== null && 'erased' in c && typeof c.erased === 'object';
 }
 
 /** A delivery whose destination is due to be masked. */
