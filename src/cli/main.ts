@@ -77,6 +77,7 @@ Commands:
   sandbox        the sandbox provider alone (ledger + fault injection)
   migrate        apply database migrations
   keys create    create an API key (printed once)
+  keys rotate-content  re-seal stored content with the primary content key
   doctor         check every provider account can send, without sending
   send-test      send one test message through a running Herald and follow it
   phone-sim      a simulated Android phone (SMSGate app) for an android_gateway account

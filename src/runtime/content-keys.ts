@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ConfigError, type HeraldConfig } from '../config/config.js';
 import type { ContentKeySource } from '../config/retention-config.js';
 import { ContentCipher, type ContentKey } from '../store/content-cipher.js';
+import type { Store } from '../store/store.js';
 
 /** The file SQLite's generated key lives in, inside the data directory. */
 export const GENERATED_KEY_FILE = 'content-key';
@@ -73,4 +74,24 @@ function generatedKey(dataDir: string): Buffer {
     }
   }
   return decodeKey(readFileSync(file, 'utf8').trim(), `${file}`);
+}
+
+/**
+ * Re-seals every stored content value with the primary key (`herald keys rotate-content`), in
+ * batches of `batchSize` rows, each write guarded by the value read: safe while Herald runs.
+ * After it, a previous key can be removed from the config.
+ */
+export async function rotateContent(store: Store, batchSize = 500): Promise<{ scanned: number; resealed: number }> {
+  let scanned = 0;
+  let resealed = 0;
+  for (const table of ['notifications', 'campaigns'] as const) {
+    let after: string | null = '';
+    while (after !== null) {
+      const r = await store.retention.resealContent(table, after, batchSize);
+      scanned += r.scanned;
+      resealed += r.resealed;
+      after = r.lastId;
+    }
+  }
+  return { scanned, resealed };
 }
