@@ -55,6 +55,15 @@ describe('resolveConfig', () => {
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },
       tls: null,
       metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
+      // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
+      encryption: { primary: null, previous: [] },
+      retention: {
+        content_days: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 },
+        destination_days: 90,
+        otp_erase_after_settled: true,
+        batch_size: 500,
+        interval_ms: 60_000,
+      },
     });
   });
 
