@@ -14,6 +14,9 @@ import type { ContentKeySource } from '../config/retention-config.js';
 import { ContentCipher, type ContentKey } from '../store/content-cipher.js';
 import type { Store } from '../store/store.js';
 
+/** Read when the config names no key: the conventional place for a container's secret (key id k1). */
+export const DEFAULT_KEY_ENV = 'HERALD_CONTENT_KEY';
+
 /** The file SQLite's generated key lives in, inside the data directory. */
 export const GENERATED_KEY_FILE = 'content-key';
 
@@ -22,9 +25,10 @@ export function contentCipherFor(config: HeraldConfig, driver: 'sqlite' | 'postg
   const { primary, previous } = config.encryption;
   const keys: ContentKey[] = [];
   if (primary) keys.push(readKey(primary, 'encryption', env));
+  else if (env[DEFAULT_KEY_ENV]) keys.push(readKey({ id: 'k1', key: null, key_env: DEFAULT_KEY_ENV, key_file: null }, 'encryption', env));
   else if (driver === 'postgres')
     throw new ConfigError(
-      'encryption.key_env (or key, key_file) is required on PostgreSQL: message content is encrypted at rest, and every Herald process must use the same key (docs/retention.md)',
+      'encryption.key_env (or key, key_file, or HERALD_CONTENT_KEY in the environment) is required on PostgreSQL: message content is encrypted at rest, and every Herald process must use the same key (docs/retention.md)',
       'encryption.key_env',
     );
   else keys.push({ id: 'generated', key: generatedKey(config.data_dir) });

@@ -46,6 +46,9 @@ describe('content keys from the config', () => {
   it('PostgreSQL without a key refuses to start', async () => {
     const cfg = resolveConfig({ data_dir: await tempDir() });
     expect(() => contentCipherFor(cfg, 'postgres', {})).toThrow(ConfigError);
+    // HERALD_CONTENT_KEY stands in for an encryption section (key id k1).
+    const c = contentCipherFor(cfg, 'postgres', { HERALD_CONTENT_KEY: randomBytes(32).toString('base64') });
+    expect(c.primaryId).toBe('k1');
   });
 
   it('reads key_env and previous keys; refuses an unset variable, a short key, two sources', async () => {
