@@ -45,6 +45,22 @@ describe.each(DRIVERS)('DELETE /v1/recipients/:id on %s', (driver) => {
     expect(again.json).toMatchObject({ deliveries_cancelled: 0, notifications_erased: 0, destinations_masked: 0 });
   });
 
+  it('refuses to replay or resend what was erased: the marker is never sent', async () => {
+    h = await createHarness({ driver });
+    const queued = await h.send(otpBody());
+    await del(h, '/v1/recipients/user-1');
+    const n = await h.get(`/v1/notifications/${queued.json.id}`);
+    const replay = await h.post(`/v1/deliveries/${n.json.deliveries[0].id}/retry`);
+    expect(replay.status, JSON.stringify(replay.json)).toBe(409);
+    expect(replay.json).toMatchObject({ code: 'not_replayable' });
+    expect(replay.json.detail).toContain('erased');
+    const resend = await h.post(`/v1/notifications/${queued.json.id}/resend`, {});
+    expect(resend.status, JSON.stringify(resend.json)).toBe(409);
+    expect(resend.json).toMatchObject({ code: 'not_replayable' });
+    await h.worker.drain();
+    expect(h.sandbox.ledger.countByKey(n.json.deliveries[0].idempotency_key)).toBe(0);
+  });
+
   it('needs an API key', async () => {
     h = await createHarness({ driver });
     const r = await h.app.inject({ method: 'DELETE', url: '/v1/recipients/user-1' });
