@@ -29,6 +29,9 @@ import { killAllChildren, requireBuild, ROOT } from './chaos/processes.js';
 import { postgresCpuMs } from './campaign/postgres-cpu.js';
 import { machineBusyCpuMs, parentPid, processCpuMs, startCpuMeter } from './throughput/cpu.js';
 
+/** One content key for every Herald process of this run: PostgreSQL refuses to start without one (docs/retention.md). */
+const CONTENT_KEY = randomBytes(32).toString('base64');
+
 const HELP = `Usage: npm run bench:campaign -- [flags]
 
   --n N              recipients (default 100000)
@@ -220,7 +223,7 @@ async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof der
       configFile,
       dataDir,
       // PGAPPNAME tags Herald's sessions, so the wait sampler sees only this run's.
-      env: { DATABASE_URL: db.url, HERALD_PG_SCHEMA: schema, HERALD_BOOTSTRAP_KEY: apiKey, PGAPPNAME: appName },
+      env: { DATABASE_URL: db.url, HERALD_PG_SCHEMA: schema, HERALD_BOOTSTRAP_KEY: apiKey, PGAPPNAME: appName, HERALD_CONTENT_KEY: CONTENT_KEY },
     });
     const { apiUrl } = herald;
     const pgClient = await schemaClient(db.url, schema);

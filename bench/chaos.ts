@@ -20,6 +20,9 @@ import { generateLoad, mulberry32, type LoadResult } from './chaos/load.js';
 import { HeraldChild, killAllChildren, requireBuild } from './chaos/processes.js';
 import { verify, type LedgerEntry, type Verdict } from './chaos/verify.js';
 
+/** One content key for every Herald process of this run: PostgreSQL refuses to start without one (docs/retention.md). */
+const CONTENT_KEY = randomBytes(32).toString('base64');
+
 export { killAllChildren, liveChildren } from './chaos/processes.js';
 
 export interface FaultSetting {
@@ -249,7 +252,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         2,
       ),
     );
-    const env = { DATABASE_URL: opts.databaseUrl, HERALD_PG_SCHEMA: schema, HERALD_BOOTSTRAP_KEY: apiKey };
+    const env = { DATABASE_URL: opts.databaseUrl, HERALD_PG_SCHEMA: schema, HERALD_BOOTSTRAP_KEY: apiKey, HERALD_CONTENT_KEY: CONTENT_KEY };
     const heraldArgs = ['--config', configFile, '--data-dir', dataDir];
 
     // ---- API first (it creates and migrates the schema), then the workers.

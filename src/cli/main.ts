@@ -79,6 +79,7 @@ Commands:
   migrate        apply database migrations
   keys create    create an API key (printed once)
   users          dashboard users: create, list, revoke-sessions
+  keys rotate-content  re-seal stored content with the primary content key
   doctor         check every provider account can send, without sending
   send-test      send one test message through a running Herald and follow it
   phone-sim      a simulated Android phone (SMSGate app) for an android_gateway account

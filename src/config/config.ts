@@ -13,6 +13,15 @@ import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, sh
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 import { checkAlerts, resolveAlerts, type AlertsConfig, type RawAlertsConfig } from './alerts-config.js';
+import {
+  checkEncryption,
+  resolveEncryption,
+  resolveRetention,
+  type EncryptionConfig,
+  type RawEncryptionConfig,
+  type RawRetentionConfig,
+  type RetentionConfig,
+} from './retention-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
@@ -45,6 +54,9 @@ export interface HeraldConfig {
   metrics: MetricsConfig;
   /** Operator alerts (alerts-config.ts); off while no target is configured. */
   alerts: AlertsConfig;
+  /** Message content encrypted at rest, and how long it and destinations are kept (retention-config.ts). */
+  encryption: EncryptionConfig;
+  retention: RetentionConfig;
   dashboard: DashboardConfig;
 }
 
@@ -206,6 +218,8 @@ interface RawConfig {
   metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
   alerts?: RawAlertsConfig;
   dashboard?: Partial<DashboardConfig>;
+  encryption?: RawEncryptionConfig;
+  retention?: RawRetentionConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -252,6 +266,8 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,
       session_idle_s: r.dashboard?.session_idle_s ?? 3_600,
     },
+    encryption: resolveEncryption(r.encryption, (p) => resolve(p)),
+    retention: resolveRetention(r.retention),
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,
@@ -316,6 +332,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
   if (cfg.metrics.token_env !== null && !process.env[cfg.metrics.token_env]) {
     throw new ConfigError(`metrics.token_env names ${cfg.metrics.token_env}, which is not set in the environment`, 'metrics.token_env');
   }
+  const [keyProblem] = checkEncryption(cfg.encryption);
+  if (keyProblem) throw new ConfigError(`${keyProblem.field} ${keyProblem.message}`, keyProblem.field);
   const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
   if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
   // An idle timeout longer than the lifetime would never apply: a sign of a unit mix-up.

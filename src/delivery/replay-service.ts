@@ -12,6 +12,7 @@ import { decide, defaultLadderFor, LADDERS, REPLAYABLE_REASONS, type Decision, t
 import { HeraldError, type ErrorCode } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryView, Page, ReplayFilter, ReviewItem, ReviewReason, Store } from '../store/store.js';
+import { isErasedContent } from '../store/retention-store.js';
 
 export interface ReplayServiceOptions {
   store: Store;
@@ -167,6 +168,10 @@ export class ReplayService {
       { now, policy: LADDERS[defaultLadderFor(d.purpose)], random: this.random },
     );
     if (!decision.ok) return refusal(d, now, req.acceptDuplicateRisk, decision.reason);
+    // Erased content (docs/retention.md) must never be sent: the marker is not the message.
+    const source = await this.opts.store.review.getNotificationSource(d.tenantId, d.notificationId);
+    if (source && isErasedContent(source.content))
+      return new HeraldError('not_replayable', `delivery ${d.id} cannot be replayed: its content was erased (retention or a recipient's erasure)`);
     const applied = await this.opts.store.review.replayDelivery({
       write: { deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: decision, now },
       audit: {

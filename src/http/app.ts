@@ -23,6 +23,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { audienceRoutes } from './routes/audiences.js';
 import { recipientProfileRoutes } from './routes/recipient-profiles.js';
+import { recipientErasureRoutes } from './routes/recipient-erasure.js';
+import type { RetentionService } from '../delivery/retention-service.js';
 import type { AddressPolicy } from '../webhooks/address-policy.js';
 import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
 import { callbackRoutes } from './routes/callbacks.js';
@@ -82,6 +84,8 @@ export interface AppDeps {
   devices?: DeviceGateway | null;
   /** GET /metrics (Prometheus text format) and its optional bearer token. Absent: no /metrics route. */
   metrics?: MetricsRouteDeps | null;
+  /** DELETE /v1/recipients/:id erases through it (it keeps the destination-hash secret). Default: one over `store`. */
+  retention?: RetentionService;
   /** The dashboard (config `dashboard`): /dashboard, sign-in sessions, the cookie on /v1. Default: on, with the default lifetimes; null: off. */
   dashboard?: DashboardDeps | null;
   /** This process's commits of outbox rows, so GET /v1/events/stream sends them at once (else it polls every second). */
@@ -201,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
+    recipientErasureRoutes(v1, deps);
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);

@@ -1,4 +1,5 @@
 /** The API's JSON shapes: snake_case, ISO 8601 times. One function per resource. */
+import { isErasedContent } from '../store/retention-store.js';
 import { contentForChannel, smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
 import type { AttemptView, DeliveryListItem, DeliveryView, NotificationView } from '../store/store.js';
 import { showDestination, type DestinationView } from './masking.js';
@@ -98,7 +99,8 @@ export function notificationJson(n: NotificationView) {
     deliveries: n.deliveries.map((d) => ({
       ...deliveryJson(d),
       // What an SMS costs and how fast it can go: providers bill and throttle per segment.
-      ...(d.channel === 'sms' ? { sms: smsSegmentsJson(n.content) } : {}),
+      // Erased content (docs/retention.md) has no text left to count segments of.
+      ...(d.channel === 'sms' && !isErasedContent(n.content) ? { sms: smsSegmentsJson(n.content) } : {}),
       attempts: d.attempts.map(attemptJson),
     })),
   };

@@ -153,6 +153,12 @@ export class ProcessSeries {
     'Provider callback requests this process refused, nothing recorded: reason signature (bad or stale signature) or malformed (unreadable body).',
     ['provider_account', 'reason'],
   );
+  /** What the retention job and recipient erasures erased in this process (docs/retention.md). */
+  readonly retentionErased = new LabeledCounter<'what'>(
+    'herald_retention_erased_total',
+    'What this process erased: what otp_content (settled one-time codes), content (past the retention window), destinations (masked), recipient (erasure requests).',
+    ['what'],
+  );
   readonly intakeToAcceptance = new Histogram<'channel' | 'purpose'>({
     name: 'herald_intake_to_acceptance_seconds',
     help: 'Seconds from the notification entering Herald (intake) to the provider accepting a delivery of it, observed by the worker that recorded the acceptance.',
@@ -170,7 +176,15 @@ export class ProcessSeries {
 
   /** Every labeled counter, for the exporter. */
   counters(): LabeledCounter<string>[] {
-    return [this.refusals, this.throttles, this.downstreamSignals, this.callbacksReceived, this.callbacksDuplicated, this.callbacksRefused];
+    return [
+      this.refusals,
+      this.throttles,
+      this.downstreamSignals,
+      this.callbacksReceived,
+      this.callbacksDuplicated,
+      this.callbacksRefused,
+      this.retentionErased,
+    ];
   }
 
   /** One definite refusal of a call. */

@@ -14,6 +14,7 @@ import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
+import { RetentionService } from '../delivery/retention-service.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
 import { buildApp } from '../http/app.js';
@@ -40,6 +41,7 @@ import { createDeviceGateway, type DeviceGateway } from '../devices/device-gatew
 import type { DeviceGatewayPort } from '../providers/device-gateway.js';
 import { readTls, watchTls } from './tls.js';
 import { createAlerter } from './alerting.js';
+import { contentCipherFor } from './content-keys.js';
 
 export type Role = 'api' | 'worker';
 
@@ -50,6 +52,8 @@ export interface HeraldNode {
   metricsApp: FastifyInstance | null;
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
+  /** Erases content and masks destinations past their retention (worker role; docs/retention.md). */
+  retention: RetentionService | null;
   fallbacks: FallbackScheduler | null;
   /** Settles `unknown` deliveries by look-up or the account's ambiguity policy (worker role). */
   reconciler: Reconciler | null;
@@ -129,9 +133,14 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
       connectionString: url,
       ...(env.HERALD_PG_SCHEMA ? { schema: env.HERALD_PG_SCHEMA } : {}),
       ...(env.HERALD_PG_POOL ? { maxConnections: Number(env.HERALD_PG_POOL) } : {}),
+      contentCipher: contentCipherFor(config, 'postgres', env),
     });
   }
-  return openSqliteStore({ path: databasePath(config.data_dir), synchronous: config.database.synchronous });
+  return openSqliteStore({
+    path: databasePath(config.data_dir),
+    synchronous: config.database.synchronous,
+    contentCipher: contentCipherFor(config, 'sqlite', env),
+  });
 }
 
 /**
@@ -169,6 +178,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
   let sweeper: Sweeper | null = null;
+  let retention: RetentionService | null = null;
   let fallbacks: FallbackScheduler | null = null;
   let reconciler: Reconciler | null = null;
   let evidence: EvidenceApplier | null = null;
@@ -275,6 +285,19 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       accounts: config.provider_accounts,
     });
     sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
+    retention = new RetentionService({
+      store,
+      clock,
+      logger,
+      counters,
+      intervalMs: config.retention.interval_ms,
+      batchSize: config.retention.batch_size,
+      policy: {
+        contentDays: config.retention.content_days,
+        destinationDays: config.retention.destination_days,
+        otpEraseAfterSettled: config.retention.otp_erase_after_settled,
+      },
+    });
     fallbacks = new FallbackScheduler({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, wake: (account) => wake.notify(account) });
     reconciler = new Reconciler({
       store,
@@ -320,6 +343,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     metricsApp,
     worker,
     sweeper,
+    retention,
     fallbacks,
     reconciler,
     evidence,
@@ -341,6 +365,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       }
       worker?.start();
       sweeper?.start();
+      retention?.start();
       fallbacks?.start();
       reconciler?.start();
       evidence?.start();
@@ -368,6 +393,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await unlisten?.();
       await worker?.stop();
       await sweeper?.stop();
+      await retention?.stop();
       await fallbacks?.stop();
       await reconciler?.stop();
       await evidence?.stop();

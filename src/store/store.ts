@@ -22,6 +22,7 @@
  *   store.audit        who did each operator action                      audit-store.ts
  *   store.eventStream  a tenant's outbox events for GET /v1/events/stream event-stream-store.ts
  *   store.templates    message templates and their immutable versions    template-store.ts
+ *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -37,6 +38,7 @@ import type { AlertStore } from './alert-store.js';
 import type { LimiterStore } from './limiter-store.js';
 import type { ObservabilityStore } from './observability-store.js';
 import type { PreferenceStore } from './preference-store.js';
+import type { RetentionStore } from './retention-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditStore } from './audit-store.js';
@@ -57,6 +59,7 @@ export * from './session-store.js';
 export * from './audit-store.js';
 export type * from './event-stream-store.js';
 export type * from './template-store.js';
+export type * from './retention-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -70,6 +73,7 @@ export interface Store extends CoreStore {
   readonly limiter: LimiterStore;
   readonly webhooks: WebhookStore;
   readonly campaigns: CampaignStore;
+  readonly retention: RetentionStore;
   readonly preferences: PreferenceStore;
   readonly review: ReviewStore;
   readonly fallbacks: FallbackStore;

@@ -56,6 +56,15 @@ describe('resolveConfig', () => {
       tls: null,
       metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
       dashboard: { enabled: true, session_ttl_s: 28_800, session_idle_s: 3_600 },
+      // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
+      encryption: { primary: null, previous: [] },
+      retention: {
+        content_days: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 },
+        destination_days: 90,
+        otp_erase_after_settled: true,
+        batch_size: 500,
+        interval_ms: 60_000,
+      },
     });
   });
 

@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import type { ContentCipher } from '../../src/store/content-cipher.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 export const pgUrl = (): string => inject('pgUrl');
@@ -12,8 +13,11 @@ export function freshSchema(): string {
 }
 
 /** Opens a store on a fresh schema (migrated), plus a way to drop it. */
-export async function openTestPostgresStore(schema = freshSchema()): Promise<{ store: PostgresStore; schema: string; drop(): Promise<void> }> {
-  const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4 });
+export async function openTestPostgresStore(
+  schema = freshSchema(),
+  contentCipher: ContentCipher | null = null,
+): Promise<{ store: PostgresStore; schema: string; drop(): Promise<void> }> {
+  const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher });
   await store.migrate();
   return {
     store,

@@ -49,6 +49,10 @@ async function freePort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // A process built by createHeraldNode on PostgreSQL (DATABASE_URL set) needs a content key
+  // (docs/retention.md); the suite's workers inherit this one. Fixed: tests that reopen a
+  // database from another process read it with the same key.
+  process.env.HERALD_CONTENT_KEY ??= Buffer.alloc(32, 9).toString('base64');
   const fromEnv = process.env.DATABASE_URL;
   if (fromEnv) {
     project.provide('pgUrl', fromEnv);

@@ -6,6 +6,10 @@
 import { monotonicFactory } from 'ulid';
 import { decide, deriveDeliveryKey, type Channel, type DeliveryEvent, type Purpose, type RetryPolicy, type Transition } from '../../src/domain/index.js';
 import type { DeliveryView, NewNotification, Store } from '../../src/store/store.js';
+import { ContentCipher } from '../../src/store/content-cipher.js';
+
+/** The conformance suites run with content sealed at rest, as the runtime always does (docs/retention.md). */
+export const TEST_CONTENT_CIPHER = new ContentCipher([{ id: 'conformance', key: Buffer.alloc(32, 7) }]);
 
 /** 2023-11-14T22:13:20Z: every test's clock starts here and only moves by explicit amounts. */
 export const T0 = 1_700_000_000_000;

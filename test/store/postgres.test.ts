@@ -8,7 +8,7 @@ import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.j
 import { storeConformance, type StoreFixture } from './conformance.js';
 import { evidenceConformance } from './evidence-conformance.js';
 import { limiterConformance } from './limiter-conformance.js';
-import { T0 } from './fixtures.js';
+import { T0, TEST_CONTENT_CIPHER } from './fixtures.js';
 import { loadMigrations } from '../../src/store/named-sql.js';
 import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
@@ -26,12 +26,12 @@ import { auditConformance } from './audit-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
-  const { store, schema, drop } = await openTestPostgresStore();
+  const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
   const peers: PostgresStore[] = [];
   return {
     store,
     openPeer: async () => {
-      const peer = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4 });
+      const peer = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher: TEST_CONTENT_CIPHER });
       peers.push(peer);
       return peer;
     },

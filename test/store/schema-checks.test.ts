@@ -40,6 +40,7 @@ import { EVERY } from '../../src/store/preference-rows.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { REPORT_KINDS } from '../../src/store/report-store.js';
+import { ERASURE_CAUSES, ERASURE_KINDS } from '../../src/store/retention-store.js';
 import { ALERT_HISTORY_KINDS, ALERT_OUTCOMES, ALERT_TARGET_KINDS } from '../../src/store/alert-store.js';
 import { ALERT_STATUSES, ANNOUNCEMENT_KINDS } from '../../src/domain/index.js';
 import { SESSION_SUBJECT_KINDS, USER_ROLES } from '../../src/store/session-store.js';
@@ -106,6 +107,9 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'sessions.subject_kind': SESSION_SUBJECT_KINDS,
   'operator_actions.action': OPERATOR_ACTIONS,
   'operator_actions.actor_kind': ACTOR_KINDS,
+  // Retention (0016): why and what was erased.
+  'erasures.cause': ERASURE_CAUSES,
+  'erasures.what': ERASURE_KINDS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

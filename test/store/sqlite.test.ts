@@ -11,7 +11,7 @@ import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite
 import { storeConformance, type StoreFixture } from './conformance.js';
 import { evidenceConformance } from './evidence-conformance.js';
 import { limiterConformance } from './limiter-conformance.js';
-import { T0 } from './fixtures.js';
+import { T0, TEST_CONTENT_CIPHER } from './fixtures.js';
 import { loadMigrations } from '../../src/store/named-sql.js';
 import { fileURLToPath } from 'node:url';
 import { webhookConformance } from './webhooks-conformance.js';
@@ -34,7 +34,7 @@ async function sqliteFixture(): Promise<StoreFixture> {
   const path = join(dir, 'herald.db');
   const opened: SqliteStore[] = [];
   const open = () => {
-    const s = openSqliteStore({ path });
+    const s = openSqliteStore({ path, contentCipher: TEST_CONTENT_CIPHER });
     opened.push(s);
     return s;
   };

@@ -1,16 +1,26 @@
-/** `herald keys create`: makes an API key, prints it once, stores only its hash. */
+/**
+ * `herald keys create`: makes an API key, prints it once, stores only its hash.
+ * `herald keys content-key`: prints a new content key (32 bytes, base64) for `encryption:`.
+ * `herald keys rotate-content`: re-seals stored content with the primary content key.
+ */
 import { mkdirSync } from 'node:fs';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
 import { newId } from '../../intake/ids.js';
 import { openStore } from '../../runtime/node.js';
+import { newContentKey, rotateContent } from '../../runtime/content-keys.js';
 import { parseFlags, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 
 export const KEYS_HELP = `Usage: herald keys create [--label NAME] [--config herald.json] [--data-dir ./herald-data]
+       herald keys content-key
+       herald keys rotate-content [--config herald.json] [--data-dir ./herald-data]
 
-Creates an API key for the default tenant and prints it once. Herald keeps only a SHA-256
+create: makes an API key for the default tenant and prints it once. Herald keeps only a SHA-256
 hash of it: a lost key cannot be shown again; create another.
+content-key: prints a new 32-byte content key (base64) for encryption.key_env / key_file.
+rotate-content: re-seals every stored message content with the primary content key, so the
+keys listed in encryption.previous_keys can then be removed (docs/retention.md).
 `;
 
 export async function keysCommand(argv: string[]): Promise<number> {
@@ -19,7 +29,11 @@ export async function keysCommand(argv: string[]): Promise<number> {
     process.stdout.write(KEYS_HELP);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== 'create') throw new UsageError(`unknown keys command "${sub}"; try: herald keys create`);
+  if (sub === 'content-key') {
+    process.stdout.write(`${newContentKey()}\n`);
+    return 0;
+  }
+  if (sub !== 'create' && sub !== 'rotate-content') throw new UsageError(`unknown keys command "${sub}"; try: herald keys create`);
   const flags = parseFlags(rest, {
     label: { type: 'string' },
     config: { type: 'string', short: 'c' },
@@ -32,6 +46,15 @@ export async function keysCommand(argv: string[]): Promise<number> {
   const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
+  if (sub === 'rotate-content') {
+    try {
+      const r = await rotateContent(store);
+      process.stdout.write(`re-sealed ${r.resealed} of ${r.scanned} stored contents with the primary content key\n`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
   const now = Date.now();
   await store.ensureTenant(DEFAULT_TENANT, now);
   const key = generateApiKey();

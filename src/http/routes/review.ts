@@ -18,6 +18,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { operatorAction, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
+import { isErasedContent } from '../../store/retention-store.js';
 import { decodeCursor, encodeCursor } from './deliveries.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -235,6 +236,8 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
       const key = parseIdempotencyKey(request.raw.rawHeaders);
       const src = isId('ntf', id) ? await deps.store.review.getNotificationSource(request.tenantId, id) : null;
       if (!src) throw new HeraldError('not_found', `no notification ${id}`);
+      // Erased content (docs/retention.md) cannot become a new generation: the marker is not the message.
+      if (isErasedContent(src.content)) throw new HeraldError('not_replayable', `notification ${id} cannot be resent: its content was erased`);
       const nextGeneration = async (after: number) => Math.max(after, (await deps.store.latestGeneration(src.tenantId, src.groupKey)) ?? 0) + 1;
       const expiry: Pick<NotificationRequest, 'ttl_seconds' | 'expires_at'> =
         request.body.ttl_seconds !== undefined || request.body.expires_at !== undefined

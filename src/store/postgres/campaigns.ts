@@ -106,7 +106,7 @@ export class PostgresCampaigns implements CampaignStore {
       c.purpose,
       c.providerAccount,
       c.lane,
-      JSON.stringify(c.content),
+      this.sql.sealContent(c.content),
       c.metadata === null ? null : JSON.stringify(c.metadata),
       c.ttlMs,
       c.audienceId,
@@ -120,7 +120,7 @@ export class PostgresCampaigns implements CampaignStore {
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const [r] = await this.sql.q('campaign_get', [tenantId, id]);
-    return r ? toCampaignRecord(r) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`, on `c` when inside a transaction. */
@@ -155,7 +155,7 @@ export class PostgresCampaigns implements CampaignStore {
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map(toCampaignRecord);
+    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r)));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {
@@ -163,7 +163,15 @@ export class PostgresCampaigns implements CampaignStore {
       const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
       if (moved.length === 0) return false;
       // Intake's own group-commit statement: the whole batch in one round trip (no idempotency keys).
-      if (b.notifications.length > 0) await this.sql.q('notification_create_many', createManyParams(b.notifications.map((n) => ({ n }))), c);
+      if (b.notifications.length > 0)
+        await this.sql.q(
+          'notification_create_many',
+          createManyParams(
+            this.sql,
+            b.notifications.map((n) => ({ n })),
+          ),
+          c,
+        );
       await this.sql.q('campaign_link_deliveries', [b.campaignId, b.notifications.map((n) => n.id)], c);
       return true;
     });

@@ -180,7 +180,10 @@ export class PostgresDevices implements DeviceStore {
     return this.sql.tx(async (c) => {
       const ids = (await this.sql.q('offers_pull', [r.deviceId, r.order === 'fifo', Math.max(1, r.limit), r.now], c)).map((x) => num(x.id));
       if (ids.length === 0) return [];
-      return sortPulled(await this.sql.q('offer_messages', [ids], c), r.order);
+      return sortPulled(
+        (await this.sql.q('offer_messages', [ids], c)).map((row) => this.sql.openRow(row)),
+        r.order,
+      );
     });
   }
 

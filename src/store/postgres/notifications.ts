@@ -45,7 +45,7 @@ export class NotificationWriter {
   private async createGroup(items: CreateItem[]): Promise<Array<Settled<void>>> {
     if (items.length === 1) return [await settle(this.createOne(items[0]!.n, items[0]!.idem))];
     const withKey = items.filter((i) => i.idem);
-    const params = createManyParams(items);
+    const params = createManyParams(this.sql, items);
     let accounts: string[];
     try {
       const run = async (c: pg.Pool | Client): Promise<Row | undefined> => {
@@ -68,7 +68,7 @@ export class NotificationWriter {
   }
 
   private async createOne(n: NewNotification, idem?: TenantIdempotencyCompletion): Promise<void> {
-    const params = createParams(n, idem);
+    const params = createParams(this.sql, n, idem);
     try {
       // One statement is one transaction: without a key, a single round trip instead of BEGIN,
       // four statements and COMMIT.
@@ -257,7 +257,10 @@ function createdPayload(n: NewNotification): string {
 }
 
 /** Parameters of notification_create_many for a group (deliveries in key order); the campaign fan-out (campaigns.ts) writes its batches with them too. */
-export function createManyParams(items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>): unknown[] {
+export function createManyParams(
+  sql: PostgresContext,
+  items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>,
+): unknown[] {
   const withKey = items.filter((i) => i.idem);
   const nts = items.map((i) => i.n);
   // Deliveries in key order, so two groups naming the same delivery key wait for each other instead of deadlocking.
@@ -271,7 +274,7 @@ export function createManyParams(items: ReadonlyArray<{ n: NewNotification; idem
     nts.map((n) => JSON.stringify(n.recipient)),
     nts.map((n) => n.purpose),
     nts.map((n) => JSON.stringify(n.channels)),
-    nts.map((n) => JSON.stringify(n.content)),
+    nts.map((n) => sql.sealContent(n.content)),
     nts.map((n) => n.groupKey),
     nts.map((n) => n.generation),
     nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
@@ -294,7 +297,7 @@ export function createManyParams(items: ReadonlyArray<{ n: NewNotification; idem
 }
 
 /** Parameters of notification_create for one notification (and its idempotency completion). */
-function createParams(n: NewNotification, idem: TenantIdempotencyCompletion | undefined): unknown[] {
+function createParams(sql: PostgresContext, n: NewNotification, idem: TenantIdempotencyCompletion | undefined): unknown[] {
   const ds = n.deliveries;
   return [
     n.id,
@@ -303,7 +306,7 @@ function createParams(n: NewNotification, idem: TenantIdempotencyCompletion | un
     JSON.stringify(n.recipient),
     n.purpose,
     JSON.stringify(n.channels),
-    JSON.stringify(n.content),
+    sql.sealContent(n.content),
     n.groupKey,
     n.generation,
     n.metadata === null ? null : JSON.stringify(n.metadata),

@@ -39,6 +39,7 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
+import { type ContentCipher, openContent } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
@@ -65,6 +66,7 @@ import { PostgresPreferences } from './preferences.js';
 import { PostgresReview } from './review.js';
 import { PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
+import { PostgresRetention } from './retention.js';
 import { PostgresWebhooks } from './webhooks.js';
 
 /** The delivery list's statement per driving filter (queries/delivery_list.sql). */
@@ -91,6 +93,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Pool size per process. Default 10. */
   maxConnections?: number;
+  /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
+  contentCipher?: ContentCipher | null;
 }
 
 /** Opens a pooled Postgres store; call `migrate()` before use. */
@@ -120,6 +124,7 @@ export class PostgresStore implements Store {
   readonly eventStream: PostgresEventStream;
   readonly templates: PostgresTemplates;
   readonly observability: PostgresObservability;
+  readonly retention: PostgresRetention;
 
   constructor(private readonly options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -132,7 +137,7 @@ export class PostgresStore implements Store {
     });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    this.sql = new PostgresContext(pool, schema);
+    this.sql = new PostgresContext(pool, schema, options.contentCipher ?? null);
     this.notifications = new NotificationWriter(this.sql);
     this.reservations = new IdempotencyReservations(this.sql);
     this.evidence = new PostgresEvidence(this.sql);
@@ -152,6 +157,7 @@ export class PostgresStore implements Store {
     this.eventStream = new PostgresEventStream(this.sql);
     this.templates = new PostgresTemplates(this.sql);
     this.observability = new PostgresObservability(this.sql);
+    this.retention = new PostgresRetention(this.sql);
   }
 
   async migrate(): Promise<string[]> {
@@ -263,7 +269,7 @@ export class PostgresStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: jsonOrNull(n.metadata_json),
-        content: json(n.content_json),
+        content: openContent(this.sql.cipher, n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ContentCipher, openContent, sealContent } from '../content-cipher.js';
 import { loadNamedSql } from '../named-sql.js';
 import type { Row } from '../rows.js';
 
@@ -26,8 +27,21 @@ export class PostgresContext {
   constructor(
     readonly pool: pg.Pool,
     readonly schema: string,
+    /** Seals content on write and opens it on read (content-cipher.ts); null: content in clear. */
+    readonly cipher: ContentCipher | null = null,
   ) {
     this.readyChannel = `herald_ready_${schema}`;
+  }
+
+  /** The content a driver writes into a `content_json` column (sealed when a cipher is configured). */
+  sealContent(content: unknown): string {
+    return sealContent(this.cipher, content);
+  }
+
+  /** `row` with its `content_json` opened back to JSON text, for the row readers (rows.ts). */
+  openRow<T extends Row>(row: T): T {
+    if (row.content_json === undefined || row.content_json === null) return row;
+    return { ...row, content_json: JSON.stringify(openContent(this.cipher, row.content_json)) };
   }
 
   private text(name: string): string {
@@ -55,8 +69,8 @@ export class PostgresContext {
   }
 
   /** Runs the named statement on the pool and returns how many rows it changed (for statements without RETURNING). */
-  async count(name: string, params: unknown[]): Promise<number> {
-    const r = await this.pool.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
+  async count(name: string, params: unknown[], client: pg.Pool | Client = this.pool): Promise<number> {
+    const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
     return r.rowCount ?? 0;
   }
 

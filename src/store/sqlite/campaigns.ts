@@ -130,7 +130,7 @@ export class SqliteCampaigns implements CampaignStore {
       purpose: c.purpose,
       provider_account: c.providerAccount,
       lane: c.lane,
-      content_json: JSON.stringify(c.content),
+      content_json: this.sql.sealContent(c.content),
       metadata_json: c.metadata === null ? null : JSON.stringify(c.metadata),
       ttl_ms: c.ttlMs,
       audience_id: c.audienceId,
@@ -144,7 +144,7 @@ export class SqliteCampaigns implements CampaignStore {
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const r = this.sql.stmt('campaign_get').get({ tenant_id: tenantId, id }) as Row | undefined;
-    return r ? toCampaignRecord(r) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`; runs in the caller's transaction. */
@@ -186,7 +186,7 @@ export class SqliteCampaigns implements CampaignStore {
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map(toCampaignRecord);
+    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r)));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {

@@ -5,8 +5,8 @@
  */
 import type { Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
+import { openContent } from '../content-cipher.js';
 import type { Row } from '../rows.js';
-import { json } from '../rows.js';
 import { purposeFlags, type SqliteContext } from './sql-context.js';
 
 /** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
@@ -45,7 +45,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       purpose: r.purpose as ClaimedDelivery['purpose'],
       providerAccount: String(r.provider_account),
       destination: String(r.destination),
-      content: json(row.content_json),
+      content: openContent(sql.cipher, row.content_json),
       retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
       notificationCreatedAt: Number(row.notification_created_at),
       idempotencyKey: String(r.idempotency_key),

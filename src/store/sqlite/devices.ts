@@ -179,7 +179,10 @@ export class SqliteDevices implements DeviceStore {
       ).map((x) => num(x.id));
       if (ids.length === 0) return [];
       const rows = this.sql.stmt('offer_messages').all({ ids: JSON.stringify(ids) }) as Row[];
-      return sortPulled(rows, r.order);
+      return sortPulled(
+        rows.map((row) => this.sql.openRow(row)),
+        r.order,
+      );
     });
   }
 

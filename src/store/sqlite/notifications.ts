@@ -32,7 +32,7 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
     recipient_json: JSON.stringify(n.recipient),
     purpose: n.purpose,
     channels_json: JSON.stringify(n.channels),
-    content_json: JSON.stringify(n.content),
+    content_json: sql.sealContent(n.content),
     group_key: n.groupKey,
     generation: n.generation,
     metadata_json: n.metadata === null ? null : JSON.stringify(n.metadata),

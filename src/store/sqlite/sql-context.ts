@@ -8,8 +8,10 @@ import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PURPOSES, type Purpose } from '../../domain/index.js';
+import { type ContentCipher, openContent, sealContent } from '../content-cipher.js';
 import { StoreConflictError } from '../core-store.js';
 import { loadNamedSql } from '../named-sql.js';
+import type { Row } from '../rows.js';
 
 const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
 
@@ -25,7 +27,22 @@ export class SqliteContext {
   private readonly statements = new Map<string, Database.Statement>();
   private pendingWrites: PendingWrite[] = [];
 
-  constructor(readonly db: Database.Database) {}
+  /** Seals content on write and opens it on read (content-cipher.ts); null: content in clear. */
+  constructor(
+    readonly db: Database.Database,
+    readonly cipher: ContentCipher | null = null,
+  ) {}
+
+  /** The content a driver writes into a `content_json` column (sealed when a cipher is configured). */
+  sealContent(content: unknown): string {
+    return sealContent(this.cipher, content);
+  }
+
+  /** `row` with its `content_json` opened back to JSON text, for the row readers (rows.ts). */
+  openRow<T extends Row>(row: T): T {
+    if (row.content_json === undefined || row.content_json === null) return row;
+    return { ...row, content_json: JSON.stringify(openContent(this.cipher, row.content_json)) };
+  }
 
   /** The named statement (queries/*.sql), prepared on first use; throws for a name no file defines. */
   stmt(name: string): Database.Statement {

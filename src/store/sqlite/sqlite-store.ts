@@ -40,6 +40,7 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
+import { type ContentCipher, openContent } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, type Row, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
@@ -61,6 +62,7 @@ import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, insertNotifications, mapCreateError } from './notifications.js';
 import { SqlitePreferences } from './preferences.js';
+import { SqliteRetention } from './retention.js';
 import { SqliteReview } from './review.js';
 import { SqliteContext } from './sql-context.js';
 import { applyTransition } from './transitions.js';
@@ -88,6 +90,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long a writer waits for the lock held by another process before failing. */
   busyTimeoutMs?: number;
+  /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
+  contentCipher?: ContentCipher | null;
 }
 
 /** Opens (creating if needed) a SQLite store; call `migrate()` before use. */
@@ -98,7 +102,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   db.pragma('foreign_keys = ON');
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.contentCipher ?? null);
 }
 
 export class SqliteStore implements Store {
@@ -121,9 +125,10 @@ export class SqliteStore implements Store {
   readonly eventStream: SqliteEventStream;
   readonly templates: SqliteTemplates;
   readonly observability: SqliteObservability;
+  readonly retention: SqliteRetention;
 
-  constructor(db: Database.Database) {
-    this.sql = new SqliteContext(db);
+  constructor(db: Database.Database, cipher: ContentCipher | null = null) {
+    this.sql = new SqliteContext(db, cipher);
     this.evidence = new SqliteEvidence(this.sql);
     this.limiter = new SqliteLimiter(this.sql);
     this.webhooks = new SqliteWebhooks(this.sql);
@@ -141,6 +146,7 @@ export class SqliteStore implements Store {
     this.eventStream = new SqliteEventStream(this.sql);
     this.templates = new SqliteTemplates(this.sql);
     this.observability = new SqliteObservability(this.sql);
+    this.retention = new SqliteRetention(this.sql);
   }
 
   async migrate(): Promise<string[]> {
@@ -283,7 +289,7 @@ export class SqliteStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: jsonOrNull(n.metadata_json),
-        content: json(n.content_json),
+        content: openContent(this.sql.cipher, n.content_json),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({

@@ -1,0 +1,212 @@
+/**
+ * Content at rest and the retention job on both drivers: a raw read of the database finds no
+ * one-time code or body in clear; the job erases settled OTP content, other content after its
+ * window, masks destinations after theirs (suppression still refuses the address), and erases
+ * one recipient; all on a ManualClock.
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { decide, DEFAULT_RETRY_POLICY } from '../../src/domain/index.js';
+import { RetentionService } from '../../src/delivery/retention-service.js';
+import { DeliveryCounters } from '../../src/metrics/counters.js';
+import { ContentCipher } from '../../src/store/content-cipher.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { NewNotification, Store } from '../../src/store/store.js';
+import { silentLogger } from '../helpers/harness.js';
+import { freshSchema, pgUrl } from '../helpers/postgres.js';
+import { buildNotification, HOUR, T0 } from './fixtures.js';
+
+const DAY = 24 * HOUR;
+const CODE = '482913';
+const cipher = new ContentCipher([{ id: 'test-1', key: randomBytes(32) }]);
+const POLICY = { contentDays: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 }, destinationDays: 90, otpEraseAfterSettled: true };
+
+interface Fixture {
+  store: Store;
+  /** Every content_json and recipient_json and destination as stored, straight from the database. */
+  raw(): Promise<string[]>;
+  cleanup(): Promise<void>;
+}
+
+async function sqlite(): Promise<Fixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'herald-retention-'));
+  const path = join(dir, 'herald.db');
+  const store = openSqliteStore({ path, contentCipher: cipher });
+  await store.migrate();
+  return {
+    store,
+    async raw() {
+      const db = new Database(path, { readonly: true });
+      try {
+        const rows = db
+          .prepare(
+            'SELECT content_json AS v FROM notifications UNION ALL SELECT recipient_json FROM notifications UNION ALL SELECT destination FROM deliveries',
+          )
+          .all() as Array<{ v: string }>;
+        return rows.map((r) => r.v);
+      } finally {
+        db.close();
+      }
+    },
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgres(): Promise<Fixture> {
+  const schema = freshSchema();
+  const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher: cipher });
+  await store.migrate();
+  const query = async (text: string): Promise<pg.QueryResult> => {
+    const c = new pg.Client({ connectionString: pgUrl() });
+    await c.connect();
+    try {
+      return await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    store,
+    async raw() {
+      const r = await query(
+        `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries`,
+      );
+      return r.rows.map((x: { v: string }) => x.v);
+    },
+    async cleanup() {
+      await store.close();
+      await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    },
+  };
+}
+
+function otp(createdAt: number, recipientId = 'rcp_ada'): NewNotification {
+  const n = buildNotification({ tenantId: 'acme', purpose: 'otp', createdAt, recipientId, deliveries: [{ channel: 'sms', providerAccount: 'acct-sms' }] });
+  return { ...n, content: { subject: null, text: `Your code is ${CODE}`, html: null } };
+}
+
+/** Ends every pending delivery of `n` as cancelled (settled), through decide. */
+async function settle(store: Store, n: NewNotification, now: number): Promise<void> {
+  const view = await store.getNotification(n.tenantId, n.id);
+  for (const d of view!.deliveries) {
+    const t = decide(d, { type: 'cancel' }, { now, policy: DEFAULT_RETRY_POLICY, random: () => 0 });
+    if (!t.ok) throw new Error(t.reason);
+    await store.applyTransitions([{ deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: t, now }]);
+  }
+}
+
+describe.each([
+  ['sqlite', sqlite],
+  ['postgres', postgres],
+] as const)('%s: content at rest and retention', (_driver, open) => {
+  let f: Fixture;
+  let clock: ManualClock;
+  let counters: DeliveryCounters;
+  let service: RetentionService;
+  const setup = async () => {
+    f = await open();
+    await f.store.ensureTenant({ id: 'acme', name: 'Acme' }, T0);
+    clock = new ManualClock(T0);
+    counters = new DeliveryCounters();
+    service = new RetentionService({ store: f.store, clock, logger: silentLogger, policy: POLICY, batchSize: 2, counters });
+  };
+  afterEach(async () => f?.cleanup());
+
+  it('stores no one-time code or body in clear, and reads them back', async () => {
+    await setup();
+    const n = otp(T0);
+    const mail = buildNotification({ tenantId: 'acme', createdAt: T0 });
+    await f.store.createNotification(n);
+    await f.store.createNotification(mail);
+    const raw = (await f.raw()).join('\n');
+    expect(raw).not.toContain(CODE);
+    expect(raw).not.toContain(`Body of ${mail.id}`);
+    expect(raw).toContain('hc1:test-1:');
+    expect((await f.store.getNotification('acme', n.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
+    const [claimed] = await f.store.claimBatch({ providerAccount: 'acct-sms', workerId: 'w', now: T0, leaseMs: 30_000, limit: 5 });
+    expect(claimed!.content).toMatchObject({ text: `Your code is ${CODE}` });
+  });
+
+  it('erases OTP content once settled and expired, not before; records and counts it', async () => {
+    await setup();
+    const n = otp(T0);
+    await f.store.createNotification(n);
+    clock.set(T0 + 2 * HOUR);
+    expect((await service.runOnce()).otpContent).toBe(0); // expired but not settled (still ready)
+    await settle(f.store, n, T0 + 2 * HOUR);
+    expect((await service.runOnce()).otpContent).toBe(1);
+    const content = (await f.store.getNotification('acme', n.id))!.content as unknown;
+    expect(content).toEqual({ erased: { at: T0 + 2 * HOUR, cause: 'retention', kind: 'otp_content', removed: 'content' } });
+    expect((await f.raw()).join('\n')).not.toContain(CODE);
+    expect(counters.series.retentionErased.snapshot()).toContainEqual({ labels: { what: 'otp_content' }, value: 1 });
+    expect((await f.store.retention.listErasures(10))[0]).toMatchObject({ cause: 'retention', kind: 'otp_content', count: 1 });
+    expect((await service.runOnce()).otpContent).toBe(0);
+  });
+
+  it('keeps other content for its window, then erases it in batches', async () => {
+    await setup();
+    const mails = [0, 1, 2].map(() => buildNotification({ tenantId: 'acme', createdAt: T0 }));
+    for (const m of mails) {
+      await f.store.createNotification(m);
+      await settle(f.store, m, T0 + 1);
+    }
+    clock.set(T0 + 29 * DAY);
+    expect((await service.runOnce()).content).toBe(0);
+    expect((await f.store.getNotification('acme', mails[0]!.id))!.content).toMatchObject({ text: `Body of ${mails[0]!.id}` });
+    clock.set(T0 + 31 * DAY);
+    expect((await service.runOnce()).content).toBe(3); // batch size 2: two batches
+    for (const m of mails) expect((await f.store.getNotification('acme', m.id))!.content).toMatchObject({ erased: { kind: 'content' } });
+  });
+
+  it('masks destinations after 90 days with a keyed hash, and suppression still refuses the address', async () => {
+    await setup();
+    const old = buildNotification({ tenantId: 'acme', createdAt: T0 });
+    await f.store.createNotification(old);
+    await settle(f.store, old, T0 + 1);
+    await f.store.preferences.addSuppression({ tenantId: 'acme', channel: 'email', destination: 'ada@example.test', now: T0 + 2 });
+    clock.set(T0 + 89 * DAY);
+    expect((await service.runOnce()).destinations).toBe(0);
+    clock.set(T0 + 91 * DAY);
+    expect((await service.runOnce()).destinations).toBe(1);
+    const raw = (await f.raw()).join('\n');
+    expect(raw).not.toContain('ada@example.test');
+    expect(raw).not.toContain('+15550100001');
+    expect(raw).toContain('masked');
+    const fresh = buildNotification({ tenantId: 'acme', createdAt: T0 + 91 * DAY });
+    await f.store.createNotification(fresh);
+    const [check] = await f.store.preferences.sendabilityOf([fresh.deliveries[0]!.id]);
+    expect(check!.verdict).toBe('suppressed');
+    expect(await service.destinationHash('email', 'ada@example.test')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('erases one recipient: pending deliveries cancelled, content, destinations, preferences; others untouched', async () => {
+    await setup();
+    const mine = otp(T0, 'rcp_erase');
+    const other = otp(T0, 'rcp_keep');
+    await f.store.createNotification(mine);
+    await f.store.createNotification(other);
+    await f.store.preferences.addOptOut({ tenantId: 'acme', recipientId: 'rcp_erase', optOut: { channel: null, purpose: null }, source: 'api', now: T0 });
+    clock.set(T0 + 10);
+    const out = await service.eraseRecipient('acme', 'rcp_erase');
+    expect(out).toMatchObject({ deliveriesCancelled: 1, notificationsErased: 1, destinationsMasked: 1, preferencesDeleted: 1, notificationsInFlight: 0 });
+    const gone = await f.store.getNotification('acme', mine.id);
+    expect(gone!.content).toMatchObject({ erased: { cause: 'recipient_request' } });
+    expect(gone!.deliveries[0]).toMatchObject({ state: 'terminal', terminalReason: 'cancelled' });
+    const mineRaw = (await f.raw()).filter((v) => v.includes('rcp_erase'));
+    expect(mineRaw.length).toBe(1);
+    expect(mineRaw[0]).not.toContain('+15550100001');
+    expect((await f.store.getNotification('acme', other.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
+    expect(await f.store.preferences.listOptOuts('acme', 'rcp_erase')).toEqual([]);
+    expect((await f.store.retention.listErasures(5))[0]).toMatchObject({ cause: 'recipient_request', kind: 'recipient', recipientId: 'rcp_erase' });
+  });
+});
