@@ -115,7 +115,7 @@ export class NotificationWriter {
     checkGeneration(latest?.generation, n.generation);
     // With fallback, only the first channel is a delivery now; the others wait their turn.
     const first = n.fallback ? { ...n, deliveries: n.deliveries.slice(0, 1) } : n;
-    const [r] = await this.sql.q('notification_create', createParams(first, idem), c);
+    const [r] = await this.sql.q('notification_create', createParams(this.sql, first, idem), c);
     if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
     if (n.retryLadder) await this.sql.q('notification_set_ladder', [n.id, n.retryLadder], c);
     if (n.fallback) {
@@ -190,7 +190,10 @@ export class NotificationWriter {
       try {
         [r] = await this.sql.q(
           'notification_create_many',
-          createManyParams(pending.map((i) => ({ n: items[i]!.notification, idem: items[i]!.idempotency }))),
+          createManyParams(
+            this.sql,
+            pending.map((i) => ({ n: items[i]!.notification, idem: items[i]!.idempotency })),
+          ),
           c,
         );
       } catch (err) {
