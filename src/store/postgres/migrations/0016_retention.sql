@@ -7,8 +7,7 @@ ALTER TABLE notifications ADD COLUMN content_erased_at BIGINT;
 CREATE INDEX notifications_otp_retention ON notifications (expires_at) WHERE purpose = 'otp' AND content_erased_at IS NULL;
 -- Content still held, by purpose and age: the retention window's scan.
 CREATE INDEX notifications_content_retention ON notifications (purpose, created_at) WHERE content_erased_at IS NULL;
--- The recipient erasure's look-up.
-CREATE INDEX notifications_recipient ON notifications (tenant_id, recipient_id);
+-- The recipient erasure's look-up is notifications_recipient (0014, the message list's search).
 
 -- A masked destination: destination becomes 'masked' and this keeps HMAC-SHA256(server secret
 -- destination-hash, channel:destination) in hex, so "was this address sent to?" can still be
