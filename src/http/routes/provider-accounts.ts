@@ -1,6 +1,6 @@
 /**
  * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy,
- * rollout stage and its retry budget now; GET /v1/provider-accounts/:id/rollout: what promoting it would change.
+ * rollout stage, its retry budget now and its recent errors by class (15 min, 1 h, 24 h); GET /v1/provider-accounts/:id/rollout: what promoting it would change.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
@@ -19,7 +19,7 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
-import type { RolloutDecisionCount, Store } from '../../store/store.js';
+import type { ProviderErrorCount, RolloutDecisionCount, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -29,7 +29,11 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     '/v1/provider-accounts',
     {
       schema: {
-        summary: 'Provider accounts with their retry budget over the last minute',
+        summary: 'Provider accounts with their retry budget over the last minute and their recent errors by class',
+        description:
+          '`recent_errors` counts, per account, the failed call outcomes of its attempts (`attempts`: retryable, throttled, permanent, unknown, ' +
+          'lease_expired) and the failure reasons its deliveries ended with (`terminal`: exhausted, rejected, expired, unresolved) over the last ' +
+          '15 minutes, hour and day, from one aggregate query for every account. Credentials are never shown.',
         tags: ['provider accounts'],
         response: { 401: problemRef },
       },
@@ -37,6 +41,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     async () => {
       const now = deps.clock?.now() ?? Date.now();
       const since = now - HEALTH_WINDOW_MS;
+      const errors = await deps.store.health.recentProviderErrors({ since15m: now - 15 * 60_000, since1h: now - 3_600_000, since24h: now - 24 * 3_600_000 });
       const items = await Promise.all(
         (deps.accounts ?? []).map(async (a) => {
           const window = await deps.store.health.providerHealth(a.id, since);
@@ -72,6 +77,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
               min_calls: DEFAULT_RETRY_BUDGET.minCalls,
               spread: 'when degraded, each retry is delayed by up to 2x its wait more (at most 5 min), so retries do not return together',
             },
+            recent_errors: recentErrorsJson(errors.filter((e) => e.providerAccount === a.id)),
           };
         }),
       );
@@ -113,6 +119,15 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       };
     },
   );
+}
+
+/** One account's rows of the recent-errors aggregate, split into call outcomes and terminal reasons. */
+function recentErrorsJson(rows: readonly ProviderErrorCount[]) {
+  const counts = (r: ProviderErrorCount) => ({ last_15m: r.last15m, last_1h: r.last1h, last_24h: r.last24h });
+  return {
+    attempts: rows.filter((r) => r.kind === 'attempt').map((r) => ({ class: r.errorClass, ...counts(r) })),
+    terminal: rows.filter((r) => r.kind === 'terminal').map((r) => ({ reason: r.errorClass, ...counts(r) })),
+  };
 }
 
 /** The window the rollout summary counts over: a day of traffic covers the daily cycle of most senders. */
