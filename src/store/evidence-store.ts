@@ -2,8 +2,9 @@
  * The evidence part of the Store contract (`store.evidence`): provider callback events
  * (deduplicated by the provider's event id, parked until their delivery is known), merging them
  * into their deliveries (which may suppress an address: the suppression list itself is the
- * preferences part's), and the reconciler's queue of `unknown` deliveries. Both drivers
- * implement it and pass test/store/evidence-conformance.ts.
+ * preferences part's), the reconciler's queue of `unknown` deliveries and the record of its
+ * look-ups, and one delivery's evidence as the API shows it. Both drivers implement it and pass
+ * test/store/evidence-conformance.ts and test/store/dashboard-reads-conformance.ts.
  */
 import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
 import type { CallbackEvent } from '../domain/index.js';

@@ -1,8 +1,9 @@
 /**
  * The provider-health part of the Store contract (`store.health`): per provider account, call
  * and failure counts in time buckets shared by every worker, which the retry budget reads
- * (src/domain/retry-budget.ts), and what the account's rollout decided on its recent attempts.
- * Both drivers implement it; test/delivery/retry-budget.test.ts runs on each.
+ * (src/domain/retry-budget.ts), what the account's rollout decided on its recent attempts, and
+ * its recent errors by class for the Providers page. Both drivers implement it;
+ * test/delivery/retry-budget.test.ts and test/store/dashboard-reads-conformance.ts run on each.
  */
 import type { RolloutDecisionKind } from '../domain/index.js';
 

@@ -21,6 +21,8 @@ CREATE INDEX reconcile_lookups_delivery ON reconcile_lookups (delivery_id, looke
 -- A delivery's callbacks, once merged (provider_events_settle names the delivery).
 CREATE INDEX provider_events_delivery ON provider_events (delivery_id, received_at) WHERE delivery_id IS NOT NULL;
 
--- Recent terminal reasons per provider account (provider_errors_recent): terminal deliveries by
--- when they ended, so the Providers page's 24 h window reads one day's rows, not the table.
-CREATE INDEX deliveries_terminal_recent ON deliveries (updated_at) WHERE state = 'terminal';
+-- The Providers page's recent errors (provider_errors_recent) read only what they count: failed
+-- calls by when they finished, and terminal deliveries by when they ended, each covering the
+-- columns grouped on, so the 24 h window never reads the accepted majority of a day's attempts.
+CREATE INDEX attempts_failed_recent ON attempts (finished_at, delivery_id, outcome) WHERE outcome IS NOT NULL AND outcome <> 'accepted';
+CREATE INDEX deliveries_terminal_recent ON deliveries (updated_at, provider_account, terminal_reason) WHERE state = 'terminal';
