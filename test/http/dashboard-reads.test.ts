@@ -1,11 +1,12 @@
 /**
  * The dashboard's reads through the API, on both drivers, with the sandbox as the provider:
  * a delivery's evidence on GET /v1/deliveries/:id (real signed callbacks with their times and
- * effect; the reconciler's look-ups with what they found and led to), GET /v1/campaigns
+ * effect, the same for a masked role; the reconciler's look-ups with what they found and led to), GET /v1/campaigns
  * (newest first, cursor, status filter, progress), and each provider account's recent errors
  * by class on GET /v1/provider-accounts over 15 min / 1 h / 24 h.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/http/passwords.js';
 import { createHarness, DRIVERS, otpBody, T0, type Harness, type HarnessOptions } from '../helpers/harness.js';
 
 const SECOND = 1_000;
@@ -52,6 +53,21 @@ describe.each(DRIVERS)('dashboard reads on %s', (driver) => {
     expect(JSON.stringify(ev)).not.toContain('user1@example.com');
     // The attempt timeline is still there beside it.
     expect(r.json.attempts).toHaveLength(1);
+
+    // A viewer (a masked role) sees the same evidence: none of it is a destination.
+    await h.store.sessions.createUser({
+      id: 'usr_v',
+      tenantId: h.tenantId,
+      username: 'vic',
+      passwordHash: await hashPassword('a viewer password'),
+      role: 'viewer',
+      now: T0,
+    });
+    const s = await h.app.inject({ method: 'POST', url: '/v1/session', payload: { username: 'vic', password: 'a viewer password' } });
+    const cookie = String(s.headers['set-cookie']).split(';')[0]!;
+    const viewed = await h.app.inject({ method: 'GET', url: `/v1/deliveries/${id}`, headers: { cookie } });
+    expect(viewed.statusCode).toBe(200);
+    expect(viewed.json().evidence).toEqual(ev);
   });
 
   it('shows each look-up of an unknown delivery: when, what it found and what that led to', async () => {
