@@ -1,6 +1,7 @@
 /**
- * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy,
- * rollout stage, its retry budget now and its recent errors by class (15 min, 1 h, 24 h); GET /v1/provider-accounts/:id/rollout: what promoting it would change.
+ * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity
+ * policy, rollout stage, its retry budget now and its recent errors by class (15 min, 1 h, 24 h);
+ * GET /v1/provider-accounts/:id/rollout: what promoting it would change.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
