@@ -1,7 +1,8 @@
 /**
  * Campaigns: POST /v1/campaigns (plan first; nothing is sent before a start), GET /v1/campaigns
  * (the tenant's, newest first, with progress), GET /v1/campaigns/:id (progress and projected
- * finish), and POST /v1/campaigns/:id/start, /pause, /resume and /cancel. Audiences are uploaded at POST /v1/audiences (audiences.ts).
+ * finish), and POST /v1/campaigns/:id/start, /pause, /resume and /cancel. Audiences are
+ * uploaded at POST /v1/audiences (audiences.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
