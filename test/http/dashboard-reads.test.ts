@@ -3,7 +3,7 @@
  * a delivery's evidence on GET /v1/deliveries/:id (real signed callbacks with their times and
  * effect, the same for a masked role; the reconciler's look-ups with what they found and led to), GET /v1/campaigns
  * (newest first, cursor, status filter, progress), and each provider account's recent errors
- * by class on GET /v1/provider-accounts over 15 min / 1 h / 24 h.
+ * by class on GET /v1/provider-accounts/recent-errors over 15 min / 1 h / 24 h.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/http/passwords.js';
@@ -166,9 +166,11 @@ describe.each(DRIVERS)('dashboard reads on %s', (driver) => {
     await h.worker.drain();
 
     const errorsOf = async (id: string) => {
-      const r = await h.get('/v1/provider-accounts');
+      const r = await h.get('/v1/provider-accounts/recent-errors');
       expect(r.status).toBe(200);
-      return r.json.items.find((a: { id: string }) => a.id === id).recent_errors;
+      expect(r.json.items.map((a: { provider_account: string }) => a.provider_account).sort()).toEqual(['sandbox-email', 'sandbox-push', 'sandbox-sms']);
+      const { provider_account: _, ...counts } = r.json.items.find((a: { provider_account: string }) => a.provider_account === id);
+      return counts;
     };
     expect(await errorsOf('sandbox-sms')).toEqual({
       attempts: [

@@ -146,17 +146,20 @@ export interface ProviderAccount {
   retry_budget: { state: string; window_seconds: number; calls: number; failures: number; failure_ratio: number };
   rollout?: { stage?: string; [k: string]: unknown } | null;
   throttle?: { paused_until?: string | null } | null;
-  recent_errors: {
-    attempts: Array<{ class: string } & ErrorCounts>;
-    terminal: Array<{ reason: string } & ErrorCounts>;
-  };
 }
 
-/** How often one error class happened in each window (GET /v1/provider-accounts, recent_errors). */
+/** How often one error class happened in each window (GET /v1/provider-accounts/recent-errors). */
 export interface ErrorCounts {
   last_15m: number;
   last_1h: number;
   last_24h: number;
+}
+
+/** One account's item of GET /v1/provider-accounts/recent-errors. */
+export interface RecentErrors {
+  provider_account: string;
+  attempts: Array<{ class: string } & ErrorCounts>;
+  terminal: Array<{ reason: string } & ErrorCounts>;
 }
 
 export interface Stats {

@@ -1,7 +1,8 @@
 /**
  * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity
- * policy, rollout stage, its retry budget now and its recent errors by class (15 min, 1 h, 24 h);
- * GET /v1/provider-accounts/:id/rollout: what promoting it would change.
+ * policy, rollout stage and its retry budget now; GET /v1/provider-accounts/recent-errors: every
+ * account's errors by class over 15 min, 1 h and 24 h; GET /v1/provider-accounts/:id/rollout:
+ * what promoting it would change.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
@@ -30,11 +31,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     '/v1/provider-accounts',
     {
       schema: {
-        summary: 'Provider accounts with their retry budget over the last minute and their recent errors by class',
-        description:
-          '`recent_errors` counts, per account, the failed call outcomes of its attempts (`attempts`: retryable, throttled, permanent, unknown, ' +
-          'lease_expired) and the failure reasons its deliveries ended with (`terminal`: exhausted, rejected, expired, unresolved) over the last ' +
-          '15 minutes, hour and day, from one aggregate query for every account. Credentials are never shown.',
+        summary: 'Provider accounts with their retry budget over the last minute',
         tags: ['provider accounts'],
         response: { 401: problemRef },
       },
@@ -42,7 +39,6 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     async () => {
       const now = deps.clock?.now() ?? Date.now();
       const since = now - HEALTH_WINDOW_MS;
-      const errors = await deps.store.health.recentProviderErrors({ since15m: now - 15 * 60_000, since1h: now - 3_600_000, since24h: now - 24 * 3_600_000 });
       const items = await Promise.all(
         (deps.accounts ?? []).map(async (a) => {
           const window = await deps.store.health.providerHealth(a.id, since);
@@ -78,11 +74,35 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
               min_calls: DEFAULT_RETRY_BUDGET.minCalls,
               spread: 'when degraded, each retry is delayed by up to 2x its wait more (at most 5 min), so retries do not return together',
             },
-            recent_errors: recentErrorsJson(errors.filter((e) => e.providerAccount === a.id)),
           };
         }),
       );
       return { items };
+    },
+  );
+
+  // Its own route, not a field of the list: the aggregate reads a day of failed attempts (about
+  // 0.5 s for 100,000 on SQLite), and the list is read by every message dialog.
+  app.get(
+    '/v1/provider-accounts/recent-errors',
+    {
+      schema: {
+        summary: "Every provider account's recent errors by class, over the last 15 minutes, hour and day",
+        description:
+          'Per configured account: `attempts` counts its calls by failed outcome (retryable, throttled, permanent, unknown, lease_expired), ' +
+          '`terminal` its deliveries that ended with a failure reason (exhausted, rejected, expired, unresolved) by when they ended; each with ' +
+          '`last_15m`, `last_1h` and `last_24h`. One aggregate query for every account. Credentials are never shown.',
+        tags: ['provider accounts'],
+        response: { 401: problemRef },
+      },
+    },
+    async () => {
+      const now = deps.clock?.now() ?? Date.now();
+      const errors = await deps.store.health.recentProviderErrors({ since15m: now - 15 * 60_000, since1h: now - 3_600_000, since24h: now - 24 * 3_600_000 });
+      return {
+        at: new Date(now).toISOString(),
+        items: (deps.accounts ?? []).map((a) => ({ provider_account: a.id, ...recentErrorsJson(errors.filter((e) => e.providerAccount === a.id)) })),
+      };
     },
   );
 

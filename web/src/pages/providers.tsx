@@ -1,7 +1,8 @@
 /**
  * Provider accounts (GET /v1/provider-accounts, with failures and throttle pauses from GET
- * /v1/stats): rate, burst, lanes, retry budget, throttle pause, rollout stage, recent errors.
- * Credentials are never part of either answer.
+ * /v1/stats and errors by class from GET /v1/provider-accounts/recent-errors): rate, burst,
+ * lanes, retry budget, throttle pause, rollout stage, recent errors. Credentials are never part
+ * of any of these answers.
  */
 import type { JSX } from 'preact';
 import { get } from '../api.js';
@@ -9,7 +10,7 @@ import { ErrorNote, Facts, StateBadge, useResource } from '../components.js';
 import { time } from '../format.js';
 import { useLive } from '../live.js';
 import { Link } from '../router.js';
-import type { ErrorCounts, ProviderAccount, Stats } from '../types.js';
+import type { ErrorCounts, ProviderAccount, RecentErrors as RecentErrorCounts, Stats } from '../types.js';
 
 /** The messages list filtered to what an error row counts: a call outcome has no filter of its own, a terminal reason does. */
 function errorLink(a: ProviderAccount, reason: string | null): string {
@@ -21,12 +22,13 @@ function errorLink(a: ProviderAccount, reason: string | null): string {
   return `/messages?${q.toString()}`;
 }
 
-/** The account's recent errors by class (GET /v1/provider-accounts, recent_errors): call outcomes and failure reasons, 15 min / 1 h / 24 h. */
-function RecentErrors(props: { account: ProviderAccount }): JSX.Element {
+/** The account's recent errors by class (GET /v1/provider-accounts/recent-errors): call outcomes and failure reasons, 15 min / 1 h / 24 h. */
+function RecentErrors(props: { account: ProviderAccount; errors: RecentErrorCounts | undefined }): JSX.Element | null {
   const a = props.account;
+  if (!props.errors) return null;
   const rows: Array<{ label: string; kind: string; reason: string | null } & ErrorCounts> = [
-    ...a.recent_errors.attempts.map((e) => ({ ...e, label: e.class, kind: 'call outcome', reason: null })),
-    ...a.recent_errors.terminal.map((e) => ({ ...e, label: e.reason, kind: 'ended', reason: e.reason })),
+    ...props.errors.attempts.map((e) => ({ ...e, label: e.class, kind: 'call outcome', reason: null })),
+    ...props.errors.terminal.map((e) => ({ ...e, label: e.reason, kind: 'ended', reason: e.reason })),
   ];
   if (rows.length === 0) return <p class="muted">No errors in the last 24 hours.</p>;
   return (
@@ -61,6 +63,9 @@ function RecentErrors(props: { account: ProviderAccount }): JSX.Element {
 export function ProvidersPage(): JSX.Element {
   const accounts = useResource(() => get<{ items: ProviderAccount[] }>('/v1/provider-accounts'), 'accounts');
   const stats = useResource(() => get<Stats>('/v1/stats'), 'stats');
+  const errors = useResource(() => get<{ items: RecentErrorCounts[] }>('/v1/provider-accounts/recent-errors'), 'recent-errors');
+  // Counts over 15 min and more need no sub-second freshness, and the aggregate reads a day of failures: at most every 10 s.
+  useLive(errors.reload, (e) => e.type !== 'notification.created', 10_000);
   useLive(
     () => {
       accounts.reload();
@@ -73,6 +78,7 @@ export function ProvidersPage(): JSX.Element {
     <section aria-labelledby="providers-title">
       <h1 id="providers-title">Providers</h1>
       <ErrorNote error={accounts.error} />
+      <ErrorNote error={errors.error} />
       <div class="cards">
         {(accounts.data?.items ?? []).map((a) => {
           const st = stats.data?.provider_accounts.find((p) => p.id === a.id);
@@ -107,7 +113,7 @@ export function ProvidersPage(): JSX.Element {
                   ],
                 ]}
               />
-              <RecentErrors account={a} />
+              <RecentErrors account={a} errors={errors.data?.items.find((e) => e.provider_account === a.id)} />
               <table class="list compact">
                 <caption>Lanes</caption>
                 <thead>
