@@ -6,12 +6,12 @@
  */
 import type { Clock } from '../clock.js';
 import { planCampaign, type CampaignPlan } from '../domain/index.js';
-import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction } from '../domain/campaign-status.js';
+import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type CampaignStatus } from '../domain/campaign-status.js';
 import { fieldError, HeraldError } from '../errors.js';
 import { requestFingerprint } from '../intake/fingerprint.js';
 import { isId, newId } from '../intake/ids.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import type { AudienceView, CampaignRecord } from '../store/campaign-store.js';
+import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';
 import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
 import type { Store } from '../store/store.js';
 import { AudienceLoader } from './audience-loader.js';
@@ -163,6 +163,27 @@ export class CampaignService {
     const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
     const counts = await this.opts.store.campaigns.campaignDeliveryCounts(c.id);
     return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now()), rate);
+  }
+
+  /**
+   * A page of the tenant's campaigns, newest first, each with its progress as GET
+   * /v1/campaigns/:id shows it; the page's counts come from one aggregate query.
+   */
+  async list(
+    tenantId: string,
+    q: { status?: CampaignStatus; after: string | null; limit: number },
+  ): Promise<{ items: CampaignJson[]; nextCursor: string | null }> {
+    const page = await this.opts.store.campaigns.listCampaigns({ tenantId, ...q });
+    const groups = await this.opts.store.campaigns.campaignDeliveryCountsMany(page.items.map((c) => c.id));
+    const byCampaign = new Map<string, CampaignDeliveryCount[]>();
+    for (const g of groups) byCampaign.set(g.campaignId, [...(byCampaign.get(g.campaignId) ?? []), g]);
+    const now = this.opts.clock.now();
+    const items = page.items.map((c) => {
+      const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
+      const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
+      return campaignJson(c, campaignProgress(c, byCampaign.get(c.id) ?? [], rate, now), rate);
+    });
+    return { items, nextCursor: page.nextCursor };
   }
 
   private async record(tenantId: string, id: string): Promise<CampaignRecord> {

@@ -21,7 +21,7 @@ import {
   type RetryPolicy,
 } from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { UnknownDelivery } from '../store/evidence-store.js';
+import type { LookupRecord, UnknownDelivery } from '../store/evidence-store.js';
 import type { AttemptResolution, Store } from '../store/store.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
 
@@ -93,20 +93,29 @@ export class Reconciler {
         .catch((err): LookupResult => ({ kind: 'error', code: 'adapter_error', message: err instanceof Error ? err.name : 'lookup failed' }));
       // The clock again: a slow look-up must not decide with a stale `now`.
       const at = this.opts.clock.now();
+      // Every look-up is recorded with the write it leads to (the delivery's evidence shows it).
+      const answer = result.kind === 'found' ? 'found' : result.kind === 'not_found' ? 'not_found' : 'no_answer';
+      const lookup = (ledTo: LookupRecord['ledTo']): LookupRecord => ({
+        at,
+        result: answer,
+        ledTo,
+        providerMessageId: result.kind === 'found' ? result.providerMessageId : null,
+        errorCode: result.kind === 'error' ? result.code : null,
+      });
       if (result.kind === 'found') {
-        if (await this.resolve(u, { type: 'evidence', found: true, providerMessageId: result.providerMessageId }, at, null, 'found_by_lookup'))
-          pass.foundByLookup++;
+        const ev: DeliveryEvent = { type: 'evidence', found: true, providerMessageId: result.providerMessageId };
+        if (await this.resolve(u, ev, at, null, 'found_by_lookup', lookup('accepted'))) pass.foundByLookup++;
         return;
       }
       const graceEnds = u.unknownSince + (account.lookup_grace_seconds ?? DEFAULT_LOOKUP_GRACE_S) * 1000;
       if (result.kind === 'not_found' && at >= graceEnds) {
         const ev: DeliveryEvent = { type: 'evidence', found: false, authoritative: true, windowClosed: false };
-        if (await this.resolve(u, ev, at, null, 'not_found_by_lookup')) pass.notFoundByLookup++;
+        if (await this.resolve(u, ev, at, null, 'not_found_by_lookup', lookup('retryable'))) pass.notFoundByLookup++;
         return;
       }
       if (at >= windowEnds) {
         const ev: DeliveryEvent = { type: 'evidence', found: false, authoritative: false, windowClosed: true };
-        if (await this.resolve(u, ev, at, null, 'window_closed')) pass.unresolved++;
+        if (await this.resolve(u, ev, at, null, 'window_closed', lookup('unresolved'))) pass.unresolved++;
         return;
       }
       if (result.kind === 'error')
@@ -119,6 +128,7 @@ export class Reconciler {
           at: next,
           attemptNumber: u.attemptCount,
           policy: null,
+          lookup: lookup('asked_later'),
         })
       )
         pass.deferred++;
@@ -166,10 +176,17 @@ export class Reconciler {
     } else pass.unresolved++;
   }
 
-  private async resolve(u: UnknownDelivery, ev: DeliveryEvent, now: number, policy: AmbiguityPolicy | null, resolution: AttemptResolution): Promise<boolean> {
+  private async resolve(
+    u: UnknownDelivery,
+    ev: DeliveryEvent,
+    now: number,
+    policy: AmbiguityPolicy | null,
+    resolution: AttemptResolution,
+    lookup: LookupRecord,
+  ): Promise<boolean> {
     const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
     if (!d.ok) return false;
-    const ok = await this.write(u, d, now, policy, resolution);
+    const ok = await this.write(u, d, now, policy, resolution, lookup);
     if (ok && d.to === 'retryable') this.opts.wake?.(u.providerAccount);
     return ok;
   }
@@ -180,12 +197,14 @@ export class Reconciler {
     now: number,
     policy: AmbiguityPolicy | null,
     resolution: AttemptResolution,
+    lookup: LookupRecord | null = null,
   ): Promise<boolean> {
     return this.opts.store.evidence.resolveUnknown({
       write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now },
       attemptNumber: u.attemptCount,
       policy,
       resolution,
+      lookup,
     });
   }
 

@@ -94,6 +94,8 @@ export interface AppDeps {
   eventStreamPollMs?: number;
   /** How often an idle event stream gets a comment line (tests shorten it). Default 15 000 ms. */
   eventStreamHeartbeatMs?: number;
+  /** How often a session's event stream re-reads its session (tests shorten it). Default 5000 ms. */
+  eventStreamSessionCheckMs?: number;
 }
 
 /** The dashboard's server side (docs/dashboard.md). */
@@ -215,6 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       signal: deps.outboxSignal ?? null,
       ...(deps.eventStreamPollMs !== undefined ? { pollMs: deps.eventStreamPollMs } : {}),
       ...(deps.eventStreamHeartbeatMs !== undefined ? { heartbeatMs: deps.eventStreamHeartbeatMs } : {}),
+      ...(deps.eventStreamSessionCheckMs !== undefined ? { sessionCheckMs: deps.eventStreamSessionCheckMs } : {}),
+      sessions,
     });
     templateRoutes(v1, deps);
   });

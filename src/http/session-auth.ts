@@ -77,6 +77,18 @@ export async function findRequestSession(request: FastifyRequest, store: Store, 
   return session;
 }
 
+/**
+ * Whether the session a long-lived request (the event stream) opened with is still live: not
+ * revoked, not expired, not idle, its API key not revoked. Read from the store, so a revocation
+ * by any process is seen. Does not count as use (the idle clock is not restarted).
+ */
+export async function sessionStillLive(request: FastifyRequest, store: Store, auth: SessionAuth): Promise<boolean> {
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (!token) return false;
+  const now = auth.clock.now();
+  return (await store.sessions.findSession(hashSessionToken(token), now, now - auth.idleMs)) !== null;
+}
+
 /** Throws csrf_required when a mutating request lacks its session's CSRF token. */
 export function checkCsrf(request: FastifyRequest, session: SessionRecord): void {
   if (request.method === 'GET' || request.method === 'HEAD') return;

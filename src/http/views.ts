@@ -2,6 +2,7 @@
 import { isErasedContent } from '../store/retention-store.js';
 import { contentForChannel, smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
 import type { AttemptView, DeliveryListItem, DeliveryView, NotificationView } from '../store/store.js';
+import type { DeliveryEvidence } from '../store/evidence-store.js';
 import { showDestination, type DestinationView } from './masking.js';
 
 /** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
@@ -104,4 +105,38 @@ export function notificationJson(n: NotificationView) {
       attempts: d.attempts.map(attemptJson),
     })),
   };
+}
+
+/**
+ * A delivery's evidence as one timeline ordered by time (`at`): provider callbacks (`at` is when
+ * Herald received one; `occurred_at` the provider's own time, when it gives one) and the
+ * reconciler's look-ups. A callback's `effect` says what it did: `applied` moved the delivery's
+ * state or downstream status, `no_change` was late or repeated (the lattice never moves back),
+ * `pending` is parked until its delivery is settled. None of these fields is a destination or
+ * the provider's free text (neither is stored), so every role sees the same evidence.
+ */
+export function evidenceJson(e: DeliveryEvidence) {
+  const callbacks = e.callbacks.map((c) => ({
+    kind: 'callback' as const,
+    at: iso(c.receivedAt)!,
+    provider_account: c.providerAccount,
+    event_id: c.eventId,
+    status: c.status,
+    provider_message_id: c.providerMessageId,
+    occurred_at: iso(c.occurredAt),
+    received_at: iso(c.receivedAt)!,
+    applied_at: iso(c.appliedAt),
+    effect: c.fate,
+  }));
+  const lookups = e.lookups.map((l) => ({
+    kind: 'lookup' as const,
+    at: iso(l.lookedAt)!,
+    attempt: l.attemptNumber,
+    result: l.result,
+    led_to: l.ledTo,
+    provider_message_id: l.providerMessageId,
+    error_code: l.errorCode,
+  }));
+  // ISO 8601 UTC strings of one format sort as their times do; a stable sort keeps each list's own order on a tie.
+  return [...callbacks, ...lookups].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

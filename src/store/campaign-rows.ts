@@ -1,7 +1,15 @@
 /** Maps campaign, audience and recipient rows (either driver: times as numbers or numeric strings, booleans as 0/1 or true/false) to the contract's views. */
 import type { Channel, DeliveryState, DownstreamStatus, TerminalReason } from '../domain/index.js';
 import type { CampaignStatus } from '../domain/campaign-status.js';
-import type { AudienceRow, AudienceSource, AudienceView, CampaignDeliveryCount, CampaignRecord, RecipientProfile } from './campaign-store.js';
+import type {
+  AudienceRow,
+  AudienceSource,
+  AudienceView,
+  CampaignDeliveryCount,
+  CampaignGroupCount,
+  CampaignRecord,
+  RecipientProfile,
+} from './campaign-store.js';
 import { numOrNull, strOrNull, type Row, str, json, jsonOrNull } from './rows.js';
 import type { RecipientInput } from './core-store.js';
 
@@ -80,6 +88,11 @@ export function toCampaignDeliveryCount(r: Row): CampaignDeliveryCount {
     held: r.held === true || Number(r.held) === 1,
     count: Number(r.n),
   };
+}
+
+/** A `campaign_delivery_counts_many` row. */
+export function toCampaignGroupCount(r: Row): CampaignGroupCount {
+  return { campaignId: String(r.campaign_id), ...toCampaignDeliveryCount(r) };
 }
 
 /** The column of `audience_recipients` (and `recipients`) holding a channel's address. */

@@ -165,6 +165,26 @@ export interface CampaignFinishRequest {
 /** How a campaign finished: `complete` (every recipient fanned out and settled) or `cancel` (a cancelled one drained). */
 export type CampaignFinish = Extract<CampaignAction, 'complete' | 'cancel'>;
 
+/** A page of a tenant's campaigns, newest first: after the campaign `after` (a cursor), of `status` when given. */
+export interface CampaignListQuery {
+  tenantId: string;
+  status?: CampaignStatus;
+  /** The last campaign id of the previous page, or null for the first. */
+  after: string | null;
+  limit: number;
+}
+
+export interface CampaignPage {
+  items: CampaignRecord[];
+  /** The id to continue after, or null on the last page. */
+  nextCursor: string | null;
+}
+
+/** One group of a campaign's deliveries, in an aggregate over several campaigns. */
+export interface CampaignGroupCount extends CampaignDeliveryCount {
+  campaignId: string;
+}
+
 /** `store.campaigns`; implemented by sqlite/campaigns.ts and postgres/campaigns.ts. */
 export interface CampaignStore {
   /** Creates or replaces a recipient profile; `created` is false when it replaced one. */
@@ -208,6 +228,8 @@ export interface CampaignStore {
   resumeCampaign(r: CampaignRef): Promise<boolean>;
   /** Holds ready/retryable deliveries of paused campaigns that are not held yet (a call that ended retryable during the pause); returns how many. */
   holdPausedDeliveries(r: DeliveryHold): Promise<number>;
+  /** A page of the tenant's campaigns, newest first (ids sort by creation time). */
+  listCampaigns(q: CampaignListQuery): Promise<CampaignPage>;
   /** Running, paused and cancelled campaigns not finished yet, oldest first. */
   listActiveCampaigns(limit: number): Promise<CampaignRecord[]>;
   /**
@@ -220,6 +242,8 @@ export interface CampaignStore {
   countCampaignQueued(campaignId: string): Promise<number>;
   /** The campaign's deliveries grouped by state, terminal reason, downstream status and hold: one aggregate query. */
   campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]>;
+  /** campaignDeliveryCounts for several campaigns in one aggregate query (a page of the list), each group naming its campaign. */
+  campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]>;
   /** Up to `limit` of the campaign's ready/retryable deliveries, for cancellation. */
   listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]>;
   /**

@@ -1,6 +1,6 @@
 /** Row mappers for the evidence tables, shared by both drivers. */
 import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
-import type { EvidenceWrite, PendingEvidence, UnknownDelivery } from './evidence-store.js';
+import type { CallbackEvidence, EvidenceWrite, LookupEvidence, LookupRecord, PendingEvidence, UnknownDelivery } from './evidence-store.js';
 import { num, numOrNull, strOrNull, type Row } from './rows.js';
 
 /** A row of `evidence_pending` as a PendingEvidence. */
@@ -65,4 +65,43 @@ export function downstreamEvent(w: EvidenceWrite): { eventType: string; payload:
 /** Whether an evidence write changes anything on the delivery (else only its events are settled). */
 export function changesDelivery(w: EvidenceWrite): boolean {
   return w.transition !== null || w.downstreamStatus !== w.expect.downstreamStatus;
+}
+
+/** A `delivery_callbacks` row. */
+export function toCallbackEvidence(r: Row): CallbackEvidence {
+  return {
+    providerAccount: String(r.provider_account),
+    eventId: String(r.event_id),
+    status: r.status as DownstreamStatus,
+    providerMessageId: strOrNull(r.provider_message_id),
+    occurredAt: numOrNull(r.occurred_at),
+    receivedAt: num(r.received_at),
+    appliedAt: numOrNull(r.applied_at),
+    fate: r.outcome === null || r.outcome === undefined ? 'pending' : (r.outcome as CallbackEvidence['fate']),
+  };
+}
+
+/** A `delivery_lookups` row. */
+export function toLookupEvidence(r: Row): LookupEvidence {
+  return {
+    attemptNumber: num(r.attempt_number),
+    lookedAt: num(r.looked_at),
+    result: r.result as LookupEvidence['result'],
+    ledTo: r.led_to as LookupEvidence['ledTo'],
+    providerMessageId: strOrNull(r.provider_message_id),
+    errorCode: strOrNull(r.error_code),
+  };
+}
+
+/** The parameters of `reconcile_lookup_insert`, in the SQLite driver's named form. */
+export function lookupParams(deliveryId: string, attemptNumber: number, l: LookupRecord) {
+  return {
+    delivery_id: deliveryId,
+    attempt_number: attemptNumber,
+    looked_at: l.at,
+    result: l.result,
+    led_to: l.ledTo,
+    provider_message_id: l.providerMessageId,
+    error_code: l.errorCode,
+  };
 }

@@ -2,8 +2,9 @@
  * The evidence part of the Store contract (`store.evidence`): provider callback events
  * (deduplicated by the provider's event id, parked until their delivery is known), merging them
  * into their deliveries (which may suppress an address: the suppression list itself is the
- * preferences part's), and the reconciler's queue of `unknown` deliveries. Both drivers
- * implement it and pass test/store/evidence-conformance.ts.
+ * preferences part's), the reconciler's queue of `unknown` deliveries and the record of its
+ * look-ups, and one delivery's evidence as the API shows it. Both drivers implement it and pass
+ * test/store/evidence-conformance.ts and test/store/dashboard-reads-conformance.ts.
  */
 import type { AmbiguityPolicy, Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
 import type { CallbackEvent } from '../domain/index.js';
@@ -115,6 +116,24 @@ export interface UnknownDueQuery {
   providerAccounts?: readonly string[];
 }
 
+/** What a reconciliation look-up found; the schema's CHECK repeats the list. */
+export const LOOKUP_RESULTS = ['found', 'not_found', 'no_answer'] as const;
+export type LookupResultKind = (typeof LOOKUP_RESULTS)[number];
+
+/** What a look-up's answer led to; the schema's CHECK repeats the list. */
+export const LOOKUP_LED_TO = ['accepted', 'retryable', 'unresolved', 'asked_later'] as const;
+export type LookupLedTo = (typeof LOOKUP_LED_TO)[number];
+
+/** One look-up the reconciler made, recorded with the write it led to (reconcile_lookups). */
+export interface LookupRecord {
+  at: number;
+  result: LookupResultKind;
+  ledTo: LookupLedTo;
+  providerMessageId: string | null;
+  /** The adapter's error code for `no_answer` (a code, never the provider's text). */
+  errorCode: string | null;
+}
+
 /** Puts off reconciling an `unknown` delivery until `at`, recording the ambiguity policy in force on its attempt. */
 export interface ReconcileDeferral {
   deliveryId: string;
@@ -122,6 +141,8 @@ export interface ReconcileDeferral {
   at: number;
   attemptNumber: number;
   policy: AmbiguityPolicy | null;
+  /** The look-up that found no answer yet, recorded in the same transaction. */
+  lookup?: LookupRecord | null;
 }
 
 /** The guarded transition that ends an attempt's ambiguity, with the policy and resolution for the attempt. */
@@ -130,6 +151,43 @@ export interface UnknownResolution {
   attemptNumber: number;
   policy: AmbiguityPolicy | null;
   resolution: AttemptResolution;
+  /** The look-up whose answer ended it, recorded in the same transaction. */
+  lookup?: LookupRecord | null;
+}
+
+/**
+ * How a callback event fared: `applied` moved the delivery (state or downstream status),
+ * `no_change` was merged but moved nothing (a late or repeated status: the lattice never goes
+ * back), `pending` is parked (the delivery is in flight or the applier has not run yet).
+ */
+export type CallbackFate = 'applied' | 'no_change' | 'pending';
+
+/** One provider callback event of a delivery, as its evidence shows it. */
+export interface CallbackEvidence {
+  providerAccount: string;
+  eventId: string;
+  status: DownstreamStatus;
+  providerMessageId: string | null;
+  occurredAt: number | null;
+  receivedAt: number;
+  appliedAt: number | null;
+  fate: CallbackFate;
+}
+
+/** One reconciliation look-up of a delivery, as its evidence shows it. */
+export interface LookupEvidence {
+  attemptNumber: number;
+  lookedAt: number;
+  result: LookupResultKind;
+  ledTo: LookupLedTo;
+  providerMessageId: string | null;
+  errorCode: string | null;
+}
+
+/** What happened downstream of one delivery: its callbacks and look-ups, each oldest first. */
+export interface DeliveryEvidence {
+  callbacks: CallbackEvidence[];
+  lookups: LookupEvidence[];
 }
 
 /** `store.evidence`; implemented by sqlite/evidence.ts and postgres/evidence.ts. */
@@ -155,4 +213,11 @@ export interface EvidenceStore {
   deferReconcile(r: ReconcileDeferral): Promise<boolean>;
   /** The guarded transition that ends an attempt's ambiguity, with the policy and resolution recorded on the attempt, in one transaction. */
   resolveUnknown(r: UnknownResolution): Promise<boolean>;
+
+  /**
+   * A delivery's evidence, each list oldest first and at most `limit` long (the oldest kept):
+   * callbacks merged into it, callbacks parked that name it (by provider message id or its
+   * idempotency key), and the reconciler's look-ups.
+   */
+  deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence>;
 }

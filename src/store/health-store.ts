@@ -1,8 +1,9 @@
 /**
  * The provider-health part of the Store contract (`store.health`): per provider account, call
  * and failure counts in time buckets shared by every worker, which the retry budget reads
- * (src/domain/retry-budget.ts), and what the account's rollout decided on its recent attempts.
- * Both drivers implement it; test/delivery/retry-budget.test.ts runs on each.
+ * (src/domain/retry-budget.ts), what the account's rollout decided on its recent attempts, and
+ * its recent errors by class for the Providers page. Both drivers implement it;
+ * test/delivery/retry-budget.test.ts and test/store/dashboard-reads-conformance.ts run on each.
  */
 import type { RolloutDecisionKind } from '../domain/index.js';
 
@@ -27,6 +28,31 @@ export interface RolloutDecisionCount {
   attempts: number;
 }
 
+/**
+ * The windows the Providers page counts errors over, as their start times: the last 15 minutes,
+ * hour and day before now (each contains the one before).
+ */
+export interface RecentErrorWindows {
+  since15m: number;
+  since1h: number;
+  since24h: number;
+}
+
+/**
+ * How often one error class happened on an account in each window: `attempt` classes are the
+ * outcomes of provider calls that did not get accepted (retryable, throttled, permanent,
+ * unknown, lease_expired); `terminal` classes are the failure reasons deliveries ended with
+ * (exhausted, rejected, expired, unresolved).
+ */
+export interface ProviderErrorCount {
+  providerAccount: string;
+  kind: 'attempt' | 'terminal';
+  errorClass: string;
+  last15m: number;
+  last1h: number;
+  last24h: number;
+}
+
 /** `store.health`; implemented by sqlite/health.ts and postgres/health.ts. */
 export interface HealthStore {
   /** Adds a batch's call counts to the account's health bucket (shared by every worker). */
@@ -38,6 +64,8 @@ export interface HealthStore {
    * by (decision, next stage's decision), ordered by both.
    */
   rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]>;
+  /** Every account's error classes over the three windows, in one aggregate query, ordered by account, kind and class. */
+  recentProviderErrors(w: RecentErrorWindows): Promise<ProviderErrorCount[]>;
   /** Drops health buckets that started before `before`. */
   pruneProviderHealth(before: number): Promise<number>;
 }

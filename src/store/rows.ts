@@ -2,7 +2,7 @@
 import type { RolloutDecisionKind } from '../domain/index.js';
 import type { AttemptView, DeliveryFacts, DeliveryView } from './core-store.js';
 import type { DueFallback } from './fallback-store.js';
-import type { RolloutDecisionCount } from './health-store.js';
+import type { ProviderErrorCount, RolloutDecisionCount } from './health-store.js';
 import type { NotificationSource, ReplayRecord } from './review-store.js';
 
 export type Row = Record<string, unknown>;
@@ -136,5 +136,17 @@ export function toRolloutDecisionCount(r: Row): RolloutDecisionCount {
     decision: r.decision as RolloutDecisionKind,
     nextStageDecision: r.next_stage_decision as RolloutDecisionKind,
     attempts: num(r.attempts),
+  };
+}
+
+/** A `provider_errors_recent` row. */
+export function toProviderErrorCount(r: Row): ProviderErrorCount {
+  return {
+    providerAccount: String(r.provider_account),
+    kind: r.kind === 'terminal' ? 'terminal' : 'attempt',
+    errorClass: String(r.error_class),
+    last15m: Number(r.last_15m),
+    last1h: Number(r.last_1h),
+    last24h: Number(r.last_24h),
   };
 }

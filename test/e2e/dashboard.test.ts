@@ -2,7 +2,9 @@
  * The dashboard end to end, in real Chromium against a real `herald start` (sandbox provider,
  * phone gateway, SQLite): sign in, the CSRF guard, the overview banner when the sandbox starts
  * failing, filtering to failed, opening a message and retrying it while its state changes in
- * place, a device's "retry all failed" with the phone simulator, and every page's screenshot
+ * place and the provider's callbacks arrive in its evidence, a device's "retry all failed" with
+ * the phone simulator, the providers' recent errors, the campaign list, a revoked session's
+ * live stream closing by itself, and every page's screenshot
  * (docs/dashboard/*.png, used by the README). One browser and one page for the whole file.
  */
 import { mkdirSync } from 'node:fs';
@@ -163,7 +165,8 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
       .getByText(/Attempt 1/)
       .first()
       .waitFor();
-    await shot('message-detail');
+    // Refused at submission: no callback, no look-up yet.
+    await section.getByText('No provider evidence yet (no callback, no look-up).').waitFor();
 
     await section.getByRole('button', { name: 'Retry' }).click();
     const confirm = page.getByRole('dialog', { name: 'Retry this delivery?' });
@@ -176,6 +179,17 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
       .waitFor({ timeout: 20_000 });
     await dialog.getByText(/retry by /).waitFor();
     expect((await deliveryState(delivery)).state).toBe('accepted');
+    // The sandbox's signed callbacks arrive and show in the evidence, in place: sent, then delivered, each with its time and effect.
+    const evidence = section.getByRole('list', { name: `Evidence of delivery ${delivery}` });
+    await evidence.locator('li[data-evidence="callback"]').filter({ hasText: 'callback delivered from sandbox-sms' }).waitFor({ timeout: 20_000 });
+    await evidence.locator('li[data-evidence="callback"]').filter({ hasText: 'callback sent from sandbox-sms' }).waitFor();
+    expect(await evidence.locator('li[data-effect="applied"]').count()).toBeGreaterThanOrEqual(2);
+    await evidence.getByText('Downstream status now: delivered').waitFor();
+    const api = await deliveryState(delivery);
+    expect((api as unknown as { evidence: Array<{ kind: string; status: string }> }).evidence.map((e) => `${e.kind} ${e.status}`)).toEqual(
+      expect.arrayContaining(['callback sent', 'callback delivered']),
+    );
+    await shot('message-detail');
 
     // The dialog is a URL: a reload (or a bookmark) opens it again; closing it goes back to the filtered list.
     await page.reload();
@@ -266,6 +280,13 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     const text = await page.locator('main').innerText();
     expect(text).toContain('burst 50');
     expect(text).not.toContain('callback_secret');
+    // The earlier steps' 500s and rejections on sandbox-sms, by call outcome, with the 15 min / 1 h / 24 h counts
+    // (the rejected deliveries were retried and got through since, so no failure reason is left to count).
+    const errors = page.locator('table[data-recent-errors="sandbox-sms"]');
+    await errors.getByRole('link', { name: 'retryable' }).waitFor();
+    await errors.getByRole('link', { name: 'permanent' }).waitFor();
+    expect(await errors.getByRole('link', { name: 'permanent' }).getAttribute('href')).toContain('provider_account=sandbox-sms');
+    expect(await page.locator('table[data-recent-errors="sandbox-email"]').count()).toBe(0);
     await shot('providers');
 
     const created = await herald.api('POST', '/v1/campaigns', {
@@ -278,10 +299,20 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
       start: 'if_feasible',
     });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    await go(`/campaigns/${created.json.id}`);
-    await page.getByRole('heading', { name: /December newsletter/ }).waitFor();
-    await page.getByLabel(/^accepted: 20 of 20$/).waitFor({ timeout: 20_000 });
+    // The list (GET /v1/campaigns) shows it with its progress, plan and deadline; the status filter is in the URL.
+    await go('/campaigns');
+    const card = page.locator(`article[data-campaign="${created.json.id}"]`);
+    await card.getByRole('heading', { name: /December newsletter/ }).waitFor();
+    await card.getByLabel(/^accepted: 20 of 20$/).waitFor({ timeout: 20_000 });
+    expect(await card.innerText()).toMatch(/Deadline[\s\S]*Plan[\s\S]*feasible/);
     await shot('campaigns');
+    await page.getByLabel('Status').selectOption('draft');
+    await page.waitForURL(/\/dashboard\/campaigns\?status=draft$/);
+    await page.getByText('No draft campaign.').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await card.getByRole('link', { name: 'December newsletter' }).click();
+    await page.waitForURL(new RegExp(`/dashboard/campaigns/${created.json.id}$`));
+    await page.getByLabel(/^accepted: 20 of 20$/).waitFor();
 
     await page.setViewportSize({ width: 390, height: 844 });
     await go('/messages?state=accepted');
@@ -322,10 +353,13 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     expect(await dialog.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     await page.getByText(/sam \(viewer\)/).waitFor();
 
+    await page
+      .locator('.live')
+      .filter({ hasText: /^● live$/ })
+      .waitFor();
     await herald.cli(['users', 'revoke-sessions', 'sam']);
-    // The next request answers 401: the app goes back to sign-in by itself.
-    await page.keyboard.press('Escape');
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Review' }).click();
+    // Revoked by another process (the CLI): the live stream re-reads its session, ends with
+    // `session.ended`, and the app goes back to sign-in by itself, with nobody clicking.
     await page.getByRole('heading', { name: 'Sign in to Herald' }).waitFor({ timeout: 15_000 });
   });
 

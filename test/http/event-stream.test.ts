@@ -3,8 +3,9 @@
  * drivers: an event committed in this process arrives at once through the outbox signal (the
  * poll is set to a minute, so only the signal can explain it), one committed elsewhere arrives
  * by the poll, Last-Event-ID resumes after an id, a heartbeat comment keeps an idle stream
- * alive, the session cookie works as well as a bearer key, and another tenant's events never
- * show.
+ * alive, the session cookie works as well as a bearer key, another tenant's events never
+ * show, and a session's stream ends (with `event: session.ended`) once the session is revoked
+ * in another process or expires.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -53,6 +54,8 @@ async function openStream(url: string, headers: Record<string, string>) {
   return {
     res,
     events,
+    /** Resolves when the server ends the stream. */
+    ended: pump,
     /** Resolves with the first event matching, polling what arrived (deadline 5 s). */
     async waitFor(match: (e: SseEvent) => boolean, ms = 5000): Promise<SseEvent> {
       const deadline = Date.now() + ms;
@@ -80,7 +83,7 @@ describe.each(DRIVERS)('GET /v1/events/stream on %s', (driver) => {
   });
 
   /** A second API over the harness's store, listening; its intake signals its streams. */
-  async function serve(opts: { pollMs: number; heartbeatMs?: number; signal: boolean }) {
+  async function serve(opts: { pollMs: number; heartbeatMs?: number; sessionCheckMs?: number; signal: boolean }) {
     const signal = opts.signal ? new OutboxSignal() : null;
     const intake = new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock, wake: () => signal?.notify() });
     const app = await buildApp({
@@ -91,6 +94,7 @@ describe.each(DRIVERS)('GET /v1/events/stream on %s', (driver) => {
       outboxSignal: signal,
       eventStreamPollMs: opts.pollMs,
       ...(opts.heartbeatMs !== undefined ? { eventStreamHeartbeatMs: opts.heartbeatMs } : {}),
+      ...(opts.sessionCheckMs !== undefined ? { eventStreamSessionCheckMs: opts.sessionCheckMs } : {}),
     });
     apps.push(app);
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -147,5 +151,56 @@ describe.each(DRIVERS)('GET /v1/events/stream on %s', (driver) => {
     const stream = await openStream(`${url}/v1/events/stream`, bearer());
     expect((await stream.waitFor((e) => e.comment === 'keep-alive')).event).toBeNull();
     await stream.close();
+  });
+
+  /** Signs in with the harness's key through the harness's own app (another "process"): the cookie and the CSRF token. */
+  async function signIn() {
+    const s = await h.app.inject({ method: 'POST', url: '/v1/session', payload: { api_key: h.apiKey } });
+    expect(s.statusCode).toBe(201);
+    return { cookie: String(s.headers['set-cookie']).split(';')[0]!, csrf: String(s.json().csrf_token) };
+  }
+
+  it('ends a session’s stream once another process revokes the session; a bearer stream and another session’s stay open', async () => {
+    h = await createHarness({ driver });
+    // The poll is a minute and signing out commits no outbox row: only the session check can end the stream.
+    const { app, url } = await serve({ pollMs: 60_000, sessionCheckMs: 50, signal: true });
+    const mine = await signIn();
+    const theirs = await signIn();
+    const stream = await openStream(`${url}/v1/events/stream`, { cookie: mine.cookie });
+    const other = await openStream(`${url}/v1/events/stream`, { cookie: theirs.cookie });
+    const keyed = await openStream(`${url}/v1/events/stream`, bearer());
+    expect(stream.res.status).toBe(200);
+    await stream.waitFor((e) => e.comment === null && e.event === null); // the retry: line: the stream is open
+
+    const out = await h.app.inject({ method: 'DELETE', url: '/v1/session', headers: { cookie: mine.cookie, 'x-csrf-token': mine.csrf } });
+    expect(out.statusCode).toBe(204);
+    const ended = await stream.waitFor((e) => e.event === 'session.ended');
+    expect(JSON.parse(ended.data!)).toMatchObject({ code: 'unauthorized' });
+    await stream.ended;
+    // Reconnecting with the revoked cookie is refused.
+    expect((await fetch(`${url}/v1/events/stream`, { headers: { cookie: mine.cookie } })).status).toBe(401);
+
+    // The others still carry events: another session's, and a bearer key's (no session to end).
+    const sent = await app.inject({ method: 'POST', url: '/v1/notifications', headers: bearer(), payload: otpBody() });
+    expect(sent.statusCode).toBe(202);
+    for (const s of [other, keyed]) {
+      const got = await s.waitFor((e) => e.event === 'notification.created');
+      expect(JSON.parse(got.data!)).toMatchObject({ notification_id: sent.json().id });
+      expect(s.events.some((e) => e.event === 'session.ended')).toBe(false);
+    }
+    await other.close();
+    await keyed.close();
+  });
+
+  it('ends a session’s stream when the session expires', async () => {
+    h = await createHarness({ driver });
+    const { url } = await serve({ pollMs: 60_000, sessionCheckMs: 50, signal: false });
+    const { cookie } = await signIn();
+    const stream = await openStream(`${url}/v1/events/stream`, { cookie });
+    await stream.waitFor((e) => e.comment === null && e.event === null);
+    // Past the idle timeout (1 h by default) of a session nobody used since.
+    h.clock.advance(3_600_000 + 1);
+    await stream.waitFor((e) => e.event === 'session.ended');
+    await stream.ended;
   });
 });

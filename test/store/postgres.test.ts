@@ -24,6 +24,7 @@ import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
 import { batchConformance } from './batch-conformance.js';
+import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -59,6 +60,7 @@ sessionsConformance('postgres', postgresFixture);
 deliveryListConformance('postgres', postgresFixture);
 auditConformance('postgres', postgresFixture);
 batchConformance('postgres', postgresFixture);
+dashboardReadsConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

@@ -37,6 +37,7 @@ import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-st
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
 import { SWEEP_CAUSES } from '../../src/store/device-store.js';
 import { EVERY } from '../../src/store/preference-rows.js';
+import { LOOKUP_LED_TO, LOOKUP_RESULTS } from '../../src/store/evidence-store.js';
 import { OPT_OUT_SOURCES } from '../../src/store/preference-store.js';
 import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { REPORT_KINDS } from '../../src/store/report-store.js';
@@ -110,6 +111,9 @@ const VOCABULARY: Record<string, readonly string[]> = {
   // Retention (0016): why and what was erased.
   'erasures.cause': ERASURE_CAUSES,
   'erasures.what': ERASURE_KINDS,
+  // Reconciliation look-ups (0017): what each found and what that led to.
+  'reconcile_lookups.result': LOOKUP_RESULTS,
+  'reconcile_lookups.led_to': LOOKUP_LED_TO,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

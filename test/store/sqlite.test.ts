@@ -27,6 +27,7 @@ import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
 import { batchConformance } from './batch-conformance.js';
+import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -66,6 +67,7 @@ sessionsConformance('sqlite', sqliteFixture);
 deliveryListConformance('sqlite', sqliteFixture);
 auditConformance('sqlite', sqliteFixture);
 batchConformance('sqlite', sqliteFixture);
+dashboardReadsConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

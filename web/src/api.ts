@@ -40,6 +40,11 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
+/** Tells every onUnauthorized listener that the session ended (the event stream said so, or a request got 401). */
+export function sessionEnded(): void {
+  for (const l of unauthorizedListeners) l();
+}
+
 async function problemOf(res: Response): Promise<ApiError> {
   let body: { code?: string; detail?: string; title?: string; errors?: Array<{ field: string; message: string }> } = {};
   try {
@@ -56,7 +61,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, bo
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken !== null) headers['x-csrf-token'] = csrfToken;
   const res = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  if (res.status === 401 && path !== '/v1/session') for (const l of unauthorizedListeners) l();
+  if (res.status === 401 && path !== '/v1/session') sessionEnded();
   if (!res.ok) throw await problemOf(res);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;

@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { DELIVERY_STATES } from '../../src/domain/vocabulary.js';
+import { sessionEnded } from './api.js';
 
 export interface LiveEvent {
   type: string;
@@ -46,6 +47,11 @@ export function startLive(): void {
     for (const l of listeners) l({ type, id: m.lastEventId, data });
   };
   for (const t of EVENT_TYPES) source.addEventListener(t, dispatch(t) as EventListener);
+  // The server ends a session's stream once the session is revoked or expires: stop (a reconnect would get 401) and show sign-in.
+  source.addEventListener('session.ended', () => {
+    stopLive();
+    sessionEnded();
+  });
   source.onmessage = dispatch('message');
 }
 

@@ -24,6 +24,8 @@ export interface Delivery {
   last_event_at?: string | null;
   review_reason?: string;
   actions?: Action[];
+  /** GET /v1/deliveries/:id only. */
+  evidence?: EvidenceEvent[];
 }
 
 export interface Action {
@@ -47,9 +49,29 @@ export interface Attempt {
   worker_id: string | null;
 }
 
-export interface EvidenceEvent {
-  [k: string]: unknown;
-}
+/** One item of a delivery's `evidence` (GET /v1/deliveries/:id): a provider callback or a reconciliation look-up. */
+export type EvidenceEvent =
+  | {
+      kind: 'callback';
+      at: string;
+      provider_account: string;
+      event_id: string;
+      status: string;
+      provider_message_id: string | null;
+      occurred_at: string | null;
+      received_at: string;
+      applied_at: string | null;
+      effect: 'applied' | 'no_change' | 'pending';
+    }
+  | {
+      kind: 'lookup';
+      at: string;
+      attempt: number;
+      result: 'found' | 'not_found' | 'no_answer';
+      led_to: 'accepted' | 'retryable' | 'unresolved' | 'asked_later';
+      provider_message_id: string | null;
+      error_code: string | null;
+    };
 
 export interface NotificationDetail {
   id: string;
@@ -124,7 +146,20 @@ export interface ProviderAccount {
   retry_budget: { state: string; window_seconds: number; calls: number; failures: number; failure_ratio: number };
   rollout?: { stage?: string; [k: string]: unknown } | null;
   throttle?: { paused_until?: string | null } | null;
-  recent_errors?: Array<{ class: string; count: number }>;
+}
+
+/** How often one error class happened in each window (GET /v1/provider-accounts/recent-errors). */
+export interface ErrorCounts {
+  last_15m: number;
+  last_1h: number;
+  last_24h: number;
+}
+
+/** One account's item of GET /v1/provider-accounts/recent-errors. */
+export interface RecentErrors {
+  provider_account: string;
+  attempts: Array<{ class: string } & ErrorCounts>;
+  terminal: Array<{ reason: string } & ErrorCounts>;
 }
 
 export interface Stats {

@@ -1,7 +1,8 @@
 /**
- * Campaigns: POST /v1/campaigns (plan first; nothing is sent before a start), GET
- * /v1/campaigns/:id (progress and projected finish), and POST /v1/campaigns/:id/start, /pause,
- * /resume and /cancel. Audiences are uploaded at POST /v1/audiences (audiences.ts).
+ * Campaigns: POST /v1/campaigns (plan first; nothing is sent before a start), GET /v1/campaigns
+ * (the tenant's, newest first, with progress), GET /v1/campaigns/:id (progress and projected
+ * finish), and POST /v1/campaigns/:id/start, /pause, /resume and /cancel. Audiences are
+ * uploaded at POST /v1/audiences (audiences.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
@@ -11,6 +12,8 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
+import { decodeCursor, encodeCursor } from '../list-cursor.js';
+import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
 
 const problemRef = { $ref: 'problem#' };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -83,6 +86,38 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
       const r = await campaigns.createOnce(request.tenantId, request.body, parseIdempotencyKey(request.raw.rawHeaders));
       if (r.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(r.body);
+    },
+  );
+
+  app.get<{ Querystring: { status?: CampaignStatus; cursor?: string; limit?: string } }>(
+    '/v1/campaigns',
+    {
+      schema: {
+        summary: "The tenant's campaigns, newest first, with status and progress",
+        description:
+          'Each item is what GET /v1/campaigns/{id} shows (without its actions): status, plan, deadline, progress counts and projected finish. ' +
+          'The counts of a page come from one aggregate query over its campaigns’ deliveries. `status` filters; `cursor` is a `next_cursor` from a previous page.',
+        tags: ['campaigns'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            status: { type: 'string', enum: [...CAMPAIGN_STATUSES] },
+            cursor: { type: 'string', maxLength: 200 },
+            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$', description: '1-100, default 20' },
+          },
+        },
+        response: { 400: problemRef, 401: problemRef },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await campaigns.list(request.tenantId, {
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        after: q.cursor === undefined ? null : decodeCursor(q.cursor, 'cmp'),
+        limit: q.limit === undefined ? 20 : Number(q.limit),
+      });
+      return { items: page.items, next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor) };
     },
   );
 

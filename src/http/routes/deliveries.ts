@@ -15,26 +15,14 @@ import {
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../intake/ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
-import { attemptJson, deliveryJson, deliveryListItemJson, templateJson } from '../views.js';
+import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, templateJson } from '../views.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
+import { decodeCursor, encodeCursor } from '../list-cursor.js';
+import { deliveryDetailSchema } from '../evidence-schema.js';
 
 const problemRef = { $ref: 'problem#' };
-
-/** The opaque cursor of a delivery list (also used by the review queue). */
-export function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url');
-}
-
-export function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!isId('dlv', id))
-    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
-      { field: 'query.cursor', message: 'is not a cursor this API issued' },
-    ]);
-  return id;
-}
 
 interface ListQuery {
   state?: DeliveryState;
@@ -63,6 +51,13 @@ function timeParam(name: string, value: string | undefined): number | undefined 
     ]);
   return t;
 }
+
+/**
+ * Callbacks and look-ups shown per delivery, each: a delivery gets a handful of callbacks
+ * (accepted, sent, delivered) and, while unknown, a look-up every 15 s for at most its evidence
+ * window; the latest 100 cover the story without an unbounded answer.
+ */
+const EVIDENCE_LIMIT = 100;
 
 /** Registers the delivery routes on an authenticated scope. */
 export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
@@ -133,10 +128,15 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
     '/v1/deliveries/:id',
     {
       schema: {
-        summary: 'One delivery, with the operator actions taken on it',
+        summary: 'One delivery, with its attempt timeline, its evidence and the operator actions taken on it',
+        description:
+          '`evidence` is what happened downstream, ordered by time: each provider callback (`kind: callback`: its status, when Herald received it, ' +
+          "the provider's own time when given, and its `effect`: `applied` moved the state or downstream status, `no_change` was late or repeated, " +
+          '`pending` is parked until the delivery settles) and each reconciliation look-up (`kind: lookup`: what it found and what that led to). ' +
+          `The latest ${EVIDENCE_LIMIT} of each kind are shown. A repeated callback with the same event id is recorded once.`,
         tags: ['deliveries'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 401: problemRef, 404: problemRef },
+        response: { 200: deliveryDetailSchema, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {
@@ -145,8 +145,17 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
       // Its attempt timeline (with each attempt's rollout decisions), as the notification shows it.
       const n = await deps.store.getNotification(request.tenantId, d.notificationId);
       const attempts = n?.deliveries.find((x) => x.id === d.id)?.attempts ?? [];
-      const actions = await deps.store.audit.listForDelivery(request.tenantId, d.id);
-      return { ...deliveryJson(d), template: templateJson(n?.content), attempts: attempts.map(attemptJson), actions: actions.map(actionJson) };
+      const [actions, evidence] = await Promise.all([
+        deps.store.audit.listForDelivery(request.tenantId, d.id),
+        deps.store.evidence.deliveryEvidence(d.id, EVIDENCE_LIMIT),
+      ]);
+      return {
+        ...deliveryJson(d),
+        template: templateJson(n?.content),
+        attempts: attempts.map(attemptJson),
+        evidence: evidenceJson(evidence),
+        actions: actions.map(actionJson),
+      };
     },
   );
 

@@ -6,6 +6,11 @@
  * newest event. New rows are read at once when this process wrote them (OutboxSignal), else by
  * a poll every second; a comment line every 15 s keeps proxies from closing an idle stream.
  *
+ * A stream opened with the session cookie re-reads its session from the store every
+ * `sessionCheckMs` (default 5 s): once the session is revoked, expires or goes idle, by any
+ * process, the stream sends `event: session.ended` and closes, so a signed-out dashboard stops
+ * receiving the tenant's events within seconds rather than at its next reconnect.
+ *
  * Best effort on PostgreSQL: outbox ids come from a sequence, so a transaction that took an id
  * and commits after a later one's can be passed over by a stream that already read the later
  * id. The dashboard treats events as hints to re-read, never as the record (docs/dashboard.md).
@@ -14,6 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Store } from '../../store/store.js';
 import type { OutboxSignal } from '../outbox-signal.js';
+import { sessionStillLive, type SessionAuth } from '../session-auth.js';
 
 /** One read's worth of events; a backlog is sent in several. */
 const BATCH = 200;
@@ -26,12 +32,19 @@ export interface EventStreamDeps {
   pollMs?: number;
   /** How often a comment line is sent on an idle stream. Default 15 000 ms. */
   heartbeatMs?: number;
+  /** The dashboard's sessions (null: no dashboard); a session's stream ends with it. */
+  sessions?: SessionAuth | null;
+  /** How often a session's stream re-reads its session. Default 5000 ms. */
+  sessionCheckMs?: number;
 }
 
 /** Registers GET /v1/events/stream on an authenticated scope (bearer key or session cookie). */
 export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): void {
   const pollMs = deps.pollMs ?? 1000;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  // 5 s: one indexed read per open stream every few seconds; a revoked session's stream ends within it.
+  const sessionCheckMs = deps.sessionCheckMs ?? 5_000;
+  const sessions = deps.sessions ?? null;
   // Every stream ends before the server closes (or close would wait for browsers to hang up).
   const open = new Set<{ end: () => void; socket: Socket }>();
   app.addHook('preClose', async () => {
@@ -52,6 +65,9 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
     },
     async (request, reply) => {
       const tenantId = request.tenantId;
+      // Only a stream opened with the session cookie follows a session; a bearer key's has none.
+      const bySession = sessions !== null && request.principal?.session != null;
+      let sessionCheckDue = false;
       const given = request.headers['last-event-id'];
       let cursor = given !== undefined ? Number(given) : await deps.store.eventStream.lastOutboxId();
 
@@ -89,9 +105,25 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
       const heartbeat = setInterval(() => {
         if (!closed) raw.write(': keep-alive\n\n');
       }, heartbeatMs);
+      // Whether the session is live is the store's answer (judged by the sessions' clock); this only paces the reads.
+      const sessionCheck = bySession
+        ? setInterval(() => {
+            sessionCheckDue = true;
+            wake?.();
+          }, sessionCheckMs)
+        : null;
 
       try {
         while (!closed) {
+          if (sessionCheckDue) {
+            sessionCheckDue = false;
+            if (!(await sessionStillLive(request, deps.store, sessions!))) {
+              if (!closed)
+                raw.write(`event: session.ended\ndata: ${JSON.stringify({ code: 'unauthorized', detail: 'the session has expired or was revoked' })}\n\n`);
+              entry.end();
+              break;
+            }
+          }
           const events = await deps.store.eventStream.readOutbox(tenantId, cursor, BATCH);
           for (const e of events) {
             // One line of JSON: SSE data lines must not contain a newline.
@@ -115,6 +147,7 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
         entry.end();
       } finally {
         clearInterval(heartbeat);
+        if (sessionCheck !== null) clearInterval(sessionCheck);
         unlisten();
         open.delete(entry);
       }

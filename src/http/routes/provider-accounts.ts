@@ -1,6 +1,8 @@
 /**
- * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity policy,
- * rollout stage and its retry budget now; GET /v1/provider-accounts/:id/rollout: what promoting it would change.
+ * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity
+ * policy, rollout stage and its retry budget now; GET /v1/provider-accounts/recent-errors: every
+ * account's errors by class over 15 min, 1 h and 24 h; GET /v1/provider-accounts/:id/rollout:
+ * what promoting it would change.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
@@ -19,7 +21,7 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
-import type { RolloutDecisionCount, Store } from '../../store/store.js';
+import type { ProviderErrorCount, RolloutDecisionCount, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -79,6 +81,31 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     },
   );
 
+  // Its own route, not a field of the list: the aggregate reads a day of failed attempts (about
+  // 0.5 s for 100,000 on SQLite), and the list is read by every message dialog.
+  app.get(
+    '/v1/provider-accounts/recent-errors',
+    {
+      schema: {
+        summary: "Every provider account's recent errors by class, over the last 15 minutes, hour and day",
+        description:
+          'Per configured account: `attempts` counts its calls by failed outcome (retryable, throttled, permanent, unknown, lease_expired), ' +
+          '`terminal` its deliveries that ended with a failure reason (exhausted, rejected, expired, unresolved) by when they ended; each with ' +
+          '`last_15m`, `last_1h` and `last_24h`. One aggregate query for every account. Credentials are never shown.',
+        tags: ['provider accounts'],
+        response: { 401: problemRef },
+      },
+    },
+    async () => {
+      const now = deps.clock?.now() ?? Date.now();
+      const errors = await deps.store.health.recentProviderErrors({ since15m: now - 15 * 60_000, since1h: now - 3_600_000, since24h: now - 24 * 3_600_000 });
+      return {
+        at: new Date(now).toISOString(),
+        items: (deps.accounts ?? []).map((a) => ({ provider_account: a.id, ...recentErrorsJson(errors.filter((e) => e.providerAccount === a.id)) })),
+      };
+    },
+  );
+
   app.get<{ Params: { id: string } }>(
     '/v1/provider-accounts/:id/rollout',
     {
@@ -113,6 +140,15 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       };
     },
   );
+}
+
+/** One account's rows of the recent-errors aggregate, split into call outcomes and terminal reasons. */
+function recentErrorsJson(rows: readonly ProviderErrorCount[]) {
+  const counts = (r: ProviderErrorCount) => ({ last_15m: r.last15m, last_1h: r.last1h, last_24h: r.last24h });
+  return {
+    attempts: rows.filter((r) => r.kind === 'attempt').map((r) => ({ class: r.errorClass, ...counts(r) })),
+    terminal: rows.filter((r) => r.kind === 'terminal').map((r) => ({ reason: r.errorClass, ...counts(r) })),
+  };
 }
 
 /** The window the rollout summary counts over: a day of traffic covers the daily cycle of most senders. */

@@ -19,7 +19,7 @@ import { operatorAction, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
 import { isErasedContent } from '../../store/retention-store.js';
-import { decodeCursor, encodeCursor } from './deliveries.js';
+import { decodeCursor, encodeCursor } from '../list-cursor.js';
 
 const problemRef = { $ref: 'problem#' };
 

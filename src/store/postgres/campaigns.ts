@@ -6,12 +6,23 @@
  */
 import { CAMPAIGN_TRANSITIONS } from '../../domain/campaign-status.js';
 import type { Channel } from '../../domain/index.js';
-import { ADDRESS_COLUMN, toAudienceRow, toAudienceView, toCampaignDeliveryCount, toCampaignRecord, toRecipientProfile } from '../campaign-rows.js';
+import {
+  ADDRESS_COLUMN,
+  toAudienceRow,
+  toAudienceView,
+  toCampaignDeliveryCount,
+  toCampaignGroupCount,
+  toCampaignRecord,
+  toRecipientProfile,
+} from '../campaign-rows.js';
 import type {
   AudienceRow,
   AudienceSeal,
   AudienceView,
   CampaignActionRequest,
+  CampaignGroupCount,
+  CampaignListQuery,
+  CampaignPage,
   CampaignDeliveryCount,
   CampaignFinish,
   CampaignFinishRequest,
@@ -154,6 +165,13 @@ export class PostgresCampaigns implements CampaignStore {
     return (await this.sql.q('campaign_hold_paused', [r.holdUntil])).length;
   }
 
+  async listCampaigns(q: CampaignListQuery): Promise<CampaignPage> {
+    const limit = Math.max(1, q.limit);
+    const rows = await this.sql.q('campaigns_list', [q.tenantId, q.status ?? null, q.after, limit + 1]);
+    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
+  }
+
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
     return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r)));
   }
@@ -186,6 +204,11 @@ export class PostgresCampaigns implements CampaignStore {
 
   async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
     return (await this.sql.q('campaign_delivery_counts', [campaignId])).map(toCampaignDeliveryCount);
+  }
+
+  async campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]> {
+    if (campaignIds.length === 0) return [];
+    return (await this.sql.q('campaign_delivery_counts_many', [[...campaignIds]])).map(toCampaignGroupCount);
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

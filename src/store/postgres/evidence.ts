@@ -2,9 +2,11 @@
  * The PostgreSQL driver's evidence part (see src/store/evidence-store.ts). Writes that touch
  * several rows run in one transaction; guarded updates make a concurrent writer a no-op.
  */
-import { changesDelivery, downstreamEvent, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
+import { changesDelivery, downstreamEvent, toCallbackEvidence, toLookupEvidence, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
 import type {
+  DeliveryEvidence,
   EventPruning,
+  LookupRecord,
   EvidenceStore,
   EvidenceWrite,
   PendingEvidence,
@@ -149,6 +151,7 @@ export class PostgresEvidence implements EvidenceStore {
       const rows = await this.sql.q('reconcile_defer', [r.deliveryId, r.leaseVersion, r.at], c);
       if (rows.length === 0) return false;
       if (r.policy) await this.sql.q('attempt_resolve', [r.deliveryId, r.attemptNumber, null, r.policy], c);
+      if (r.lookup) await this.sql.q('reconcile_lookup_insert', lookupRow(r.deliveryId, r.attemptNumber, r.lookup), c);
       return true;
     });
   }
@@ -157,6 +160,7 @@ export class PostgresEvidence implements EvidenceStore {
     const applied = await this.sql.tx(async (c) => {
       if (!(await applyRun(this.sql, [r.write], c)).has(r.write.deliveryId)) return null;
       const [row] = await this.sql.q('attempt_resolve', [r.write.deliveryId, r.attemptNumber, r.resolution, r.policy], c);
+      if (r.lookup) await this.sql.q('reconcile_lookup_insert', lookupRow(r.write.deliveryId, r.attemptNumber, r.lookup), c);
       return row ? String(row.provider_account) : '';
     });
     if (applied === null) return false;
@@ -164,4 +168,16 @@ export class PostgresEvidence implements EvidenceStore {
     if (applied !== '' && (r.write.transition.to === 'retryable' || r.write.transition.to === 'ready')) this.sql.wakeListeners([applied]);
     return true;
   }
+
+  async deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence> {
+    const params = [deliveryId, Math.max(1, limit)];
+    // Both read newest first so the limit keeps the latest; shown oldest first.
+    const [callbacks, lookups] = await Promise.all([this.sql.q('delivery_callbacks', params), this.sql.q('delivery_lookups', params)]);
+    return { callbacks: callbacks.map(toCallbackEvidence).reverse(), lookups: lookups.map(toLookupEvidence).reverse() };
+  }
+}
+
+/** The positional parameters of `reconcile_lookup_insert`. */
+function lookupRow(deliveryId: string, attemptNumber: number, l: LookupRecord): unknown[] {
+  return [deliveryId, attemptNumber, l.at, l.result, l.ledTo, l.providerMessageId, l.errorCode];
 }

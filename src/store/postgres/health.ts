@@ -1,6 +1,6 @@
 /** The PostgreSQL driver's provider-health part (see src/store/health-store.ts). */
-import type { HealthStore, ProviderCalls, ProviderHealth, RolloutDecisionCount } from '../health-store.js';
-import { toRolloutDecisionCount } from '../rows.js';
+import type { HealthStore, ProviderCalls, ProviderErrorCount, ProviderHealth, RecentErrorWindows, RolloutDecisionCount } from '../health-store.js';
+import { toProviderErrorCount, toRolloutDecisionCount } from '../rows.js';
 import type { PostgresContext } from './sql-context.js';
 
 /** `store.health` of the PostgreSQL store. */
@@ -18,6 +18,10 @@ export class PostgresHealth implements HealthStore {
 
   async rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]> {
     return (await this.sql.q('rollout_decisions_since', [providerAccount, since])).map(toRolloutDecisionCount);
+  }
+
+  async recentProviderErrors(w: RecentErrorWindows): Promise<ProviderErrorCount[]> {
+    return (await this.sql.q('provider_errors_recent', [w.since15m, w.since1h, w.since24h])).map(toProviderErrorCount);
   }
 
   async pruneProviderHealth(before: number): Promise<number> {

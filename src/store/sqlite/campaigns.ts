@@ -6,12 +6,23 @@
  */
 import { CAMPAIGN_TRANSITIONS } from '../../domain/campaign-status.js';
 import type { Channel } from '../../domain/index.js';
-import { ADDRESS_COLUMN, toAudienceRow, toAudienceView, toCampaignDeliveryCount, toCampaignRecord, toRecipientProfile } from '../campaign-rows.js';
+import {
+  ADDRESS_COLUMN,
+  toAudienceRow,
+  toAudienceView,
+  toCampaignDeliveryCount,
+  toCampaignGroupCount,
+  toCampaignRecord,
+  toRecipientProfile,
+} from '../campaign-rows.js';
 import type {
   AudienceRow,
   AudienceSeal,
   AudienceView,
   CampaignActionRequest,
+  CampaignGroupCount,
+  CampaignListQuery,
+  CampaignPage,
   CampaignDeliveryCount,
   CampaignFinish,
   CampaignFinishRequest,
@@ -185,6 +196,13 @@ export class SqliteCampaigns implements CampaignStore {
     return this.sql.write(() => this.sql.stmt('campaign_hold_paused').run({ hold_until: r.holdUntil }).changes);
   }
 
+  async listCampaigns(q: CampaignListQuery): Promise<CampaignPage> {
+    const limit = Math.max(1, q.limit);
+    const rows = this.sql.stmt('campaigns_list').all({ tenant_id: q.tenantId, status: q.status ?? null, after: q.after, limit: limit + 1 }) as Row[];
+    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
+  }
+
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
     return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r)));
   }
@@ -215,6 +233,11 @@ export class SqliteCampaigns implements CampaignStore {
 
   async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
     return (this.sql.stmt('campaign_delivery_counts').all({ campaign_id: campaignId }) as Row[]).map(toCampaignDeliveryCount);
+  }
+
+  async campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]> {
+    if (campaignIds.length === 0) return [];
+    return (this.sql.stmt('campaign_delivery_counts_many').all({ campaign_ids: JSON.stringify(campaignIds) }) as Row[]).map(toCampaignGroupCount);
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

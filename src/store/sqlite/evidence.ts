@@ -2,8 +2,17 @@
  * The SQLite driver's evidence part (see src/store/evidence-store.ts). Each method runs one
  * synchronous transaction, like the rest of the driver.
  */
-import { changesDelivery, downstreamEvent, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
+import {
+  changesDelivery,
+  downstreamEvent,
+  lookupParams,
+  toCallbackEvidence,
+  toLookupEvidence,
+  toPendingEvidence,
+  toUnknownDelivery,
+} from '../evidence-rows.js';
 import type {
+  DeliveryEvidence,
   EventPruning,
   EvidenceStore,
   EvidenceWrite,
@@ -121,6 +130,7 @@ export class SqliteEvidence implements EvidenceStore {
       const changed = this.sql.stmt('reconcile_defer').run({ id: r.deliveryId, lease_version: r.leaseVersion, at: r.at }).changes;
       if (changed === 0) return false;
       if (r.policy) this.sql.stmt('attempt_resolve').run({ delivery_id: r.deliveryId, number: r.attemptNumber, resolution: null, policy: r.policy });
+      if (r.lookup) this.sql.stmt('reconcile_lookup_insert').run(lookupParams(r.deliveryId, r.attemptNumber, r.lookup));
       return true;
     });
   }
@@ -129,7 +139,16 @@ export class SqliteEvidence implements EvidenceStore {
     return this.sql.write(() => {
       if (!applyTransition(this.sql, r.write)) return false;
       this.sql.stmt('attempt_resolve').run({ delivery_id: r.write.deliveryId, number: r.attemptNumber, resolution: r.resolution, policy: r.policy });
+      if (r.lookup) this.sql.stmt('reconcile_lookup_insert').run(lookupParams(r.write.deliveryId, r.attemptNumber, r.lookup));
       return true;
     });
+  }
+
+  async deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence> {
+    const params = { delivery_id: deliveryId, limit: Math.max(1, limit) };
+    // Both read newest first so the limit keeps the latest; shown oldest first.
+    const callbacks = (this.sql.stmt('delivery_callbacks').all(params) as Row[]).map(toCallbackEvidence).reverse();
+    const lookups = (this.sql.stmt('delivery_lookups').all(params) as Row[]).map(toLookupEvidence).reverse();
+    return { callbacks, lookups };
   }
 }

@@ -1,6 +1,6 @@
 /** The SQLite driver's provider-health part (see src/store/health-store.ts). */
-import type { HealthStore, ProviderCalls, ProviderHealth, RolloutDecisionCount } from '../health-store.js';
-import { toRolloutDecisionCount, type Row } from '../rows.js';
+import type { HealthStore, ProviderCalls, ProviderErrorCount, ProviderHealth, RecentErrorWindows, RolloutDecisionCount } from '../health-store.js';
+import { toProviderErrorCount, toRolloutDecisionCount, type Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.health` of the SQLite store. */
@@ -18,6 +18,11 @@ export class SqliteHealth implements HealthStore {
 
   async rolloutDecisions(providerAccount: string, since: number): Promise<RolloutDecisionCount[]> {
     return (this.sql.stmt('rollout_decisions_since').all({ provider_account: providerAccount, since }) as Row[]).map(toRolloutDecisionCount);
+  }
+
+  async recentProviderErrors(w: RecentErrorWindows): Promise<ProviderErrorCount[]> {
+    const rows = this.sql.stmt('provider_errors_recent').all({ since_15m: w.since15m, since_1h: w.since1h, since_24h: w.since24h }) as Row[];
+    return rows.map(toProviderErrorCount);
   }
 
   async pruneProviderHealth(before: number): Promise<number> {

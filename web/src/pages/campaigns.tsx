@@ -1,35 +1,45 @@
 /**
- * Campaigns: progress bars by outcome, the plan against the deadline and the projected finish,
- * and pause / resume / cancel. The server has no campaign list yet, so the page lists the
- * campaigns named by recent deliveries and opens any campaign by id.
+ * Campaigns: the tenant's campaigns (GET /v1/campaigns, newest first, filtered by status in the
+ * URL, more pages on demand) with progress bars by outcome, the plan against the deadline and
+ * the projected finish, and pause / resume / cancel; each campaign also has its own page.
  */
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
-import { ApiError, get, post, type Role } from '../api.js';
-import { Confirm, ErrorNote, Facts, StateBadge, useResource } from '../components.js';
+import { useEffect, useState } from 'preact/hooks';
+import { get, post, type Role } from '../api.js';
+import { Confirm, ErrorNote, Facts, Select, StateBadge, useResource } from '../components.js';
 import { duration, rate, time } from '../format.js';
 import { useLive } from '../live.js';
-import { Link, navigate } from '../router.js';
-import type { Campaign, Delivery, Page } from '../types.js';
+import { Link, navigate, useRoute, withQuery } from '../router.js';
+import type { Campaign, Page } from '../types.js';
 
-/** The ids of campaigns: the list when the server has one, else those named by the latest deliveries. */
-async function knownCampaigns(): Promise<Campaign[]> {
-  try {
-    return (await get<{ items: Campaign[] }>('/v1/campaigns')).items;
-  } catch (e) {
-    if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 405)) throw e;
-  }
-  const recent = await get<Page<Delivery>>('/v1/deliveries?limit=200');
-  const ids = [...new Set(recent.items.map((d) => d.campaign_id).filter((c): c is string => typeof c === 'string'))].slice(0, 20);
-  return Promise.all(ids.map((id) => get<Campaign>(`/v1/campaigns/${encodeURIComponent(id)}`)));
-}
+/** The statuses GET /v1/campaigns filters by (src/domain/campaign-status.ts). */
+const STATUSES = ['draft', 'running', 'paused', 'completed', 'cancelled'] as const;
+const PAGE = 20;
 
 export function CampaignsPage(props: { id: string | null; role: Role }): JSX.Element {
   return props.id ? <CampaignPage id={props.id} role={props.role} /> : <CampaignList role={props.role} />;
 }
 
 function CampaignList(props: { role: Role }): JSX.Element {
-  const list = useResource(knownCampaigns, 'campaigns');
+  const route = useRoute();
+  const status = route.query.get('status') ?? '';
+  // How many pages are shown: the live reload re-reads all of them, so counts stay current.
+  const [pages, setPages] = useState(1);
+  useEffect(() => setPages(1), [status]);
+  const list = useResource(async () => {
+    const items: Campaign[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < pages; i++) {
+      const q = new URLSearchParams({ limit: String(PAGE) });
+      if (status) q.set('status', status);
+      if (cursor) q.set('cursor', cursor);
+      const page: Page<Campaign> = await get<Page<Campaign>>(`/v1/campaigns?${q.toString()}`);
+      items.push(...page.items);
+      cursor = page.next_cursor;
+      if (cursor === null) break;
+    }
+    return { items, more: cursor !== null };
+  }, `campaigns|${status}|${pages}`);
   useLive(list.reload, () => true, 3000);
   return (
     <section aria-labelledby="campaigns-title">
@@ -43,6 +53,13 @@ function CampaignList(props: { role: Role }): JSX.Element {
           if (id) navigate(`/campaigns/${encodeURIComponent(id)}`);
         }}
       >
+        <Select
+          label="Status"
+          name="status"
+          value={status}
+          options={STATUSES}
+          onChange={(v) => navigate(`/campaigns${withQuery(route.query, { status: v })}`, { replace: true })}
+        />
         <div class="field">
           <label for="campaign_id">Campaign id</label>
           <input id="campaign_id" name="campaign_id" placeholder="cmp_…" />
@@ -50,10 +67,15 @@ function CampaignList(props: { role: Role }): JSX.Element {
         <button type="submit">Open</button>
       </form>
       <ErrorNote error={list.error} />
-      {list.data && list.data.length === 0 ? <p class="empty">No campaign among the latest deliveries.</p> : null}
-      {(list.data ?? []).map((c) => (
+      {list.data && list.data.items.length === 0 ? <p class="empty">{status ? `No ${status} campaign.` : 'No campaign yet.'}</p> : null}
+      {(list.data?.items ?? []).map((c) => (
         <CampaignCard key={c.id} c={c} role={props.role} onChanged={list.reload} />
       ))}
+      {list.data?.more ? (
+        <button type="button" onClick={() => setPages(pages + 1)}>
+          More campaigns
+        </button>
+      ) : null}
     </section>
   );
 }

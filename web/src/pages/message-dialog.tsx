@@ -9,9 +9,9 @@ import { ApiError, get, post, type Role } from '../api.js';
 import { Confirm, Dialog, ErrorNote, Facts, StateBadge, useResource } from '../components.js';
 import { duration, time } from '../format.js';
 import { useLive } from '../live.js';
-import type { Action, Attempt, Delivery, NotificationDetail, ProviderAccount } from '../types.js';
+import type { Action, Attempt, Delivery, EvidenceEvent, NotificationDetail, ProviderAccount } from '../types.js';
 
-type Detail = { delivery: Delivery; notification: NotificationDetail; accounts: ProviderAccount[] };
+type Detail = { delivery: Delivery; notification: NotificationDetail; accounts: ProviderAccount[]; evidence: Map<string, EvidenceEvent[]> };
 
 /** States a replay accepts (src/delivery/replay-service.ts); `unknown` and `unresolved` need the duplicate risk accepted. */
 const RETRYABLE = new Set(['retryable', 'unknown', 'terminal']);
@@ -26,7 +26,12 @@ async function load(deliveryId: string): Promise<Detail> {
       () => [],
     ),
   ]);
-  return { delivery, notification, accounts };
+  // Each delivery's evidence is on its own detail (GET /v1/deliveries/:id); a notification has at most one delivery per channel.
+  const evidence = new Map<string, EvidenceEvent[]>([[delivery.id, delivery.evidence ?? []]]);
+  const others = notification.deliveries.filter((d) => d.id !== delivery.id);
+  const details = await Promise.all(others.map((d) => get<Delivery>(`/v1/deliveries/${encodeURIComponent(d.id)}`).catch(() => null)));
+  for (const d of details) if (d) evidence.set(d.id, d.evidence ?? []);
+  return { delivery, notification, accounts, evidence };
 }
 
 export function MessageDialog(props: { deliveryId: string; role: Role; onClose: () => void; onChanged: () => void }): JSX.Element {
@@ -75,6 +80,7 @@ export function MessageDialog(props: { deliveryId: string; role: Role; onClose: 
           key={d.id}
           d={d}
           n={n}
+          evidence={detail.data!.evidence.get(d.id) ?? []}
           focused={d.id === props.deliveryId}
           account={detail.data!.accounts.find((a) => a.id === d.provider_account)}
           role={props.role}
@@ -106,6 +112,7 @@ export function MessageDialog(props: { deliveryId: string; role: Role; onClose: 
 function DeliverySection(props: {
   d: NotificationDetail['deliveries'][number];
   n: NotificationDetail;
+  evidence: EvidenceEvent[];
   focused: boolean;
   account: ProviderAccount | undefined;
   role: Role;
@@ -136,7 +143,7 @@ function DeliverySection(props: {
       <h4>Attempt timeline</h4>
       {d.attempts.length === 0 ? <p class="muted">No attempt yet.</p> : <AttemptTimeline attempts={d.attempts} />}
       <h4>Evidence</h4>
-      <Evidence d={d} />
+      <Evidence d={d} evidence={props.evidence} />
       <DeliveryActions d={d} n={n} role={props.role} onDone={props.onDone} />
     </section>
   );
@@ -161,30 +168,48 @@ function AttemptTimeline(props: { attempts: Attempt[] }): JSX.Element {
   );
 }
 
-/** A scalar field of an evidence event as text; objects are not scalars. */
-const text = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+/** What a callback did, in words (never colour alone). */
+const EFFECT: Record<string, string> = {
+  applied: 'moved the delivery',
+  no_change: 'no change (late or repeated)',
+  pending: 'parked until the delivery settles',
+};
 
-function Evidence(props: { d: NotificationDetail['deliveries'][number] }): JSX.Element {
-  const ev = props.d.evidence;
-  const resolved = props.d.attempts.filter((a) => a.resolution);
-  if ((!ev || ev.length === 0) && resolved.length === 0 && props.d.downstream_status === null)
-    return <p class="muted">No provider evidence yet (no callback, no look-up).</p>;
+/** What a look-up's answer led to, in words. */
+const LED_TO: Record<string, string> = {
+  accepted: 'delivery accepted',
+  retryable: 'retry with the same key',
+  unresolved: 'unresolved (evidence window closed)',
+  asked_later: 'asking again later',
+};
+
+/**
+ * The delivery's evidence as one timeline: every provider callback (its status, when Herald got
+ * it, the provider's own time when given, and what it did) and every reconciliation look-up
+ * (what it found and what that led to), oldest first, with the downstream status now.
+ */
+function Evidence(props: { d: NotificationDetail['deliveries'][number]; evidence: EvidenceEvent[] }): JSX.Element {
+  const ev = props.evidence;
+  if (ev.length === 0 && props.d.downstream_status === null) return <p class="muted">No provider evidence yet (no callback, no look-up).</p>;
   return (
-    <ul class="timeline">
+    <ol class="timeline evidence" aria-label={`Evidence of delivery ${props.d.id}`}>
+      {ev.map((e, i) =>
+        e.kind === 'callback' ? (
+          <li key={`c${i}`} data-evidence="callback" data-effect={e.effect}>
+            <time dateTime={e.received_at}>{time(e.received_at)}</time> <strong>callback {e.status}</strong> from {e.provider_account}
+            {e.occurred_at ? ` (provider time ${time(e.occurred_at)})` : ''}: {EFFECT[e.effect] ?? e.effect}
+            <span class="muted mono"> event {e.event_id}</span>
+          </li>
+        ) : (
+          <li key={`l${i}`} data-evidence="lookup" data-result={e.result}>
+            <time dateTime={e.at}>{time(e.at)}</time> <strong>look-up: {e.result.replace('_', ' ')}</strong> (attempt {e.attempt}
+            {e.error_code ? `, ${e.error_code}` : ''}) → {LED_TO[e.led_to] ?? e.led_to}
+            {e.provider_message_id ? <span class="muted mono"> provider id {e.provider_message_id}</span> : null}
+          </li>
+        ),
+      )}
       {props.d.downstream_status !== null ? <li>Downstream status now: {props.d.downstream_status}</li> : null}
-      {resolved.map((a) => (
-        <li key={`r${a.number}`}>
-          Attempt {a.number} reconciled: {a.resolution}
-        </li>
-      ))}
-      {(ev ?? []).map((e, i) => (
-        <li key={i}>
-          {typeof e.received_at === 'string' ? `${time(e.received_at)} ` : ''}
-          {text(e.source ?? e.kind) ?? 'event'}: {text(e.status) ?? ''}
-          {typeof e.occurred_at === 'string' ? ` (provider time ${time(e.occurred_at)})` : ''}
-        </li>
-      ))}
-    </ul>
+    </ol>
   );
 }
 

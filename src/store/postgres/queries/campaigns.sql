@@ -115,6 +115,13 @@ WHERE campaign_id IN (SELECT id FROM campaigns WHERE status = 'paused')
   AND state IN ('ready', 'retryable') AND held_next_attempt_at IS NULL
 RETURNING 1;
 
+-- name: campaigns_list
+-- A page of the tenant's campaigns, newest first (campaigns_tenant); one row more than the page tells there is a next one.
+-- params: $1 tenant_id, $2 status (NULL: any), $3 after (NULL: from the newest), $4 limit
+SELECT * FROM campaigns
+WHERE tenant_id = $1 AND ($2::text IS NULL OR status = $2::text) AND ($3::text IS NULL OR id < $3::text)
+ORDER BY id DESC LIMIT $4;
+
 -- name: campaigns_active
 -- params: $1 limit
 SELECT * FROM campaigns
@@ -143,6 +150,13 @@ SELECT count(*) AS n FROM deliveries WHERE campaign_id = $1 AND state IN ('ready
 SELECT state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL AS held, count(*) AS n
 FROM deliveries WHERE campaign_id = $1
 GROUP BY state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL;
+
+-- name: campaign_delivery_counts_many
+-- campaign_delivery_counts for a page of campaigns at once (deliveries_campaign).
+-- params: $1 campaign_ids[]
+SELECT campaign_id, state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL AS held, count(*) AS n
+FROM deliveries WHERE campaign_id = ANY($1::text[])
+GROUP BY campaign_id, state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL;
 
 -- name: campaign_pending
 -- params: $1 campaign_id, $2 limit

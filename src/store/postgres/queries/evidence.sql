@@ -104,3 +104,35 @@ LIMIT $2;
 UPDATE deliveries SET reconcile_at = $3
 WHERE id = $1 AND state = 'unknown' AND lease_version = $2
 RETURNING id;
+
+-- name: reconcile_lookup_insert
+-- One look-up of the reconciler, written with the deferral or resolution it led to.
+-- params: $1 delivery_id, $2 attempt_number, $3 looked_at, $4 result, $5 led_to, $6 provider_message_id, $7 error_code
+INSERT INTO reconcile_lookups (delivery_id, attempt_number, looked_at, result, led_to, provider_message_id, error_code)
+VALUES ($1, $2, $3, $4, $5, $6, $7);
+
+-- name: delivery_callbacks
+-- A delivery's callback events: the ones merged into it (provider_events_delivery), then the
+-- parked ones that name it by provider message id or its idempotency key (provider_events_pending).
+-- The newest $2, read back oldest first by the driver.
+-- params: $1 delivery_id, $2 limit
+SELECT * FROM (
+  SELECT e.id, e.provider_account, e.event_id, e.status, e.provider_message_id, e.occurred_at, e.received_at, e.applied_at, e.outcome
+  FROM provider_events e WHERE e.delivery_id = $1
+  UNION ALL
+  SELECT e.id, e.provider_account, e.event_id, e.status, e.provider_message_id, e.occurred_at, e.received_at, e.applied_at, e.outcome
+  FROM provider_events e JOIN deliveries d ON d.id = $1
+  WHERE e.applied_at IS NULL AND e.provider_account = d.provider_account
+    AND ((e.provider_message_id IS NOT NULL AND e.provider_message_id = d.provider_message_id)
+      OR (e.reference IS NOT NULL AND e.reference = d.idempotency_key))
+) x
+ORDER BY received_at DESC, id DESC
+LIMIT $2;
+
+-- name: delivery_lookups
+-- A delivery's reconciliation look-ups, the newest $2 (reconcile_lookups_delivery).
+-- params: $1 delivery_id, $2 limit
+SELECT id, attempt_number, looked_at, result, led_to, provider_message_id, error_code
+FROM reconcile_lookups WHERE delivery_id = $1
+ORDER BY looked_at DESC, id DESC
+LIMIT $2;

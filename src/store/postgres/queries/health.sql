@@ -23,3 +23,26 @@ FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
 WHERE a.decision IS NOT NULL AND d.provider_account = $1 AND a.finished_at >= $2
 GROUP BY a.decision, a.next_stage_decision
 ORDER BY a.decision, a.next_stage_decision;
+
+-- name: provider_errors_recent
+-- The Providers page's recent errors: per account, each failed call outcome (attempts_finished)
+-- and each failure reason deliveries ended with (deliveries_terminal_recent), counted over the
+-- last 15 min, hour and day in one pass over the day's rows. Cancelled, superseded, suppressed
+-- and unsubscribed deliveries are people's or recipients' choices, not provider errors.
+-- params: $1 since_15m, $2 since_1h, $3 since_24h
+SELECT d.provider_account, 'attempt' AS kind, a.outcome AS error_class,
+       SUM(CASE WHEN a.finished_at >= $1 THEN 1 ELSE 0 END) AS last_15m,
+       SUM(CASE WHEN a.finished_at >= $2 THEN 1 ELSE 0 END) AS last_1h,
+       COUNT(*) AS last_24h
+FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+WHERE a.finished_at IS NOT NULL AND a.finished_at >= $3 AND a.outcome IS NOT NULL AND a.outcome <> 'accepted'
+GROUP BY d.provider_account, a.outcome
+UNION ALL
+SELECT provider_account, 'terminal' AS kind, terminal_reason AS error_class,
+       SUM(CASE WHEN updated_at >= $1 THEN 1 ELSE 0 END) AS last_15m,
+       SUM(CASE WHEN updated_at >= $2 THEN 1 ELSE 0 END) AS last_1h,
+       COUNT(*) AS last_24h
+FROM deliveries
+WHERE state = 'terminal' AND updated_at >= $3 AND terminal_reason IN ('exhausted', 'rejected', 'expired', 'unresolved')
+GROUP BY provider_account, terminal_reason
+ORDER BY 1, 2, 3;

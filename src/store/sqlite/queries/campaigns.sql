@@ -111,6 +111,13 @@ UPDATE deliveries SET held_next_attempt_at = next_attempt_at, next_attempt_at = 
 WHERE campaign_id IN (SELECT id FROM campaigns WHERE status = 'paused')
   AND state IN ('ready', 'retryable') AND held_next_attempt_at IS NULL;
 
+-- name: campaigns_list
+-- A page of the tenant's campaigns, newest first (campaigns_tenant); one row more than the page tells there is a next one.
+-- params: @tenant_id, @status (NULL: any), @after (NULL: from the newest), @limit
+SELECT * FROM campaigns
+WHERE tenant_id = @tenant_id AND (@status IS NULL OR status = @status) AND (@after IS NULL OR id < @after)
+ORDER BY id DESC LIMIT @limit;
+
 -- name: campaigns_active
 -- params: @limit
 SELECT * FROM campaigns
@@ -138,6 +145,13 @@ SELECT count(*) AS n FROM deliveries WHERE campaign_id = @campaign_id AND state 
 SELECT state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL AS held, count(*) AS n
 FROM deliveries WHERE campaign_id = @campaign_id
 GROUP BY state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL;
+
+-- name: campaign_delivery_counts_many
+-- campaign_delivery_counts for a page of campaigns at once (deliveries_campaign).
+-- params: @campaign_ids (JSON array)
+SELECT campaign_id, state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL AS held, count(*) AS n
+FROM deliveries WHERE campaign_id IN (SELECT value FROM json_each(@campaign_ids))
+GROUP BY campaign_id, state, terminal_reason, downstream_status, held_next_attempt_at IS NOT NULL;
 
 -- name: campaign_pending
 -- params: @campaign_id, @limit

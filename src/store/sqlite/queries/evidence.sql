@@ -79,3 +79,36 @@ LIMIT @limit;
 -- params: @id, @lease_version, @at
 UPDATE deliveries SET reconcile_at = @at
 WHERE id = @id AND state = 'unknown' AND lease_version = @lease_version;
+
+-- name: reconcile_lookup_insert
+-- One look-up of the reconciler, written with the deferral or resolution it led to.
+-- params: @delivery_id, @attempt_number, @looked_at, @result, @led_to, @provider_message_id, @error_code
+INSERT INTO reconcile_lookups (delivery_id, attempt_number, looked_at, result, led_to, provider_message_id, error_code)
+VALUES (@delivery_id, @attempt_number, @looked_at, @result, @led_to, @provider_message_id, @error_code);
+
+-- name: delivery_callbacks
+-- A delivery's callback events: the ones merged into it (provider_events_delivery), then the
+-- parked ones that name it by provider message id or its idempotency key (provider_events_pending).
+-- The newest @limit, read back oldest first by the driver.
+-- params: @delivery_id, @limit
+SELECT * FROM (
+  SELECT e.id, e.provider_account, e.event_id, e.status, e.provider_message_id, e.occurred_at, e.received_at, e.applied_at, e.outcome
+  FROM provider_events e WHERE e.delivery_id = @delivery_id
+  UNION ALL
+  SELECT e.id, e.provider_account, e.event_id, e.status, e.provider_message_id, e.occurred_at, e.received_at, e.applied_at, e.outcome
+  -- INDEXED BY: the parked events are few; without it SQLite walks every event of the account.
+  FROM provider_events e INDEXED BY provider_events_pending JOIN deliveries d ON d.id = @delivery_id
+  WHERE e.applied_at IS NULL AND e.provider_account = d.provider_account
+    AND ((e.provider_message_id IS NOT NULL AND e.provider_message_id = d.provider_message_id)
+      OR (e.reference IS NOT NULL AND e.reference = d.idempotency_key))
+) x
+ORDER BY received_at DESC, id DESC
+LIMIT @limit;
+
+-- name: delivery_lookups
+-- A delivery's reconciliation look-ups, the newest @limit (reconcile_lookups_delivery).
+-- params: @delivery_id, @limit
+SELECT id, attempt_number, looked_at, result, led_to, provider_message_id, error_code
+FROM reconcile_lookups WHERE delivery_id = @delivery_id
+ORDER BY looked_at DESC, id DESC
+LIMIT @limit;

@@ -1,0 +1,22 @@
+/**
+ * The opaque cursor of the id-keyed lists (deliveries, the review queue, campaigns): the last
+ * id of the page, base64url. Opaque so clients do not build them; checked on the way back so a
+ * made-up or foreign cursor is a 400 `invalid_cursor`, never a silent empty page.
+ */
+import { HeraldError } from '../errors.js';
+import { isId, type IdPrefix } from '../intake/ids.js';
+
+/** The cursor that continues after `id`. */
+export function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+/** The id a cursor of a `prefix` list continues after; `invalid_cursor` when it is not one this API issued for that list. */
+export function decodeCursor(cursor: string, prefix: IdPrefix = 'dlv'): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!isId(prefix, id))
+    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
+      { field: 'query.cursor', message: 'is not a cursor this API issued' },
+    ]);
+  return id;
+}
