@@ -17,6 +17,7 @@
  * missing. Numbers are printed, never asserted.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -239,7 +240,9 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
   const runId = `${process.pid}-${driver}`;
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-batch-'));
   const schema = `herald_bench_batch_${process.pid}`;
-  const env: NodeJS.ProcessEnv = driver === 'postgres' ? { DATABASE_URL: PG_URL, HERALD_PG_SCHEMA: schema } : {};
+  // PostgreSQL needs a content key (content is sealed at rest); every API process gets the same one.
+  const env: NodeJS.ProcessEnv =
+    driver === 'postgres' ? { DATABASE_URL: PG_URL, HERALD_PG_SCHEMA: schema, HERALD_CONTENT_KEY: randomBytes(32).toString('base64') } : {};
   if (driver === 'postgres') {
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();

@@ -46,6 +46,9 @@ const DIALECT_ONLY: Record<Dialect, Record<string, string>> = {
     // Group commit across connections: many callers' rows in one statement (SQLite groups
     // callers in one transaction instead, running the single-row statements).
     notification_create_many: 'coalesced intake of concurrent requests',
+    // A batch's notifications with their keys taken in the same statement (SQLite decides each key
+    // in the item's savepoint with idempotency_get/insert/replace, then completes it).
+    notification_create_many_keyed: 'batch intake: notifications and their idempotency keys in one statement',
     idempotency_insert_many: 'coalesced reservation of new idempotency keys',
     outbox_insert_many: 'the outbox events of one evidence batch',
     attempts_resolve_many: 'the attempt resolutions of one evidence batch',
