@@ -38,6 +38,9 @@ const DIALECT_ONLY: Record<Dialect, Record<string, string>> = {
     // (PostgreSQL: outbox_relay does all three in one statement).
     outbox_relay_bounds: 'relay, the batch bounds',
     outbox_mark_published: 'relay, marking the batch',
+    // A campaign's deliveries get their campaign_id after insertNotification (PostgreSQL inserts
+    // them with it: notification_create_many's campaign parameter).
+    campaign_link_deliveries: 'fan-out, naming the campaign on each delivery',
   },
   postgres: {
     claim_batch: 'claims in one statement with FOR UPDATE SKIP LOCKED',

@@ -322,6 +322,7 @@ function createdPayload(n: NewNotification): string {
 export function createManyParams(
   sql: PostgresContext,
   items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>,
+  campaignId: string | null = null,
 ): unknown[] {
   const withKey = items.filter((i) => i.idem);
   const nts = items.map((i) => i.n);
@@ -355,6 +356,7 @@ export function createManyParams(
     withKey.map((i) => i.idem!.fingerprint),
     withKey.map((i) => i.idem!.statusCode),
     withKey.map((i) => JSON.stringify(i.idem!.body)),
+    campaignId,
   ];
 }
 

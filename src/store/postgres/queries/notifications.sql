@@ -51,7 +51,10 @@ SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
 --         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
 --         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
 --         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
---         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[]
+--         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[],
+--         $26 campaign_id of every delivery (NULL: intake). A campaign's fan-out names its campaign here
+--         instead of updating each delivery afterwards: that update rewrote every row and every one of
+--         its index entries (campaign_id is indexed, so it was never a HOT update).
 WITH nn AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                        $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[])
@@ -67,9 +70,9 @@ n AS (
 ),
 d AS (
   INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
-                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
+                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at, campaign_id)
   SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
-         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at
+         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at, $26::text
   FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
        AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
   JOIN nn ON nn.id = d.notification_id
