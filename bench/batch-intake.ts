@@ -17,6 +17,7 @@
  * missing. Numbers are printed, never asserted.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -239,7 +240,9 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
   const runId = `${process.pid}-${driver}`;
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-batch-'));
   const schema = `herald_bench_batch_${process.pid}`;
-  const env: NodeJS.ProcessEnv = driver === 'postgres' ? { DATABASE_URL: PG_URL, HERALD_PG_SCHEMA: schema } : {};
+  // PostgreSQL needs a content key (content is sealed at rest); every API process gets the same one.
+  const env: NodeJS.ProcessEnv =
+    driver === 'postgres' ? { DATABASE_URL: PG_URL, HERALD_PG_SCHEMA: schema, HERALD_CONTENT_KEY: randomBytes(32).toString('base64') } : {};
   if (driver === 'postgres') {
     const c = new pg.Client({ connectionString: PG_URL });
     await c.connect();
@@ -264,11 +267,14 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
     const machine0 = machineBusyCpuMs();
     const cpu0 = process.cpuUsage();
     const children0 = extra.reduce((a, e) => a + processCpuMs(e.pid), 0);
+    const wal0 = driver === 'postgres' ? await walLsn() : null;
     const r = await runProducer({ urls, apiKey, n: N, batchSize: BATCH_SIZE, concurrency: CONCURRENCY, keys: KEYS, runId });
     const cpu = process.cpuUsage(cpu0);
     const machineMs = machineBusyCpuMs() - machine0;
     const backendMs = backends.reduce((a, pid) => a + processCpuMs(pid), 0) - backend0;
     const heraldMs = (cpu.user + cpu.system) / 1000 + extra.reduce((a, e) => a + processCpuMs(e.pid), 0) - children0;
+    // Cluster-wide: other databases' writes on the same server are counted too.
+    const walBytes = wal0 === null ? null : await walSince(wal0);
     const stored = (await totalDeliveries(store)) - before;
     const accepted = r.items['202'] ?? 0;
     const label =
@@ -286,6 +292,7 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
         `  per batch request: p50 ${fmt(r.latencyMs.p50)} ms, p99 ${fmt(r.latencyMs.p99)} ms, max ${fmt(r.latencyMs.max)} ms`,
         `  CPU per notification: Herald (all API processes) ${fmt(heraldMs / N, 3)} ms, load generator ${fmt(r.cpuMs / N, 3)} ms` +
           (driver === 'postgres' ? `, PostgreSQL backends ${fmt(backendMs / N, 3)} ms` : ''),
+        ...(walBytes === null ? [] : [`  WAL: ${fmt(walBytes / N)} bytes per notification (the server's whole WAL during the run, other databases included)`]),
         `  machine: ${fmt(machineMs / r.elapsedMs, 2)} of ${cpus().length} cores busy, of which other processes ${fmt(Math.max(0, machineMs - heraldMs - r.cpuMs - backendMs) / r.elapsedMs, 2)}`,
       ].join('\n') + '\n',
     );
@@ -335,6 +342,28 @@ async function backendPids(): Promise<number[]> {
   try {
     const r = await c.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
     return r.rows.map((x: { pid: number }) => Number(x.pid));
+  } finally {
+    await c.end();
+  }
+}
+
+/** The server's current WAL position. */
+async function walLsn(): Promise<string> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return String((await c.query('SELECT pg_current_wal_lsn() AS l')).rows[0].l);
+  } finally {
+    await c.end();
+  }
+}
+
+/** WAL bytes written since `lsn`. */
+async function walSince(lsn: string): Promise<number> {
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  try {
+    return Number((await c.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS b', [lsn])).rows[0].b);
   } finally {
     await c.end();
   }

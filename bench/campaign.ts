@@ -53,6 +53,7 @@ const HELP = `Usage: npm run bench:campaign -- [flags]
                      (bench/peers/bullmq-notifier) and print Herald / peer ratios; none: Herald only
   --peer-redis URL   the peer's Redis (its own key prefix, only its keys deleted); default: a
                      redis-server of its own without persistence
+  --keep             keep Herald's PostgreSQL schema afterwards (to inspect what was left queued)
 
 Database: DATABASE_URL (a throwaway schema, dropped afterwards), else an embedded PostgreSQL.
 `;
@@ -76,6 +77,7 @@ const { values: flags } = parseArgs({
     'baseline-s': { type: 'string', default: '5' },
     peer: { type: 'string', default: 'bullmq' },
     'peer-redis': { type: 'string' },
+    keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -398,7 +400,8 @@ async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof der
     await killAllChildren();
     await referee?.close().catch(() => {});
     if (db) {
-      await dropSchema(db.url, schema).catch((err: Error) => log(`could not drop schema ${schema}: ${err.message}`));
+      if (flags.keep) log(`kept schema ${schema} (--keep)`);
+      else await dropSchema(db.url, schema).catch((err: Error) => log(`could not drop schema ${schema}: ${err.message}`));
       await db.stop();
     }
     rmSync(dir, { recursive: true, force: true });

@@ -38,7 +38,13 @@ export interface CampaignRunnerOptions {
   intervalMs?: number;
   /** Notifications per fan-out transaction. 500: one commit per 500 notifications (~2,000 rows with deliveries and outbox events). */
   batchSize?: number;
-  /** Seconds of the lane's rate kept queued ahead of the workers. 30 s at 2,000/s is 60,000 deliveries. */
+  /**
+   * Seconds of the lane's rate kept queued ahead of the workers. 10 s at 2,000/s is 20,000
+   * deliveries: ten runner passes (1 s apart) of slack, while fan-out's inserts are spread over
+   * the drain instead of front-loaded. At 30 s (the earlier default) the runner inserted for the
+   * first 50-65 s of a 100,000 campaign while the workers sent, and sending ran ~20 % slower
+   * during that time (docs/benchmarks.md, bench:campaign).
+   */
   lookaheadSeconds?: number;
 }
 
@@ -57,7 +63,7 @@ export class CampaignRunner {
 
   constructor(private readonly opts: CampaignRunnerOptions) {
     this.batchSize = opts.batchSize ?? 500;
-    this.lookaheadSeconds = opts.lookaheadSeconds ?? 30;
+    this.lookaheadSeconds = opts.lookaheadSeconds ?? 10;
     this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'campaign pass' });
   }
 

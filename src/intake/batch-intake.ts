@@ -2,9 +2,10 @@
  * POST /v1/notifications/batch: many notifications accepted in one request, each answered on its
  * own, in order. Every item goes through the same checks as POST /v1/notifications and is
  * idempotent by its own key under the same rules (one key namespace: an item is fingerprinted as
- * the single request with its body would be). The items that survive their checks and their key
- * are written by one `store.createNotifications` call (one transaction), and each account they
- * go through is woken once, after the commit.
+ * the single request with its body would be). The items that survive their checks are written,
+ * and their keys taken and completed, by one `store.createNotifications` call (one transaction:
+ * no reservation of its own per key), and each account they go through is woken once, after the
+ * commit.
  *
  * Items naming the same key are processed as if sent one after another: the first occurrence
  * in one round, the next in a second round once the first is committed (it then replays the
@@ -13,7 +14,7 @@
 import type { Clock } from '../clock.js';
 import { HeraldError, toProblem, type ProblemDocument } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
-import type { BatchNotification, NewNotification, Store, StoreConflictError, TenantIdempotencyCompletion } from '../store/store.js';
+import type { BatchNotification, KeyRefusal, NewNotification, Store, StoreConflictError, TenantIdempotencyCompletion } from '../store/store.js';
 import { notificationFingerprint } from './fingerprint.js';
 import type { NotificationRequest } from './notification-request.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
@@ -57,7 +58,7 @@ export interface BatchDeps {
   plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification>;
   wake?: (providerAccount: string) => void;
   counters?: DeliveryCounters;
-  /** Test hook: runs after the keys are reserved and before the commit. */
+  /** Test hook: runs before each round's store call (a failure there leaves nothing written and no key taken). */
   beforeCommit?: () => Promise<void>;
 }
 
@@ -79,8 +80,8 @@ const problemAnswer = (err: HeraldError): BatchItemAnswer => ({
 /**
  * Answers every item, in order. An item's own bad data (400/422), a key conflict (409/422) or a
  * refused generation (409) is that item's answer only. A failure of the store itself (the
- * database is gone) rejects the whole call after releasing the keys it reserved: nothing of the
- * round was committed, so the client may send the same batch again.
+ * database is gone) rejects the whole call: that round took no key and committed nothing (earlier
+ * rounds stand), so the client may send the same batch again.
  */
 export async function acceptBatch(deps: BatchDeps, tenantId: string, items: BatchItem[]): Promise<BatchItemAnswer[]> {
   const now = deps.clock.now();
@@ -117,89 +118,69 @@ export async function acceptBatch(deps: BatchDeps, tenantId: string, items: Batc
   return answers as BatchItemAnswer[];
 }
 
-/** One round: reserve the keys, write what may be written in one store call, answer each item. */
+/**
+ * One round in one store call: the store takes each item's key in the batch's own transaction
+ * (BatchKeyTerms: the key row is written once, already completed, with no reservation committed
+ * beforehand), writes the items whose keys it took and those without a key, and says for the
+ * others what their key held. A failure of the store leaves nothing of the round and no key taken.
+ */
 async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round: Pending[]): Promise<Array<[number, BatchItemAnswer, string[]]>> {
   const out: Array<[number, BatchItemAnswer, string[]]> = [];
-  const reservations = await Promise.allSettled(
-    round.map((p) =>
-      p.key === null
-        ? Promise.resolve({ kind: 'reserved' as const })
-        : deps.store.reserveIdempotencyKey({ tenantId, key: p.key, fingerprint: p.fingerprint, now, lockMs: deps.lockMs, retentionMs: deps.retentionMs }),
-    ),
+  await deps.beforeCommit?.();
+  const outcomes = await deps.store.createNotifications(
+    round.map((p): BatchNotification => {
+      const idempotency: TenantIdempotencyCompletion | undefined =
+        p.key === null ? undefined : { tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: 202, body: p.plan.response };
+      return idempotency ? { notification: p.plan.notification, idempotency } : { notification: p.plan.notification };
+    }),
+    { now, lockMs: deps.lockMs, retentionMs: deps.retentionMs },
   );
-  const toWrite: Pending[] = [];
-  const failed = reservations.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+
+  const refusals: Array<Promise<[number, BatchItemAnswer, string[]]>> = [];
   round.forEach((p, i) => {
-    const r = reservations[i]!;
-    if (r.status === 'rejected') return;
-    const v = r.value;
-    if (v.kind === 'reserved') toWrite.push(p);
-    else if (v.kind === 'replay') out.push([p.index, replayAnswer(v.statusCode, v.body), []]);
-    else if (v.kind === 'mismatch') {
-      out.push([
-        p.index,
-        problemAnswer(new HeraldError('idempotency_key_mismatch', 'this idempotency_key was already used with a different request body')),
-        [],
-      ]);
-    } else {
-      out.push([
-        p.index,
-        problemAnswer(new HeraldError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry shortly')),
-        [],
-      ]);
-    }
-  });
-  const reserved = toWrite.filter((p) => p.key !== null);
-  if (failed) {
-    await release(deps, tenantId, reserved);
-    throw failed.reason;
-  }
-  if (toWrite.length === 0) return out;
-
-  let outcomes;
-  try {
-    await deps.beforeCommit?.();
-    outcomes = await deps.store.createNotifications(
-      toWrite.map((p): BatchNotification => {
-        const idempotency: TenantIdempotencyCompletion | undefined =
-          p.key === null ? undefined : { tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: 202, body: p.plan.response };
-        return idempotency ? { notification: p.plan.notification, idempotency } : { notification: p.plan.notification };
-      }),
-    );
-  } catch (err) {
-    // Nothing of the round was committed: free its keys so the client's retry is processed normally.
-    await release(deps, tenantId, reserved);
-    throw err;
-  }
-
-  const completions: Array<Promise<void>> = [];
-  toWrite.forEach((p, i) => {
     const o = outcomes[i]!;
     if (o.ok) {
       for (const s of o.superseded) deps.counters?.inc('superseded_deliveries', s);
       out.push([p.index, { status: 202, notification: p.plan.response, problem: null, replayed: false }, p.plan.accounts]);
       return;
     }
+    if ('key' in o) {
+      out.push([p.index, keyAnswer(o.key), []]);
+      return;
+    }
     const refusal = refusalFor(o.conflict, p.plan.notification);
     if (refusal === null) {
       // A uniqueness rule intake does not expect (e.g. a notification id taken): this item failed
-      // as the single endpoint's 500 would, its key freed for a retry; the others stand.
-      if (p.key !== null) completions.push(deps.store.releaseIdempotencyKey({ tenantId, key: p.key }));
+      // as the single endpoint's 500 would, its key left free for a retry; the others stand.
       out.push([p.index, problemAnswer(new HeraldError('internal_error', 'an unexpected error occurred; retry this item', [], { cause: o.conflict })), []]);
       return;
     }
     const answer = problemAnswer(refusal);
-    // A definite refusal of the generation replays as itself, as on the single endpoint; a key
-    // taken over by another request belongs to that request now, so nothing is stored for it.
-    if (p.key !== null && refusal.code !== 'idempotency_key_in_use') {
-      completions.push(
-        deps.store.completeIdempotencyKey({ tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: refusal.status, body: answer.problem }),
-      );
-    }
-    out.push([p.index, answer, []]);
+    // A definite refusal of the generation replays as itself, as on the single endpoint: the key
+    // (left as it was by the refused write) is taken and completed with the problem. A key that
+    // another request took meanwhile is that request's: the item gets what the key holds.
+    if (p.key !== null && refusal.code !== 'idempotency_key_in_use') refusals.push(storeRefusal(deps, tenantId, now, p, answer));
+    else out.push([p.index, answer, []]);
   });
-  await Promise.all(completions);
+  out.push(...(await Promise.all(refusals)));
   return out;
+}
+
+/** Takes the item's key and stores its refusal for replay; answers what the key held if another request has it. */
+async function storeRefusal(deps: BatchDeps, tenantId: string, now: number, p: Pending, answer: BatchItemAnswer): Promise<[number, BatchItemAnswer, string[]]> {
+  const key = p.key!;
+  const r = await deps.store.reserveIdempotencyKey({ tenantId, key, fingerprint: p.fingerprint, now, lockMs: deps.lockMs, retentionMs: deps.retentionMs });
+  if (r.kind !== 'reserved') return [p.index, keyAnswer(r), []];
+  await deps.store.completeIdempotencyKey({ tenantId, key, fingerprint: p.fingerprint, statusCode: answer.status, body: answer.problem });
+  return [p.index, answer, []];
+}
+
+/** The answer to an item whose key the store did not take: a replay, another body (422), or a request still holding it (409). */
+function keyAnswer(k: KeyRefusal): BatchItemAnswer {
+  if (k.kind === 'replay') return replayAnswer(k.statusCode, k.body);
+  if (k.kind === 'mismatch')
+    return problemAnswer(new HeraldError('idempotency_key_mismatch', 'this idempotency_key was already used with a different request body'));
+  return problemAnswer(new HeraldError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry shortly'));
 }
 
 /** The single endpoint's answer to a conflict of the store, or null for one it does not expect. */
@@ -222,8 +203,4 @@ function replayAnswer(statusCode: number, body: unknown): BatchItemAnswer {
   return statusCode < 400
     ? { status: 200, notification: body, problem: null, replayed: true }
     : { status: statusCode, notification: null, problem: body as ProblemDocument, replayed: true };
-}
-
-async function release(deps: BatchDeps, tenantId: string, reserved: Pending[]): Promise<void> {
-  await Promise.all(reserved.map((p) => deps.store.releaseIdempotencyKey({ tenantId, key: p.key! }).catch(() => {})));
 }

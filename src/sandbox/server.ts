@@ -22,6 +22,9 @@ import { freshSeed, mulberry32 } from './random.js';
 import { matchSendPath } from './send-requests.js';
 import { handleSend } from './send-route.js';
 
+/** How long an idle keep-alive connection stays open (Node's default is 5 s); see startSandbox. */
+export const SANDBOX_KEEP_ALIVE_MS = 65_000;
+
 // Callbacks draw from their own stream of the same seed, so registering a callback URL never
 // shifts which sends a probability fault hits (and the other way round).
 const CALLBACK_STREAM = 0x9e3779b9;
@@ -152,6 +155,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   // Node's default requestTimeout (300 s) would answer 408 to a held request; holding is the point.
   server.requestTimeout = 0;
+  // Idle keep-alive connections are kept 65 s, not Node's default 5 s. A keep-alive client that
+  // keeps idle sockets longer than that (or whose idle timer fires late because its event loop is
+  // stalled on a saturated machine) reuses a socket this server is closing: the
+  // request is written, the server's RST arrives, and the attempt is `unknown` (ECONNRESET after
+  // the request was sent). That is the campaign message bench:campaign saw stay queued: unknown →
+  // looked up 30 s later, not found → retryable a minute later (docs/benchmarks.md). At 65 s the
+  // stall would have to outlast a minute of idleness; a steady sender reuses its sockets long before.
+  server.keepAliveTimeout = SANDBOX_KEEP_ALIVE_MS;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

@@ -110,7 +110,24 @@ export interface BatchNotification {
  * refused by a uniqueness rule, exactly as `createNotification` would have thrown it alone
  * (its `detail.constraint` says which); nothing of a refused item is written.
  */
-export type BatchItemOutcome = { ok: true; superseded: SupersededDelivery[] } | { ok: false; conflict: StoreConflictError };
+export type BatchItemOutcome = { ok: true; superseded: SupersededDelivery[] } | { ok: false; conflict: StoreConflictError } | { ok: false; key: KeyRefusal };
+
+/**
+ * Why `createNotifications` with `BatchKeyTerms` did not take an item's key: what
+ * `reserveIdempotencyKey` would have answered instead of `reserved`. Nothing of the item was written.
+ */
+export type KeyRefusal = Exclude<Reservation, { kind: 'reserved' }>;
+
+/**
+ * The terms on which `createNotifications` takes the items' keys itself, in the batch's own
+ * transaction, instead of reservations made beforehand: reserveIdempotencyKey's `now`, `lockMs`
+ * and `retentionMs` (the request's fingerprint is the completion's).
+ */
+export interface BatchKeyTerms {
+  now: number;
+  lockMs: number;
+  retentionMs: number;
+}
 
 /** One (tenant, idempotency key) pair: what a release names. */
 export interface IdempotencyKeyRef {
@@ -391,8 +408,15 @@ export interface CoreStore {
    * back alone and answered `{ok: false}`; the others commit together, so after a crash
    * either every written item of the call is stored or none is. Any other failure rejects
    * and nothing is written. Workers are woken once for the call, after its commit.
+   *
+   * Without `keys`, each item's key must be reserved beforehand (reserveIdempotencyKey) and is
+   * completed here. With `keys`, no reservation is made: each key is taken in this call's
+   * transaction as reserveIdempotencyKey would decide it (a new or expired key, a lapsed lock)
+   * and stored completed with the item, one write and no commit of its own; an item whose key
+   * is not taken is answered `{ok: false, key}` and nothing of it is written. An item refused by
+   * a uniqueness rule then leaves its key as it found it.
    */
-  createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]>;
+  createNotifications(items: BatchNotification[], keys?: BatchKeyTerms): Promise<BatchItemOutcome[]>;
   /** The tenant's notification with its deliveries and their attempts, read from one snapshot, or null. */
   getNotification(tenantId: string, id: string): Promise<NotificationView | null>;
   /**

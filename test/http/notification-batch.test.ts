@@ -86,6 +86,42 @@ describe.each(DRIVERS)('POST /v1/notifications/batch (%s)', (driver) => {
     expect(await totalDeliveries(h)).toBe(4);
   });
 
+  it('a mixed batch sent again whole: keyed good items replay, bad items are refused again, unkeyed ones are new, nothing half-written', async () => {
+    h = await createHarness({ driver });
+    const g1 = (key: string, generation: number) => ({
+      ...sms(7, { group: { key: 'login-7', generation } }),
+      idempotency_key: key,
+    });
+    const items = [
+      { ...sms(0), idempotency_key: 'm-0' },
+      { ...sms(1, { recipient: { id: 'user-1', phone: '12345' } }), idempotency_key: 'm-1' }, // not E.164
+      sms(2),
+      g1('m-g2', 2),
+      g1('m-g1', 1), // older than the batch's generation 2: refused, and replays as refused
+      { ...sms(4), idempotency_key: 'm-4' },
+    ];
+    const first = await h.post('/v1/notifications/batch', { items });
+    expect(first.json.results.map((x: { status: number }) => x.status)).toEqual([202, 400, 202, 202, 409, 202]);
+    expect(await totalDeliveries(h)).toBe(4);
+    h.clock.advance(1_000);
+    const again = await h.post('/v1/notifications/batch', { items });
+    expect(again.json.results.map((x: { status: number; replayed: boolean }) => [x.status, x.replayed])).toEqual([
+      [200, true],
+      [400, false],
+      [202, false],
+      [200, true],
+      [409, true],
+      [200, true],
+    ]);
+    expect(again.json.results[4].problem).toEqual(first.json.results[4].problem);
+    for (const i of [0, 3, 5]) expect(again.json.results[i].notification).toEqual(first.json.results[i].notification);
+    // Only the unkeyed item was written again.
+    expect(await totalDeliveries(h)).toBe(5);
+    for (const r of [...first.json.results, ...again.json.results].filter((x: { status: number }) => x.status === 202)) {
+      expect((await h.get(`/v1/notifications/${r.notification.id}`)).json.deliveries).toHaveLength(1);
+    }
+  });
+
   it('shares the key namespace with POST /v1/notifications: the same key and body replay across the two endpoints', async () => {
     h = await createHarness({ driver });
     const single = await h.send(sms(0), { 'idempotency-key': 'shared' });

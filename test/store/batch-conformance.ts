@@ -27,7 +27,7 @@ function ownGroup(n: NewNotification): NewNotification {
 }
 
 const single = (createdAt = T0) => ownGroup(buildNotification({ tenantId: TENANT, createdAt }));
-const constraintOf = (o: BatchItemOutcome) => (o.ok ? 'ok' : o.conflict.detail.constraint);
+const constraintOf = (o: BatchItemOutcome) => (o.ok ? 'ok' : 'conflict' in o ? o.conflict.detail.constraint : `key:${o.key.kind}`);
 
 async function reserve(store: Store, key: string, now = T0): Promise<void> {
   expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key, fingerprint: `fp-${key}`, now, ...IDEM })).toEqual({ kind: 'reserved' });
@@ -148,6 +148,100 @@ export function batchConformance(name: string, makeStore: () => Promise<StoreFix
       expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key: 'k-crash', fingerprint: 'fp-k-crash', now: T0 + SECOND, ...IDEM })).toEqual({
         kind: 'in_progress',
       });
+    });
+
+    it('with key terms: takes new keys in the batch transaction (stored completed), replays, refuses and waits as reserveIdempotencyKey would', async () => {
+      const keyed = (n: NewNotification, key: string, fingerprint = `fp-${key}`) => ({
+        notification: n,
+        idempotency: { tenantId: TENANT, key, fingerprint, statusCode: 202, body: { id: n.id } },
+      });
+      // A completed key, a key whose request is still in flight, one whose lock ran out (its
+      // holder died), and one completed past its retention.
+      const done = single();
+      await reserve(store, 'done');
+      expect(await store.createNotifications([keyed(done, 'done')])).toEqual([{ ok: true, superseded: [] }]);
+      await reserve(store, 'busy', T0 + 10 * MINUTE);
+      await reserve(store, 'lapsed', T0 - 2 * MINUTE);
+      const old = single(T0 - 25 * HOUR);
+      await reserve(store, 'old', T0 - 25 * HOUR);
+      await store.createNotifications([keyed(old, 'old')]);
+      const now = T0 + 10 * MINUTE + SECOND;
+      const items = [single(now), single(now), single(now), single(now), single(now), single(now), single(now)];
+      const outcomes = await store.createNotifications(
+        [
+          keyed(items[0]!, 'new-1'),
+          keyed(items[1]!, 'done'),
+          keyed(items[2]!, 'done', 'another body'),
+          keyed(items[3]!, 'busy'),
+          keyed(items[4]!, 'lapsed'),
+          keyed(items[5]!, 'old', 'a new body'),
+          { notification: items[6]! },
+        ],
+        { now, ...IDEM },
+      );
+      expect(outcomes).toEqual([
+        { ok: true, superseded: [] },
+        { ok: false, key: { kind: 'replay', statusCode: 202, body: { id: done.id } } },
+        { ok: false, key: { kind: 'mismatch' } },
+        { ok: false, key: { kind: 'in_progress' } },
+        { ok: true, superseded: [] },
+        { ok: true, superseded: [] },
+        { ok: true, superseded: [] },
+      ]);
+      expect(await Promise.all(items.map((n) => stored(store, n)))).toEqual([true, false, false, false, true, true, true]);
+      // Every key taken is stored completed with its item's answer: it replays at once, no reservation left open.
+      for (const [key, i, fp] of [
+        ['new-1', 0, 'fp-new-1'],
+        ['lapsed', 4, 'fp-lapsed'],
+        ['old', 5, 'a new body'],
+      ] as const) {
+        expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key, fingerprint: fp, now: now + SECOND, ...IDEM })).toEqual({
+          kind: 'replay',
+          statusCode: 202,
+          body: { id: items[i]!.id },
+        });
+      }
+      // The busy key is still its holder's.
+      expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key: 'busy', fingerprint: 'fp-busy', now: now + SECOND, ...IDEM })).toEqual({
+        kind: 'in_progress',
+      });
+    });
+
+    it('with key terms: an item refused by a uniqueness rule leaves its key free, the others are written with theirs', async () => {
+      const existing = single();
+      await store.createNotification(existing);
+      const clash = { ...single(), deliveries: [{ ...single().deliveries[0]!, idempotencyKey: existing.deliveries[0]!.idempotencyKey }] };
+      const good = single();
+      const named = buildNotification({ tenantId: TENANT, groupKey: 'login-9', generation: 1 });
+      const key = (n: NewNotification, k: string) => ({
+        notification: n,
+        idempotency: { tenantId: TENANT, key: k, fingerprint: `fp-${k}`, statusCode: 202, body: { id: n.id } },
+      });
+      const outcomes = await store.createNotifications([key(good, 'g'), key(clash, 'c'), key(named, 'n')], { now: T0, ...IDEM });
+      expect(outcomes.map(constraintOf)).toEqual(['ok', 'deliveries.idempotency_key', 'ok']);
+      expect(await stored(store, clash)).toBe(false);
+      expect(await stored(store, good)).toBe(true);
+      expect(await stored(store, named)).toBe(true);
+      expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key: 'c', fingerprint: 'fp-c', now: T0 + SECOND, ...IDEM })).toEqual({ kind: 'reserved' });
+      expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key: 'n', fingerprint: 'fp-n', now: T0 + SECOND, ...IDEM })).toMatchObject({
+        kind: 'replay',
+      });
+    });
+
+    it('with key terms: a failure that is no item conflict leaves nothing of the batch and takes no key', async () => {
+      const ok = single();
+      const broken = { ...single(), deliveries: [{ ...single().deliveries[0]!, channel: 'fax' as never }] };
+      const key = (n: NewNotification, k: string) => ({
+        notification: n,
+        idempotency: { tenantId: TENANT, key: k, fingerprint: `fp-${k}`, statusCode: 202, body: {} },
+      });
+      await expect(store.createNotifications([key(ok, 'a'), key(broken, 'b')], { now: T0, ...IDEM })).rejects.toThrow();
+      expect(await stored(store, ok)).toBe(false);
+      for (const k of ['a', 'b']) {
+        expect(await store.reserveIdempotencyKey({ tenantId: TENANT, key: k, fingerprint: `fp-${k}`, now: T0 + SECOND, ...IDEM })).toEqual({
+          kind: 'reserved',
+        });
+      }
     });
 
     it('tells another process of the ready work once per batch, not once per item (where the driver signals: PostgreSQL NOTIFY)', async () => {

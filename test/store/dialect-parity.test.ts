@@ -38,6 +38,9 @@ const DIALECT_ONLY: Record<Dialect, Record<string, string>> = {
     // (PostgreSQL: outbox_relay does all three in one statement).
     outbox_relay_bounds: 'relay, the batch bounds',
     outbox_mark_published: 'relay, marking the batch',
+    // A campaign's deliveries get their campaign_id after insertNotification (PostgreSQL inserts
+    // them with it: notification_create_many's campaign parameter).
+    campaign_link_deliveries: 'fan-out, naming the campaign on each delivery',
   },
   postgres: {
     claim_batch: 'claims in one statement with FOR UPDATE SKIP LOCKED',
@@ -46,6 +49,9 @@ const DIALECT_ONLY: Record<Dialect, Record<string, string>> = {
     // Group commit across connections: many callers' rows in one statement (SQLite groups
     // callers in one transaction instead, running the single-row statements).
     notification_create_many: 'coalesced intake of concurrent requests',
+    // A batch's notifications with their keys taken in the same statement (SQLite decides each key
+    // in the item's savepoint with idempotency_get/insert/replace, then completes it).
+    notification_create_many_keyed: 'batch intake: notifications and their idempotency keys in one statement',
     idempotency_insert_many: 'coalesced reservation of new idempotency keys',
     outbox_insert_many: 'the outbox events of one evidence batch',
     attempts_resolve_many: 'the attempt resolutions of one evidence batch',

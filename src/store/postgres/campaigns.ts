@@ -187,10 +187,11 @@ export class PostgresCampaigns implements CampaignStore {
           createManyParams(
             this.sql,
             b.notifications.map((n) => ({ n })),
+            // The deliveries are inserted with their campaign: no second write of each row.
+            b.campaignId,
           ),
           c,
         );
-      await this.sql.q('campaign_link_deliveries', [b.campaignId, b.notifications.map((n) => n.id)], c);
       return true;
     });
     if (done && b.notifications.length > 0) this.sql.wakeListeners([...new Set(b.notifications.flatMap((n) => n.deliveries.map((d) => d.providerAccount)))]);

@@ -8,7 +8,7 @@ import type { IdempotencyRequest, Reservation } from '../core-store.js';
 import type { Row } from '../rows.js';
 import { json } from '../rows.js';
 import { Coalescer } from './coalescer.js';
-import type { PostgresContext } from './sql-context.js';
+import type { Client, PostgresContext } from './sql-context.js';
 
 /** Reserves idempotency keys for one store (its coalescer groups concurrent requests). */
 export class IdempotencyReservations {
@@ -21,28 +21,7 @@ export class IdempotencyReservations {
     // concurrent requests in one statement (see Coalescer); a key that exists is decided in the
     // transaction below, which starts with the same insert.
     if (await this.inserts.push(params)) return { kind: 'reserved' };
-    return this.sql.tx(async (c) => {
-      if ((await this.sql.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' } as const;
-      const [row] = await this.sql.q('idempotency_get', [r.tenantId, r.key], c);
-      if (!row) {
-        // Deleted between our insert attempt and the read (released or pruned): it is ours now.
-        await this.sql.q('idempotency_insert', params, c);
-        return { kind: 'reserved' } as const;
-      }
-      if (row.status === 'completed') {
-        if (Number(row.expires_at) <= r.now) {
-          await this.sql.q('idempotency_replace', params, c);
-          return { kind: 'reserved' } as const;
-        }
-        if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' } as const;
-        return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) } as const;
-      }
-      if (Number(row.locked_until) > r.now) {
-        return row.fingerprint === r.fingerprint ? ({ kind: 'in_progress' } as const) : ({ kind: 'mismatch' } as const);
-      }
-      await this.sql.q('idempotency_replace', params, c);
-      return { kind: 'reserved' } as const;
-    });
+    return this.sql.tx((c) => decideKey(this.sql, r, c));
   }
 
   /** Inserts new reservations, many per statement; answers, for each, whether it was inserted. */
@@ -71,4 +50,33 @@ export class IdempotencyReservations {
     2,
     256,
   );
+}
+
+/**
+ * Decides a key on `c`, inside the caller's transaction (reserveIdempotencyKey's rules): the
+ * insert, else the row locked and read, then taken over when its retention or lock ran out. The
+ * batch intake write calls it for an item whose key its multi-row insert did not take.
+ */
+export async function decideKey(sql: PostgresContext, r: IdempotencyRequest, c: Client): Promise<Reservation> {
+  const params = [r.tenantId, r.key, r.fingerprint, r.now + r.lockMs, r.now, r.now + r.retentionMs];
+  if ((await sql.q('idempotency_insert', params, c)).length === 1) return { kind: 'reserved' };
+  const [row] = await sql.q('idempotency_get', [r.tenantId, r.key], c);
+  if (!row) {
+    // Deleted between our insert attempt and the read (released or pruned): it is ours now.
+    await sql.q('idempotency_insert', params, c);
+    return { kind: 'reserved' };
+  }
+  if (row.status === 'completed') {
+    if (Number(row.expires_at) <= r.now) {
+      await sql.q('idempotency_replace', params, c);
+      return { kind: 'reserved' };
+    }
+    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+    return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
+  }
+  if (Number(row.locked_until) > r.now) {
+    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+  }
+  await sql.q('idempotency_replace', params, c);
+  return { kind: 'reserved' };
 }

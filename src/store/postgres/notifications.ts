@@ -9,6 +9,7 @@ import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js'
 import {
   StoreConflictError,
   type BatchItemOutcome,
+  type BatchKeyTerms,
   type BatchNotification,
   type CreatedNotification,
   type NewNotification,
@@ -17,6 +18,7 @@ import {
 } from '../core-store.js';
 import type { Row } from '../rows.js';
 import { Coalescer, settle, type Settled } from './coalescer.js';
+import { decideKey } from './idempotency.js';
 import type { Client, PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
 
@@ -162,7 +164,7 @@ export class NotificationWriter {
    * items of one group keep the order given, so a later generation supersedes an earlier one of
    * the same batch. One NOTIFY round after the commit.
    */
-  async createBatch(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
+  async createBatch(items: BatchNotification[], keys?: BatchKeyTerms): Promise<BatchItemOutcome[]> {
     if (items.length === 0) return [];
     const outcomes = new Array<BatchItemOutcome>(items.length);
     const accounts = new Set<string>();
@@ -171,8 +173,8 @@ export class NotificationWriter {
     items.forEach(({ notification: n }, i) => (n.groupKey === `ntf:${n.id}` && !n.fallback && !n.retryLadder ? own : named).push(i));
     named.sort((a, b) => compareGroups(items[a]!.notification, items[b]!.notification) || a - b);
     await this.sql.tx(async (c) => {
-      const alone = await this.writeMany(c, items, own, outcomes, accounts);
-      for (const i of [...alone, ...named]) await this.writeAlone(c, items[i]!, i, outcomes, accounts);
+      const alone = keys ? await this.writeManyKeyed(c, items, own, outcomes, accounts, keys) : await this.writeMany(c, items, own, outcomes, accounts);
+      for (const i of [...alone, ...named]) await this.writeAlone(c, items[i]!, i, outcomes, accounts, keys);
     });
     this.sql.wakeListeners([...accounts]);
     return outcomes;
@@ -222,10 +224,67 @@ export class NotificationWriter {
     return [];
   }
 
-  /** One batch item in a savepoint of its own: a uniqueness rule it breaks rolls back that item alone. */
-  private async writeAlone(c: Client, item: BatchNotification, i: number, outcomes: BatchItemOutcome[], accounts: Set<string>): Promise<void> {
+  /**
+   * The batch's own-group items and their keys in one statement (`notification_create_many_keyed`),
+   * inside a savepoint: a key inserted there is the item's, completed with it. Returns the items
+   * to be decided one by one: those whose key already existed, or all of them when the server
+   * refused the statement.
+   */
+  private async writeManyKeyed(
+    c: Client,
+    items: BatchNotification[],
+    indexes: number[],
+    outcomes: BatchItemOutcome[],
+    accounts: Set<string>,
+    keys: BatchKeyTerms,
+  ): Promise<number[]> {
+    if (indexes.length === 0) return [];
+    await c.query('SAVEPOINT batch_many');
+    let r: Row | undefined;
+    try {
+      [r] = await this.sql.q('notification_create_many_keyed', createManyKeyedParams(this.sql, items, indexes, keys), c);
+    } catch (err) {
+      if (!(err instanceof pg.DatabaseError)) throw err;
+      await c.query('ROLLBACK TO SAVEPOINT batch_many');
+      return indexes;
+    }
+    await c.query('RELEASE SAVEPOINT batch_many');
+    const tenants = (r?.taken_tenants as string[] | null) ?? [];
+    const taken = new Set(((r?.taken_keys as string[] | null) ?? []).map((k, j) => JSON.stringify([tenants[j], k])));
+    const rest: number[] = [];
+    for (const i of indexes) {
+      const idem = items[i]!.idempotency;
+      if (idem === undefined || taken.has(JSON.stringify([idem.tenantId, idem.key]))) outcomes[i] = { ok: true, superseded: [] };
+      else rest.push(i);
+    }
+    for (const a of (r?.accounts as string[] | null) ?? []) accounts.add(a);
+    return rest;
+  }
+
+  /**
+   * One batch item in a savepoint of its own: a uniqueness rule it breaks rolls back that item
+   * alone. With `keys`, its key is decided first in the same savepoint (decideKey); a key not
+   * taken leaves the item unwritten, and a refused item leaves the key as it was.
+   */
+  private async writeAlone(
+    c: Client,
+    item: BatchNotification,
+    i: number,
+    outcomes: BatchItemOutcome[],
+    accounts: Set<string>,
+    keys?: BatchKeyTerms,
+  ): Promise<void> {
     await c.query('SAVEPOINT batch_item');
     try {
+      const idem = item.idempotency;
+      if (keys && idem) {
+        const taken = await decideKey(this.sql, { tenantId: idem.tenantId, key: idem.key, fingerprint: idem.fingerprint, ...keys }, c);
+        if (taken.kind !== 'reserved') {
+          await c.query('RELEASE SAVEPOINT batch_item');
+          outcomes[i] = { ok: false, key: taken };
+          return;
+        }
+      }
       const r = await this.writeInChallenge(item.notification, item.idempotency, c);
       await c.query('RELEASE SAVEPOINT batch_item');
       outcomes[i] = { ok: true, superseded: r.superseded };
@@ -263,6 +322,7 @@ function createdPayload(n: NewNotification): string {
 export function createManyParams(
   sql: PostgresContext,
   items: ReadonlyArray<{ n: NewNotification; idem?: TenantIdempotencyCompletion | undefined }>,
+  campaignId: string | null = null,
 ): unknown[] {
   const withKey = items.filter((i) => i.idem);
   const nts = items.map((i) => i.n);
@@ -296,6 +356,39 @@ export function createManyParams(
     withKey.map((i) => i.idem!.fingerprint),
     withKey.map((i) => i.idem!.statusCode),
     withKey.map((i) => JSON.stringify(i.idem!.body)),
+    campaignId,
+  ];
+}
+
+/**
+ * Parameters of notification_create_many_keyed for a batch's items at `indexes`, in (tenant, key)
+ * order (items without a key last), with each notification's own key columns (NULL without one).
+ */
+function createManyKeyedParams(sql: PostgresContext, items: BatchNotification[], indexes: number[], keys: BatchKeyTerms): unknown[] {
+  const sortKey = (i: number) => {
+    const k = items[i]!.idempotency;
+    return k ? `0${k.tenantId}\u0000${k.key}` : '1';
+  };
+  const ordered = [...indexes].sort((a, b) => {
+    const x = sortKey(a);
+    const y = sortKey(b);
+    return x < y ? -1 : x > y ? 1 : a - b;
+  });
+  const base = createManyParams(
+    sql,
+    ordered.map((i) => ({ n: items[i]!.notification })),
+  ).slice(0, 20);
+  const idem = ordered.map((i) => items[i]!.idempotency);
+  return [
+    ...base,
+    idem.map((k) => k?.tenantId ?? null),
+    idem.map((k) => k?.key ?? null),
+    idem.map((k) => k?.fingerprint ?? null),
+    idem.map((k) => k?.statusCode ?? null),
+    idem.map((k) => (k ? JSON.stringify(k.body) : null)),
+    keys.now + keys.lockMs,
+    keys.now,
+    keys.now + keys.retentionMs,
   ];
 }
 

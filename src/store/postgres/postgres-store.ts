@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { DELIVERY_STATES, type DeliveryState, type Purpose } from '../../domain/index.js';
 import type {
   BatchItemOutcome,
+  BatchKeyTerms,
   BatchNotification,
   ApiKeyRecord,
   ClaimedDelivery,
@@ -247,8 +248,8 @@ export class PostgresStore implements Store {
   }
 
   /** One transaction for the batch, multi-row where it can be (see NotificationWriter.createBatch). */
-  async createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
-    return this.notifications.createBatch(items);
+  async createNotifications(items: BatchNotification[], keys?: BatchKeyTerms): Promise<BatchItemOutcome[]> {
+    return this.notifications.createBatch(items, keys);
   }
 
   async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {

@@ -10,6 +10,7 @@ import { checkGeneration, pendingOlder, supersedeWrites } from '../challenge.js'
 import {
   StoreConflictError,
   type BatchItemOutcome,
+  type BatchKeyTerms,
   type BatchNotification,
   type CreatedNotification,
   type NewNotification,
@@ -18,6 +19,7 @@ import {
 } from '../core-store.js';
 import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
+import { takeIdempotencyKey } from './idempotency.js';
 import { applyTransition } from './transitions.js';
 
 /** Writes one notification's statements; runs inside the caller's transaction or savepoint. */
@@ -117,11 +119,19 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
  * Writes a batch's notifications inside the caller's transaction, each in a savepoint (a nested
  * better-sqlite3 transaction): an item refused by a uniqueness rule (or whose key reservation was
  * taken over) is rolled back alone and answered as its conflict; any other error is thrown.
+ * With `keys`, each item's key is taken in its savepoint first (takeIdempotencyKey), so a refused
+ * item leaves its key as it found it and a key not taken leaves the item unwritten.
  */
-export function insertNotifications(sql: SqliteContext, items: BatchNotification[]): BatchItemOutcome[] {
+export function insertNotifications(sql: SqliteContext, items: BatchNotification[], keys?: BatchKeyTerms): BatchItemOutcome[] {
   return items.map(({ notification, idempotency }): BatchItemOutcome => {
     try {
-      return { ok: true, superseded: sql.db.transaction(() => insertNotification(sql, notification, idempotency))().superseded };
+      return sql.db.transaction((): BatchItemOutcome => {
+        if (keys && idempotency) {
+          const taken = takeIdempotencyKey(sql, { tenantId: idempotency.tenantId, key: idempotency.key, fingerprint: idempotency.fingerprint, ...keys });
+          if (taken.kind !== 'reserved') return { ok: false, key: taken };
+        }
+        return { ok: true, superseded: insertNotification(sql, notification, idempotency).superseded };
+      })();
     } catch (err) {
       const conflict = mapCreateError(err);
       if (conflict instanceof StoreConflictError) return { ok: false, conflict };

@@ -18,6 +18,7 @@ import type {
   ClaimedDelivery,
   ClaimRequest,
   BatchItemOutcome,
+  BatchKeyTerms,
   BatchNotification,
   CreatedNotification,
   DeliveryFacts,
@@ -58,6 +59,7 @@ import { SqliteAudit } from './audit.js';
 import { SqliteEventStream } from './event-stream.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteTemplates } from './templates.js';
+import { takeIdempotencyKey } from './idempotency.js';
 import { SqliteObservability } from './observability.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, insertNotifications, mapCreateError } from './notifications.js';
@@ -202,36 +204,9 @@ export class SqliteStore implements Store {
   }
 
   async reserveIdempotencyKey(r: IdempotencyRequest): Promise<Reservation> {
-    const params = {
-      tenant_id: r.tenantId,
-      key: r.key,
-      fingerprint: r.fingerprint,
-      locked_until: r.now + r.lockMs,
-      now: r.now,
-      expires_at: r.now + r.retentionMs,
-    };
     // Group-committed with other intake writes (see SqliteContext.grouped): decided in arrival
     // order inside the shared transaction, answered once it is committed.
-    return this.sql.grouped((): Reservation => {
-      const row = this.sql.stmt('idempotency_get').get({ tenant_id: r.tenantId, key: r.key }) as Row | undefined;
-      if (!row) {
-        this.sql.stmt('idempotency_insert').run(params);
-        return { kind: 'reserved' };
-      }
-      if (row.status === 'completed') {
-        if (Number(row.expires_at) <= r.now) {
-          this.sql.stmt('idempotency_replace').run(params);
-          return { kind: 'reserved' };
-        }
-        if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
-        return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
-      }
-      if (Number(row.locked_until) > r.now) {
-        return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
-      }
-      this.sql.stmt('idempotency_replace').run(params);
-      return { kind: 'reserved' };
-    });
+    return this.sql.grouped(() => takeIdempotencyKey(this.sql, r));
   }
 
   async releaseIdempotencyKey(r: IdempotencyKeyRef): Promise<void> {
@@ -265,10 +240,10 @@ export class SqliteStore implements Store {
    * One `BEGIN IMMEDIATE … COMMIT` (one fsync) for the whole batch; each item in its own
    * savepoint, in the order given, so a conflict rolls back that item alone.
    */
-  async createNotifications(items: BatchNotification[]): Promise<BatchItemOutcome[]> {
+  async createNotifications(items: BatchNotification[], keys?: BatchKeyTerms): Promise<BatchItemOutcome[]> {
     if (items.length === 0) return [];
     try {
-      return this.sql.write(() => insertNotifications(this.sql, items));
+      return this.sql.write(() => insertNotifications(this.sql, items, keys));
     } catch (err) {
       throw mapCreateError(err);
     }

@@ -137,10 +137,6 @@ SET fanned_out_position = $3, fanned_out = fanned_out + $4, skipped = skipped + 
 WHERE id = $1 AND status = 'running' AND fanned_out_position = $2
 RETURNING id;
 
--- name: campaign_link_deliveries
--- params: $1 campaign_id, $2 notification ids[]
-UPDATE deliveries SET campaign_id = $1 WHERE notification_id = ANY($2::text[]);
-
 -- name: campaign_queued_count
 -- params: $1 campaign_id
 SELECT count(*) AS n FROM deliveries WHERE campaign_id = $1 AND state IN ('ready', 'retryable');

@@ -51,7 +51,10 @@ SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
 --         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
 --         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
 --         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
---         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[]
+--         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[],
+--         $26 campaign_id of every delivery (NULL: intake). A campaign's fan-out names its campaign here
+--         instead of updating each delivery afterwards: that update rewrote every row and every one of
+--         its index entries (campaign_id is indexed, so it was never a HOT update).
 WITH nn AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                        $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[])
@@ -67,9 +70,9 @@ n AS (
 ),
 d AS (
   INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
-                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
+                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at, campaign_id)
   SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
-         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at
+         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at, $26::text
   FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
        AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
   JOIN nn ON nn.id = d.notification_id
@@ -106,3 +109,61 @@ SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2);
 -- params: $1 tenant_id, $2 notification_id, $3 delivery_id, $4 event_type, $5 payload_json, $6 now
 INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
 VALUES ($1, $2, $3, $4, $5, $6);
+
+-- name: notification_create_many_keyed
+-- A batch's own-group notifications with their idempotency keys taken in the same statement (POST
+-- /v1/notifications/batch; no reservation beforehand): each key is inserted already `completed`
+-- with the item's response (one write of the key row, no commit of its own), and an item is
+-- written only if its key was inserted here. A key that exists (a replay, another body, a request
+-- in progress, an expired row) is left alone with its item, which the driver then decides on its
+-- own. Run inside the batch's transaction; keys in (tenant, key) order, so two batches naming the
+-- same keys wait for each other instead of deadlocking. Returns the keys taken and the accounts.
+-- params: $1 ids[], $2 tenant_ids[], $3 recipient_ids[], $4 recipient_jsons[], $5 purposes[], $6 channels_jsons[],
+--         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
+--         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
+--         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
+--         $21 key tenant_ids[] (one per notification, NULL = no key), $22 keys[], $23 fingerprints[],
+--         $24 response_statuses[], $25 response_bodies[], $26 locked_until, $27 now, $28 key expires_at
+WITH w AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                       $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[],
+                       $21::text[], $22::text[], $23::text[], $24::int[], $25::text[]) WITH ORDINALITY
+    AS w(id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json, group_key,
+         generation, metadata_json, expires_at, created_at, payload,
+         key_tenant_id, key, fingerprint, response_status, response_body, ord)
+),
+k AS (
+  INSERT INTO idempotency_keys (tenant_id, key, fingerprint, status, response_status, response_body, locked_until, created_at, expires_at)
+  SELECT key_tenant_id, key, fingerprint, 'completed', response_status, response_body, $26, $27, $28
+  FROM w WHERE key IS NOT NULL ORDER BY ord
+  ON CONFLICT (tenant_id, key) DO NOTHING
+  RETURNING tenant_id, key
+),
+nn AS (
+  SELECT w.* FROM w
+  WHERE w.key IS NULL OR EXISTS (SELECT 1 FROM k WHERE k.tenant_id = w.key_tenant_id AND k.key = w.key)
+),
+n AS (
+  INSERT INTO notifications (id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
+                             group_key, generation, metadata_json, expires_at, created_at)
+  SELECT id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
+         group_key, generation, metadata_json, expires_at, created_at
+  FROM nn
+),
+d AS (
+  INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
+                          idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
+  SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
+         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at
+  FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
+       AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
+  JOIN nn ON nn.id = d.notification_id
+  RETURNING provider_account
+),
+o AS (
+  INSERT INTO outbox (tenant_id, notification_id, delivery_id, event_type, payload_json, created_at)
+  SELECT tenant_id, id, NULL, 'notification.created', payload, created_at FROM nn
+)
+SELECT (SELECT array_agg(tenant_id) FROM k) AS taken_tenants,
+       (SELECT array_agg(key) FROM k) AS taken_keys,
+       (SELECT array_agg(DISTINCT provider_account) FROM d) AS accounts;
