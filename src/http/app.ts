@@ -13,7 +13,8 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
-import { installProblemHandlers } from './problem-handler.js';
+import { frameworkErrorHandler, installProblemHandlers } from './problem-handler.js';
+import { refuseNulCharacters } from './nul-guard.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
@@ -138,12 +139,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
     // for the longest recipient ids; Fastify's default of 100 would answer 414.
     routerOptions: { maxParamLength: 1600 },
+    frameworkErrors: frameworkErrorHandler,
     // Strict bodies: unknown fields are errors, not silently dropped; "2" is not 2.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
   }) as unknown as FastifyInstance;
   // Only JSON bodies: text/plain would otherwise reach handlers as a string.
   app.removeContentTypeParser('text/plain');
   installProblemHandlers(app);
+  refuseNulCharacters(app);
   if (deps.https) {
     // On HTTPS, browsers (the dashboard) are told to stay on HTTPS: one year, per RFC 6797.
     app.addHook('onSend', async (_request, reply) => {

@@ -46,6 +46,8 @@ export interface Harness {
   sandbox: SandboxHandle;
   driver: Driver;
   store: Store;
+  /** On PostgreSQL, the schema this harness's tables live in (tests that read tables directly); null on SQLite. */
+  pgSchema: string | null;
   /** A second connection to the same database, as another process would have. */
   openPeerStore(): Store;
   config: HeraldConfig;
@@ -168,11 +170,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   });
   let store: Store;
   let dropSchema = async () => {};
+  let pgSchema: string | null = null;
   let openPeerStore: () => Store;
   const peers: Store[] = [];
   if (driver === 'postgres') {
     const pg = await openTestPostgresStore();
     store = pg.store;
+    pgSchema = pg.schema;
     dropSchema = () => pg.drop();
     openPeerStore = () => {
       const s = openPostgresStore({ connectionString: pgUrl(), schema: pg.schema, maxConnections: 2 });
@@ -289,6 +293,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     sandbox,
     driver,
     store,
+    pgSchema,
     openPeerStore,
     config,
     app,
