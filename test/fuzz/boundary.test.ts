@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/errors.js';
 import { DRIVERS } from '../helpers/harness.js';
 import { answerProblem, startFuzzTarget, type FuzzTarget } from './fuzz-harness.js';
 import { requestsFor, type FuzzRequest } from './request-arbitrary.js';
@@ -69,6 +70,39 @@ describe.each(DRIVERS)('fuzzed boundary (%s)', (driver) => {
     ]) {
       expect(names).toContain(expected);
     }
+  });
+
+  it('refuses a body over each route’s limit with 413 before reading it, and writes nothing', async () => {
+    const { h, ctx } = target;
+    const limits: [RegExp, number][] = [
+      [/^\/v1\/notifications\/batch$/, 16 * 1024 * 1024],
+      [/^\/v1\/audiences$/, 200 * 1024 * 1024],
+      [/^\/v1\/callbacks\//, 1024 * 1024],
+      [/^\/v1\/unsubscribe\//, 4096],
+    ];
+    const before = await counter.counts();
+    const bodyRoutes = routes.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method));
+    expect(bodyRoutes.length).toBeGreaterThan(30);
+    for (const route of bodyRoutes) {
+      const limit = limits.find(([re]) => re.test(route.url))?.[1] ?? 256 * 1024;
+      const url = route.url.replace(/:([A-Za-z0-9_]+)|\*/g, () => ctx.ids[0]!);
+      const device = route.url.startsWith(ctx.deviceBasePath);
+      const authorization = device
+        ? `Bearer ${ctx.deviceToken}`
+        : route.url.startsWith('/3rdparty/')
+          ? `Basic ${Buffer.from(`x:${ctx.apiKey}`).toString('base64')}`
+          : `Bearer ${ctx.apiKey}`;
+      // A declared length over the limit is refused on the header alone: no bytes need to follow.
+      const res = await h.app.inject({
+        method: route.method as 'POST',
+        url,
+        headers: { authorization, 'content-type': route.mediaTypes[0]!, 'content-length': String(limit + 1) },
+        payload: '{}',
+      });
+      expect(res.statusCode, `${route.method} ${route.url}: ${res.body.slice(0, 200)}`).toBe(413);
+      if (!device && !route.url.startsWith('/3rdparty/')) expect(ERROR_CODES[res.json().code as keyof typeof ERROR_CODES]?.status, route.url).toBe(413);
+    }
+    expect(changed(before, await counter.counts())).toEqual([]);
   });
 
   it(`answers ${RUNS} generated requests without a 5xx, an unregistered refusal or a half-written row (seed ${SEED})`, async () => {
