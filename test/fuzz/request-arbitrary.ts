@@ -104,7 +104,10 @@ const encodings = ['gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, gzip
 /** Any JSON, including the shapes that break naive code. */
 const jsonish: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.constantFrom(null, 0, -1, 1e308, -0, '', ' ', true, [], {}, [null], { '': '' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(null, 0, -1, 1e308, -0, '', ' ', true, [], {}, [null], { '': '' }, 'a\u0000b', '\u202e', '\ud800', { 'k\u0000': 1 }),
+  },
   { weight: 1, arbitrary: fc.constant('x'.repeat(HUGE)) },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 400 }).map(nest) },
   { weight: 1, arbitrary: fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, 2 ** 63, -(2 ** 63), 1.5, 1e-320) },

@@ -6,6 +6,7 @@
  * `uri_too_long`, 400 `validation_failed` naming the field, nothing written, on both drivers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { signWebhook } from '../../src/signing/standard-webhooks.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
 describe.each(DRIVERS)('URL and NUL refusals (%s)', (driver) => {
@@ -48,5 +49,51 @@ describe.each(DRIVERS)('URL and NUL refusals (%s)', (driver) => {
     expect(key.json.errors[0].field).toBe('metadata.k\u0000');
     const list = await h.get('/v1/deliveries');
     expect(list.json.items).toHaveLength(1);
+  });
+
+  it('a signed callback with NUL in a field is 400 callback_malformed (not a 503 the provider would retry for ever), nothing recorded', async () => {
+    h = await createHarness({ driver, callbacks: true });
+    const email = h.config.provider_accounts.find((a) => a.id === 'sandbox-email')!;
+    for (const field of ['provider_message_id', 'reference']) {
+      const data: Record<string, unknown> = { event_id: `evt_${field}`, provider_message_id: 'p1', reference: 'r1', channel: 'email', status: 'delivered' };
+      data[field] = 'a\u0000b';
+      const body = Buffer.from(JSON.stringify({ type: 'message.delivered', timestamp: new Date(h.clock.now()).toISOString(), data }));
+      const headers = { 'content-type': 'application/json', ...signWebhook(email.callback_secrets!, `evt_${field}`, h.clock.now(), body) };
+      const r = await h.app.inject({ method: 'POST', url: '/v1/callbacks/sandbox-email', headers, payload: body });
+      expect(r.statusCode, r.body).toBe(400);
+      expect(r.json().code).toBe('callback_malformed');
+    }
+    const clean = Buffer.from(
+      JSON.stringify({
+        type: 'message.delivered',
+        timestamp: new Date(h.clock.now()).toISOString(),
+        data: { event_id: 'evt_provider_message_id', provider_message_id: 'p1', reference: 'r1', channel: 'email', status: 'delivered' },
+      }),
+    );
+    const ok = await h.app.inject({
+      method: 'POST',
+      url: '/v1/callbacks/sandbox-email',
+      headers: { 'content-type': 'application/json', ...signWebhook(email.callback_secrets!, 'evt_provider_message_id', h.clock.now(), clean) },
+      payload: clean,
+    });
+    // The refused event's id was not recorded: the clean one with the same id is new.
+    expect(ok.json()).toEqual({ received: 1, duplicates: 0 });
+  });
+
+  it('an audience row with NUL in a column is a line error (400 audience_invalid), not a 500', async () => {
+    h = await createHarness({ driver });
+    for (const [type, body, line] of [
+      ['application/x-ndjson', '{"id":"ok","email":"a@example.com"}\n{"id":"a\\u0000b","email":"b@example.com"}\n', 2],
+      ['text/csv', 'id,email\na\u0000b,a@example.com\n', 2],
+    ] as const) {
+      const r = await h.app.inject({
+        method: 'POST',
+        url: '/v1/audiences',
+        headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': type },
+        payload: body,
+      });
+      expect(r.statusCode, r.body).toBe(400);
+      expect(r.json()).toMatchObject({ code: 'audience_invalid', detail: expect.stringContaining(`line ${line} has the NUL character (U+0000) in id`) });
+    }
   });
 });
