@@ -5,11 +5,13 @@
  * then every log line and every line of GET /metrics is searched for each canary. The workload:
  * intake (single and batch), sends through the sandbox with its signed callbacks, the device
  * API with the phone simulator, templates (save, preview, send), customer webhooks, dashboard
- * sign-in (API key, user and password, a wrong password), suppressions and recipient profiles.
+ * sign-in (API key, user and password, a wrong password), suppressions, recipient profiles and
+ * a one-click unsubscribe link (its token travels in the URL).
  */
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hashPassword } from '../../src/http/passwords.js';
+import { UnsubscribeLinks } from '../../src/preferences/unsubscribe-links.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { gatewayAccount, PHONE_TOKEN, phoneFor } from '../devices/gateway-harness.js';
 import { createHarness, DRIVERS, T0, type Harness } from '../helpers/harness.js';
@@ -64,7 +66,9 @@ describe.each(DRIVERS)('log canary (%s)', (driver) => {
     const auth = { authorization: `Bearer ${harness.apiKey}` };
     const call = async (method: 'POST' | 'PUT' | 'GET' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = auth) => {
       const r = await harness.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-      return { status: r.statusCode, json: r.body ? JSON.parse(r.body) : null, headers: r.headers };
+      // JSON answers are read; the unsubscribe pages are HTML.
+      const json = /json/.test(String(r.headers['content-type'])) && r.body ? JSON.parse(r.body) : null;
+      return { status: r.statusCode, json, headers: r.headers };
     };
 
     // A phone, through the device API (registration returns its token, login and password).
@@ -160,6 +164,19 @@ describe.each(DRIVERS)('log canary (%s)', (driver) => {
     for (const s of [byKey, byUser]) {
       secrets.push(/herald_session=([^;]+)/.exec(String(s.headers['set-cookie']))![1]!, s.json.csrf_token);
     }
+
+    // A one-click unsubscribe link: its token is a credential in the URL (GET the page, POST it).
+    const link = await new UnsubscribeLinks({ store: harness.store, clock: harness.clock, publicUrl: 'http://herald.test' }).url({
+      tenantId: harness.tenantId,
+      recipientId: 'canary-user',
+      channel: 'email',
+      purpose: 'marketing',
+    });
+    const token = link.split('/').pop()!;
+    secrets.push(token);
+    expect((await call('GET', `/v1/unsubscribe/${token}`, undefined, {})).status).toBe(200);
+    expect((await call('POST', `/v1/unsubscribe/${token}`, undefined, {})).status).toBe(200);
+    expect((await call('GET', `/v1/unsubscribe/${token}x`, undefined, {})).status).toBe(404);
 
     // Sends: the sandbox's e-mail with its signed callbacks, the phone's SMS with its reports.
     for (let i = 0; i < 3; i++) {
