@@ -7,6 +7,7 @@
 export const ERROR_CODES = {
   invalid_json: { status: 400, title: 'The body is not valid JSON' },
   validation_failed: { status: 400, title: 'The request has invalid or unknown fields' },
+  invalid_url: { status: 400, title: 'The request URL is not valid (a broken percent-encoding)' },
   invalid_cursor: { status: 400, title: 'The pagination cursor is not one this API issued' },
   idempotency_key_invalid: { status: 400, title: 'The Idempotency-Key header is malformed' },
   callback_malformed: { status: 400, title: 'The callback is signed but its body is not an event this provider sends' },
@@ -27,6 +28,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: 'The body is larger than 256 KiB' },
   batch_too_large: { status: 413, title: 'A batch has more than 1,000 items or is larger than 16 MiB' },
   audience_too_large: { status: 413, title: 'The audience upload is larger than 200 MiB' },
+  uri_too_long: { status: 414, title: 'A path parameter of the request URL is longer than Herald accepts (1,600 characters)' },
   unsupported_media_type: { status: 415, title: 'The body must be application/json' },
   unsupported_audience_format: { status: 415, title: 'An audience upload must be application/x-ndjson or text/csv' },
   idempotency_key_mismatch: { status: 422, title: 'This Idempotency-Key was used with a different request body' },

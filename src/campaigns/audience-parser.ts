@@ -129,7 +129,7 @@ export async function* parseAudience(source: ByteSource, format: AudienceFormat,
       first = false;
       if (text.trim() === '') continue;
       if (format === 'ndjson') {
-        out.push(ndjsonRow(line, text));
+        out.push(withoutNul(ndjsonRow(line, text)));
         continue;
       }
       if (header === null) {
@@ -142,12 +142,22 @@ export async function* parseAudience(source: ByteSource, format: AudienceFormat,
         header = h;
         continue;
       }
-      out.push(csvRow(line, text, header));
+      out.push(withoutNul(csvRow(line, text, header)));
     }
     if (out.length > 0) yield out;
   }
   if (format === 'csv' && header === null && !unreadable)
     yield [{ kind: 'error', line: 1, message: `has no header; the first line names the columns, e.g. ${AUDIENCE_FIELDS.join(',')}` }];
+}
+
+/**
+ * A row with NUL (U+0000) in a column name or value becomes a line error: PostgreSQL's text
+ * cannot hold it, so the load would fail with a 500 (found by probing after the fuzz suite).
+ */
+function withoutNul(row: ParsedLine): ParsedLine {
+  if (row.kind !== 'row') return row;
+  const bad = Object.entries(row.fields).find(([k, v]) => k.includes('\u0000') || (typeof v === 'string' && v.includes('\u0000')));
+  return bad ? { kind: 'error', line: row.line, message: `has the NUL character (U+0000) in ${bad[0].replaceAll('\u0000', '\\0')}` } : row;
 }
 
 function ndjsonRow(line: number, text: string): ParsedLine {

@@ -58,6 +58,24 @@ export interface HeraldConfig {
   encryption: EncryptionConfig;
   retention: RetentionConfig;
   dashboard: DashboardConfig;
+  /** Limits of the API's HTTP server against slow and greedy clients (docs/security.md). */
+  http: HttpConfig;
+}
+
+/**
+ * The API server's connection limits (node:http's own, set on Herald's server): a client that
+ * sends its headers or its body too slowly (slowloris) is answered 408 and disconnected, an idle
+ * keep-alive connection is closed, and a connection is recycled after so many requests.
+ */
+export interface HttpConfig {
+  /** All request headers must arrive within this many seconds of the connection's first byte. Default 10. */
+  headers_timeout_s: number;
+  /** The whole request, body included, within this many seconds (a 200 MiB audience upload needs ~1.7 MB/s). Default 120. */
+  request_timeout_s: number;
+  /** An idle keep-alive connection is closed after this many seconds (above a load balancer's 60 s idle timeout). Default 72. */
+  keep_alive_timeout_s: number;
+  /** A keep-alive connection is closed after this many requests (0: no limit). Default 1000. */
+  max_requests_per_socket: number;
 }
 
 /** The web dashboard and its sessions (docs/dashboard.md). */
@@ -218,6 +236,7 @@ interface RawConfig {
   metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
   alerts?: RawAlertsConfig;
   dashboard?: Partial<DashboardConfig>;
+  http?: Partial<HttpConfig>;
   encryption?: RawEncryptionConfig;
   retention?: RawRetentionConfig;
 }
@@ -265,6 +284,12 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       enabled: r.dashboard?.enabled ?? true,
       session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,
       session_idle_s: r.dashboard?.session_idle_s ?? 3_600,
+    },
+    http: {
+      headers_timeout_s: r.http?.headers_timeout_s ?? 10,
+      request_timeout_s: r.http?.request_timeout_s ?? 120,
+      keep_alive_timeout_s: r.http?.keep_alive_timeout_s ?? 72,
+      max_requests_per_socket: r.http?.max_requests_per_socket ?? 1000,
     },
     encryption: resolveEncryption(r.encryption, (p) => resolve(p)),
     retention: resolveRetention(r.retention),
@@ -336,6 +361,13 @@ export function checkConsistency(cfg: HeraldConfig): void {
   if (keyProblem) throw new ConfigError(`${keyProblem.field} ${keyProblem.message}`, keyProblem.field);
   const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
   if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
+  // node:http refuses a headers timeout above the request timeout (the headers are part of the request).
+  if (cfg.http.headers_timeout_s > cfg.http.request_timeout_s) {
+    throw new ConfigError(
+      `http.headers_timeout_s (${cfg.http.headers_timeout_s}) is longer than http.request_timeout_s (${cfg.http.request_timeout_s})`,
+      'http.headers_timeout_s',
+    );
+  }
   // An idle timeout longer than the lifetime would never apply: a sign of a unit mix-up.
   if (cfg.dashboard.session_idle_s > cfg.dashboard.session_ttl_s) {
     throw new ConfigError(

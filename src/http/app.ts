@@ -13,7 +13,8 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
-import { installProblemHandlers } from './problem-handler.js';
+import { frameworkErrorHandler, installProblemHandlers } from './problem-handler.js';
+import { refuseNulCharacters } from './nul-guard.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
@@ -53,6 +54,8 @@ import { systemClock } from '../clock.js';
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
   https?: { key: Buffer; cert: Buffer };
+  /** The listening server's limits against slow clients (config `http`). Default: config's defaults. */
+  serverLimits?: ServerLimits;
   store: Store;
   intake: IntakeService;
   /** Operator replays and the review queue. */
@@ -110,6 +113,41 @@ export interface DashboardDeps {
   loginLimiter?: LoginLimiter;
 }
 
+/** What node:http enforces on the listening server (config `http`, docs/security.md). */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** 0: no limit. */
+  maxRequestsPerSocket: number;
+  /**
+   * How often node:http looks for connections past their timeouts (its default is 30 s, so a
+   * slowloris client would hold a connection up to 30 s past headersTimeout). Default 1 s.
+   */
+  checkIntervalMs?: number;
+}
+
+/** config `http`'s defaults, for an app built without a config (tests). */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 72_000,
+  maxRequestsPerSocket: 1000,
+};
+
+/**
+ * Headers on every answer unless its route set its own (the dashboard's CSP, the unsubscribe
+ * page's): API answers are JSON, so a browser is told not to sniff them into HTML, not to frame
+ * them, not to run anything in them, and not to send a Referer (URLs carry unsubscribe tokens).
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /** 256 KiB: room for an HTML e-mail body; anything larger is refused with 413. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
@@ -133,25 +171,36 @@ const problemSchema = {
 
 /** Builds the Fastify app with every route registered; does not listen. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const limits = deps.serverLimits ?? DEFAULT_SERVER_LIMITS;
+  // node:http's own clocks: headers and the whole request each have a deadline (slowloris).
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.checkIntervalMs ?? 1_000,
+  };
   const app: FastifyInstance = Fastify({
-    ...(deps.https ? { https: { key: deps.https.key, cert: deps.https.cert } } : {}),
+    ...(deps.https ? { https: { key: deps.https.key, cert: deps.https.cert, ...serverOptions } } : { http: serverOptions }),
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
     // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
     // for the longest recipient ids; Fastify's default of 100 would answer 414.
     routerOptions: { maxParamLength: 1600 },
+    frameworkErrors: frameworkErrorHandler,
     // Strict bodies: unknown fields are errors, not silently dropped; "2" is not 2.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
   }) as unknown as FastifyInstance;
   // Only JSON bodies: text/plain would otherwise reach handlers as a string.
   app.removeContentTypeParser('text/plain');
   installProblemHandlers(app);
-  if (deps.https) {
+  refuseNulCharacters(app);
+  app.addHook('onSend', async (_request, reply) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
     // On HTTPS, browsers (the dashboard) are told to stay on HTTPS: one year, per RFC 6797.
-    app.addHook('onSend', async (_request, reply) => {
-      reply.header('strict-transport-security', 'max-age=31536000');
-    });
-  }
+    if (deps.https) reply.header('strict-transport-security', 'max-age=31536000');
+  });
   app.addSchema(problemSchema);
   const dashboard = deps.dashboard === undefined ? {} : deps.dashboard;
   const sessions: SessionAuth | null =

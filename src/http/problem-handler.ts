@@ -67,6 +67,23 @@ function fromFastify(err: FastifyError): HeraldError | null {
   return null;
 }
 
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any route runs (a path with a
+ * broken percent-encoding, a path parameter over `maxParamLength`) as problem documents, not
+ * Fastify's own `{statusCode, error}` JSON. Found by the fuzz suite (test/fuzz/).
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  let herald: HeraldError;
+  if (error.code === 'FST_ERR_BAD_URL') herald = new HeraldError('invalid_url', 'the URL has a broken percent-encoding', [], { cause: error });
+  else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    herald = new HeraldError('uri_too_long', 'a path parameter is longer than 1,600 characters', [], { cause: error });
+  else {
+    request.log.error({ err: error }, 'router error');
+    herald = new HeraldError('internal_error', 'an unexpected error occurred; it has been logged', [], { cause: error });
+  }
+  void sendProblem(reply, request, herald);
+}
+
 /** Installs the error and not-found handlers on an app. */
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {

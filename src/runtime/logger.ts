@@ -25,7 +25,10 @@ export const REDACTED_PATHS = [
   'apiKey',
 ];
 
-/** A pino logger writing JSON lines to stderr (stdout is for the command's own output). */
-export function createLogger(level = process.env.HERALD_LOG_LEVEL ?? 'info'): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, pino.destination(2));
+/**
+ * A pino logger writing JSON lines to stderr (stdout is for the command's own output), or to
+ * `destination` (the log canary test reads every line).
+ */
+export function createLogger(level = process.env.HERALD_LOG_LEVEL ?? 'info', destination: pino.DestinationStream = pino.destination(2)): Logger {
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
 }

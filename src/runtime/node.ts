@@ -242,6 +242,12 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
     app = await buildApp({
       ...(tlsPair ? { https: tlsPair } : {}),
+      serverLimits: {
+        headersTimeoutMs: config.http.headers_timeout_s * 1000,
+        requestTimeoutMs: config.http.request_timeout_s * 1000,
+        keepAliveTimeoutMs: config.http.keep_alive_timeout_s * 1000,
+        maxRequestsPerSocket: config.http.max_requests_per_socket,
+      },
       store,
       intake,
       replay,

@@ -2,8 +2,10 @@
  * Herald serving HTTPS itself: the certificate and key come from files named in the config
  * (`tls.cert_file`, `tls.key_file`, PEM), read at start and watched, so a renewed certificate
  * (certbot, a mounted Kubernetes secret swapped atomically) is taken up without a restart: new
- * connections get the new one, open ones keep theirs. A pair that does not load (half-written,
- * key not matching) is refused and the old one stays, with a warning.
+ * connections get the new one, open ones keep theirs. SIGHUP reloads at once (for renewals
+ * that a stat poll would see late, or a deploy hook that wants it now). The listener is never
+ * closed for a reload. A pair that does not load (half-written, key not matching) is refused and
+ * the old one stays, with a warning.
  */
 import { readFileSync, unwatchFile, watchFile, type StatWatcher } from 'node:fs';
 import { createSecureContext } from 'node:tls';
@@ -37,8 +39,8 @@ export function readTls(tls: TlsConfig): TlsPair {
 /** How often the files are looked at: a renewal is taken up within about this long. */
 const WATCH_INTERVAL_MS = 1_000;
 
-/** Watches the pair's files and swaps the server's certificate when they change; returns a stop function. */
-export function watchTls(server: Server, tls: TlsConfig, logger: Logger, onReload?: () => void): () => void {
+/** Watches the pair's files (and SIGHUP) and swaps the server's certificate when they change; returns a stop function. */
+export function watchTls(server: Pick<Server, 'setSecureContext'>, tls: TlsConfig, logger: Logger, onReload?: () => void): () => void {
   let pending: NodeJS.Timeout | null = null;
   const reload = () => {
     // Both files usually change together: wait a moment so the pair is read whole.
@@ -55,7 +57,13 @@ export function watchTls(server: Server, tls: TlsConfig, logger: Logger, onReloa
     }, 200);
   };
   const watchers: StatWatcher[] = [tls.cert_file, tls.key_file].map((f) => watchFile(f, { interval: WATCH_INTERVAL_MS, persistent: false }, reload));
+  const onHangup = () => {
+    logger.info('SIGHUP: reloading the TLS certificate');
+    reload();
+  };
+  process.on('SIGHUP', onHangup);
   return () => {
+    process.off('SIGHUP', onHangup);
     if (pending) clearTimeout(pending);
     for (const w of watchers) w.unref();
     unwatchFile(tls.cert_file, reload);

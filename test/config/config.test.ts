@@ -56,6 +56,7 @@ describe('resolveConfig', () => {
       tls: null,
       metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
       dashboard: { enabled: true, session_ttl_s: 28_800, session_idle_s: 3_600 },
+      http: { headers_timeout_s: 10, request_timeout_s: 120, keep_alive_timeout_s: 72, max_requests_per_socket: 1000 },
       // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
       encryption: { primary: null, previous: [] },
       retention: {

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { ManualClock } from '../../src/clock.js';
 import type { LadderName, Purpose } from '../../src/domain/index.js';
 import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
@@ -46,6 +46,8 @@ export interface Harness {
   sandbox: SandboxHandle;
   driver: Driver;
   store: Store;
+  /** On PostgreSQL, the schema this harness's tables live in (tests that read tables directly); null on SQLite. */
+  pgSchema: string | null;
   /** A second connection to the same database, as another process would have. */
   openPeerStore(): Store;
   config: HeraldConfig;
@@ -133,6 +135,8 @@ export interface HarnessOptions {
   metrics?: { token?: string; cacheMs?: number; acceptedProgressAfterMs?: number };
   /** The dashboard's server side (its web root, session lifetimes, login limiter); null turns it off. Default: on, defaults. */
   dashboard?: DashboardDeps | null;
+  /** One logger for the app (request logs included) and every service (the log canary test reads it). Default: silent, and the app logs nothing. */
+  logger?: Logger;
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -153,6 +157,7 @@ class WallClock extends ManualClock {
 
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const driver = opts.driver ?? 'sqlite';
+  const log = opts.logger ?? silentLogger;
   const dir = mkdtempSync(join(tmpdir(), 'herald-test-'));
   const clock = opts.wallClock ? new WallClock() : new ManualClock(T0);
   // One clock for both sides: the sandbox signs callbacks with it and Herald checks their timestamps.
@@ -168,11 +173,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   });
   let store: Store;
   let dropSchema = async () => {};
+  let pgSchema: string | null = null;
   let openPeerStore: () => Store;
   const peers: Store[] = [];
   if (driver === 'postgres') {
     const pg = await openTestPostgresStore();
     store = pg.store;
+    pgSchema = pg.schema;
     dropSchema = () => pg.drop();
     openPeerStore = () => {
       const s = openPostgresStore({ connectionString: pgUrl(), schema: pg.schema, maxConnections: 2 });
@@ -197,7 +204,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ? createDeviceGateway({
         store,
         clock,
-        logger: silentLogger,
+        logger: log,
         accounts: config.provider_accounts,
         devices: { ...config.devices, ...opts.devices },
         random: () => 0.5,
@@ -240,6 +247,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     devices,
     metrics: metrics ? { metrics, token: opts.metrics?.token ?? null } : null,
     ...(opts.dashboard !== undefined ? { dashboard: opts.dashboard } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   let apiUrl: string | null = null;
   if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -257,7 +265,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       store: o.store ?? store,
       adapters,
       clock,
-      logger: silentLogger,
+      logger: log,
       workerId: o.workerId ?? `worker-${workers.length + 1}`,
       leaseMs: o.leaseMs ?? 30_000,
       batchSize: o.batchSize ?? 16,
@@ -270,18 +278,18 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     return w;
   };
   const worker = newWorker();
-  const sweeper = new Sweeper({ store, clock, logger: silentLogger, counters });
+  const sweeper = new Sweeper({ store, clock, logger: log, counters });
   const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
   allAdapters.push(...reconcilerAdapters.values());
   const reconciler = new Reconciler({
     store,
     clock,
-    logger: silentLogger,
+    logger: log,
     adapters: reconcilerAdapters,
     accounts: config.provider_accounts,
     random: () => 0.5,
   });
-  evidence = new EvidenceApplier({ store, clock, logger: silentLogger, counters });
+  evidence = new EvidenceApplier({ store, clock, logger: log, counters });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
     dir,
@@ -289,6 +297,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     sandbox,
     driver,
     store,
+    pgSchema,
     openPeerStore,
     config,
     app,
@@ -297,11 +306,11 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     newWorker,
     worker,
     sweeper,
-    fallbacks: new FallbackScheduler({ store, clock, logger: silentLogger }),
+    fallbacks: new FallbackScheduler({ store, clock, logger: log }),
     campaigns: new CampaignRunner({
       store,
       clock,
-      logger: silentLogger,
+      logger: log,
       intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
       accounts: config.provider_accounts,
     }),

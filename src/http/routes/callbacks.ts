@@ -14,6 +14,7 @@ import { HeraldError } from '../../errors.js';
 import type { DeliveryCounters } from '../../metrics/counters.js';
 import type { CallbackVerifier } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
+import { nulField } from '../nul-guard.js';
 import { sendProblem } from '../problem-handler.js';
 
 export interface CallbackRouteDeps {
@@ -88,6 +89,17 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
           if (parsed.code === 'callback_signature_invalid') series?.callbacksRefused.inc({ provider_account: account, reason: 'signature' });
           else if (parsed.code === 'callback_malformed') series?.callbacksRefused.inc({ provider_account: account, reason: 'malformed' });
           return sendProblem(reply, request, new HeraldError(parsed.code, parsed.detail));
+        }
+        // Signed, but a NUL in any field would fail PostgreSQL's insert and answer 503 for ever
+        // (the provider retries a poison event): refuse it as malformed (found by the fuzz suite).
+        const nul = nulField(parsed.events, 'events');
+        if (nul !== null) {
+          series?.callbacksRefused.inc({ provider_account: account, reason: 'malformed' });
+          return sendProblem(
+            reply,
+            request,
+            new HeraldError('callback_malformed', `${nul.replace(/^events\[\d+\]\.?/, '') || 'an event'} contains the NUL character`),
+          );
         }
         let recorded: { inserted: number; duplicates: number };
         try {

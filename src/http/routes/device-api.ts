@@ -13,6 +13,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { DeviceGateway } from '../../devices/device-gateway.js';
 import { readCredentials, type MobileAnswer } from '../../devices/device-service.js';
 import type { DeviceRecord } from '../../store/store.js';
+import { HeraldError } from '../../errors.js';
 
 const hidden = { schema: { hide: true } };
 
@@ -27,7 +28,8 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
   await app.register(
     async (scope) => {
       scope.setErrorHandler((error: FastifyError, request, reply) => {
-        const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+        const status =
+          error instanceof HeraldError ? error.status : error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
         if (status === 500) request.log.error({ err: error }, 'device API error');
         const message = status === 500 ? 'Internal Server Error' : error.code?.startsWith('FST_ERR_CTP') ? 'the body is not valid JSON' : error.message;
         return reply.code(status).type('application/json').send({ message });
