@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,8 @@ import { ManualClock } from '../../src/clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../../src/domain/index.js';
 import { RetentionService } from '../../src/delivery/retention-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
-import { ContentCipher } from '../../src/store/content-cipher.js';
+import { ContentCipher, ContentKeyError } from '../../src/store/content-cipher.js';
+import { rotateContent } from '../../src/runtime/content-keys.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewNotification, Store } from '../../src/store/store.js';
@@ -25,13 +26,26 @@ import { buildNotification, HOUR, T0 } from './fixtures.js';
 
 const DAY = 24 * HOUR;
 const CODE = '482913';
-const cipher = new ContentCipher([{ id: 'test-1', key: randomBytes(32) }]);
+const KEY = randomBytes(32);
+const cipher = new ContentCipher([{ id: 'test-1', key: KEY }]);
+
+/** The hc1 envelope as the first ContentCipher wrote it: additional data without the row. */
+function sealV1(key: Buffer, keyId: string, plain: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from('herald:content:v1'));
+  const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+  return `hc1:${keyId}:${iv.toString('base64url')}:${c.getAuthTag().toString('base64url')}:${ct.toString('base64url')}`;
+}
 const POLICY = { contentDays: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 }, destinationDays: 90, otpEraseAfterSettled: true };
 
 interface Fixture {
   store: Store;
   /** Every content_json and recipient_json and destination as stored, straight from the database. */
   raw(): Promise<string[]>;
+  /** Writes one notification's content_json as given, straight into the database (an attacker with write access, or an old row). */
+  setRawContent(id: string, value: string): Promise<void>;
+  rawContent(id: string): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -55,6 +69,22 @@ async function sqlite(): Promise<Fixture> {
         db.close();
       }
     },
+    async setRawContent(id, value) {
+      const db = new Database(path);
+      try {
+        db.prepare('UPDATE notifications SET content_json = ? WHERE id = ?').run(value, id);
+      } finally {
+        db.close();
+      }
+    },
+    async rawContent(id) {
+      const db = new Database(path, { readonly: true });
+      try {
+        return String((db.prepare('SELECT content_json FROM notifications WHERE id = ?').get(id) as { content_json: string }).content_json);
+      } finally {
+        db.close();
+      }
+    },
     async cleanup() {
       await store.close();
       await rm(dir, { recursive: true, force: true });
@@ -66,11 +96,11 @@ async function postgres(): Promise<Fixture> {
   const schema = freshSchema();
   const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher: cipher });
   await store.migrate();
-  const query = async (text: string): Promise<pg.QueryResult> => {
+  const query = async (text: string, params: unknown[] = []): Promise<pg.QueryResult> => {
     const c = new pg.Client({ connectionString: pgUrl() });
     await c.connect();
     try {
-      return await c.query(text);
+      return await c.query(text, params);
     } finally {
       await c.end();
     }
@@ -82,6 +112,12 @@ async function postgres(): Promise<Fixture> {
         `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries`,
       );
       return r.rows.map((x: { v: string }) => x.v);
+    },
+    async setRawContent(id, value) {
+      await query(`UPDATE ${schema}.notifications SET content_json = $1 WHERE id = $2`, [value, id]);
+    },
+    async rawContent(id) {
+      return String((await query(`SELECT content_json FROM ${schema}.notifications WHERE id = $1`, [id])).rows[0].content_json);
     },
     async cleanup() {
       await store.close();
@@ -131,10 +167,30 @@ describe.each([
     const raw = (await f.raw()).join('\n');
     expect(raw).not.toContain(CODE);
     expect(raw).not.toContain(`Body of ${mail.id}`);
-    expect(raw).toContain('hc1:test-1:');
+    expect(raw).toContain('hc2:test-1:');
     expect((await f.store.getNotification('acme', n.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
     const [claimed] = await f.store.claimBatch({ providerAccount: 'acct-sms', workerId: 'w', now: T0, leaseMs: 30_000, limit: 5 });
     expect(claimed!.content).toMatchObject({ text: `Your code is ${CODE}` });
+  });
+
+  it('refuses a ciphertext copied from another row; reads an hc1 value and re-seals it bound', async () => {
+    await setup();
+    const a = otp(T0, 'rcp_ada');
+    const b = otp(T0, 'rcp_bob');
+    await f.store.createNotification(a);
+    await f.store.createNotification(b);
+    const sealedA = await f.rawContent(a.id);
+    // Bob's row given Ada's ciphertext: the key opens it, but the row id in the additional data does not match.
+    await f.setRawContent(b.id, sealedA);
+    await expect(f.store.getNotification('acme', b.id)).rejects.toThrow(ContentKeyError);
+    await expect(f.store.claimBatch({ providerAccount: 'acct-sms', workerId: 'w', now: T0, leaseMs: 30_000, limit: 5 })).rejects.toThrow(ContentKeyError);
+    expect((await f.store.getNotification('acme', a.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
+    // An hc1 value (the envelope before rows were bound) still opens; rotation re-seals it as hc2.
+    await f.setRawContent(b.id, sealV1(KEY, 'test-1', JSON.stringify({ subject: null, text: 'old form', html: null })));
+    expect((await f.store.getNotification('acme', b.id))!.content).toMatchObject({ text: 'old form' });
+    expect(await rotateContent(f.store)).toEqual({ scanned: 2, resealed: 1 });
+    expect((await f.rawContent(b.id)).startsWith('hc2:test-1:')).toBe(true);
+    expect((await f.store.getNotification('acme', b.id))!.content).toMatchObject({ text: 'old form' });
   });
 
   it('erases OTP content once settled and expired, not before; records and counts it', async () => {

@@ -31,6 +31,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import { createManyParams } from './notifications.js';
 import type { Client, PostgresContext } from './sql-context.js';
+import { bindTo } from '../content-cipher.js';
 
 /** `store.campaigns` of the PostgreSQL store, over its pool and named statements. */
 export class PostgresCampaigns implements CampaignStore {
@@ -106,7 +107,7 @@ export class PostgresCampaigns implements CampaignStore {
       c.purpose,
       c.providerAccount,
       c.lane,
-      this.sql.sealContent(c.content),
+      this.sql.sealContent(c.content, bindTo('campaigns', 'content_json', c.id)),
       c.metadata === null ? null : JSON.stringify(c.metadata),
       c.ttlMs,
       c.audienceId,
@@ -120,7 +121,7 @@ export class PostgresCampaigns implements CampaignStore {
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const [r] = await this.sql.q('campaign_get', [tenantId, id]);
-    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r, 'campaigns')) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`, on `c` when inside a transaction. */
@@ -155,7 +156,7 @@ export class PostgresCampaigns implements CampaignStore {
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {

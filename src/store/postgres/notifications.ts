@@ -19,6 +19,7 @@ import type { Row } from '../rows.js';
 import { Coalescer, settle, type Settled } from './coalescer.js';
 import type { Client, PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
+import { bindTo } from '../content-cipher.js';
 
 /** Writes notifications for one store (its coalescer groups concurrent callers). */
 export class NotificationWriter {
@@ -277,7 +278,7 @@ export function createManyParams(
     nts.map((n) => JSON.stringify(n.recipient)),
     nts.map((n) => n.purpose),
     nts.map((n) => JSON.stringify(n.channels)),
-    nts.map((n) => sql.sealContent(n.content)),
+    nts.map((n) => sql.sealContent(n.content, bindTo('notifications', 'content_json', n.id))),
     nts.map((n) => n.groupKey),
     nts.map((n) => n.generation),
     nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
@@ -309,7 +310,7 @@ function createParams(sql: PostgresContext, n: NewNotification, idem: TenantIdem
     JSON.stringify(n.recipient),
     n.purpose,
     JSON.stringify(n.channels),
-    sql.sealContent(n.content),
+    sql.sealContent(n.content, bindTo('notifications', 'content_json', n.id)),
     n.groupKey,
     n.generation,
     n.metadata === null ? null : JSON.stringify(n.metadata),

@@ -5,6 +5,7 @@ import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import type { Client, PostgresContext } from './sql-context.js';
+import { bindTo } from '../content-cipher.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
@@ -94,7 +95,10 @@ export class PostgresRetention implements RetentionStore {
         resealed = await this.sql.count(RESEAL[table].replace, [
           todo.map((r) => r.id),
           todo.map((r) => r.stored),
-          todo.map((r) => cipher.seal(cipher.open(r.stored))),
+          todo.map((r) => {
+            const at = bindTo(table, 'content_json', r.id);
+            return cipher.seal(cipher.open(r.stored, at), at);
+          }),
         ]);
     }
     return { scanned: rows.length, resealed, lastId: rows.length < limit ? null : String(rows[rows.length - 1]!.id) };

@@ -31,6 +31,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
 import { insertNotification } from './notifications.js';
 import type { SqliteContext } from './sql-context.js';
+import { bindTo } from '../content-cipher.js';
 
 /** `store.campaigns` of the SQLite store, over its connection and named statements. */
 export class SqliteCampaigns implements CampaignStore {
@@ -130,7 +131,7 @@ export class SqliteCampaigns implements CampaignStore {
       purpose: c.purpose,
       provider_account: c.providerAccount,
       lane: c.lane,
-      content_json: this.sql.sealContent(c.content),
+      content_json: this.sql.sealContent(c.content, bindTo('campaigns', 'content_json', c.id)),
       metadata_json: c.metadata === null ? null : JSON.stringify(c.metadata),
       ttl_ms: c.ttlMs,
       audience_id: c.audienceId,
@@ -144,7 +145,7 @@ export class SqliteCampaigns implements CampaignStore {
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const r = this.sql.stmt('campaign_get').get({ tenant_id: tenantId, id }) as Row | undefined;
-    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r, 'campaigns')) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`; runs in the caller's transaction. */
@@ -186,7 +187,7 @@ export class SqliteCampaigns implements CampaignStore {
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {

@@ -5,6 +5,7 @@ import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
+import { bindTo } from '../content-cipher.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
@@ -98,7 +99,8 @@ export class SqliteRetention implements RetentionStore {
         for (const r of rows) {
           const stored = String(r.content_json);
           if (!cipher.needsReseal(stored)) continue;
-          const fresh = cipher.seal(cipher.open(stored));
+          const at = bindTo(table, 'content_json', String(r.id));
+          const fresh = cipher.seal(cipher.open(stored, at), at);
           resealed += this.sql.stmt(RESEAL[table].replace).run({ id: r.id, expected: stored, stored: fresh }).changes;
         }
       });
