@@ -10,6 +10,7 @@ export function toDestinationToMask(r: Row): DestinationToMask {
 /** An `erasures` row. */
 export function toErasureRecord(r: Row): ErasureRecord {
   return {
+    id: Number(r.id),
     cause: r.cause as ErasureRecord['cause'],
     kind: r.what as ErasureRecord['kind'],
     tenantId: strOrNull(r.tenant_id),

@@ -205,7 +205,7 @@ describe.each([
     expect(content).toEqual({ erased: { at: T0 + 2 * HOUR, cause: 'retention', kind: 'otp_content', removed: 'content' } });
     expect((await f.raw()).join('\n')).not.toContain(CODE);
     expect(counters.series.retentionErased.snapshot()).toContainEqual({ labels: { what: 'otp_content' }, value: 1 });
-    expect((await f.store.retention.listErasures(10))[0]).toMatchObject({ cause: 'retention', kind: 'otp_content', count: 1 });
+    expect((await f.store.retention.listErasures('acme', null, 10))[0]).toMatchObject({ cause: 'retention', kind: 'otp_content', tenantId: 'acme', count: 1 });
     expect((await service.runOnce()).otpContent).toBe(0);
   });
 
@@ -263,6 +263,46 @@ describe.each([
     expect(mineRaw[0]).not.toContain('+15550100001');
     expect((await f.store.getNotification('acme', other.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
     expect(await f.store.preferences.listOptOuts('acme', 'rcp_erase')).toEqual([]);
-    expect((await f.store.retention.listErasures(5))[0]).toMatchObject({ cause: 'recipient_request', kind: 'recipient', recipientId: 'rcp_erase' });
+    expect((await f.store.retention.listErasures('acme', null, 5))[0]).toMatchObject({
+      cause: 'recipient_request',
+      kind: 'recipient',
+      recipientId: 'rcp_erase',
+    });
+  });
+
+  it('records a retention batch once per tenant it touched; each tenant lists only its own erasures, newest first, by page', async () => {
+    await setup();
+    await f.store.ensureTenant({ id: 'other', name: 'Other' }, T0);
+    const acme = [0, 1].map(() => buildNotification({ tenantId: 'acme', createdAt: T0 }));
+    const other = buildNotification({ tenantId: 'other', createdAt: T0 });
+    for (const n of [...acme, other]) {
+      await f.store.createNotification(n);
+      await settle(f.store, n, T0);
+    }
+    clock.set(T0 + 31 * DAY);
+    // Batch size 2: one batch erases both tenants' content, so the tenants' records split it.
+    expect((await service.runOnce()).content).toBe(3);
+    const mine = await f.store.retention.listErasures('acme', null, 10);
+    const theirs = await f.store.retention.listErasures('other', null, 10);
+    expect(mine.filter((e) => e.kind === 'content').reduce((a, e) => a + e.count, 0)).toBe(2);
+    expect(theirs).toEqual([
+      {
+        id: expect.any(Number),
+        cause: 'retention',
+        kind: 'content',
+        tenantId: 'other',
+        recipientId: null,
+        count: 1,
+        details: { purpose: 'transactional' },
+        createdAt: T0 + 31 * DAY,
+      },
+    ]);
+    expect(mine.every((e) => e.tenantId === 'acme')).toBe(true);
+    await service.eraseRecipient('acme', acme[0]!.recipient.id);
+    const all = await f.store.retention.listErasures('acme', null, 10);
+    expect(all[0]).toMatchObject({ cause: 'recipient_request', kind: 'recipient' });
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const page = await f.store.retention.listErasures('acme', all[0]!.id, 10);
+    expect(page).toEqual(all.slice(1));
   });
 });

@@ -6,7 +6,16 @@
  */
 import { CAMPAIGN_TRANSITIONS } from '../../domain/campaign-status.js';
 import type { Channel } from '../../domain/index.js';
-import { ADDRESS_COLUMN, toAudienceRow, toAudienceView, toCampaignDeliveryCount, toCampaignRecord, toRecipientProfile } from '../campaign-rows.js';
+import {
+  ADDRESS_COLUMN,
+  audienceDataBinding,
+  toAudienceRow,
+  toAudienceView,
+  toCampaignDeliveryCount,
+  toCampaignRecord,
+  toCampaignRefusal,
+  toRecipientProfile,
+} from '../campaign-rows.js';
 import type {
   AudienceRow,
   AudienceSeal,
@@ -18,6 +27,8 @@ import type {
   CampaignPause,
   CampaignRecord,
   CampaignRef,
+  CampaignRefusal,
+  CampaignRefusalCount,
   CampaignStore,
   DeliveryHold,
   FanOutBatch,
@@ -31,7 +42,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import { createManyParams } from './notifications.js';
 import type { Client, PostgresContext } from './sql-context.js';
-import { bindTo } from '../content-cipher.js';
+import { bindTo, openContent } from '../content-cipher.js';
 
 /** `store.campaigns` of the PostgreSQL store, over its pool and named statements. */
 export class PostgresCampaigns implements CampaignStore {
@@ -64,6 +75,7 @@ export class PostgresCampaigns implements CampaignStore {
       col((r) => r.recipient.phone ?? null),
       col((r) => r.recipient.push_token ?? null),
       col((r) => r.recipient.locale ?? null),
+      col((r) => (r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)))),
     ]);
     return written.length;
   }
@@ -90,7 +102,13 @@ export class PostgresCampaigns implements CampaignStore {
   }
 
   async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
-    return (await this.sql.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)])).map(toAudienceRow);
+    const rows = await this.sql.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)]);
+    return rows.map((r) =>
+      toAudienceRow(
+        r,
+        r.data_json === null ? null : openContent<Record<string, unknown>>(this.sql.cipher, r.data_json, audienceDataBinding(audienceId, Number(r.position))),
+      ),
+    );
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
@@ -116,6 +134,8 @@ export class PostgresCampaigns implements CampaignStore {
       JSON.stringify(c.plan),
       c.createdAt,
       c.startedAt,
+      c.template?.id ?? null,
+      c.template?.version ?? null,
     ]);
   }
 
@@ -161,8 +181,25 @@ export class PostgresCampaigns implements CampaignStore {
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {
     const done = await this.sql.tx(async (c) => {
-      const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
+      const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.refusals.length, b.now], c);
       if (moved.length === 0) return false;
+      if (b.refusals.length > 0) {
+        const col = <T>(f: (r: CampaignRefusal) => T) => b.refusals.map(f);
+        await this.sql.q(
+          'campaign_refusal_insert',
+          [
+            b.campaignId,
+            col((r) => r.position),
+            col((r) => r.line),
+            col((r) => r.recipientId),
+            col((r) => r.code),
+            col((r) => r.reason),
+            col((r) => r.locale),
+            b.now,
+          ],
+          c,
+        );
+      }
       // Intake's own group-commit statement: the whole batch in one round trip (no idempotency keys).
       if (b.notifications.length > 0)
         await this.sql.q(
@@ -187,6 +224,14 @@ export class PostgresCampaigns implements CampaignStore {
 
   async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
     return (await this.sql.q('campaign_delivery_counts', [campaignId])).map(toCampaignDeliveryCount);
+  }
+
+  async listCampaignRefusals(campaignId: string, afterPosition: number, limit: number): Promise<CampaignRefusal[]> {
+    return (await this.sql.q('campaign_refusals_after', [campaignId, afterPosition, Math.max(0, limit)])).map(toCampaignRefusal);
+  }
+
+  async campaignRefusalCounts(campaignId: string): Promise<CampaignRefusalCount[]> {
+    return (await this.sql.q('campaign_refusal_counts', [campaignId])).map((r) => ({ code: String(r.code), count: Number(r.n) }));
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

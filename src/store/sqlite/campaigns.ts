@@ -6,7 +6,16 @@
  */
 import { CAMPAIGN_TRANSITIONS } from '../../domain/campaign-status.js';
 import type { Channel } from '../../domain/index.js';
-import { ADDRESS_COLUMN, toAudienceRow, toAudienceView, toCampaignDeliveryCount, toCampaignRecord, toRecipientProfile } from '../campaign-rows.js';
+import {
+  ADDRESS_COLUMN,
+  audienceDataBinding,
+  toAudienceRow,
+  toAudienceView,
+  toCampaignDeliveryCount,
+  toCampaignRecord,
+  toCampaignRefusal,
+  toRecipientProfile,
+} from '../campaign-rows.js';
 import type {
   AudienceRow,
   AudienceSeal,
@@ -18,6 +27,8 @@ import type {
   CampaignPause,
   CampaignRecord,
   CampaignRef,
+  CampaignRefusal,
+  CampaignRefusalCount,
   CampaignStore,
   DeliveryHold,
   FanOutBatch,
@@ -31,7 +42,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
 import { insertNotification } from './notifications.js';
 import type { SqliteContext } from './sql-context.js';
-import { bindTo } from '../content-cipher.js';
+import { bindTo, openContent } from '../content-cipher.js';
 
 /** `store.campaigns` of the SQLite store, over its connection and named statements. */
 export class SqliteCampaigns implements CampaignStore {
@@ -81,6 +92,7 @@ export class SqliteCampaigns implements CampaignStore {
           phone: r.recipient.phone ?? null,
           push_token: r.recipient.push_token ?? null,
           locale: r.recipient.locale ?? null,
+          data_json: r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)),
         }).changes;
       }
       return written;
@@ -113,7 +125,13 @@ export class SqliteCampaigns implements CampaignStore {
   }
 
   async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
-    return (this.sql.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[]).map(toAudienceRow);
+    const rows = this.sql.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[];
+    return rows.map((r) =>
+      toAudienceRow(
+        r,
+        r.data_json === null ? null : openContent<Record<string, unknown>>(this.sql.cipher, r.data_json, audienceDataBinding(audienceId, Number(r.position))),
+      ),
+    );
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
@@ -140,6 +158,8 @@ export class SqliteCampaigns implements CampaignStore {
       plan_json: JSON.stringify(c.plan),
       now: c.createdAt,
       started_at: c.startedAt,
+      template_id: c.template?.id ?? null,
+      template_version: c.template?.version ?? null,
     });
   }
 
@@ -197,10 +217,23 @@ export class SqliteCampaigns implements CampaignStore {
         expect_position: b.expectPosition,
         to_position: b.toPosition,
         fanned_out: b.notifications.length,
-        skipped: b.skipped,
+        skipped: b.refusals.length,
         now: b.now,
       });
       if (moved === undefined) return false;
+      const refuse = this.sql.stmt('campaign_refusal_insert');
+      for (const r of b.refusals) {
+        refuse.run({
+          campaign_id: b.campaignId,
+          position: r.position,
+          line: r.line,
+          recipient_id: r.recipientId,
+          code: r.code,
+          reason: r.reason,
+          locale: r.locale,
+          now: r.createdAt,
+        });
+      }
       const link = this.sql.stmt('campaign_link_deliveries');
       for (const n of b.notifications) {
         insertNotification(this.sql, n, undefined);
@@ -216,6 +249,15 @@ export class SqliteCampaigns implements CampaignStore {
 
   async campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]> {
     return (this.sql.stmt('campaign_delivery_counts').all({ campaign_id: campaignId }) as Row[]).map(toCampaignDeliveryCount);
+  }
+
+  async listCampaignRefusals(campaignId: string, afterPosition: number, limit: number): Promise<CampaignRefusal[]> {
+    const rows = this.sql.stmt('campaign_refusals_after').all({ campaign_id: campaignId, after: afterPosition, limit: Math.max(0, limit) }) as Row[];
+    return rows.map(toCampaignRefusal);
+  }
+
+  async campaignRefusalCounts(campaignId: string): Promise<CampaignRefusalCount[]> {
+    return (this.sql.stmt('campaign_refusal_counts').all({ campaign_id: campaignId }) as Row[]).map((r) => ({ code: String(r.code), count: Number(r.n) }));
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

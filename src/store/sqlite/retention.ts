@@ -1,6 +1,6 @@
 /** The SQLite driver's retention part (see src/store/retention-store.ts). */
 import type { Purpose } from '../../domain/index.js';
-import type { DestinationToMask, ErasedContent, ErasureRecord, RecipientErasure, RetentionStore } from '../retention-store.js';
+import type { DestinationToMask, ErasedContent, ErasureRecord, ErasureTemplate, RecipientErasure, RetentionStore } from '../retention-store.js';
 import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
@@ -27,24 +27,26 @@ export class SqliteRetention implements RetentionStore {
     return (this.sql.stmt('retention_content_due').all({ purpose, before, limit: Math.max(0, limit) }) as Row[]).map((r) => String(r.id));
   }
 
-  async eraseContent(ids: readonly string[], marker: ErasedContent, record: Omit<ErasureRecord, 'count'>): Promise<number> {
-    return this.sql.write(() => {
-      const count = this.eraseIds(ids, marker);
-      if (count > 0) this.record({ ...record, count });
-      return count;
-    });
+  async eraseContent(ids: readonly string[], marker: ErasedContent, record: ErasureTemplate): Promise<number> {
+    return this.sql.write(() => this.recordPerTenant(this.eraseIds(ids, marker), record));
   }
 
   async destinationsDue(before: number, limit: number): Promise<DestinationToMask[]> {
     return (this.sql.stmt('retention_destinations_due').all({ before, limit: Math.max(0, limit) }) as Row[]).map(toDestinationToMask);
   }
 
-  async maskDestinations(masks: Masks, record: Omit<ErasureRecord, 'count'>): Promise<number> {
-    return this.sql.write(() => {
-      const count = this.mask(masks);
-      if (count > 0) this.record({ ...record, count });
-      return count;
-    });
+  async maskDestinations(masks: Masks, record: ErasureTemplate): Promise<number> {
+    return this.sql.write(() => this.recordPerTenant(this.mask(masks), record));
+  }
+
+  /** One erasure record per tenant of `perTenant`; returns the total. */
+  private recordPerTenant(perTenant: Map<string, number>, record: ErasureTemplate): number {
+    let total = 0;
+    for (const [tenantId, count] of perTenant) {
+      this.record({ ...record, id: 0, tenantId, count });
+      total += count;
+    }
+    return total;
   }
 
   async recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]> {
@@ -61,8 +63,8 @@ export class SqliteRetention implements RetentionStore {
       const rows = this.sql.stmt('recipient_notifications').all(who) as Row[];
       const settled = rows.filter((r) => !Number(r.in_flight)).map((r) => String(r.id));
       const out: RecipientErasure = {
-        notificationsErased: this.eraseIds(settled, marker),
-        destinationsMasked: this.mask(masks),
+        notificationsErased: sum(this.eraseIds(settled, marker)),
+        destinationsMasked: sum(this.mask(masks)),
         profileDeleted: this.sql.stmt('recipient_profile_delete').run(who).changes > 0,
         preferencesDeleted: this.sql.stmt('recipient_preferences_delete').run(who).changes,
         pushSubscriptionsDeleted: this.sql.stmt('recipient_push_subscriptions_delete').run(who).changes,
@@ -70,6 +72,7 @@ export class SqliteRetention implements RetentionStore {
         notificationsInFlight: rows.length - settled.length,
       };
       this.record({
+        id: 0,
         cause: 'recipient_request',
         kind: 'recipient',
         tenantId,
@@ -82,8 +85,8 @@ export class SqliteRetention implements RetentionStore {
     });
   }
 
-  async listErasures(limit: number): Promise<ErasureRecord[]> {
-    return (this.sql.stmt('erasures_list').all({ limit: Math.max(0, limit) }) as Row[]).map(toErasureRecord);
+  async listErasures(tenantId: string, beforeId: number | null, limit: number): Promise<ErasureRecord[]> {
+    return (this.sql.stmt('erasures_list').all({ tenant_id: tenantId, before: beforeId, limit: Math.max(0, limit) }) as Row[]).map(toErasureRecord);
   }
 
   async resealContent(
@@ -108,24 +111,29 @@ export class SqliteRetention implements RetentionStore {
     return { scanned: rows.length, resealed, lastId: rows.length < limit ? null : String(rows[rows.length - 1]!.id) };
   }
 
-  private eraseIds(ids: readonly string[], marker: ErasedContent): number {
+  /** Erases these notifications' content; how many changed, per tenant. */
+  private eraseIds(ids: readonly string[], marker: ErasedContent): Map<string, number> {
     const text = JSON.stringify(marker);
-    let n = 0;
-    for (const id of ids) n += this.sql.stmt('notification_content_erase').run({ id, marker: text, now: marker.erased.at }).changes;
-    return n;
+    const perTenant = new Map<string, number>();
+    for (const id of ids) {
+      const r = this.sql.stmt('notification_content_erase').get({ id, marker: text, now: marker.erased.at }) as Row | undefined;
+      if (r) perTenant.set(String(r.tenant_id), (perTenant.get(String(r.tenant_id)) ?? 0) + 1);
+    }
+    return perTenant;
   }
 
-  private mask(masks: Masks): number {
+  /** Masks these deliveries' destinations (and their notifications' addresses); how many changed, per tenant. */
+  private mask(masks: Masks): Map<string, number> {
     const notifications = new Set<string>();
-    let n = 0;
+    const perTenant = new Map<string, number>();
     for (const m of masks) {
       const r = this.sql.stmt('delivery_destination_mask').get({ id: m.deliveryId, hash: m.hash }) as Row | undefined;
       if (!r) continue;
-      n++;
+      perTenant.set(String(r.tenant_id), (perTenant.get(String(r.tenant_id)) ?? 0) + 1);
       notifications.add(String(r.notification_id));
     }
     for (const id of notifications) this.sql.stmt('notification_recipient_mask').run({ id });
-    return n;
+    return perTenant;
   }
 
   private record(r: ErasureRecord): void {
@@ -139,4 +147,10 @@ export class SqliteRetention implements RetentionStore {
       now: r.createdAt,
     });
   }
+}
+
+function sum(perTenant: Map<string, number>): number {
+  let n = 0;
+  for (const v of perTenant.values()) n += v;
+  return n;
 }
