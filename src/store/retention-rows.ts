@@ -20,3 +20,9 @@ export function toErasureRecord(r: Row): ErasureRecord {
     createdAt: Number(r.created_at),
   };
 }
+
+/** A re-seal cursor `<audience id>/<position>` (or '' for the first page) as the page query's two parameters. */
+export function splitAfter(after: string): [string, number] {
+  const i = after.lastIndexOf('/');
+  return i < 0 ? ['', 0] : [after.slice(0, i), Number(after.slice(i + 1))];
+}

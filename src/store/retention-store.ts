@@ -104,4 +104,10 @@ export interface RetentionStore {
    * value that was read. `lastId` null: the table is done.
    */
   resealContent(table: 'notifications' | 'campaigns', afterId: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
+  /**
+   * Key rotation for audience rows' template data (audience_recipients.data_json): as
+   * `resealContent`, rows in (audience, position) order after `after` (`<audience id>/<position>`,
+   * '' for the first page).
+   */
+  resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
 }

@@ -118,14 +118,24 @@ describe.each(['sqlite', 'postgres'] as const)('%s: rotate-content', (driver) =>
     await store.ensureTenant({ id: 'acme', name: 'Acme' }, T0);
     const ns = [0, 1, 2].map(() => buildNotification({ tenantId: 'acme', createdAt: T0 }));
     for (const n of ns) await store.createNotification(n);
+    // Audience rows' template data is sealed too: two rows with data (re-sealed), one without (not scanned).
+    await store.campaigns.createAudience({ id: 'aud_1', tenantId: 'acme', source: 'ndjson', now: T0 });
+    const rows = [1, 2, 3].map((p) => ({
+      position: p,
+      line: p,
+      recipient: { id: `u${p}`, email: `u${p}@example.com` },
+      ...(p === 2 ? {} : { data: { name: `N${p}` } }),
+    }));
+    await store.campaigns.appendAudienceRows('aud_1', rows);
     await store.close();
     store = open(new ContentCipher([newKey, oldKey]));
-    expect(await rotateContent(store, 2)).toEqual({ scanned: 3, resealed: 3 });
-    expect(await rotateContent(store, 2)).toEqual({ scanned: 3, resealed: 0 });
+    expect(await rotateContent(store, 2)).toEqual({ scanned: 5, resealed: 5 });
+    expect(await rotateContent(store, 2)).toEqual({ scanned: 5, resealed: 0 });
     await store.close();
     store = open(new ContentCipher([newKey]));
     try {
       for (const n of ns) expect((await store.getNotification('acme', n.id))!.content).toEqual(n.content);
+      expect(await store.campaigns.readAudienceRows('aud_1', 0, 10)).toEqual(rows);
     } finally {
       await store.close();
       if (driver === 'postgres') {

@@ -61,7 +61,8 @@ async function sqlite(): Promise<Fixture> {
       try {
         const rows = db
           .prepare(
-            'SELECT content_json AS v FROM notifications UNION ALL SELECT recipient_json FROM notifications UNION ALL SELECT destination FROM deliveries',
+            'SELECT content_json AS v FROM notifications UNION ALL SELECT recipient_json FROM notifications UNION ALL SELECT destination FROM deliveries' +
+              ' UNION ALL SELECT data_json FROM audience_recipients WHERE data_json IS NOT NULL',
           )
           .all() as Array<{ v: string }>;
         return rows.map((r) => r.v);
@@ -109,7 +110,8 @@ async function postgres(): Promise<Fixture> {
     store,
     async raw() {
       const r = await query(
-        `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries`,
+        `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries` +
+          ` UNION ALL SELECT data_json FROM ${schema}.audience_recipients WHERE data_json IS NOT NULL`,
       );
       return r.rows.map((x: { v: string }) => x.v);
     },
@@ -164,7 +166,14 @@ describe.each([
     const mail = buildNotification({ tenantId: 'acme', createdAt: T0 });
     await f.store.createNotification(n);
     await f.store.createNotification(mail);
+    // A campaign audience row's template data is sealed like content.
+    await f.store.campaigns.createAudience({ id: 'aud_1', tenantId: 'acme', source: 'ndjson', now: T0 });
+    await f.store.campaigns.appendAudienceRows('aud_1', [
+      { position: 1, line: 1, recipient: { id: 'u1', phone: '+15550100009' }, data: { coupon: 'SECRET-COUPON-77' } },
+    ]);
     const raw = (await f.raw()).join('\n');
+    expect(raw).not.toContain('SECRET-COUPON-77');
+    expect((await f.store.campaigns.readAudienceRows('aud_1', 0, 1))[0]!.data).toEqual({ coupon: 'SECRET-COUPON-77' });
     expect(raw).not.toContain(CODE);
     expect(raw).not.toContain(`Body of ${mail.id}`);
     expect(raw).toContain('hc2:test-1:');

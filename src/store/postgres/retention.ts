@@ -1,11 +1,12 @@
 /** The PostgreSQL driver's retention part (see src/store/retention-store.ts). */
 import type { Purpose } from '../../domain/index.js';
 import type { DestinationToMask, ErasedContent, ErasureRecord, ErasureTemplate, RecipientErasure, RetentionStore } from '../retention-store.js';
-import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
+import { splitAfter, toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import type { Client, PostgresContext } from './sql-context.js';
 import { bindTo } from '../content-cipher.js';
+import { audienceDataBinding } from '../campaign-rows.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
@@ -104,6 +105,30 @@ export class PostgresRetention implements RetentionStore {
         ]);
     }
     return { scanned: rows.length, resealed, lastId: rows.length < limit ? null : String(rows[rows.length - 1]!.id) };
+  }
+
+  async resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }> {
+    const cipher = this.sql.cipher;
+    const [a, p] = splitAfter(after);
+    const rows = await this.sql.q('data_page_audience_recipients', [a, p, Math.max(0, limit)]);
+    let resealed = 0;
+    if (cipher) {
+      const todo = rows
+        .map((r) => ({ audienceId: String(r.audience_id), position: Number(r.position), stored: String(r.data_json) }))
+        .filter((r) => cipher.needsReseal(r.stored));
+      if (todo.length > 0)
+        resealed = await this.sql.count('data_replace_audience_recipients', [
+          todo.map((r) => r.audienceId),
+          todo.map((r) => r.position),
+          todo.map((r) => r.stored),
+          todo.map((r) => {
+            const at = audienceDataBinding(r.audienceId, r.position);
+            return cipher.seal(cipher.open(r.stored, at), at);
+          }),
+        ]);
+    }
+    const last = rows[rows.length - 1];
+    return { scanned: rows.length, resealed, lastId: rows.length < limit || !last ? null : `${String(last.audience_id)}/${Number(last.position)}` };
   }
 
   /** Erases these notifications' content; how many changed, per tenant. */

@@ -1,11 +1,12 @@
 /** The SQLite driver's retention part (see src/store/retention-store.ts). */
 import type { Purpose } from '../../domain/index.js';
 import type { DestinationToMask, ErasedContent, ErasureRecord, ErasureTemplate, RecipientErasure, RetentionStore } from '../retention-store.js';
-import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
+import { splitAfter, toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 import { bindTo } from '../content-cipher.js';
+import { audienceDataBinding } from '../campaign-rows.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
@@ -112,6 +113,28 @@ export class SqliteRetention implements RetentionStore {
   }
 
   /** Erases these notifications' content; how many changed, per tenant. */
+  async resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }> {
+    const cipher = this.sql.cipher;
+    const [a, p] = splitAfter(after);
+    const rows = this.sql.stmt('data_page_audience_recipients').all({ after_audience: a, after_position: p, limit: Math.max(0, limit) }) as Row[];
+    let resealed = 0;
+    if (cipher) {
+      this.sql.write(() => {
+        for (const r of rows) {
+          const stored = String(r.data_json);
+          if (!cipher.needsReseal(stored)) continue;
+          const at = audienceDataBinding(String(r.audience_id), Number(r.position));
+          const fresh = cipher.seal(cipher.open(stored, at), at);
+          resealed += this.sql
+            .stmt('data_replace_audience_recipients')
+            .run({ audience_id: r.audience_id, position: r.position, expected: stored, stored: fresh }).changes;
+        }
+      });
+    }
+    const last = rows[rows.length - 1];
+    return { scanned: rows.length, resealed, lastId: rows.length < limit || !last ? null : `${String(last.audience_id)}/${Number(last.position)}` };
+  }
+
   private eraseIds(ids: readonly string[], marker: ErasedContent): Map<string, number> {
     const text = JSON.stringify(marker);
     const perTenant = new Map<string, number>();

@@ -107,3 +107,16 @@ WHERE n.id = r.id AND n.content_json = r.expected;
 -- params: $1 ids[], $2 expected[], $3 stored[]
 UPDATE campaigns c SET content_json = r.stored FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, expected, stored)
 WHERE c.id = r.id AND c.content_json = r.expected;
+
+-- name: data_page_audience_recipients
+-- Audience rows with template data, in key order after ($1, $2).
+-- params: $1 after_audience, $2 after_position, $3 limit
+SELECT audience_id, position, data_json FROM audience_recipients
+WHERE data_json IS NOT NULL AND (audience_id, position) > ($1::text, $2::int)
+ORDER BY audience_id, position LIMIT $3;
+
+-- name: data_replace_audience_recipients
+-- params: $1 audience_ids[], $2 positions[], $3 expected[], $4 stored[]
+UPDATE audience_recipients a SET data_json = r.stored
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS r(audience_id, position, expected, stored)
+WHERE a.audience_id = r.audience_id AND a.position = r.position AND a.data_json = r.expected;

@@ -102,3 +102,14 @@ UPDATE notifications SET content_json = @stored WHERE id = @id AND content_json 
 -- name: content_replace_campaigns
 -- params: @id, @expected, @stored
 UPDATE campaigns SET content_json = @stored WHERE id = @id AND content_json = @expected;
+
+-- name: data_page_audience_recipients
+-- Audience rows with template data, in key order after (@after_audience, @after_position).
+-- params: @after_audience, @after_position, @limit
+SELECT audience_id, position, data_json FROM audience_recipients
+WHERE data_json IS NOT NULL AND (audience_id > @after_audience OR (audience_id = @after_audience AND position > @after_position))
+ORDER BY audience_id, position LIMIT @limit;
+
+-- name: data_replace_audience_recipients
+-- params: @audience_id, @position, @expected, @stored
+UPDATE audience_recipients SET data_json = @stored WHERE audience_id = @audience_id AND position = @position AND data_json = @expected;
