@@ -125,6 +125,11 @@ describe.each(DRIVERS)('template campaigns on %s', (driver) => {
     // A CSV column that is neither a recipient field nor data.<name> is still refused.
     const bad = await upload('id,phone,first_name\nu1,+14155550101,Ana\n', 'text/csv');
     expect(bad.json.code).toBe('audience_invalid');
+    // NDJSON data must be an object, and at most 8 KiB.
+    const notObject = await upload('{"id":"u1","phone":"+14155550101","data":"Ana"}\n', 'application/x-ndjson');
+    expect(notObject.json).toMatchObject({ code: 'audience_invalid', errors: [{ field: 'line 1.data' }] });
+    const tooBig = await upload(`${JSON.stringify({ id: 'u1', phone: '+14155550101', data: { blob: 'x'.repeat(9000) } })}\n`, 'application/x-ndjson');
+    expect(tooBig.json).toMatchObject({ code: 'audience_invalid', errors: [{ field: 'line 1.data', message: expect.stringMatching(/at most 8192/) }] });
 
     const inline = await h.post(
       '/v1/campaigns',
@@ -133,6 +138,11 @@ describe.each(DRIVERS)('template campaigns on %s', (driver) => {
     expect(inline.status, JSON.stringify(inline.json)).toBe(201);
     await h.campaigns.runOnce();
     expect((await rendered()).get('i1')).toMatchObject({ text: 'Hi Ivo, 30% off until Monday' });
+
+    // Erasing a recipient clears its template data from the audience with its addresses.
+    expect((await h.app.inject({ method: 'DELETE', url: '/v1/recipients/u1', headers: { authorization: `Bearer ${h.apiKey}` } })).statusCode).toBe(200);
+    const [u1] = await h.store.campaigns.readAudienceRows(aud.json.id, 0, 1);
+    expect(u1).toEqual({ position: 1, line: 2, recipient: { id: 'u1', locale: 'pt' } });
   });
 
   it('refuses at creation, naming template, version, locale and part, what cannot be sent; nothing is stored', async () => {
