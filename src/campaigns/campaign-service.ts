@@ -20,7 +20,7 @@ import { AudienceLoader } from './audience-loader.js';
 import type { ParsedLine } from './audience-parser.js';
 import { campaignJson, campaignProgress, laneCapacity, refusalJson } from './campaign-progress.js';
 import { checkCampaignRequest, type CampaignRequest } from './campaign-request.js';
-import { recipientRequest, RECIPIENT_REFUSALS } from './recipient-message.js';
+import { recipientRequest, RECIPIENT_REFUSALS, type CampaignMessage } from './recipient-message.js';
 
 export interface CampaignServiceOptions {
   store: Store;
@@ -180,13 +180,14 @@ export class CampaignService {
    * queued. Later rows that fail are recorded one by one at fan-out. A first row refused for its
    * own address data is left to fan-out, as for a campaign with content.
    */
-  private async renderFirst(tenantId: string, message: Parameters<typeof recipientRequest>[0], pinned: PinnedVersion, audience: AudienceView, now: number) {
+  private async renderFirst(tenantId: string, message: CampaignMessage, pinned: PinnedVersion, audience: AudienceView, now: number) {
     const [first] = await this.opts.store.campaigns.readAudienceRows(audience.id, 0, 1);
     if (!first) return;
     try {
       this.opts.intake.prepare(tenantId, recipientRequest(message, first), now, pinned);
     } catch (err) {
-      if (!(err instanceof HeraldError) || !RECIPIENT_REFUSALS.has(err.code) || err.code === 'validation_failed') throw err;
+      if (!(err instanceof HeraldError) || !RECIPIENT_REFUSALS.has(err.code)) throw err;
+      if (err.code === 'validation_failed') return;
       const row =
         audience.source === 'inline'
           ? `audience.recipients[${first.line - 1}]`
