@@ -24,7 +24,7 @@ const ALLOWED = {
   preferences: ['domain', 'clock', 'store'],
   delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
-  campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store'],
+  campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store', 'templates'],
   devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
   http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'webhooks'],
   runtime: [

@@ -65,6 +65,7 @@ async function run(name: string, store: Store): Promise<void> {
     providerAccount: account.id,
     lane: 'bulk',
     content: { subject: 'Bench', text: 'Hello' },
+    template: null,
     metadata: null,
     ttlMs: 3600_000,
     audienceId: audience.id,

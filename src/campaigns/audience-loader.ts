@@ -24,6 +24,13 @@ export interface AudienceLoaderOptions {
 }
 
 const validateRecipient: ValidateFunction = new Ajv({ allErrors: false }).compile(notificationRequestSchema.properties.recipient);
+
+/**
+ * A row's template data, as JSON: 8 KiB. A message's variables (a name, an order summary) are a
+ * few hundred bytes; 600,000 rows at the cap would be ~5 GB, so the cap is what bounds an
+ * audience's size on disk, not a guess at what templates need.
+ */
+export const MAX_ROW_DATA_BYTES = 8 * 1024;
 const ADDRESS_FIELDS = ['email', 'phone', 'push_token'] as const;
 
 type LineError = FieldError & { line: number };
@@ -97,17 +104,29 @@ export class AudienceLoader {
     batch: Array<{ line: number; fields: Record<string, unknown> }>,
     label: (line: number) => string,
     errors: LineError[],
-  ): Promise<Array<{ line: number; recipient: RecipientInput }>> {
+  ): Promise<Array<{ line: number; recipient: RecipientInput; data?: Record<string, unknown> }>> {
     const problem = (line: number, field: string | null, message: string) => {
       if (errors.length < this.maxErrors) errors.push({ line, field: field === null ? label(line) : `${label(line)}.${field}`, message });
     };
-    const ok: Array<{ line: number; recipient: RecipientInput }> = [];
-    for (const { line, fields } of batch) {
+    const ok: Array<{ line: number; recipient: RecipientInput; data?: Record<string, unknown> }> = [];
+    for (const { line, fields: all } of batch) {
+      const { data, ...fields } = all;
+      if (data !== undefined) {
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+          problem(line, 'data', 'must be an object of template variables, e.g. {"first_name":"Ada"}');
+          continue;
+        }
+        const bytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+        if (bytes > MAX_ROW_DATA_BYTES) {
+          problem(line, 'data', `is ${bytes} bytes as JSON; at most ${MAX_ROW_DATA_BYTES}`);
+          continue;
+        }
+      }
       if (!validateRecipient(fields)) {
         const e = validateRecipient.errors![0]!;
         const params = e.params as Record<string, unknown>;
         if (e.keyword === 'additionalProperties')
-          problem(line, String(params.additionalProperty), `is not a known field; a recipient has ${AUDIENCE_FIELDS.join(', ')}`);
+          problem(line, String(params.additionalProperty), `is not a known field; a recipient has ${AUDIENCE_FIELDS.join(', ')} and data (template variables)`);
         else if (e.keyword === 'required') problem(line, String(params.missingProperty), 'is required');
         else problem(line, e.instancePath.replace(/^\//, '') || null, e.message ?? 'is invalid');
         continue;
@@ -115,7 +134,7 @@ export class AudienceLoader {
       const recipient = fields as unknown as RecipientInput;
       const bad = recipientAddressError(recipient);
       if (bad) problem(line, bad.field, bad.message);
-      else ok.push({ line, recipient });
+      else ok.push(data === undefined ? { line, recipient } : { line, recipient, data: data as Record<string, unknown> });
     }
     const idOnly = new Set(ok.filter((r) => ADDRESS_FIELDS.every((f) => r.recipient[f] == null)));
     if (idOnly.size === 0) return ok;
@@ -127,7 +146,7 @@ export class AudienceLoader {
         )
       ).map((p) => [p.id, p]),
     );
-    const out: Array<{ line: number; recipient: RecipientInput }> = [];
+    const out: Array<{ line: number; recipient: RecipientInput; data?: Record<string, unknown> }> = [];
     for (const r of ok) {
       if (!idOnly.has(r)) {
         out.push(r);
@@ -144,7 +163,7 @@ export class AudienceLoader {
       if (p.push_token !== null) merged.push_token = p.push_token;
       const locale = r.recipient.locale ?? p.locale;
       if (locale != null) merged.locale = locale;
-      out.push({ line: r.line, recipient: merged });
+      out.push(r.data === undefined ? { line: r.line, recipient: merged } : { line: r.line, recipient: merged, data: r.data });
     }
     return out;
   }

@@ -12,6 +12,16 @@ export type AudienceFormat = 'ndjson' | 'csv';
 /** The fields a row may carry: a recipient as POST /v1/notifications takes it. */
 export const AUDIENCE_FIELDS = ['id', 'email', 'phone', 'push_token', 'locale'] as const;
 
+/**
+ * A CSV column named `data.<path>` is a template variable of the row: `data.first_name` becomes
+ * `{"first_name": "…"}`, `data.order.total` becomes `{"order": {"total": "…"}}`. Values are
+ * strings (CSV has no types; Liquid's number filters read numeric strings). NDJSON rows carry a
+ * `data` object as it is. Other column names are still refused, so a misspelt address column
+ * is an error, not a template variable.
+ */
+export const CSV_DATA_PREFIX = 'data.';
+const DATA_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
 /** A request body stream, or any (async) iterable of chunks. */
 export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
 
@@ -179,10 +189,15 @@ function csvHeader(text: string): string[] | string {
   if (typeof cells === 'string') return `(the header) ${cells}`;
   const names = cells.map((c) => c.trim());
   const known = AUDIENCE_FIELDS as readonly string[];
-  const unknown = names.find((c) => !known.includes(c));
-  if (unknown !== undefined) return `(the header) names the column ${JSON.stringify(unknown)}; columns are ${AUDIENCE_FIELDS.join(', ')}`;
+  const unknown = names.find((c) => !known.includes(c) && !(c.startsWith(CSV_DATA_PREFIX) && DATA_PATH.test(c.slice(CSV_DATA_PREFIX.length))));
+  if (unknown !== undefined)
+    return `(the header) names the column ${JSON.stringify(unknown)}; columns are ${AUDIENCE_FIELDS.join(', ')} and data.<name> for template data`;
   const dup = names.find((c, i) => names.indexOf(c) !== i);
   if (dup !== undefined) return `(the header) names the column "${dup}" twice`;
+  const data = names.filter((c) => c.startsWith(CSV_DATA_PREFIX)).map((c) => c.slice(CSV_DATA_PREFIX.length));
+  // `data.order` and `data.order.total` cannot both be: one is a string, the other an object.
+  const clash = data.find((p) => data.some((q) => q.startsWith(`${p}.`)));
+  if (clash !== undefined) return `(the header) names data.${clash} and a column inside it; a data field is a value or an object, not both`;
   if (!names.includes('id')) return '(the header) has no id column';
   return names;
 }
@@ -192,8 +207,19 @@ function csvRow(line: number, text: string, header: string[]): ParsedLine {
   if (typeof cells === 'string') return { kind: 'error', line, message: cells };
   if (cells.length !== header.length) return { kind: 'error', line, message: `has ${cells.length} fields; the header has ${header.length}` };
   const fields: Record<string, unknown> = {};
+  let data: Record<string, unknown> | null = null;
   header.forEach((name, i) => {
-    if (cells[i] !== '') fields[name] = cells[i];
+    if (cells[i] === '') return;
+    if (!name.startsWith(CSV_DATA_PREFIX)) {
+      fields[name] = cells[i];
+      return;
+    }
+    data ??= {};
+    const path = name.slice(CSV_DATA_PREFIX.length).split('.');
+    let at: Record<string, unknown> = data;
+    for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+    at[path[path.length - 1]!] = cells[i];
   });
+  if (data !== null) fields.data = data;
   return { kind: 'row', line, fields };
 }

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_LANES, laneBudgets, laneFor, projectFinish, type DownstreamStatus, type Purpose } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';
+import type { AudienceView, CampaignDeliveryCount, CampaignRecord, CampaignRefusal, CampaignRefusalCount } from '../store/campaign-store.js';
 
 export interface LaneCapacity {
   lane: string;
@@ -38,8 +38,10 @@ export interface CampaignProgress {
   fanned_out: number;
   /** Recipients not fanned out yet (skipped ones excluded). */
   not_fanned_out: number;
-  /** Rows intake refused at fan-out; never sent. */
+  /** Recipients fan-out refused (their data, a template render error, a part over its limit); never sent. Listed at GET /v1/campaigns/{id}/refusals. */
   skipped: number;
+  /** The skipped recipients counted by problem code (e.g. template_render_failed). */
+  refused_by_code: Record<string, number>;
   /** Waiting for their turn or for a retry (ready, retryable)... */
   queued: number;
   /** ...of which held by a pause. */
@@ -70,12 +72,19 @@ const SENT: readonly DownstreamStatus[] = ['sent', 'delivered', 'read'];
 const BOUNCED: readonly DownstreamStatus[] = ['bounced', 'failed', 'complained'];
 
 /** Folds the aggregate rows into the progress counts and projects the finish at `rate` msg/s from `now`. */
-export function campaignProgress(c: CampaignRecord, counts: readonly CampaignDeliveryCount[], rate: number, now: number): CampaignProgress {
+export function campaignProgress(
+  c: CampaignRecord,
+  counts: readonly CampaignDeliveryCount[],
+  rate: number,
+  now: number,
+  refused: readonly CampaignRefusalCount[] = [],
+): CampaignProgress {
   const p: CampaignProgress = {
     audience_size: c.audienceSize,
     fanned_out: c.fannedOut,
     not_fanned_out: c.audienceSize - c.fannedOut - c.skipped,
     skipped: c.skipped,
+    refused_by_code: Object.fromEntries(refused.map((r) => [r.code, r.count])),
     queued: 0,
     held: 0,
     sending: 0,
@@ -143,6 +152,8 @@ export function campaignJson(c: CampaignRecord, progress: CampaignProgress, lane
     lane: c.lane,
     lane_rate: laneRate,
     audience: { id: c.audienceId, size: c.audienceSize },
+    /** The template rendered per recipient and the version pinned at creation; null for a campaign with content. */
+    template: c.template,
     deadline_at: iso(c.deadlineAt),
     ttl_seconds: c.ttlMs / 1000,
     metadata: c.metadata,
@@ -152,6 +163,19 @@ export function campaignJson(c: CampaignRecord, progress: CampaignProgress, lane
     started_at: iso(c.startedAt),
     paused_at: iso(c.pausedAt),
     finished_at: iso(c.finishedAt),
+  };
+}
+
+/** A refused recipient as the API shows it. */
+export function refusalJson(r: CampaignRefusal) {
+  return {
+    position: r.position,
+    line: r.line,
+    recipient_id: r.recipientId,
+    code: r.code,
+    reason: r.reason,
+    locale: r.locale,
+    at: new Date(r.createdAt).toISOString(),
   };
 }
 

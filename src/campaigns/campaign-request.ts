@@ -7,7 +7,7 @@
 import { CHANNELS, type Channel } from '../domain/index.js';
 import { CAMPAIGN_PURPOSES, type CampaignPurpose } from '../domain/campaign-status.js';
 import { fieldError } from '../errors.js';
-import { checkNotificationRequest, MAX_TTL_SECONDS, notificationRequestSchema, type NotificationRequest } from '../intake/notification-request.js';
+import { checkNotificationRequest, MAX_TTL_SECONDS, notificationRequestSchema } from '../intake/notification-request.js';
 import type { MessageContent } from '../domain/index.js';
 import type { RecipientInput } from '../store/store.js';
 
@@ -16,11 +16,12 @@ export interface CampaignRequest {
   channel: Channel;
   purpose: CampaignPurpose;
   content?: MessageContent;
-  template?: NotificationRequest['template'];
+  /** Rendered per recipient with the audience row's `data`, in the recipient's locale; the version is pinned at creation. */
+  template?: { id: string; version?: number };
   deadline_at: string;
   ttl_seconds?: number;
   metadata?: Record<string, unknown>;
-  audience: { audience_id?: string; recipients?: RecipientInput[]; recipient_ids?: string[] };
+  audience: { audience_id?: string; recipients?: Array<RecipientInput & { data?: Record<string, unknown> }>; recipient_ids?: string[] };
   /** `if_feasible`: start at once when the plan says the deadline can be met; otherwise (and by default) stay a draft. */
   start?: 'if_feasible' | 'draft';
 }
@@ -42,7 +43,17 @@ export const campaignRequestSchema = {
     channel: { type: 'string', enum: [...CHANNELS] },
     purpose: { type: 'string', enum: [...CAMPAIGN_PURPOSES], description: 'Bulk purposes only: codes and alerts are never campaigns.' },
     content: props.content,
-    template: props.template,
+    template: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      description:
+        "Instead of content: rendered for each recipient, as fan-out reaches them, with the audience row's `data` in the recipient's locale (docs/campaigns.md#templates).",
+      properties: {
+        id: props.template.properties.id,
+        version: { type: 'integer', minimum: 1, description: 'Pinned when the campaign is created; the published version when absent.' },
+      },
+    },
     deadline_at: {
       type: 'string',
       format: 'date-time',
@@ -61,7 +72,17 @@ export const campaignRequestSchema = {
       description: 'Exactly one of: an uploaded audience, recipients inline, or ids of stored recipients.',
       properties: {
         audience_id: { type: 'string', minLength: 1, maxLength: 100, description: 'An audience uploaded with POST /v1/audiences.' },
-        recipients: { type: 'array', maxItems: MAX_INLINE_RECIPIENTS, items: props.recipient },
+        recipients: {
+          type: 'array',
+          maxItems: MAX_INLINE_RECIPIENTS,
+          items: {
+            ...props.recipient,
+            properties: {
+              ...props.recipient.properties,
+              data: { type: 'object', description: "This recipient's template variables (a template campaign renders with them)." },
+            },
+          },
+        },
         recipient_ids: {
           type: 'array',
           maxItems: MAX_INLINE_RECIPIENTS,
@@ -78,6 +99,13 @@ export const campaignRequestSchema = {
   },
 } as const;
 
+/** Content standing in for a template's, so intake's checks of the rest (ttl, metadata) still run at creation. */
+const TEMPLATE_STAND_IN: Record<Channel, MessageContent> = {
+  email: { subject: 'template', text: 'template' },
+  sms: { text: 'template' },
+  push: { subject: 'template', text: 'template' },
+};
+
 /** A recipient with every address, so intake's message checks see only the campaign's own fields. */
 const ANY_RECIPIENT: RecipientInput = { id: 'campaign-check', email: 'check@example.com', phone: '+14155550123', push_token: 'campaign-check' };
 
@@ -87,17 +115,17 @@ export function checkCampaignRequest(body: CampaignRequest, now: number): { dead
   if (Number.isNaN(deadlineAt)) throw fieldError('deadline_at', 'must be an RFC 3339 date-time');
   if (deadlineAt <= now) throw fieldError('deadline_at', 'is in the past');
   if (deadlineAt > now + MAX_TTL_SECONDS * 1000) throw fieldError('deadline_at', 'is more than 30 days ahead');
-  // Decision (docs/templates.md): campaigns do not render templates yet. Audience rows carry no
-  // per-recipient data to render with; refuse clearly rather than send every recipient the same text.
-  if (body.template !== undefined) throw fieldError('template', 'is not supported for campaigns yet: send content (templates work for POST /v1/notifications)');
-  // Intake's checks of the message (content, subject for email, ttl, metadata size),
-  // with the campaign's own field names.
+  if (body.template !== undefined && body.content !== undefined) throw fieldError('template', 'and content are exclusive: give one');
+  // Intake's checks of the message (content, subject for email, ttl, metadata size), with the
+  // campaign's own field names; a template's content is checked per recipient as it renders
+  // (CampaignService.create renders the first recipient's to refuse a broken template at once).
   const { expiresAt } = checkNotificationRequest(
     {
       recipient: ANY_RECIPIENT,
       purpose: body.purpose,
       channels: [body.channel],
       ...(body.content !== undefined ? { content: body.content } : {}),
+      ...(body.template !== undefined ? { content: TEMPLATE_STAND_IN[body.channel] } : {}),
       ...(body.ttl_seconds !== undefined ? { ttl_seconds: body.ttl_seconds } : {}),
       ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     },

@@ -4,8 +4,10 @@
  *  - re-holds queued deliveries of paused campaigns that a call in flight at the pause left
  *    retryable (the pause itself holds everything queued at that moment);
  *  - fans running campaigns out: walks the audience from the cursor in batches, builds each
- *    recipient's notification with intake's own rules (`IntakeService.prepare`) and commits the
- *    batch with the cursor move. Fan-out keeps only `lookaheadSeconds` of the lane's rate queued
+ *    recipient's notification with intake's own rules (`IntakeService.prepare`; a template
+ *    campaign renders its pinned version per recipient, in the recipient's locale, with the
+ *    row's data), records the rows whose message cannot be built as refusals, and commits the
+ *    batch, refusals included, with the cursor move. Fan-out keeps only `lookaheadSeconds` of the lane's rate queued
  *    per campaign, so a 600,000-recipient campaign is neither read nor queued all at once, and a
  *    pause has little to hold;
  *  - cancels what a cancelled campaign still has queued, through `decide` and guarded transitions;
@@ -20,11 +22,12 @@ import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
 import { HeraldError } from '../errors.js';
 import type { IntakeService } from '../intake/intake-service.js';
-import type { NotificationRequest } from '../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import type { AudienceRow, CampaignRecord } from '../store/campaign-store.js';
+import type { AudienceRow, CampaignRecord, CampaignRefusal } from '../store/campaign-store.js';
+import type { PinnedVersion } from '../templates/template-renderer.js';
 import type { NewNotification, Store, TransitionWrite } from '../store/store.js';
 import { laneCapacity } from './campaign-progress.js';
+import { recipientRequest, RECIPIENT_REFUSALS } from './recipient-message.js';
 
 export interface CampaignRunnerOptions {
   store: Store;
@@ -104,46 +107,52 @@ export class CampaignRunner {
     let queued = await store.campaigns.countCampaignQueued(c.id);
     let position = c.fannedOutPosition;
     const done = { fannedOut: 0, skipped: 0 };
+    // The version pinned at creation (versions never change); a failure here is the campaign's
+    // (a database fault), so the pass's catch retries it, cursor unmoved.
+    const pinned = c.template === null ? undefined : await this.opts.intake.templates.pin(c.tenantId, c.template);
     while (queued < lookahead) {
       const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
-      const { notifications, skipped } = this.build(c, rows, now);
+      const { notifications, refusals } = this.build(c, rows, now, pinned);
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
-      if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, skipped, now }))) break;
+      if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, refusals, now }))) break;
       position = to;
       queued += notifications.length;
       done.fannedOut += notifications.length;
-      done.skipped += skipped;
+      done.skipped += refusals.length;
     }
     return done;
   }
 
-  /** Each row's notification, built by intake; a row whose data intake refuses (a rule newer than the upload) is skipped and logged, not retried forever. */
-  private build(c: CampaignRecord, rows: AudienceRow[], now: number): { notifications: NewNotification[]; skipped: number } {
+  /**
+   * Each row's notification, built (and for a template campaign rendered, in the recipient's
+   * locale with the row's data) by intake. A row whose own message cannot be built (its data, a
+   * render error, a part over its limit) is recorded as a refusal with the reason and the others
+   * go on; it is never retried, since the same inputs render the same way.
+   */
+  private build(
+    c: CampaignRecord,
+    rows: AudienceRow[],
+    now: number,
+    pinned: PinnedVersion | undefined,
+  ): { notifications: NewNotification[]; refusals: CampaignRefusal[] } {
     const notifications: NewNotification[] = [];
-    let skipped = 0;
+    const refusals: CampaignRefusal[] = [];
     for (const row of rows) {
-      const body: NotificationRequest = {
-        recipient: row.recipient,
-        purpose: c.purpose,
-        channels: [c.channel],
-        content: c.content,
-        group: { key: `cmp:${c.id}:${row.recipient.id}`, generation: 1 },
-        ttl_seconds: Math.round(c.ttlMs / 1000),
-        metadata: { ...c.metadata, campaign_id: c.id },
-      };
       try {
-        notifications.push(this.opts.intake.prepare(c.tenantId, body, now));
+        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row), now, pinned));
       } catch (err) {
-        // Only the row's own data is skipped; anything else (no provider account for the channel
-        // any more) stops the batch, which the next pass retries once the configuration is fixed.
-        if (!(err instanceof HeraldError && err.code === 'validation_failed')) throw err;
-        skipped++;
-        this.opts.logger.warn({ campaignId: c.id, line: row.line, code: err.code, detail: err.detail }, 'campaign recipient refused at fan-out; skipped');
+        // Anything not the row's own (no provider account for the channel any more) stops the
+        // batch, which the next pass retries once the configuration is fixed.
+        if (!(err instanceof HeraldError && RECIPIENT_REFUSALS.has(err.code))) throw err;
+        const locale = pinned && err.code !== 'validation_failed' ? this.opts.intake.templates.localeFor(pinned, row.recipient.locale, [c.channel]) : null;
+        refusals.push({ position: row.position, line: row.line, recipientId: row.recipient.id, code: err.code, reason: err.detail, locale, createdAt: now });
+        // The reason stays in the store (the tenant's API); the log names the row, never its data.
+        this.opts.logger.warn({ campaignId: c.id, line: row.line, code: err.code }, 'campaign recipient refused at fan-out; recorded');
       }
     }
-    return { notifications, skipped };
+    return { notifications, refusals };
   }
 
   /** Cancels a cancelled campaign's queued deliveries (held ones included), a batch at a time. */

@@ -10,17 +10,22 @@ import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type Ca
 import { fieldError, HeraldError } from '../errors.js';
 import { requestFingerprint } from '../intake/fingerprint.js';
 import { isId, newId } from '../intake/ids.js';
+import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';
+import type { PinnedVersion } from '../templates/template-renderer.js';
 import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
 import type { Store } from '../store/store.js';
 import { AudienceLoader } from './audience-loader.js';
 import type { ParsedLine } from './audience-parser.js';
-import { campaignJson, campaignProgress, laneCapacity } from './campaign-progress.js';
+import { campaignJson, campaignProgress, laneCapacity, refusalJson } from './campaign-progress.js';
 import { checkCampaignRequest, type CampaignRequest } from './campaign-request.js';
+import { recipientRequest, RECIPIENT_REFUSALS, type CampaignMessage } from './recipient-message.js';
 
 export interface CampaignServiceOptions {
   store: Store;
+  /** Intake's rules and its template renderer: a template campaign's first recipient is rendered at creation. */
+  intake: IntakeService;
   accounts: ProviderAccountConfig[];
   clock: Clock;
   /** Called when a campaign starts or resumes (wakes an in-process campaign runner). */
@@ -85,6 +90,8 @@ export class CampaignService {
     const now = clock.now();
     const { deadlineAt, ttlMs } = checkCampaignRequest(body, now);
     const account = this.account(body.channel);
+    // Pinned now, before the audience is read: a later publish never changes this campaign.
+    const pinned = body.template === undefined ? null : await this.pinTemplate(tenantId, body);
     const audience = await this.audience(tenantId, body);
     const owned = body.audience.audience_id === undefined;
     try {
@@ -104,10 +111,20 @@ export class CampaignService {
           lines.map((l) => ({ field: `${label(l)}.${field}`, message: `is required for the ${body.channel} channel` })),
         );
       }
+      const id = newId('cmp', now);
+      const message = {
+        id,
+        channel: body.channel,
+        purpose: body.purpose,
+        content: body.content ?? null,
+        template: pinned === null ? null : { id: pinned.version.templateId, version: pinned.version.version },
+        ttlMs,
+        metadata: body.metadata ?? null,
+      };
+      if (pinned !== null) await this.renderFirst(tenantId, message, pinned, audience, now);
       const capacity = laneCapacity(account, body.purpose);
       const plan = planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
       const start = body.start === 'if_feasible' && plan.feasible;
-      const id = newId('cmp', now);
       await store.campaigns.createCampaign({
         id,
         tenantId,
@@ -117,8 +134,9 @@ export class CampaignService {
         purpose: body.purpose,
         providerAccount: account.id,
         lane: capacity.lane,
-        content: body.content!,
-        metadata: body.metadata ?? null,
+        content: message.content,
+        template: message.template,
+        metadata: message.metadata,
         ttlMs,
         audienceId: audience.id,
         audienceSize: audience.size,
@@ -133,6 +151,55 @@ export class CampaignService {
       // An inline audience belongs to this request alone.
       if (owned) await store.campaigns.deleteAudience(audience.id).catch(() => {});
       throw err;
+    }
+  }
+
+  /**
+   * The version the campaign will render (422 template_unknown / template_not_published), with
+   * a part for the campaign's channel in its default locale's chain (422 template_part_missing
+   * naming template, version, locale and part): every recipient's locale falls back to it.
+   */
+  private async pinTemplate(tenantId: string, body: CampaignRequest): Promise<PinnedVersion> {
+    const renderer = this.opts.intake.templates;
+    const pinned = await renderer.pin(tenantId, body.template!);
+    const { version } = pinned;
+    const locale = renderer.localeFor(pinned, null, [body.channel]);
+    if (version.locales[locale]?.[body.channel] === undefined) {
+      const where = `template ${version.templateId} version ${version.version} (locale ${locale})`;
+      throw new HeraldError('template_part_missing', `${where} has no ${body.channel} part, which the campaign's channel needs`, [
+        { field: 'template', message: `${where} has no ${body.channel} part` },
+      ]);
+    }
+    return pinned;
+  }
+
+  /**
+   * Renders the audience's first recipient as fan-out will (its locale, its data, the channel's
+   * and the account's limits) and refuses the campaign with that 422 when the template cannot
+   * render it: a missing variable in the template is then found before a single recipient is
+   * queued. Later rows that fail are recorded one by one at fan-out. A first row refused for its
+   * own address data is left to fan-out, as for a campaign with content.
+   */
+  private async renderFirst(tenantId: string, message: CampaignMessage, pinned: PinnedVersion, audience: AudienceView, now: number) {
+    const [first] = await this.opts.store.campaigns.readAudienceRows(audience.id, 0, 1);
+    if (!first) return;
+    try {
+      this.opts.intake.prepare(tenantId, recipientRequest(message, first), now, pinned);
+    } catch (err) {
+      if (!(err instanceof HeraldError) || !RECIPIENT_REFUSALS.has(err.code)) throw err;
+      if (err.code === 'validation_failed') return;
+      const row =
+        audience.source === 'inline'
+          ? `audience.recipients[${first.line - 1}]`
+          : audience.source === 'recipient_ids'
+            ? `audience.recipient_ids[${first.line - 1}]`
+            : `line ${first.line}`;
+      throw new HeraldError(
+        err.code,
+        `rendering for the audience's first recipient (${row}): ${err.detail}`,
+        [...err.errors, { field: `${row}.data`, message: 'is the data the template was rendered with' }],
+        { cause: err },
+      );
     }
   }
 
@@ -162,7 +229,16 @@ export class CampaignService {
     const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
     const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
     const counts = await this.opts.store.campaigns.campaignDeliveryCounts(c.id);
-    return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now()), rate);
+    const refused = await this.opts.store.campaigns.campaignRefusalCounts(c.id);
+    return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now(), refused), rate);
+  }
+
+  /** A page of the campaign's refusals (recipients fan-out could not build a message for), after audience position `after`. */
+  async refusals(tenantId: string, id: string, after: number, limit: number): Promise<{ items: ReturnType<typeof refusalJson>[]; next_cursor: string | null }> {
+    const c = await this.record(tenantId, id);
+    const rows = await this.opts.store.campaigns.listCampaignRefusals(c.id, after, limit + 1);
+    const page = rows.slice(0, limit);
+    return { items: page.map(refusalJson), next_cursor: rows.length > limit ? String(page[page.length - 1]!.position) : null };
   }
 
   /**
@@ -177,11 +253,13 @@ export class CampaignService {
     const groups = await this.opts.store.campaigns.campaignDeliveryCountsMany(page.items.map((c) => c.id));
     const byCampaign = new Map<string, CampaignDeliveryCount[]>();
     for (const g of groups) byCampaign.set(g.campaignId, [...(byCampaign.get(g.campaignId) ?? []), g]);
+    // Refusals are rare and per campaign: one small grouped read each, so a list item matches GET /v1/campaigns/:id.
+    const refused = await Promise.all(page.items.map((c) => (c.skipped > 0 ? this.opts.store.campaigns.campaignRefusalCounts(c.id) : [])));
     const now = this.opts.clock.now();
-    const items = page.items.map((c) => {
+    const items = page.items.map((c, i) => {
       const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
       const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
-      return campaignJson(c, campaignProgress(c, byCampaign.get(c.id) ?? [], rate, now), rate);
+      return campaignJson(c, campaignProgress(c, byCampaign.get(c.id) ?? [], rate, now, refused[i]), rate);
     });
     return { items, nextCursor: page.nextCursor };
   }

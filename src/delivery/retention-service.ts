@@ -122,7 +122,6 @@ export class RetentionService {
       const n = await this.opts.store.retention.eraseContent(ids, marker(now, 'retention', kind), {
         cause: 'retention',
         kind,
-        tenantId: null,
         recipientId: null,
         details: purpose ? { purpose } : null,
         createdAt: now,
@@ -142,7 +141,6 @@ export class RetentionService {
       const n = await this.opts.store.retention.maskDestinations(await this.hashes(due), {
         cause: 'retention',
         kind: 'destinations',
-        tenantId: null,
         recipientId: null,
         details: null,
         createdAt: now,

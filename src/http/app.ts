@@ -25,6 +25,7 @@ import { campaignRoutes } from './routes/campaigns.js';
 import { audienceRoutes } from './routes/audiences.js';
 import { recipientProfileRoutes } from './routes/recipient-profiles.js';
 import { recipientErasureRoutes } from './routes/recipient-erasure.js';
+import { erasureRoutes } from './routes/erasures.js';
 import type { RetentionService } from '../delivery/retention-service.js';
 import type { AddressPolicy } from '../webhooks/address-policy.js';
 import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
@@ -257,6 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);
     recipientErasureRoutes(v1, deps);
+    erasureRoutes(v1, deps);
     if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);

@@ -97,5 +97,13 @@ export async function rotateContent(store: Store, batchSize = 500): Promise<{ sc
       after = r.lastId;
     }
   }
+  // Audience rows' template data (campaigns with a template), sealed like content.
+  let after: string | null = '';
+  while (after !== null) {
+    const r = await store.retention.resealAudienceData(after, batchSize);
+    scanned += r.scanned;
+    resealed += r.resealed;
+    after = r.lastId;
+  }
   return { scanned, resealed };
 }

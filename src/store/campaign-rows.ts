@@ -8,8 +8,10 @@ import type {
   CampaignDeliveryCount,
   CampaignGroupCount,
   CampaignRecord,
+  CampaignRefusal,
   RecipientProfile,
 } from './campaign-store.js';
+import type { SealBinding } from './content-cipher.js';
 import { numOrNull, strOrNull, type Row, str, json, jsonOrNull } from './rows.js';
 import type { RecipientInput } from './core-store.js';
 
@@ -40,14 +42,37 @@ export function toAudienceView(r: Row): AudienceView {
   };
 }
 
-/** An `audience_recipients` row; absent addresses are left out of the recipient, as a request would leave them out. */
-export function toAudienceRow(r: Row): AudienceRow {
+/**
+ * An `audience_recipients` row; absent addresses are left out of the recipient, as a request
+ * would leave them out. `data` is the row's opened data_json (the driver opens it), if any.
+ */
+export function toAudienceRow(r: Row, data: Record<string, unknown> | null): AudienceRow {
   const recipient: RecipientInput = { id: String(r.recipient_id) };
   if (r.email !== null) recipient.email = str(r.email);
   if (r.phone !== null) recipient.phone = str(r.phone);
   if (r.push_token !== null) recipient.push_token = str(r.push_token);
   if (r.locale !== null) recipient.locale = str(r.locale);
-  return { position: Number(r.position), line: Number(r.line), recipient };
+  return data === null
+    ? { position: Number(r.position), line: Number(r.line), recipient }
+    : { position: Number(r.position), line: Number(r.line), recipient, data };
+}
+
+/** A `campaign_refusals` row. */
+export function toCampaignRefusal(r: Row): CampaignRefusal {
+  return {
+    position: Number(r.position),
+    line: Number(r.line),
+    recipientId: String(r.recipient_id),
+    code: String(r.code),
+    reason: String(r.reason),
+    locale: strOrNull(r.locale),
+    createdAt: Number(r.created_at),
+  };
+}
+
+/** The binding (content-cipher.ts) of an audience row's sealed data_json. */
+export function audienceDataBinding(audienceId: string, position: number): SealBinding {
+  return { table: 'audience_recipients', column: 'data_json', rowId: `${audienceId}/${position}` };
 }
 
 /** A `campaigns` row. */
@@ -62,6 +87,7 @@ export function toCampaignRecord(r: Row): CampaignRecord {
     providerAccount: String(r.provider_account),
     lane: String(r.lane),
     content: json(r.content_json),
+    template: r.template_id === null || r.template_id === undefined ? null : { id: str(r.template_id), version: Number(r.template_version) },
     metadata: jsonOrNull(r.metadata_json),
     ttlMs: Number(r.ttl_ms),
     audienceId: String(r.audience_id),

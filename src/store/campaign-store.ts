@@ -35,6 +35,8 @@ export interface AudienceRow {
   /** 1-based line of the upload (or index + 1 in an inline list), for error messages. */
   line: number;
   recipient: RecipientInput;
+  /** The recipient's template data (NDJSON `data`, CSV `data.*` columns); absent when the row gave none. Sealed at rest. */
+  data?: Record<string, unknown>;
 }
 
 export interface AudienceView {
@@ -59,7 +61,10 @@ export interface NewCampaign {
   purpose: CampaignPurpose;
   providerAccount: string;
   lane: string;
-  content: MessageContent;
+  /** The message every recipient gets; null when the campaign renders `template` per recipient. */
+  content: MessageContent | null;
+  /** The template rendered per recipient, with the version pinned at creation; null for a campaign with content. */
+  template: { id: string; version: number } | null;
   metadata: Record<string, unknown> | null;
   /** Each notification's lifetime, counted from its fan-out. */
   ttlMs: number;
@@ -83,6 +88,26 @@ export interface CampaignRecord extends Omit<NewCampaign, 'status'> {
   finishedAt: number | null;
 }
 
+/** A recipient fan-out refused: never sent, counted in `skipped`, listed with its reason. */
+export interface CampaignRefusal {
+  position: number;
+  line: number;
+  recipientId: string;
+  /** The problem code intake would have answered (src/errors.ts), e.g. template_render_failed. */
+  code: string;
+  /** What was wrong, naming template, version, locale and part for a template's refusal (never the data). */
+  reason: string;
+  /** The locale the template rendered in; null when the refusal was not a template's. */
+  locale: string | null;
+  createdAt: number;
+}
+
+/** How many recipients fan-out refused with one code. */
+export interface CampaignRefusalCount {
+  code: string;
+  count: number;
+}
+
 /** One group of a campaign's deliveries, as the progress query counts them. */
 export interface CampaignDeliveryCount {
   state: DeliveryState;
@@ -102,8 +127,8 @@ export interface FanOutBatch {
   toPosition: number;
   /** Built by intake (`IntakeService.prepare`); generation 1 of group `cmp:<campaign>:<recipient>`. */
   notifications: NewNotification[];
-  /** Rows intake refused; counted, never sent. */
-  skipped: number;
+  /** Rows whose message could not be built (intake's refusal, a template's render error); recorded, counted as skipped, never sent. */
+  refusals: readonly CampaignRefusal[];
   now: number;
 }
 
@@ -244,6 +269,10 @@ export interface CampaignStore {
   campaignDeliveryCounts(campaignId: string): Promise<CampaignDeliveryCount[]>;
   /** campaignDeliveryCounts for several campaigns in one aggregate query (a page of the list), each group naming its campaign. */
   campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]>;
+  /** Up to `limit` of the campaign's refusals after audience position `afterPosition`, in position order. */
+  listCampaignRefusals(campaignId: string, afterPosition: number, limit: number): Promise<CampaignRefusal[]>;
+  /** The campaign's refusals counted by code. */
+  campaignRefusalCounts(campaignId: string): Promise<CampaignRefusalCount[]>;
   /** Up to `limit` of the campaign's ready/retryable deliveries, for cancellation. */
   listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]>;
   /**

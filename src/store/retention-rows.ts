@@ -10,6 +10,7 @@ export function toDestinationToMask(r: Row): DestinationToMask {
 /** An `erasures` row. */
 export function toErasureRecord(r: Row): ErasureRecord {
   return {
+    id: Number(r.id),
     cause: r.cause as ErasureRecord['cause'],
     kind: r.what as ErasureRecord['kind'],
     tenantId: strOrNull(r.tenant_id),
@@ -18,4 +19,10 @@ export function toErasureRecord(r: Row): ErasureRecord {
     details: jsonOrNull(r.details_json),
     createdAt: Number(r.created_at),
   };
+}
+
+/** A re-seal cursor `<audience id>/<position>` (or '' for the first page) as the page query's two parameters. */
+export function splitAfter(after: string): [string, number] {
+  const i = after.lastIndexOf('/');
+  return i < 0 ? ['', 0] : [after.slice(0, i), Number(after.slice(i + 1))];
 }

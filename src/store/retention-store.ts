@@ -36,6 +36,8 @@ export interface DestinationToMask {
 
 /** One recorded erasure. */
 export interface ErasureRecord {
+  /** Its place in the log (ascending); 0 before it is stored. */
+  id: number;
   cause: ErasureCause;
   kind: ErasureKind;
   tenantId: string | null;
@@ -44,6 +46,9 @@ export interface ErasureRecord {
   details: Record<string, unknown> | null;
   createdAt: number;
 }
+
+/** What a retention batch records: the store fills in each tenant and its count. */
+export type ErasureTemplate = Omit<ErasureRecord, 'id' | 'count' | 'tenantId'>;
 
 /** What erasing one recipient removed (the answer of DELETE /v1/recipients/:id). */
 export interface RecipientErasure {
@@ -62,15 +67,18 @@ export interface RetentionStore {
   otpContentDue(now: number, limit: number): Promise<string[]>;
   /** Ids of up to `limit` notifications of `purpose` with content, created before `before`, every delivery settled. */
   contentDue(purpose: Purpose, before: number, limit: number): Promise<string[]>;
-  /** Replaces the content of these notifications with `marker`, records one erasure; returns how many changed. */
-  eraseContent(ids: readonly string[], marker: ErasedContent, record: Omit<ErasureRecord, 'count'>): Promise<number>;
+  /**
+   * Replaces the content of these notifications with `marker` and records one erasure per tenant
+   * whose notifications changed (`record` with that tenant and its count); returns how many changed.
+   */
+  eraseContent(ids: readonly string[], marker: ErasedContent, record: ErasureTemplate): Promise<number>;
   /** Up to `limit` settled deliveries created before `before` whose destination is still in clear. */
   destinationsDue(before: number, limit: number): Promise<DestinationToMask[]>;
   /**
    * Masks these deliveries' destinations (keeping `hash`) and their notifications' recipient
-   * addresses, records one erasure; returns how many deliveries changed.
+   * addresses, records one erasure per tenant whose deliveries changed; returns how many deliveries changed.
    */
-  maskDestinations(masks: ReadonlyArray<{ deliveryId: string; hash: string }>, record: Omit<ErasureRecord, 'count'>): Promise<number>;
+  maskDestinations(masks: ReadonlyArray<{ deliveryId: string; hash: string }>, record: ErasureTemplate): Promise<number>;
   /** A recipient's deliveries still waiting to be sent (ready, retryable): an erasure cancels them first. */
   recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]>;
   /** A recipient's deliveries with a destination in clear (any state), for the caller to hash. */
@@ -88,12 +96,18 @@ export interface RetentionStore {
     marker: ErasedContent,
     now: number,
   ): Promise<RecipientErasure>;
-  /** Recorded erasures, newest first. */
-  listErasures(limit: number): Promise<ErasureRecord[]>;
+  /** Up to `limit` of the tenant's recorded erasures with an id below `beforeId` (null: from the newest), newest first. */
+  listErasures(tenantId: string, beforeId: number | null, limit: number): Promise<ErasureRecord[]>;
   /**
    * Key rotation: re-seals with the primary key up to `limit` rows of `table` after `afterId`
    * (id order) whose content is in clear or sealed with another key; each write is guarded by the
    * value that was read. `lastId` null: the table is done.
    */
   resealContent(table: 'notifications' | 'campaigns', afterId: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
+  /**
+   * Key rotation for audience rows' template data (audience_recipients.data_json): as
+   * `resealContent`, rows in (audience, position) order after `after` (`<audience id>/<position>`,
+   * '' for the first page).
+   */
+  resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
 }

@@ -64,6 +64,23 @@ describe('parseAudience', () => {
     expect(await parse(['\n\n'], 'csv')).toEqual([{ kind: 'error', line: 1, message: expect.stringMatching(/has no header/) }]);
   });
 
+  it("reads CSV data.* columns into a row's data (dotted names nest; empty cells are no field) and NDJSON data as given", async () => {
+    const csv = 'id,data.first_name,data.order.total,data.order.id,email\nu1,Ada,12.50,o-1,a@example.com\nu2,,,,\n';
+    expect(await parse([csv], 'csv', { maxBytes: 1e6, maxLineChars: 200 })).toEqual([
+      { kind: 'row', line: 2, fields: { id: 'u1', email: 'a@example.com', data: { first_name: 'Ada', order: { total: '12.50', id: 'o-1' } } } },
+      { kind: 'row', line: 3, fields: { id: 'u2' } },
+    ]);
+    expect(await parse(['{"id":"u1","data":{"n":3,"vip":true}}\n'], 'ndjson')).toEqual([
+      { kind: 'row', line: 1, fields: { id: 'u1', data: { n: 3, vip: true } } },
+    ]);
+    // A data field cannot be both a value and an object; a data name must be an identifier path.
+    expect(await parse(['id,data.order,data.order.total\nu1,a,b\n'], 'csv')).toEqual([
+      { kind: 'error', line: 1, message: expect.stringMatching(/names data.order and a column inside it/) },
+    ]);
+    expect(await parse(['id,data.\nu1,a\n'], 'csv')).toEqual([{ kind: 'error', line: 1, message: expect.stringMatching(/names the column "data."/) }]);
+    expect(await parse(['id,data.a-b\nu1,a\n'], 'csv')).toEqual([{ kind: 'error', line: 1, message: expect.stringMatching(/"data.a-b"/) }]);
+  });
+
   it('throws audience_too_large past the byte cap', async () => {
     const err = await parse(['id\n', 'u1\n'.repeat(10)], 'csv', { maxBytes: 20, maxLineChars: 100 }).catch((e) => e);
     expect(err).toBeInstanceOf(HeraldError);

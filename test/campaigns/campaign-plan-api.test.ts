@@ -153,8 +153,8 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
       code: 'validation_failed',
       fields: ['content.subject'],
     });
-    // Templates are not rendered per recipient by campaigns yet (docs/templates.md#campaigns): refused, naming the field.
-    expect(await problem(h.post('/v1/campaigns', body(inline, { content: undefined, template: { id: 'welcome', data: {} } })))).toMatchObject({
+    // A template and content are exclusive (template campaigns: test/campaigns/campaign-templates.test.ts).
+    expect(await problem(h.post('/v1/campaigns', body(inline, { template: { id: 'welcome' } })))).toMatchObject({
       status: 400,
       code: 'validation_failed',
       fields: ['template'],

@@ -4,6 +4,7 @@
  * tenant's recipient of the same id is untouched, and a second request erases nothing more.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
 async function del(h: Harness, url: string) {
@@ -59,6 +60,40 @@ describe.each(DRIVERS)('DELETE /v1/recipients/:id on %s', (driver) => {
     expect(resend.json).toMatchObject({ code: 'not_replayable' });
     await h.worker.drain();
     expect(h.sandbox.ledger.countByKey(n.json.deliveries[0].idempotency_key)).toBe(0);
+  });
+
+  it('GET /v1/erasures lists what was erased in the tenant, newest first, by page; another tenant sees none of it', async () => {
+    h = await createHarness({ driver });
+    await h.send(otpBody());
+    await h.worker.drain();
+    await del(h, '/v1/recipients/user-1');
+    await del(h, '/v1/recipients/user-2');
+    const all = await h.get('/v1/erasures');
+    expect(all.status, JSON.stringify(all.json)).toBe(200);
+    expect(all.json.items).toHaveLength(2);
+    expect(all.json.items[0]).toMatchObject({ cause: 'recipient_request', what: 'recipient', recipient_id: 'user-2', count: 0 });
+    expect(all.json.items[1]).toMatchObject({
+      cause: 'recipient_request',
+      what: 'recipient',
+      recipient_id: 'user-1',
+      count: 1,
+      details: { notificationsErased: 1, destinationsMasked: 1 },
+      created_at: expect.any(String),
+    });
+    expect(JSON.stringify(all.json)).not.toContain('+1415');
+    const first = await h.get('/v1/erasures?limit=1');
+    expect(first.json.items.map((e: { recipient_id: string }) => e.recipient_id)).toEqual(['user-2']);
+    const second = await h.get(`/v1/erasures?limit=1&cursor=${first.json.next_cursor}`);
+    expect(second.json).toMatchObject({ items: [{ recipient_id: 'user-1' }], next_cursor: null });
+    expect((await h.get('/v1/erasures?cursor=nope')).json.code).toBe('invalid_cursor');
+    expect((await h.get('/v1/erasures?limit=0')).status).toBe(400);
+    // Another tenant's key lists none of these.
+    await h.store.ensureTenant({ id: 'other', name: 'Other' }, Date.now());
+    const otherKey = generateApiKey();
+    await h.store.createApiKey({ id: 'key_other', tenantId: 'other', keyHash: hashApiKey(otherKey), label: 'o', now: Date.now() });
+    const theirs = await h.app.inject({ method: 'GET', url: '/v1/erasures', headers: { authorization: `Bearer ${otherKey}` } });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    expect(theirs.json()).toEqual({ items: [], next_cursor: null });
   });
 
   it('needs an API key', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CAMPAIGN_HOLD_UNTIL } from '../../src/domain/campaign-status.js';
-import type { AudienceRow, NewCampaign } from '../../src/store/campaign-store.js';
+import type { AudienceRow, CampaignRefusal, NewCampaign } from '../../src/store/campaign-store.js';
 import type { NewNotification, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './conformance.js';
 import { buildNotification, mustDecide, MINUTE, SECOND, T0 } from './fixtures.js';
@@ -18,6 +18,17 @@ const row = (position: number, id = `u${position}`, email: string | null = `${id
   position,
   line: position + 1,
   recipient: { id, ...(email === null ? {} : { email }) },
+});
+
+/** A recipient fan-out refused, as the runner records it. */
+const refusal = (position: number, recipientId = `u${position}`, code = 'template_render_failed'): CampaignRefusal => ({
+  position,
+  line: position + 1,
+  recipientId,
+  code,
+  reason: `template welcome version 1 (locale en) sms.text: undefined variable: first_name`,
+  locale: code.startsWith('template_') ? 'en' : null,
+  createdAt: T0,
 });
 
 /** A campaign's notification for one recipient, as fan-out builds it. */
@@ -57,6 +68,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
         providerAccount: ACCOUNT,
         lane: 'bulk',
         content: { subject: 'Hi', text: 'Hello' },
+        template: null,
         metadata: null,
         ttlMs: 60 * MINUTE,
         audienceId,
@@ -101,6 +113,39 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       ]);
     });
 
+    it("keeps each row's template data (nested, typed) and a campaign's pinned template; a row without data has none", async () => {
+      const data = { first_name: 'Ada', order: { total: 12.5, items: ['a', 'b'] }, vip: true };
+      const a = await audience([{ ...row(1), data }, row(2), { ...row(3), data: { first_name: 'Zoë' } }]);
+      expect(await store.campaigns.readAudienceRows(a.id, 0, 10)).toEqual([{ ...row(1), data }, row(2), { ...row(3), data: { first_name: 'Zoë' } }]);
+      const id = await campaign(a.id, 3, { content: null, template: { id: 'welcome', version: 2 } });
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ content: null, template: { id: 'welcome', version: 2 } });
+      expect((await store.campaigns.listActiveCampaigns(10)).find((c) => c.id === id)).toMatchObject({ template: { id: 'welcome', version: 2 } });
+      const plain = await campaign(a.id, 3);
+      expect(await store.campaigns.getCampaign(TENANT, plain)).toMatchObject({ content: { subject: 'Hi', text: 'Hello' }, template: null });
+    });
+
+    it('records refusals with the fan-out batch (not when the batch is refused), lists them by position and counts them by code', async () => {
+      const a = await audience([row(1), row(2), row(3), row(4)]);
+      const id = await campaign(a.id, 4);
+      const stale = { campaignId: id, expectPosition: 1, toPosition: 2, notifications: [], refusals: [refusal(2)], now: T0 };
+      expect(await store.campaigns.fanOutBatch(stale)).toBe(false);
+      expect(await store.campaigns.listCampaignRefusals(id, 0, 10)).toEqual([]);
+      const first = [refusal(1), refusal(3, 'u3', 'validation_failed')];
+      expect(
+        await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 3, notifications: [note(id, 'u2')], refusals: first, now: T0 }),
+      ).toBe(true);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 3, toPosition: 4, notifications: [], refusals: [refusal(4)], now: T0 })).toBe(
+        true,
+      );
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOut: 1, skipped: 3, fannedOutPosition: 4 });
+      expect(await store.campaigns.listCampaignRefusals(id, 0, 10)).toEqual([refusal(1), refusal(3, 'u3', 'validation_failed'), refusal(4)]);
+      expect((await store.campaigns.listCampaignRefusals(id, 1, 1)).map((r) => r.position)).toEqual([3]);
+      expect(await store.campaigns.campaignRefusalCounts(id)).toEqual([
+        { code: 'template_render_failed', count: 2 },
+        { code: 'validation_failed', count: 1 },
+      ]);
+    });
+
     it('deletes a failed upload and prunes abandoned loading audiences, never one a campaign uses', async () => {
       await store.campaigns.createAudience({ id: 'aud_gone', tenantId: TENANT, source: 'csv', now: T0 });
       await store.campaigns.appendAudienceRows('aud_gone', [row(1)]);
@@ -138,7 +183,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       const a = await audience([row(1), row(2), row(3)]);
       const id = await campaign(a.id, 3);
       const first = [note(id, 'u1'), note(id, 'u2')];
-      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: first, skipped: 0, now: T0 })).toBe(true);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 0, toPosition: 2, notifications: first, refusals: [], now: T0 })).toBe(true);
       // The same batch again (a second runner, a re-run after a crash): refused, nothing written twice.
       expect(
         await store.campaigns.fanOutBatch({
@@ -146,7 +191,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
           expectPosition: 0,
           toPosition: 2,
           notifications: [note(id, 'u1'), note(id, 'u2')],
-          skipped: 0,
+          refusals: [],
           now: T0,
         }),
       ).toBe(false);
@@ -156,11 +201,14 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
 
       expect(await store.campaigns.pauseCampaign({ tenantId: TENANT, id, now: T0, holdUntil: CAMPAIGN_HOLD_UNTIL })).toBe(true);
       expect(
-        await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], skipped: 0, now: T0 }),
+        await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [note(id, 'u3')], refusals: [], now: T0 }),
       ).toBe(false);
       await store.campaigns.resumeCampaign({ tenantId: TENANT, id, now: T0 });
-      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [], skipped: 1, now: T0 })).toBe(true);
+      expect(await store.campaigns.fanOutBatch({ campaignId: id, expectPosition: 2, toPosition: 3, notifications: [], refusals: [refusal(3)], now: T0 })).toBe(
+        true,
+      );
       expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ fannedOutPosition: 3, fannedOut: 2, skipped: 1 });
+      expect(await store.campaigns.listCampaignRefusals(id, 0, 10)).toEqual([refusal(3)]);
       expect(await store.campaigns.campaignDeliveryCounts(id)).toEqual([
         { state: 'ready', terminalReason: null, downstreamStatus: null, held: false, count: 2 },
       ]);
@@ -174,7 +222,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
         expectPosition: 0,
         toPosition: 3,
         notifications: [note(id, 'u1'), note(id, 'u2'), note(id, 'u3')],
-        skipped: 0,
+        refusals: [],
         now: T0,
       });
       // One call in flight at the pause; it ends retryable (due in 5 minutes) while paused.
@@ -221,7 +269,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
         expectPosition: 0,
         toPosition: 2,
         notifications: [note(id, 'u1'), note(id, 'u2')],
-        skipped: 0,
+        refusals: [],
         now: T0,
       });
       const [c] = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w1', now: T0, leaseMs: 30 * SECOND, limit: 1 });
@@ -256,7 +304,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
       const b = await audience([row(1, 'v1')]);
       const done = await campaign(b.id, 1);
       expect(await store.campaigns.finishCampaign({ id: done, now: T0 })).toBeNull();
-      await store.campaigns.fanOutBatch({ campaignId: done, expectPosition: 0, toPosition: 1, notifications: [], skipped: 1, now: T0 });
+      await store.campaigns.fanOutBatch({ campaignId: done, expectPosition: 0, toPosition: 1, notifications: [], refusals: [refusal(1, 'v1')], now: T0 });
       expect(await store.campaigns.finishCampaign({ id: done, now: T0 + 2 })).toBe('complete');
       expect(await store.campaigns.getCampaign(TENANT, done)).toMatchObject({ status: 'completed', finishedAt: T0 + 2 });
     });

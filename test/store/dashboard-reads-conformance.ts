@@ -230,6 +230,7 @@ export function dashboardReadsConformance(name: string, makeStore: () => Promise
         providerAccount: ACCOUNT,
         lane: 'bulk',
         content: { subject: 'Hi', text: 'Hello' },
+        template: null,
         metadata: null,
         ttlMs: HOUR,
         audienceId,
@@ -274,12 +275,21 @@ export function dashboardReadsConformance(name: string, makeStore: () => Promise
           expectPosition: 0,
           toPosition: 2,
           notifications: [note(ids[0]!, 'a'), note(ids[0]!, 'b')],
-          skipped: 0,
+          refusals: [],
           now: T0,
         }),
       ).toBe(true);
       expect(
-        await store.campaigns.fanOutBatch({ campaignId: ids[2]!, expectPosition: 0, toPosition: 1, notifications: [note(ids[2]!, 'c')], skipped: 1, now: T0 }),
+        await store.campaigns.fanOutBatch({
+          campaignId: ids[2]!,
+          expectPosition: 0,
+          toPosition: 1,
+          notifications: [note(ids[2]!, 'c')],
+          refusals: [
+            { position: 1, line: 2, recipientId: 'r-refused', code: 'template_render_failed', reason: 'missing variable', locale: 'en', createdAt: T0 },
+          ],
+          now: T0,
+        }),
       ).toBe(true);
       const counts = await store.campaigns.campaignDeliveryCountsMany([ids[0]!, ids[1]!, ids[2]!]);
       expect(counts.sort((a, b) => a.campaignId.localeCompare(b.campaignId))).toEqual([

@@ -311,6 +311,7 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
           providerAccount: 'acct-email',
           lane: 'bulk',
           content: { subject: 'Hi', text: 'Hello' },
+          template: null,
           metadata: null,
           ttlMs: HOUR,
           audienceId: 'aud_1',
@@ -324,7 +325,7 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
       const notes = [1, 2, 3, 4].map((i) =>
         buildNotification({ tenantId: TENANT, createdAt: T0 + i, recipientId: `u${i}`, groupKey: `cmp:cmp_a:u${i}`, purpose: 'marketing', ttlMs: HOUR }),
       );
-      expect(await store.campaigns.fanOutBatch({ campaignId: 'cmp_a', expectPosition: 0, toPosition: 4, notifications: notes, skipped: 0, now: T0 })).toBe(
+      expect(await store.campaigns.fanOutBatch({ campaignId: 'cmp_a', expectPosition: 0, toPosition: 4, notifications: notes, refusals: [], now: T0 })).toBe(
         true,
       );
       const claimed = await store.claimBatch({ providerAccount: 'acct-email', workerId: 'w1', now: T0 + SECOND, leaseMs: LEASE_MS, limit: 2 });

@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,8 @@ import { ManualClock } from '../../src/clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../../src/domain/index.js';
 import { RetentionService } from '../../src/delivery/retention-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
-import { ContentCipher } from '../../src/store/content-cipher.js';
+import { ContentCipher, ContentKeyError } from '../../src/store/content-cipher.js';
+import { rotateContent } from '../../src/runtime/content-keys.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewNotification, Store } from '../../src/store/store.js';
@@ -25,13 +26,26 @@ import { buildNotification, HOUR, T0 } from './fixtures.js';
 
 const DAY = 24 * HOUR;
 const CODE = '482913';
-const cipher = new ContentCipher([{ id: 'test-1', key: randomBytes(32) }]);
+const KEY = randomBytes(32);
+const cipher = new ContentCipher([{ id: 'test-1', key: KEY }]);
+
+/** The hc1 envelope as the first ContentCipher wrote it: additional data without the row. */
+function sealV1(key: Buffer, keyId: string, plain: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from('herald:content:v1'));
+  const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+  return `hc1:${keyId}:${iv.toString('base64url')}:${c.getAuthTag().toString('base64url')}:${ct.toString('base64url')}`;
+}
 const POLICY = { contentDays: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 }, destinationDays: 90, otpEraseAfterSettled: true };
 
 interface Fixture {
   store: Store;
   /** Every content_json and recipient_json and destination as stored, straight from the database. */
   raw(): Promise<string[]>;
+  /** Writes one notification's content_json as given, straight into the database (an attacker with write access, or an old row). */
+  setRawContent(id: string, value: string): Promise<void>;
+  rawContent(id: string): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -47,10 +61,27 @@ async function sqlite(): Promise<Fixture> {
       try {
         const rows = db
           .prepare(
-            'SELECT content_json AS v FROM notifications UNION ALL SELECT recipient_json FROM notifications UNION ALL SELECT destination FROM deliveries',
+            'SELECT content_json AS v FROM notifications UNION ALL SELECT recipient_json FROM notifications UNION ALL SELECT destination FROM deliveries' +
+              ' UNION ALL SELECT data_json FROM audience_recipients WHERE data_json IS NOT NULL',
           )
           .all() as Array<{ v: string }>;
         return rows.map((r) => r.v);
+      } finally {
+        db.close();
+      }
+    },
+    async setRawContent(id, value) {
+      const db = new Database(path);
+      try {
+        db.prepare('UPDATE notifications SET content_json = ? WHERE id = ?').run(value, id);
+      } finally {
+        db.close();
+      }
+    },
+    async rawContent(id) {
+      const db = new Database(path, { readonly: true });
+      try {
+        return String((db.prepare('SELECT content_json FROM notifications WHERE id = ?').get(id) as { content_json: string }).content_json);
       } finally {
         db.close();
       }
@@ -66,11 +97,11 @@ async function postgres(): Promise<Fixture> {
   const schema = freshSchema();
   const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher: cipher });
   await store.migrate();
-  const query = async (text: string): Promise<pg.QueryResult> => {
+  const query = async (text: string, params: unknown[] = []): Promise<pg.QueryResult> => {
     const c = new pg.Client({ connectionString: pgUrl() });
     await c.connect();
     try {
-      return await c.query(text);
+      return await c.query(text, params);
     } finally {
       await c.end();
     }
@@ -79,9 +110,16 @@ async function postgres(): Promise<Fixture> {
     store,
     async raw() {
       const r = await query(
-        `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries`,
+        `SELECT content_json AS v FROM ${schema}.notifications UNION ALL SELECT recipient_json FROM ${schema}.notifications UNION ALL SELECT destination FROM ${schema}.deliveries` +
+          ` UNION ALL SELECT data_json FROM ${schema}.audience_recipients WHERE data_json IS NOT NULL`,
       );
       return r.rows.map((x: { v: string }) => x.v);
+    },
+    async setRawContent(id, value) {
+      await query(`UPDATE ${schema}.notifications SET content_json = $1 WHERE id = $2`, [value, id]);
+    },
+    async rawContent(id) {
+      return String((await query(`SELECT content_json FROM ${schema}.notifications WHERE id = $1`, [id])).rows[0].content_json);
     },
     async cleanup() {
       await store.close();
@@ -128,13 +166,40 @@ describe.each([
     const mail = buildNotification({ tenantId: 'acme', createdAt: T0 });
     await f.store.createNotification(n);
     await f.store.createNotification(mail);
+    // A campaign audience row's template data is sealed like content.
+    await f.store.campaigns.createAudience({ id: 'aud_1', tenantId: 'acme', source: 'ndjson', now: T0 });
+    await f.store.campaigns.appendAudienceRows('aud_1', [
+      { position: 1, line: 1, recipient: { id: 'u1', phone: '+15550100009' }, data: { coupon: 'SECRET-COUPON-77' } },
+    ]);
     const raw = (await f.raw()).join('\n');
+    expect(raw).not.toContain('SECRET-COUPON-77');
+    expect((await f.store.campaigns.readAudienceRows('aud_1', 0, 1))[0]!.data).toEqual({ coupon: 'SECRET-COUPON-77' });
     expect(raw).not.toContain(CODE);
     expect(raw).not.toContain(`Body of ${mail.id}`);
-    expect(raw).toContain('hc1:test-1:');
+    expect(raw).toContain('hc2:test-1:');
     expect((await f.store.getNotification('acme', n.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
     const [claimed] = await f.store.claimBatch({ providerAccount: 'acct-sms', workerId: 'w', now: T0, leaseMs: 30_000, limit: 5 });
     expect(claimed!.content).toMatchObject({ text: `Your code is ${CODE}` });
+  });
+
+  it('refuses a ciphertext copied from another row; reads an hc1 value and re-seals it bound', async () => {
+    await setup();
+    const a = otp(T0, 'rcp_ada');
+    const b = otp(T0, 'rcp_bob');
+    await f.store.createNotification(a);
+    await f.store.createNotification(b);
+    const sealedA = await f.rawContent(a.id);
+    // Bob's row given Ada's ciphertext: the key opens it, but the row id in the additional data does not match.
+    await f.setRawContent(b.id, sealedA);
+    await expect(f.store.getNotification('acme', b.id)).rejects.toThrow(ContentKeyError);
+    await expect(f.store.claimBatch({ providerAccount: 'acct-sms', workerId: 'w', now: T0, leaseMs: 30_000, limit: 5 })).rejects.toThrow(ContentKeyError);
+    expect((await f.store.getNotification('acme', a.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
+    // An hc1 value (the envelope before rows were bound) still opens; rotation re-seals it as hc2.
+    await f.setRawContent(b.id, sealV1(KEY, 'test-1', JSON.stringify({ subject: null, text: 'old form', html: null })));
+    expect((await f.store.getNotification('acme', b.id))!.content).toMatchObject({ text: 'old form' });
+    expect(await rotateContent(f.store)).toEqual({ scanned: 2, resealed: 1 });
+    expect((await f.rawContent(b.id)).startsWith('hc2:test-1:')).toBe(true);
+    expect((await f.store.getNotification('acme', b.id))!.content).toMatchObject({ text: 'old form' });
   });
 
   it('erases OTP content once settled and expired, not before; records and counts it', async () => {
@@ -149,7 +214,7 @@ describe.each([
     expect(content).toEqual({ erased: { at: T0 + 2 * HOUR, cause: 'retention', kind: 'otp_content', removed: 'content' } });
     expect((await f.raw()).join('\n')).not.toContain(CODE);
     expect(counters.series.retentionErased.snapshot()).toContainEqual({ labels: { what: 'otp_content' }, value: 1 });
-    expect((await f.store.retention.listErasures(10))[0]).toMatchObject({ cause: 'retention', kind: 'otp_content', count: 1 });
+    expect((await f.store.retention.listErasures('acme', null, 10))[0]).toMatchObject({ cause: 'retention', kind: 'otp_content', tenantId: 'acme', count: 1 });
     expect((await service.runOnce()).otpContent).toBe(0);
   });
 
@@ -207,6 +272,46 @@ describe.each([
     expect(mineRaw[0]).not.toContain('+15550100001');
     expect((await f.store.getNotification('acme', other.id))!.content).toMatchObject({ text: `Your code is ${CODE}` });
     expect(await f.store.preferences.listOptOuts('acme', 'rcp_erase')).toEqual([]);
-    expect((await f.store.retention.listErasures(5))[0]).toMatchObject({ cause: 'recipient_request', kind: 'recipient', recipientId: 'rcp_erase' });
+    expect((await f.store.retention.listErasures('acme', null, 5))[0]).toMatchObject({
+      cause: 'recipient_request',
+      kind: 'recipient',
+      recipientId: 'rcp_erase',
+    });
+  });
+
+  it('records a retention batch once per tenant it touched; each tenant lists only its own erasures, newest first, by page', async () => {
+    await setup();
+    await f.store.ensureTenant({ id: 'other', name: 'Other' }, T0);
+    const acme = [0, 1].map(() => buildNotification({ tenantId: 'acme', createdAt: T0 }));
+    const other = buildNotification({ tenantId: 'other', createdAt: T0 });
+    for (const n of [...acme, other]) {
+      await f.store.createNotification(n);
+      await settle(f.store, n, T0);
+    }
+    clock.set(T0 + 31 * DAY);
+    // Batch size 2: one batch erases both tenants' content, so the tenants' records split it.
+    expect((await service.runOnce()).content).toBe(3);
+    const mine = await f.store.retention.listErasures('acme', null, 10);
+    const theirs = await f.store.retention.listErasures('other', null, 10);
+    expect(mine.filter((e) => e.kind === 'content').reduce((a, e) => a + e.count, 0)).toBe(2);
+    expect(theirs).toEqual([
+      {
+        id: expect.any(Number),
+        cause: 'retention',
+        kind: 'content',
+        tenantId: 'other',
+        recipientId: null,
+        count: 1,
+        details: { purpose: 'transactional' },
+        createdAt: T0 + 31 * DAY,
+      },
+    ]);
+    expect(mine.every((e) => e.tenantId === 'acme')).toBe(true);
+    await service.eraseRecipient('acme', acme[0]!.recipient.id);
+    const all = await f.store.retention.listErasures('acme', null, 10);
+    expect(all[0]).toMatchObject({ cause: 'recipient_request', kind: 'recipient' });
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const page = await f.store.retention.listErasures('acme', all[0]!.id, 10);
+    expect(page).toEqual(all.slice(1));
   });
 });

@@ -19,7 +19,7 @@ export const KEYS_HELP = `Usage: herald keys create [--label NAME] [--config her
 create: makes an API key for the default tenant and prints it once. Herald keeps only a SHA-256
 hash of it: a lost key cannot be shown again; create another.
 content-key: prints a new 32-byte content key (base64) for encryption.key_env / key_file.
-rotate-content: re-seals every stored message content with the primary content key, so the
+rotate-content: re-seals every stored message content (and audience rows' template data) with the primary content key, so the
 keys listed in encryption.previous_keys can then be removed (docs/retention.md).
 `;
 

@@ -8,6 +8,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
+import { HeraldError } from '../../errors.js';
+import type { IntakeService } from '../../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
@@ -21,11 +23,41 @@ const noFields = { type: 'object', additionalProperties: false, properties: {} }
 
 export interface CampaignRouteDeps {
   store: Store;
+  /** Intake's rules and template renderer (a template campaign renders its first recipient at creation). */
+  intake: IntakeService;
   accounts?: ProviderAccountConfig[];
   clock?: Clock;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
 }
+
+/** The opaque cursor of a refusal page: the last audience position of the previous page. */
+function encodeRefusalCursor(position: string): string {
+  return Buffer.from(`refusal:${position}`).toString('base64url');
+}
+
+function decodeRefusalCursor(cursor: string): number {
+  const m = /^refusal:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m)
+    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
+      { field: 'query.cursor', message: 'is not a cursor this API issued' },
+    ]);
+  return Number(m[1]);
+}
+
+const refusalItem = {
+  type: 'object',
+  required: ['position', 'line', 'recipient_id', 'code', 'reason', 'locale', 'at'],
+  properties: {
+    position: { type: 'integer', description: "The recipient's place in the audience." },
+    line: { type: 'integer', description: 'The upload line (or inline list index + 1) it came from.' },
+    recipient_id: { type: 'string' },
+    code: { type: 'string', description: 'The problem code POST /v1/notifications would have answered, e.g. `template_render_failed`.' },
+    reason: { type: 'string', description: 'What was wrong: for a template, the template, version, locale and part.' },
+    locale: { type: ['string', 'null'], description: 'The locale the template resolved to; null for a refusal that was not a template’s.' },
+    at: { type: 'string', format: 'date-time' },
+  },
+} as const;
 
 /** A body-less POST is an empty object. */
 async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
@@ -58,6 +90,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
   const audit = { store: deps.store, clock: deps.clock ?? systemClock };
   const campaigns = new CampaignService({
     store: deps.store,
+    intake: deps.intake,
     accounts: deps.accounts ?? [],
     clock: deps.clock ?? systemClock,
     ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
@@ -139,6 +172,44 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
       // Who paused, resumed or cancelled it (the audit trail), oldest first.
       const actions = await deps.store.audit.listForCampaign(request.tenantId, request.params.id);
       return { ...c, actions: actions.map(actionJson) };
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { cursor?: string; limit?: string } }>(
+    '/v1/campaigns/:id/refusals',
+    {
+      schema: {
+        summary: 'Recipients the campaign could not send to, with the reason',
+        description:
+          'Every recipient whose message fan-out could not build (a template variable their data lacks, a part over its channel’s limit, data ' +
+          'intake refuses), in audience order. They are counted in `progress.skipped` and `progress.refused_by_code`; never sent, never retried.',
+        tags: ['campaigns'],
+        params: idParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            cursor: { type: 'string', maxLength: 200 },
+            limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: '1-200, default 50' },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['items', 'next_cursor'],
+            properties: { items: { type: 'array', items: refusalItem }, next_cursor: { type: ['string', 'null'] } },
+          },
+          400: problemRef,
+          401: problemRef,
+          404: problemRef,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const after = q.cursor === undefined ? 0 : decodeRefusalCursor(q.cursor);
+      const page = await campaigns.refusals(request.tenantId, request.params.id, after, q.limit === undefined ? 50 : Number(q.limit));
+      return { items: page.items, next_cursor: page.next_cursor === null ? null : encodeRefusalCursor(page.next_cursor) };
     },
   );
 

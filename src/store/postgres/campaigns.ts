@@ -13,6 +13,8 @@ import {
   toCampaignDeliveryCount,
   toCampaignGroupCount,
   toCampaignRecord,
+  audienceDataBinding,
+  toCampaignRefusal,
   toRecipientProfile,
 } from '../campaign-rows.js';
 import type {
@@ -29,6 +31,8 @@ import type {
   CampaignPause,
   CampaignRecord,
   CampaignRef,
+  CampaignRefusal,
+  CampaignRefusalCount,
   CampaignStore,
   DeliveryHold,
   FanOutBatch,
@@ -42,6 +46,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import { createManyParams } from './notifications.js';
 import type { Client, PostgresContext } from './sql-context.js';
+import { bindTo, openContent } from '../content-cipher.js';
 
 /** `store.campaigns` of the PostgreSQL store, over its pool and named statements. */
 export class PostgresCampaigns implements CampaignStore {
@@ -74,6 +79,7 @@ export class PostgresCampaigns implements CampaignStore {
       col((r) => r.recipient.phone ?? null),
       col((r) => r.recipient.push_token ?? null),
       col((r) => r.recipient.locale ?? null),
+      col((r) => (r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)))),
     ]);
     return written.length;
   }
@@ -100,7 +106,13 @@ export class PostgresCampaigns implements CampaignStore {
   }
 
   async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
-    return (await this.sql.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)])).map(toAudienceRow);
+    const rows = await this.sql.q('audience_rows_after', [audienceId, afterPosition, Math.max(0, limit)]);
+    return rows.map((r) =>
+      toAudienceRow(
+        r,
+        r.data_json === null ? null : openContent<Record<string, unknown>>(this.sql.cipher, r.data_json, audienceDataBinding(audienceId, Number(r.position))),
+      ),
+    );
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
@@ -117,7 +129,7 @@ export class PostgresCampaigns implements CampaignStore {
       c.purpose,
       c.providerAccount,
       c.lane,
-      this.sql.sealContent(c.content),
+      this.sql.sealContent(c.content, bindTo('campaigns', 'content_json', c.id)),
       c.metadata === null ? null : JSON.stringify(c.metadata),
       c.ttlMs,
       c.audienceId,
@@ -126,12 +138,14 @@ export class PostgresCampaigns implements CampaignStore {
       JSON.stringify(c.plan),
       c.createdAt,
       c.startedAt,
+      c.template?.id ?? null,
+      c.template?.version ?? null,
     ]);
   }
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const [r] = await this.sql.q('campaign_get', [tenantId, id]);
-    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r, 'campaigns')) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`, on `c` when inside a transaction. */
@@ -168,18 +182,35 @@ export class PostgresCampaigns implements CampaignStore {
   async listCampaigns(q: CampaignListQuery): Promise<CampaignPage> {
     const limit = Math.max(1, q.limit);
     const rows = await this.sql.q('campaigns_list', [q.tenantId, q.status ?? null, q.after, limit + 1]);
-    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
     return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return (await this.sql.q('campaigns_active', [Math.max(0, limit)])).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {
     const done = await this.sql.tx(async (c) => {
-      const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.skipped, b.now], c);
+      const moved = await this.sql.q('campaign_advance', [b.campaignId, b.expectPosition, b.toPosition, b.notifications.length, b.refusals.length, b.now], c);
       if (moved.length === 0) return false;
+      if (b.refusals.length > 0) {
+        const col = <T>(f: (r: CampaignRefusal) => T) => b.refusals.map(f);
+        await this.sql.q(
+          'campaign_refusal_insert',
+          [
+            b.campaignId,
+            col((r) => r.position),
+            col((r) => r.line),
+            col((r) => r.recipientId),
+            col((r) => r.code),
+            col((r) => r.reason),
+            col((r) => r.locale),
+            b.now,
+          ],
+          c,
+        );
+      }
       // Intake's own group-commit statement: the whole batch in one round trip (no idempotency keys).
       if (b.notifications.length > 0)
         await this.sql.q(
@@ -210,6 +241,14 @@ export class PostgresCampaigns implements CampaignStore {
   async campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]> {
     if (campaignIds.length === 0) return [];
     return (await this.sql.q('campaign_delivery_counts_many', [[...campaignIds]])).map(toCampaignGroupCount);
+  }
+
+  async listCampaignRefusals(campaignId: string, afterPosition: number, limit: number): Promise<CampaignRefusal[]> {
+    return (await this.sql.q('campaign_refusals_after', [campaignId, afterPosition, Math.max(0, limit)])).map(toCampaignRefusal);
+  }
+
+  async campaignRefusalCounts(campaignId: string): Promise<CampaignRefusalCount[]> {
+    return (await this.sql.q('campaign_refusal_counts', [campaignId])).map((r) => ({ code: String(r.code), count: Number(r.n) }));
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

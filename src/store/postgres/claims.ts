@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { PURPOSES, type Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
 import type { Client, PostgresContext } from './sql-context.js';
-import { openContent } from '../content-cipher.js';
+import { bindTo, openContent } from '../content-cipher.js';
 
 /** Claims up to `req.limit` due deliveries on `client` (inside the limiter's transaction) or the pool (its own). */
 export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: pg.Pool | Client): Promise<ClaimedDelivery[]> {
@@ -22,7 +22,7 @@ export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: p
     purpose: r.purpose as ClaimedDelivery['purpose'],
     providerAccount: String(r.provider_account),
     destination: String(r.destination),
-    content: openContent(sql.cipher, r.content_json),
+    content: openContent(sql.cipher, r.content_json, bindTo('notifications', 'content_json', String(r.notification_id))),
     retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
     notificationCreatedAt: Number(r.notification_created_at),
     idempotencyKey: String(r.idempotency_key),

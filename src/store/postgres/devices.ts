@@ -181,7 +181,7 @@ export class PostgresDevices implements DeviceStore {
       const ids = (await this.sql.q('offers_pull', [r.deviceId, r.order === 'fifo', Math.max(1, r.limit), r.now], c)).map((x) => num(x.id));
       if (ids.length === 0) return [];
       return sortPulled(
-        (await this.sql.q('offer_messages', [ids], c)).map((row) => this.sql.openRow(row)),
+        (await this.sql.q('offer_messages', [ids], c)).map((row) => this.sql.openRow(row, 'notifications', 'notification_id')),
         r.order,
       );
     });

@@ -21,6 +21,7 @@ import { Coalescer, settle, type Settled } from './coalescer.js';
 import { decideKey } from './idempotency.js';
 import type { Client, PostgresContext } from './sql-context.js';
 import { applyRun } from './transitions.js';
+import { bindTo } from '../content-cipher.js';
 
 /** Writes notifications for one store (its coalescer groups concurrent callers). */
 export class NotificationWriter {
@@ -337,7 +338,7 @@ export function createManyParams(
     nts.map((n) => JSON.stringify(n.recipient)),
     nts.map((n) => n.purpose),
     nts.map((n) => JSON.stringify(n.channels)),
-    nts.map((n) => sql.sealContent(n.content)),
+    nts.map((n) => sql.sealContent(n.content, bindTo('notifications', 'content_json', n.id))),
     nts.map((n) => n.groupKey),
     nts.map((n) => n.generation),
     nts.map((n) => (n.metadata === null ? null : JSON.stringify(n.metadata))),
@@ -402,7 +403,7 @@ function createParams(sql: PostgresContext, n: NewNotification, idem: TenantIdem
     JSON.stringify(n.recipient),
     n.purpose,
     JSON.stringify(n.channels),
-    sql.sealContent(n.content),
+    sql.sealContent(n.content, bindTo('notifications', 'content_json', n.id)),
     n.groupKey,
     n.generation,
     n.metadata === null ? null : JSON.stringify(n.metadata),

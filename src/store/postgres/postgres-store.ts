@@ -40,7 +40,7 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
-import { type ContentCipher, openContent } from '../content-cipher.js';
+import { bindTo, type ContentCipher, openContent } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
 import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
 import type { Store } from '../store.js';
@@ -270,7 +270,7 @@ export class PostgresStore implements Store {
         groupKey: String(n.group_key),
         generation: Number(n.generation),
         metadata: jsonOrNull(n.metadata_json),
-        content: openContent(this.sql.cipher, n.content_json),
+        content: openContent(this.sql.cipher, n.content_json, bindTo('notifications', 'content_json', String(n.id))),
         expiresAt: Number(n.expires_at),
         createdAt: Number(n.created_at),
         deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),

@@ -1,10 +1,12 @@
 /** The PostgreSQL driver's retention part (see src/store/retention-store.ts). */
 import type { Purpose } from '../../domain/index.js';
-import type { DestinationToMask, ErasedContent, ErasureRecord, RecipientErasure, RetentionStore } from '../retention-store.js';
-import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
+import type { DestinationToMask, ErasedContent, ErasureRecord, ErasureTemplate, RecipientErasure, RetentionStore } from '../retention-store.js';
+import { splitAfter, toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts } from '../rows.js';
 import type { Client, PostgresContext } from './sql-context.js';
+import { bindTo } from '../content-cipher.js';
+import { audienceDataBinding } from '../campaign-rows.js';
 
 type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
@@ -26,24 +28,26 @@ export class PostgresRetention implements RetentionStore {
     return (await this.sql.q('retention_content_due', [purpose, before, Math.max(0, limit)])).map((r) => String(r.id));
   }
 
-  async eraseContent(ids: readonly string[], marker: ErasedContent, record: Omit<ErasureRecord, 'count'>): Promise<number> {
-    return this.sql.tx(async (c) => {
-      const count = await this.eraseIds(ids, marker, c);
-      if (count > 0) await this.record({ ...record, count }, c);
-      return count;
-    });
+  async eraseContent(ids: readonly string[], marker: ErasedContent, record: ErasureTemplate): Promise<number> {
+    return this.sql.tx(async (c) => this.recordPerTenant(await this.eraseIds(ids, marker, c), record, c));
   }
 
   async destinationsDue(before: number, limit: number): Promise<DestinationToMask[]> {
     return (await this.sql.q('retention_destinations_due', [before, Math.max(0, limit)])).map(toDestinationToMask);
   }
 
-  async maskDestinations(masks: Masks, record: Omit<ErasureRecord, 'count'>): Promise<number> {
-    return this.sql.tx(async (c) => {
-      const count = await this.mask(masks, c);
-      if (count > 0) await this.record({ ...record, count }, c);
-      return count;
-    });
+  async maskDestinations(masks: Masks, record: ErasureTemplate): Promise<number> {
+    return this.sql.tx(async (c) => this.recordPerTenant(await this.mask(masks, c), record, c));
+  }
+
+  /** One erasure record per tenant of `perTenant`; returns the total. */
+  private async recordPerTenant(perTenant: Map<string, number>, record: ErasureTemplate, c: Client): Promise<number> {
+    let total = 0;
+    for (const [tenantId, count] of perTenant) {
+      await this.record({ ...record, id: 0, tenantId, count }, c);
+      total += count;
+    }
+    return total;
   }
 
   async recipientPending(tenantId: string, recipientId: string): Promise<DeliveryFacts[]> {
@@ -60,8 +64,8 @@ export class PostgresRetention implements RetentionStore {
       const rows = await this.sql.q('recipient_notifications', who, c);
       const settled = rows.filter((r) => r.in_flight !== true).map((r) => String(r.id));
       const out: RecipientErasure = {
-        notificationsErased: await this.eraseIds(settled, marker, c),
-        destinationsMasked: await this.mask(masks, c),
+        notificationsErased: sum(await this.eraseIds(settled, marker, c)),
+        destinationsMasked: sum(await this.mask(masks, c)),
         profileDeleted: (await this.sql.count('recipient_profile_delete', who, c)) > 0,
         preferencesDeleted: await this.sql.count('recipient_preferences_delete', who, c),
         pushSubscriptionsDeleted: await this.sql.count('recipient_push_subscriptions_delete', who, c),
@@ -69,15 +73,15 @@ export class PostgresRetention implements RetentionStore {
         notificationsInFlight: rows.length - settled.length,
       };
       await this.record(
-        { cause: 'recipient_request', kind: 'recipient', tenantId, recipientId, count: out.notificationsErased, details: { ...out }, createdAt: now },
+        { id: 0, cause: 'recipient_request', kind: 'recipient', tenantId, recipientId, count: out.notificationsErased, details: { ...out }, createdAt: now },
         c,
       );
       return out;
     });
   }
 
-  async listErasures(limit: number): Promise<ErasureRecord[]> {
-    return (await this.sql.q('erasures_list', [Math.max(0, limit)])).map(toErasureRecord);
+  async listErasures(tenantId: string, beforeId: number | null, limit: number): Promise<ErasureRecord[]> {
+    return (await this.sql.q('erasures_list', [tenantId, beforeId, Math.max(0, limit)])).map(toErasureRecord);
   }
 
   async resealContent(
@@ -94,23 +98,52 @@ export class PostgresRetention implements RetentionStore {
         resealed = await this.sql.count(RESEAL[table].replace, [
           todo.map((r) => r.id),
           todo.map((r) => r.stored),
-          todo.map((r) => cipher.seal(cipher.open(r.stored))),
+          todo.map((r) => {
+            const at = bindTo(table, 'content_json', r.id);
+            return cipher.seal(cipher.open(r.stored, at), at);
+          }),
         ]);
     }
     return { scanned: rows.length, resealed, lastId: rows.length < limit ? null : String(rows[rows.length - 1]!.id) };
   }
 
-  private async eraseIds(ids: readonly string[], marker: ErasedContent, c: Client): Promise<number> {
-    if (ids.length === 0) return 0;
-    return this.sql.count('notification_content_erase', [[...ids], JSON.stringify(marker), marker.erased.at], c);
+  async resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }> {
+    const cipher = this.sql.cipher;
+    const [a, p] = splitAfter(after);
+    const rows = await this.sql.q('data_page_audience_recipients', [a, p, Math.max(0, limit)]);
+    let resealed = 0;
+    if (cipher) {
+      const todo = rows
+        .map((r) => ({ audienceId: String(r.audience_id), position: Number(r.position), stored: String(r.data_json) }))
+        .filter((r) => cipher.needsReseal(r.stored));
+      if (todo.length > 0)
+        resealed = await this.sql.count('data_replace_audience_recipients', [
+          todo.map((r) => r.audienceId),
+          todo.map((r) => r.position),
+          todo.map((r) => r.stored),
+          todo.map((r) => {
+            const at = audienceDataBinding(r.audienceId, r.position);
+            return cipher.seal(cipher.open(r.stored, at), at);
+          }),
+        ]);
+    }
+    const last = rows[rows.length - 1];
+    return { scanned: rows.length, resealed, lastId: rows.length < limit || !last ? null : `${String(last.audience_id)}/${Number(last.position)}` };
   }
 
-  private async mask(masks: Masks, c: Client): Promise<number> {
-    if (masks.length === 0) return 0;
+  /** Erases these notifications' content; how many changed, per tenant. */
+  private async eraseIds(ids: readonly string[], marker: ErasedContent, c: Client): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    return perTenant(await this.sql.q('notification_content_erase', [[...ids], JSON.stringify(marker), marker.erased.at], c));
+  }
+
+  /** Masks these deliveries' destinations (and their notifications' addresses); how many changed, per tenant. */
+  private async mask(masks: Masks, c: Client): Promise<Map<string, number>> {
+    if (masks.length === 0) return new Map();
     const rows = await this.sql.q('delivery_destination_mask', [masks.map((m) => m.deliveryId), masks.map((m) => m.hash)], c);
     const notifications = [...new Set(rows.map((r) => String(r.notification_id)))];
     if (notifications.length > 0) await this.sql.q('notification_recipient_mask', [notifications], c);
-    return rows.length;
+    return perTenant(rows);
   }
 
   private async record(r: ErasureRecord, c: Client): Promise<void> {
@@ -120,4 +153,16 @@ export class PostgresRetention implements RetentionStore {
       c,
     );
   }
+}
+
+function perTenant(rows: ReadonlyArray<{ tenant_id?: unknown }>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of rows) out.set(String(r.tenant_id), (out.get(String(r.tenant_id)) ?? 0) + 1);
+  return out;
+}
+
+function sum(counts: Map<string, number>): number {
+  let n = 0;
+  for (const v of counts.values()) n += v;
+  return n;
 }

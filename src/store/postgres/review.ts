@@ -54,6 +54,6 @@ export class PostgresReview implements ReviewStore {
 
   async getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null> {
     const [r] = await this.sql.q('notification_source', [tenantId, id]);
-    return r ? toNotificationSource(this.sql.openRow(r)) : null;
+    return r ? toNotificationSource(this.sql.openRow(r, 'notifications')) : null;
   }
 }

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ContentCipher, openContent, sealContent } from '../content-cipher.js';
+import { type ContentCipher, openContent, sealContent, type SealBinding } from '../content-cipher.js';
 import { loadNamedSql } from '../named-sql.js';
 import type { Row } from '../rows.js';
 
@@ -33,15 +33,19 @@ export class PostgresContext {
     this.readyChannel = `herald_ready_${schema}`;
   }
 
-  /** The content a driver writes into a `content_json` column (sealed when a cipher is configured). */
-  sealContent(content: unknown): string {
-    return sealContent(this.cipher, content);
+  /** The content a driver writes into a sealed column (sealed, bound to its row, when a cipher is configured). */
+  sealContent(content: unknown, binding: SealBinding): string {
+    return sealContent(this.cipher, content, binding);
   }
 
-  /** `row` with its `content_json` opened back to JSON text, for the row readers (rows.ts). */
-  openRow<T extends Row>(row: T): T {
+  /**
+   * `row` with its `content_json` opened back to JSON text, for the row readers (rows.ts). The
+   * content is `table`'s (notifications or campaigns) of the row whose id is in `idColumn`.
+   */
+  openRow<T extends Row>(row: T, table: 'notifications' | 'campaigns', idColumn = 'id'): T {
     if (row.content_json === undefined || row.content_json === null) return row;
-    return { ...row, content_json: JSON.stringify(openContent(this.cipher, row.content_json)) };
+    const binding = { table, column: 'content_json', rowId: String(row[idColumn]) };
+    return { ...row, content_json: JSON.stringify(openContent(this.cipher, row.content_json, binding)) };
   }
 
   private text(name: string): string {

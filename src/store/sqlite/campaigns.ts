@@ -13,6 +13,8 @@ import {
   toCampaignDeliveryCount,
   toCampaignGroupCount,
   toCampaignRecord,
+  audienceDataBinding,
+  toCampaignRefusal,
   toRecipientProfile,
 } from '../campaign-rows.js';
 import type {
@@ -29,6 +31,8 @@ import type {
   CampaignPause,
   CampaignRecord,
   CampaignRef,
+  CampaignRefusal,
+  CampaignRefusalCount,
   CampaignStore,
   DeliveryHold,
   FanOutBatch,
@@ -42,6 +46,7 @@ import type { DeliveryFacts } from '../core-store.js';
 import { toDeliveryFacts, type Row } from '../rows.js';
 import { insertNotification } from './notifications.js';
 import type { SqliteContext } from './sql-context.js';
+import { bindTo, openContent } from '../content-cipher.js';
 
 /** `store.campaigns` of the SQLite store, over its connection and named statements. */
 export class SqliteCampaigns implements CampaignStore {
@@ -91,6 +96,7 @@ export class SqliteCampaigns implements CampaignStore {
           phone: r.recipient.phone ?? null,
           push_token: r.recipient.push_token ?? null,
           locale: r.recipient.locale ?? null,
+          data_json: r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)),
         }).changes;
       }
       return written;
@@ -123,7 +129,13 @@ export class SqliteCampaigns implements CampaignStore {
   }
 
   async readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]> {
-    return (this.sql.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[]).map(toAudienceRow);
+    const rows = this.sql.stmt('audience_rows_after').all({ audience_id: audienceId, after: afterPosition, limit: Math.max(0, limit) }) as Row[];
+    return rows.map((r) =>
+      toAudienceRow(
+        r,
+        r.data_json === null ? null : openContent<Record<string, unknown>>(this.sql.cipher, r.data_json, audienceDataBinding(audienceId, Number(r.position))),
+      ),
+    );
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {
@@ -141,7 +153,7 @@ export class SqliteCampaigns implements CampaignStore {
       purpose: c.purpose,
       provider_account: c.providerAccount,
       lane: c.lane,
-      content_json: this.sql.sealContent(c.content),
+      content_json: this.sql.sealContent(c.content, bindTo('campaigns', 'content_json', c.id)),
       metadata_json: c.metadata === null ? null : JSON.stringify(c.metadata),
       ttl_ms: c.ttlMs,
       audience_id: c.audienceId,
@@ -150,12 +162,14 @@ export class SqliteCampaigns implements CampaignStore {
       plan_json: JSON.stringify(c.plan),
       now: c.createdAt,
       started_at: c.startedAt,
+      template_id: c.template?.id ?? null,
+      template_version: c.template?.version ?? null,
     });
   }
 
   async getCampaign(tenantId: string, id: string): Promise<CampaignRecord | null> {
     const r = this.sql.stmt('campaign_get').get({ tenant_id: tenantId, id }) as Row | undefined;
-    return r ? toCampaignRecord(this.sql.openRow(r)) : null;
+    return r ? toCampaignRecord(this.sql.openRow(r, 'campaigns')) : null;
   }
 
   /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`; runs in the caller's transaction. */
@@ -199,12 +213,12 @@ export class SqliteCampaigns implements CampaignStore {
   async listCampaigns(q: CampaignListQuery): Promise<CampaignPage> {
     const limit = Math.max(1, q.limit);
     const rows = this.sql.stmt('campaigns_list').all({ tenant_id: q.tenantId, status: q.status ?? null, after: q.after, limit: limit + 1 }) as Row[];
-    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    const items = rows.slice(0, limit).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
     return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
   }
 
   async listActiveCampaigns(limit: number): Promise<CampaignRecord[]> {
-    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r)));
+    return (this.sql.stmt('campaigns_active').all({ limit: Math.max(0, limit) }) as Row[]).map((r) => toCampaignRecord(this.sql.openRow(r, 'campaigns')));
   }
 
   async fanOutBatch(b: FanOutBatch): Promise<boolean> {
@@ -214,10 +228,23 @@ export class SqliteCampaigns implements CampaignStore {
         expect_position: b.expectPosition,
         to_position: b.toPosition,
         fanned_out: b.notifications.length,
-        skipped: b.skipped,
+        skipped: b.refusals.length,
         now: b.now,
       });
       if (moved === undefined) return false;
+      const refuse = this.sql.stmt('campaign_refusal_insert');
+      for (const r of b.refusals) {
+        refuse.run({
+          campaign_id: b.campaignId,
+          position: r.position,
+          line: r.line,
+          recipient_id: r.recipientId,
+          code: r.code,
+          reason: r.reason,
+          locale: r.locale,
+          now: r.createdAt,
+        });
+      }
       const link = this.sql.stmt('campaign_link_deliveries');
       for (const n of b.notifications) {
         insertNotification(this.sql, n, undefined);
@@ -238,6 +265,15 @@ export class SqliteCampaigns implements CampaignStore {
   async campaignDeliveryCountsMany(campaignIds: readonly string[]): Promise<CampaignGroupCount[]> {
     if (campaignIds.length === 0) return [];
     return (this.sql.stmt('campaign_delivery_counts_many').all({ campaign_ids: JSON.stringify(campaignIds) }) as Row[]).map(toCampaignGroupCount);
+  }
+
+  async listCampaignRefusals(campaignId: string, afterPosition: number, limit: number): Promise<CampaignRefusal[]> {
+    const rows = this.sql.stmt('campaign_refusals_after').all({ campaign_id: campaignId, after: afterPosition, limit: Math.max(0, limit) }) as Row[];
+    return rows.map(toCampaignRefusal);
+  }
+
+  async campaignRefusalCounts(campaignId: string): Promise<CampaignRefusalCount[]> {
+    return (this.sql.stmt('campaign_refusal_counts').all({ campaign_id: campaignId }) as Row[]).map((r) => ({ code: String(r.code), count: Number(r.n) }));
   }
 
   async listCampaignPending(campaignId: string, limit: number): Promise<DeliveryFacts[]> {

@@ -5,7 +5,7 @@
  */
 import type { Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
-import { openContent } from '../content-cipher.js';
+import { bindTo, openContent } from '../content-cipher.js';
 import type { Row } from '../rows.js';
 import { purposeFlags, type SqliteContext } from './sql-context.js';
 
@@ -45,7 +45,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       purpose: r.purpose as ClaimedDelivery['purpose'],
       providerAccount: String(r.provider_account),
       destination: String(r.destination),
-      content: openContent(sql.cipher, row.content_json),
+      content: openContent(sql.cipher, row.content_json, bindTo('notifications', 'content_json', String(r.notification_id))),
       retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
       notificationCreatedAt: Number(row.notification_created_at),
       idempotencyKey: String(r.idempotency_key),

@@ -180,7 +180,7 @@ export class SqliteDevices implements DeviceStore {
       if (ids.length === 0) return [];
       const rows = this.sql.stmt('offer_messages').all({ ids: JSON.stringify(ids) }) as Row[];
       return sortPulled(
-        rows.map((row) => this.sql.openRow(row)),
+        rows.map((row) => this.sql.openRow(row, 'notifications', 'notification_id')),
         r.order,
       );
     });

@@ -21,6 +21,7 @@ import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 import { takeIdempotencyKey } from './idempotency.js';
 import { applyTransition } from './transitions.js';
+import { bindTo } from '../content-cipher.js';
 
 /** Writes one notification's statements; runs inside the caller's transaction or savepoint. */
 export function insertNotification(sql: SqliteContext, n: NewNotification, idem: TenantIdempotencyCompletion | undefined): CreatedNotification {
@@ -34,7 +35,7 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
     recipient_json: JSON.stringify(n.recipient),
     purpose: n.purpose,
     channels_json: JSON.stringify(n.channels),
-    content_json: sql.sealContent(n.content),
+    content_json: sql.sealContent(n.content, bindTo('notifications', 'content_json', n.id)),
     group_key: n.groupKey,
     generation: n.generation,
     metadata_json: n.metadata === null ? null : JSON.stringify(n.metadata),

@@ -61,6 +61,6 @@ export class SqliteReview implements ReviewStore {
 
   async getNotificationSource(tenantId: string, id: string): Promise<NotificationSource | null> {
     const r = this.sql.stmt('notification_source').get({ tenant_id: tenantId, id }) as Row | undefined;
-    return r ? toNotificationSource(this.sql.openRow(r)) : null;
+    return r ? toNotificationSource(this.sql.openRow(r, 'notifications')) : null;
   }
 }

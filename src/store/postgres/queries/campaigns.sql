@@ -22,11 +22,12 @@ INSERT INTO audiences (id, tenant_id, status, source, created_at) VALUES ($1, $2
 
 -- name: audience_rows_insert
 -- A repeated recipient id is skipped: the first row of a recipient wins. Returns one row per row written.
--- params: $1 audience_id, $2 positions[], $3 lines[], $4 recipient_ids[], $5 emails[], $6 phones[], $7 push_tokens[], $8 locales[]
-INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale)
-SELECT $1, r.position, r.line, r.recipient_id, r.email, r.phone, r.push_token, r.locale
-FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-     AS r(position, line, recipient_id, email, phone, push_token, locale)
+-- $9 holds each row's template data, sealed by the driver (NULL: none).
+-- params: $1 audience_id, $2 positions[], $3 lines[], $4 recipient_ids[], $5 emails[], $6 phones[], $7 push_tokens[], $8 locales[], $9 data_jsons[]
+INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json)
+SELECT $1, r.position, r.line, r.recipient_id, r.email, r.phone, r.push_token, r.locale, r.data_json
+FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+     AS r(position, line, recipient_id, email, phone, push_token, locale, data_json)
 ORDER BY r.position
 ON CONFLICT (audience_id, recipient_id) DO NOTHING
 RETURNING 1;
@@ -57,7 +58,7 @@ FROM audiences WHERE id = $2 AND tenant_id = $1;
 
 -- name: audience_rows_after
 -- params: $1 audience_id, $2 after, $3 limit
-SELECT position, line, recipient_id, email, phone, push_token, locale
+SELECT position, line, recipient_id, email, phone, push_token, locale, data_json
 FROM audience_recipients WHERE audience_id = $1 AND position > $2
 ORDER BY position LIMIT $3;
 
@@ -71,10 +72,12 @@ ORDER BY position LIMIT $3;
 
 -- name: campaign_insert
 -- params: $1 id, $2 tenant_id, $3 name, $4 status, $5 channel, $6 purpose, $7 provider_account, $8 lane, $9 content_json,
---         $10 metadata_json, $11 ttl_ms, $12 audience_id, $13 audience_size, $14 deadline_at, $15 plan_json, $16 now, $17 started_at
+--         $10 metadata_json, $11 ttl_ms, $12 audience_id, $13 audience_size, $14 deadline_at, $15 plan_json, $16 now, $17 started_at,
+--         $18 template_id, $19 template_version
 INSERT INTO campaigns (id, tenant_id, name, status, channel, purpose, provider_account, lane, content_json, metadata_json,
-                       ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17);
+                       ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at,
+                       template_id, template_version)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19);
 
 -- name: campaign_get
 -- params: $1 tenant_id, $2 id
@@ -172,3 +175,20 @@ WHERE id = $1 AND finished_at IS NULL
     OR (status = 'cancelled'
         AND NOT EXISTS (SELECT 1 FROM deliveries WHERE campaign_id = $1 AND state IN ('ready', 'retryable', 'submitting'))))
 RETURNING status;
+
+-- name: campaign_refusal_insert
+-- The batch's refusals as arrays, in the fan-out batch's transaction.
+-- params: $1 campaign_id, $2 positions[], $3 lines[], $4 recipient_ids[], $5 codes[], $6 reasons[], $7 locales[], $8 now
+INSERT INTO campaign_refusals (campaign_id, position, line, recipient_id, code, reason, locale, created_at)
+SELECT $1, r.position, r.line, r.recipient_id, r.code, r.reason, r.locale, $8
+FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS r(position, line, recipient_id, code, reason, locale);
+
+-- name: campaign_refusals_after
+-- params: $1 campaign_id, $2 after, $3 limit
+SELECT position, line, recipient_id, code, reason, locale, created_at
+FROM campaign_refusals WHERE campaign_id = $1 AND position > $2
+ORDER BY position LIMIT $3;
+
+-- name: campaign_refusal_counts
+-- params: $1 campaign_id
+SELECT code, count(*) AS n FROM campaign_refusals WHERE campaign_id = $1 GROUP BY code ORDER BY code;

@@ -123,7 +123,7 @@ RETURNING id;
 -- name: offer_messages
 -- What the phone needs to send the pulled offers: number, text, SIM, priority, validity.
 -- params: $1 ids (offer ids)
-SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.content_json
+SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id JOIN notifications n ON n.id = d.notification_id
 WHERE o.id = ANY ($1::bigint[]);
 

@@ -19,8 +19,10 @@ WHERE n.purpose = $1 AND n.content_erased_at IS NULL AND n.created_at < $2
 ORDER BY n.created_at LIMIT $3;
 
 -- name: notification_content_erase
+-- Returns the tenant of each erased notification (the erasure is recorded per tenant).
 -- params: $1 ids[], $2 marker, $3 now
-UPDATE notifications SET content_json = $2, content_erased_at = $3 WHERE id = ANY($1::text[]) AND content_erased_at IS NULL;
+UPDATE notifications SET content_json = $2, content_erased_at = $3 WHERE id = ANY($1::text[]) AND content_erased_at IS NULL
+RETURNING tenant_id;
 
 -- name: retention_destinations_due
 -- params: $1 before, $2 limit
@@ -33,7 +35,7 @@ ORDER BY d.created_at LIMIT $2;
 UPDATE deliveries d SET destination = 'masked', destination_hash = m.hash
 FROM unnest($1::text[], $2::text[]) AS m(id, hash)
 WHERE d.id = m.id AND d.destination_hash IS NULL
-RETURNING d.notification_id;
+RETURNING d.notification_id, d.tenant_id;
 
 -- name: notification_recipient_mask
 -- The recipient's addresses go; its id (the producer's) and locale stay.
@@ -72,10 +74,10 @@ DELETE FROM recipient_preferences WHERE tenant_id = $1 AND recipient_id = $2;
 DELETE FROM push_subscriptions WHERE tenant_id = $1 AND recipient_id = $2;
 
 -- name: recipient_audience_clear
--- The row stays (audience positions and counts do not move); its addresses go.
+-- The row stays (audience positions and counts do not move); its addresses and template data go.
 -- params: $1 tenant_id, $2 recipient_id
-UPDATE audience_recipients SET email = NULL, phone = NULL, push_token = NULL
-WHERE recipient_id = $2 AND (email IS NOT NULL OR phone IS NOT NULL OR push_token IS NOT NULL)
+UPDATE audience_recipients SET email = NULL, phone = NULL, push_token = NULL, data_json = NULL
+WHERE recipient_id = $2 AND (email IS NOT NULL OR phone IS NOT NULL OR push_token IS NOT NULL OR data_json IS NOT NULL)
   AND audience_id IN (SELECT id FROM audiences WHERE tenant_id = $1);
 
 -- name: erasures_insert
@@ -84,8 +86,9 @@ INSERT INTO erasures (cause, what, tenant_id, recipient_id, count, details_json,
 VALUES ($1, $2, $3, $4, $5, $6, $7);
 
 -- name: erasures_list
--- params: $1 limit
-SELECT * FROM erasures ORDER BY created_at DESC, id DESC LIMIT $1;
+-- One tenant's erasures, newest first; the cursor is the last id of the previous page (NULL: the first page).
+-- params: $1 tenant_id, $2 before, $3 limit
+SELECT * FROM erasures WHERE tenant_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3;
 
 -- name: content_page_notifications
 -- params: $1 after, $2 limit
@@ -104,3 +107,16 @@ WHERE n.id = r.id AND n.content_json = r.expected;
 -- params: $1 ids[], $2 expected[], $3 stored[]
 UPDATE campaigns c SET content_json = r.stored FROM unnest($1::text[], $2::text[], $3::text[]) AS r(id, expected, stored)
 WHERE c.id = r.id AND c.content_json = r.expected;
+
+-- name: data_page_audience_recipients
+-- Audience rows with template data, in key order after ($1, $2).
+-- params: $1 after_audience, $2 after_position, $3 limit
+SELECT audience_id, position, data_json FROM audience_recipients
+WHERE data_json IS NOT NULL AND (audience_id, position) > ($1::text, $2::int)
+ORDER BY audience_id, position LIMIT $3;
+
+-- name: data_replace_audience_recipients
+-- params: $1 audience_ids[], $2 positions[], $3 expected[], $4 stored[]
+UPDATE audience_recipients a SET data_json = r.stored
+FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS r(audience_id, position, expected, stored)
+WHERE a.audience_id = r.audience_id AND a.position = r.position AND a.data_json = r.expected;

@@ -22,9 +22,10 @@ INSERT INTO audiences (id, tenant_id, status, source, created_at) VALUES (@id, @
 -- name: audience_rows_insert
 -- One row, run per row in one transaction (PostgreSQL's takes the batch as arrays).
 -- A repeated recipient id is skipped (changes = 0): the first row of a recipient wins.
--- params: @audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale
-INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale)
-VALUES (@audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale)
+-- @data_json is the row's template data, sealed by the driver (NULL: none).
+-- params: @audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json
+INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json)
+VALUES (@audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json)
 ON CONFLICT (audience_id, recipient_id) DO NOTHING;
 
 -- name: audience_seal
@@ -53,7 +54,7 @@ FROM audiences WHERE id = @id AND tenant_id = @tenant_id;
 
 -- name: audience_rows_after
 -- params: @audience_id, @after, @limit
-SELECT position, line, recipient_id, email, phone, push_token, locale
+SELECT position, line, recipient_id, email, phone, push_token, locale, data_json
 FROM audience_recipients WHERE audience_id = @audience_id AND position > @after
 ORDER BY position LIMIT @limit;
 
@@ -67,11 +68,12 @@ ORDER BY position LIMIT @limit;
 
 -- name: campaign_insert
 -- params: @id, @tenant_id, @name, @status, @channel, @purpose, @provider_account, @lane, @content_json, @metadata_json,
---         @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @started_at
+--         @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @started_at, @template_id, @template_version
 INSERT INTO campaigns (id, tenant_id, name, status, channel, purpose, provider_account, lane, content_json, metadata_json,
-                       ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at)
+                       ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at,
+                       template_id, template_version)
 VALUES (@id, @tenant_id, @name, @status, @channel, @purpose, @provider_account, @lane, @content_json, @metadata_json,
-        @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @now, @started_at);
+        @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @now, @started_at, @template_id, @template_version);
 
 -- name: campaign_get
 -- params: @tenant_id, @id
@@ -171,3 +173,19 @@ WHERE id = @id AND finished_at IS NULL
     OR (status = 'cancelled'
         AND NOT EXISTS (SELECT 1 FROM deliveries WHERE campaign_id = @id AND state IN ('ready', 'retryable', 'submitting'))))
 RETURNING status;
+
+-- name: campaign_refusal_insert
+-- One row, run per refusal in the fan-out batch's transaction (PostgreSQL's takes the batch as arrays).
+-- params: @campaign_id, @position, @line, @recipient_id, @code, @reason, @locale, @now
+INSERT INTO campaign_refusals (campaign_id, position, line, recipient_id, code, reason, locale, created_at)
+VALUES (@campaign_id, @position, @line, @recipient_id, @code, @reason, @locale, @now);
+
+-- name: campaign_refusals_after
+-- params: @campaign_id, @after, @limit
+SELECT position, line, recipient_id, code, reason, locale, created_at
+FROM campaign_refusals WHERE campaign_id = @campaign_id AND position > @after
+ORDER BY position LIMIT @limit;
+
+-- name: campaign_refusal_counts
+-- params: @campaign_id
+SELECT code, count(*) AS n FROM campaign_refusals WHERE campaign_id = @campaign_id GROUP BY code ORDER BY code;

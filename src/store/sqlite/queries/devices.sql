@@ -118,7 +118,7 @@ RETURNING id;
 -- name: offer_messages
 -- What the phone needs to send the pulled offers: number, text, SIM, priority, validity.
 -- params: @ids (JSON array of offer ids)
-SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.content_json
+SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id JOIN notifications n ON n.id = d.notification_id
 WHERE o.id IN (SELECT value FROM json_each(@ids));
 

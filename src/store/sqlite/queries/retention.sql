@@ -19,8 +19,10 @@ WHERE n.purpose = @purpose AND n.content_erased_at IS NULL AND n.created_at < @b
 ORDER BY n.created_at LIMIT @limit;
 
 -- name: notification_content_erase
+-- Returns the tenant of an erased notification (the erasure is recorded per tenant).
 -- params: @id, @marker, @now
-UPDATE notifications SET content_json = @marker, content_erased_at = @now WHERE id = @id AND content_erased_at IS NULL;
+UPDATE notifications SET content_json = @marker, content_erased_at = @now WHERE id = @id AND content_erased_at IS NULL
+RETURNING tenant_id;
 
 -- name: retention_destinations_due
 -- params: @before, @limit
@@ -31,7 +33,7 @@ ORDER BY d.created_at LIMIT @limit;
 -- name: delivery_destination_mask
 -- params: @id, @hash
 UPDATE deliveries SET destination = 'masked', destination_hash = @hash WHERE id = @id AND destination_hash IS NULL
-RETURNING notification_id;
+RETURNING notification_id, tenant_id;
 
 -- name: notification_recipient_mask
 -- The recipient's addresses go; its id (the producer's) and locale stay.
@@ -69,10 +71,10 @@ DELETE FROM recipient_preferences WHERE tenant_id = @tenant_id AND recipient_id 
 DELETE FROM push_subscriptions WHERE tenant_id = @tenant_id AND recipient_id = @recipient_id;
 
 -- name: recipient_audience_clear
--- The row stays (audience positions and counts do not move); its addresses go.
+-- The row stays (audience positions and counts do not move); its addresses and template data go.
 -- params: @tenant_id, @recipient_id
-UPDATE audience_recipients SET email = NULL, phone = NULL, push_token = NULL
-WHERE recipient_id = @recipient_id AND (email IS NOT NULL OR phone IS NOT NULL OR push_token IS NOT NULL)
+UPDATE audience_recipients SET email = NULL, phone = NULL, push_token = NULL, data_json = NULL
+WHERE recipient_id = @recipient_id AND (email IS NOT NULL OR phone IS NOT NULL OR push_token IS NOT NULL OR data_json IS NOT NULL)
   AND audience_id IN (SELECT id FROM audiences WHERE tenant_id = @tenant_id);
 
 -- name: erasures_insert
@@ -81,8 +83,9 @@ INSERT INTO erasures (cause, what, tenant_id, recipient_id, count, details_json,
 VALUES (@cause, @what, @tenant_id, @recipient_id, @count, @details_json, @now);
 
 -- name: erasures_list
--- params: @limit
-SELECT * FROM erasures ORDER BY created_at DESC, id DESC LIMIT @limit;
+-- One tenant's erasures, newest first; the cursor is the last id of the previous page (NULL: the first page).
+-- params: @tenant_id, @before, @limit
+SELECT * FROM erasures WHERE tenant_id = @tenant_id AND (@before IS NULL OR id < @before) ORDER BY id DESC LIMIT @limit;
 
 -- name: content_page_notifications
 -- params: @after, @limit
@@ -99,3 +102,14 @@ UPDATE notifications SET content_json = @stored WHERE id = @id AND content_json 
 -- name: content_replace_campaigns
 -- params: @id, @expected, @stored
 UPDATE campaigns SET content_json = @stored WHERE id = @id AND content_json = @expected;
+
+-- name: data_page_audience_recipients
+-- Audience rows with template data, in key order after (@after_audience, @after_position).
+-- params: @after_audience, @after_position, @limit
+SELECT audience_id, position, data_json FROM audience_recipients
+WHERE data_json IS NOT NULL AND (audience_id > @after_audience OR (audience_id = @after_audience AND position > @after_position))
+ORDER BY audience_id, position LIMIT @limit;
+
+-- name: data_replace_audience_recipients
+-- params: @audience_id, @position, @expected, @stored
+UPDATE audience_recipients SET data_json = @stored WHERE audience_id = @audience_id AND position = @position AND data_json = @expected;
