@@ -163,7 +163,13 @@ export class DeliveryWorker {
     // now, and spends one permit per delivery, in one transaction: every worker of every
     // process draws on the same rows, so together they never exceed the account's rate.
     const { claimed, retryAt } = lane.limits
-      ? await this.opts.store.limiter.claimWithPermits({ ...req, lane: lane.name, laneLimit: lane.limits.lane, accountLimit: lane.limits.account })
+      ? await this.opts.store.limiter.claimWithPermits({
+          ...req,
+          lane: lane.name,
+          laneLimit: lane.limits.lane,
+          accountLimit: lane.limits.account,
+          sources: lane.limits.plan.sources,
+        })
       : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
@@ -192,7 +198,7 @@ export class DeliveryWorker {
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
     await this.opts.store.limiter
-      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
+      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account, rows: lane.limits.plan.throttleRows })
       .catch((err) =>
         this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'),
       );
@@ -494,8 +500,8 @@ export class DeliveryWorker {
         // has accrued at the lane's rate (no more than the burst, which is all the limiter ever
         // holds), so claims come back with batches instead of queueing on the limiter's lock one
         // permit at a time.
-        const accrue = lane.limits ? Math.min(lane.batchSize / 2, lane.limits.lane.burst, lane.limits.account.burst) : 0;
-        const accrueMs = lane.limits ? (1000 * accrue) / lane.limits.lane.ratePerSecond : 0;
+        const accrue = lane.limits ? Math.min(lane.batchSize / 2, lane.limits.plan.accrual.burst) : 0;
+        const accrueMs = lane.limits ? (1000 * accrue) / lane.limits.plan.accrual.ratePerSecond : 0;
         const untilPermits = Math.max(result.permitsAt - this.opts.clock.now(), Math.min(250, accrueMs));
         if (untilPermits > 0) await sleep(Math.min(this.pollIntervalMs, untilPermits));
         continue;

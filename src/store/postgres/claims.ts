@@ -13,7 +13,8 @@ import { openContent } from '../content-cipher.js';
 export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: pg.Pool | Client): Promise<ClaimedDelivery[]> {
   if (req.limit <= 0) return [];
   const leaseUntil = req.now + req.leaseMs;
-  const rows = await sql.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]], client);
+  const params = [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]];
+  const rows = req.deliveryIds === undefined ? await sql.q('claim_batch', params, client) : await sql.q('claim_ids', [...params, [...req.deliveryIds]], client);
   return rows.map((r) => ({
     deliveryId: String(r.id),
     notificationId: String(r.notification_id),

@@ -12,13 +12,16 @@ import { purposeFlags, type SqliteContext } from './sql-context.js';
 /** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
 export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery[] {
   const leaseUntil = req.now + req.leaseMs;
-  const due = sql.stmt('claim_select_due').all({
+  const params = {
     provider_account: req.providerAccount,
     now: req.now,
     // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
     limit: Math.max(0, req.limit),
     ...purposeFlags(req.purposes),
-  }) as Row[];
+  };
+  const due = (
+    req.deliveryIds === undefined ? sql.stmt('claim_select_due').all(params) : sql.stmt('claim_ids').all({ ...params, ids: JSON.stringify(req.deliveryIds) })
+  ) as Row[];
   const claimed: ClaimedDelivery[] = [];
   for (const row of due) {
     const r = sql.stmt('claim_update').get({

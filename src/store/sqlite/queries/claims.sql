@@ -39,6 +39,23 @@ JOIN notifications n ON n.id = d.notification_id
 ORDER BY due.next_attempt_at, due.id
 LIMIT @limit;
 
+-- name: claim_ids
+-- claim_select_due for named deliveries only (the API process's fast path for a code it has
+-- just committed): the same due rules; the lease is then taken by claim_update, whose state
+-- guard makes a worker claiming it in another process get either it or nothing.
+-- params: @provider_account, @now, @limit, @ids (JSON array), @otp, @transactional, @conversational, @marketing, @alert
+SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at
+FROM deliveries d
+JOIN notifications n ON n.id = d.notification_id
+WHERE d.id IN (SELECT value FROM json_each(@ids))
+  AND d.provider_account = @provider_account
+  AND ((@otp AND d.purpose = 'otp') OR (@transactional AND d.purpose = 'transactional')
+    OR (@conversational AND d.purpose = 'conversational') OR (@marketing AND d.purpose = 'marketing')
+    OR (@alert AND d.purpose = 'alert'))
+  AND d.state IN ('ready', 'retryable') AND d.next_attempt_at <= @now AND d.expires_at > @now
+ORDER BY d.next_attempt_at, d.id
+LIMIT @limit;
+
 -- name: claim_update
 -- Takes the lease: a new fencing token (lease_version) and one more attempt.
 -- params: @id, @worker_id, @lease_until, @now
