@@ -150,14 +150,31 @@ export class DeliveryWorker {
     return this.runLane(adapter, providerAccount, lane);
   }
 
-  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane): Promise<BatchResult> {
+  /**
+   * Claims and processes these deliveries only (the API process's fast path for a code it has
+   * just committed), in the lane that carries `purpose`, exactly as a claim loop would: permits
+   * from the same limiter rows, lease and attempt row committed before the call, the outcome
+   * fenced by the lease. Claims nothing when they are no longer due (a worker took them) or the
+   * lane has no permit now; a worker's claim loop then sends them as usual.
+   */
+  async sendNow(providerAccount: string, purpose: Purpose, deliveryIds: readonly string[]): Promise<BatchResult> {
+    const adapter = this.opts.adapters.get(providerAccount);
+    if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
+    const lane = this.lanes.get(providerAccount)!.find((l) => l.purposes.includes(purpose));
+    if (!lane) throw new Error(`provider account ${providerAccount} has no lane for purpose ${purpose}`);
+    if (deliveryIds.length === 0) return { claimed: 0, applied: 0, stale: 0 };
+    return this.runLane(adapter, providerAccount, lane, deliveryIds);
+  }
+
+  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane, deliveryIds?: readonly string[]): Promise<BatchResult> {
     const req = {
       providerAccount,
       ...(lane.purposes.length === PURPOSES.length ? {} : { purposes: lane.purposes }),
+      ...(deliveryIds ? { deliveryIds } : {}),
       workerId: this.opts.workerId,
       now: this.opts.clock.now(),
       leaseMs: this.leaseMs,
-      limit: lane.batchSize,
+      limit: deliveryIds ? Math.min(deliveryIds.length, lane.batchSize) : lane.batchSize,
     };
     // With a limiter, the claim takes no more deliveries than the shared limiter grants right
     // now, and spends one permit per delivery, in one transaction: every worker of every
