@@ -39,3 +39,13 @@ export async function nextDue(sql: PostgresContext, providerAccount: string, now
   const [r] = await sql.q('next_due_at', [providerAccount, now, [...(purposes ?? PURPOSES)]]);
   return r && r.at !== null ? Number(r.at) : null;
 }
+
+/** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
+export async function dueCount(
+  sql: PostgresContext,
+  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+): Promise<number> {
+  if (r.limit <= 0) return 0;
+  const [row] = await sql.q('due_count', [r.providerAccount, r.now, [...(r.purposes ?? PURPOSES)], r.limit, r.deliveryIds ? [...r.deliveryIds] : null]);
+  return Number(row?.n ?? 0);
+}

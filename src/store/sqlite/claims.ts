@@ -66,3 +66,19 @@ export function nextDue(sql: SqliteContext, providerAccount: string, now: number
   const r = sql.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
   return r && r.at !== null ? Number(r.at) : null;
 }
+
+/** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
+export function dueCount(
+  sql: SqliteContext,
+  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+): number {
+  if (r.limit <= 0) return 0;
+  const row = sql.stmt('due_count').get({
+    provider_account: r.providerAccount,
+    now: r.now,
+    limit: r.limit,
+    ids: r.deliveryIds ? JSON.stringify(r.deliveryIds) : null,
+    ...purposeFlags(r.purposes),
+  }) as Row | undefined;
+  return Number(row?.n ?? 0);
+}

@@ -18,7 +18,7 @@ import {
   type PermittedClaimRequest,
 } from '../limiter-store.js';
 import type { Row } from '../rows.js';
-import { claimDue, nextDue } from './claims.js';
+import { claimDue, dueCount } from './claims.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.limiter` of the SQLite store. */
@@ -90,9 +90,9 @@ export class SqliteLimiter implements LimiterStore {
       ],
     ];
     // Nothing due: answer without writing (a write transaction is the one lock SQLite has).
-    const due = nextDue(this.sql, r.providerAccount, r.now, r.purposes);
-    if (due === null || due > r.now) return { claimed: [], retryAt: null };
-    const want = Math.max(0, r.limit);
+    // And no more permits than there is work, as PostgreSQL's claim reserves.
+    const want = dueCount(this.sql, { ...r, limit: Math.max(0, r.limit) });
+    if (want === 0) return { claimed: [], retryAt: null };
     return this.sql.write(() => {
       const reservations: PermitReservation[] = [];
       let reserved = 0;
@@ -116,7 +116,7 @@ export class SqliteLimiter implements LimiterStore {
         left -= n;
       }
       // Only when the limiter, not the queue, cut the claim short is there a reason to come back at retryAt.
-      return { claimed, retryAt: claimed.length === reserved && reserved < r.limit ? retryAt : null };
+      return { claimed, retryAt: claimed.length === reserved && reserved < want ? retryAt : null };
     });
   }
 

@@ -76,3 +76,23 @@ UPDATE deliveries d SET lease_until = $4, updated_at = $5
 FROM unnest($1::text[], $2::int[]) AS w(id, lease_version)
 WHERE d.id = w.id AND d.lease_version = w.lease_version AND d.state = 'submitting' AND d.lease_owner = $3
 RETURNING d.id;
+
+-- name: due_count
+-- How many of the lane's deliveries are due now, counting no further than $4: a permitted claim
+-- reserves no more permits than there is work for (a permit reserved for nothing is refunded
+-- only if nobody drew on its row meanwhile, else lost). With $5, only those deliveries.
+-- params: $1 provider_account, $2 now, $3 purposes[], $4 limit, $5 ids[] (null: any)
+SELECT count(*) AS n FROM (
+  SELECT 1 FROM unnest($3::text[]) AS p(purpose)
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM deliveries
+    WHERE provider_account = $1
+      AND purpose = p.purpose
+      AND state IN ('ready', 'retryable')
+      AND next_attempt_at <= $2
+      AND expires_at > $2
+      AND ($5::text[] IS NULL OR id = ANY($5::text[]))
+    LIMIT $4
+  ) d
+  LIMIT $4
+) x;
