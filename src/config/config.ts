@@ -33,7 +33,7 @@ export interface WorkerConfig {
   poll_interval_ms: number;
   sweep_interval_ms: number;
   /**
-   * The code fast path (docs/rate-limiting.md): an API process sends a one-time code it has just
+   * The code fast path (docs/campaign-planning.md, "The code fast path"): an API process sends a one-time code it has just
    * committed itself, claimed, leased and fenced like a worker's claim, when the auth lane has a
    * permit now. Default true; the process then holds provider adapters (`herald start`, `herald api`).
    */

@@ -187,7 +187,7 @@ export interface LanePermitPlan {
 }
 
 /**
- * The limiter rows of one account and where each lane draws from (docs/rate-limiting.md, "Lanes
+ * The limiter rows of one account and where each lane draws from (docs/campaign-planning.md, "Lanes
  * and their rows"). Split scheme: a lane with a guaranteed share g has its own row at g·R with
  * burst max(1, floor(g·B)); the shared row `*` runs at the unreserved rate R·(1 − Σg) with the
  * rest of the burst. A lane takes its own row's permits first (its lock alone: a code never
