@@ -31,15 +31,22 @@ describe('lanePermitPlans', () => {
     expect(auth!.accrual).toEqual({ ratePerSecond: 100, burst: 80 });
   });
 
-  it("bench:campaign's account: auth keeps a burst of one at 25/s, the campaign the other 63", () => {
+  it("bench:campaign's account: auth banks 250 ms of its 25/s (a burst of 7), the campaign keeps the other 57", () => {
     const rate = 1760.56;
     const [auth, bulk] = lanePermitPlans({ rate_per_second: rate, burst: 64 }, [
       { name: 'auth', purposes: ['otp', 'alert'], guaranteed_share: 25 / rate },
       { name: 'bulk', purposes: ['transactional', 'conversational', 'marketing'], guaranteed_share: 0 },
     ]);
-    expect(auth!.sources[0]![0]!.limit.burst).toBe(1);
+    expect(auth!.sources[0]![0]!.limit.burst).toBe(7);
     expect(auth!.sources[0]![0]!.limit.ratePerSecond).toBeCloseTo(25, 9);
-    expect(bulk!.sources[0]![0]!.limit.burst).toBe(63);
+    expect(bulk!.sources[0]![0]!.limit.burst).toBe(57);
+  });
+
+  it('falls back to bursts in proportion to the shares when banking 250 ms would leave the shared row none', () => {
+    // 200/s, burst 5, auth 20 %: 250 ms of 40/s is 10 > 4; proportional: auth 1, shared 4.
+    const [auth, bulk] = lanePermitPlans({ rate_per_second: 200, burst: 5 }, DEFAULT_LANES);
+    expect(auth!.sources[0]![0]!.limit.burst).toBe(1);
+    expect(bulk!.sources[0]![0]!.limit.burst).toBe(4);
   });
 
   it('keeps the joint scheme (lane row and account row together) when the burst is too small to split', () => {
