@@ -177,8 +177,9 @@ export class DeliveryWorker {
       limit: deliveryIds ? Math.min(deliveryIds.length, lane.batchSize) : lane.batchSize,
     };
     // With a limiter, the claim takes no more deliveries than the shared limiter grants right
-    // now, and spends one permit per delivery, in one transaction: every worker of every
-    // process draws on the same rows, so together they never exceed the account's rate.
+    // now and spends one permit per delivery (reserved first, the unused refunded: see
+    // limiter-store.ts): every worker of every process draws on the same rows, so together they
+    // never exceed the account's rate.
     const { claimed, retryAt } = lane.limits
       ? await this.opts.store.limiter.claimWithPermits({
           ...req,

@@ -6,9 +6,12 @@
  * campaign's permits are spent. What nobody reserved is shared by all lanes.
  *
  * So a lane's maximum is R minus the other lanes' guarantees. With the default (auth 20%, bulk
- * 0%), auth may use all of R and bulk at most 80% of it. The limiter enforces this with two
- * GCRA states per permit (rate-limit.ts `acquireJoint`): the lane's, at its maximum rate, and
- * the account's, at R; the lane caps keep ≥ the guaranteed rate free for each lane over time.
+ * 0%), auth may use all of R and bulk at most 80% of it. The limiter enforces this with
+ * its rows (`lanePermitPlans` below): a lane with a guaranteed share has its own GCRA row at
+ * that share of R, and the unreserved rest is one shared row; a lane draws on its own row first
+ * and borrows from the shared one. When the burst is too small to split, a permit passes two
+ * states at once (rate-limit.ts `acquireJoint`): the lane's, at its maximum rate, and the
+ * account's, at R.
  */
 import type { RateLimit } from './rate-limit.js';
 import { PURPOSES, type Purpose } from './vocabulary.js';
