@@ -32,6 +32,12 @@ export interface WorkerConfig {
   lease_ms: number;
   poll_interval_ms: number;
   sweep_interval_ms: number;
+  /**
+   * The code fast path (docs/campaign-planning.md, "The code fast path"): an API process sends a one-time code it has just
+   * committed itself, claimed, leased and fenced like a worker's claim, when the auth lane has a
+   * permit now. Default true; the process then holds provider adapters (`herald start`, `herald api`).
+   */
+  otp_fast_path: boolean;
 }
 
 export interface HeraldConfig {
@@ -266,6 +272,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
       lease_ms: r.worker?.lease_ms ?? 30_000,
       poll_interval_ms: r.worker?.poll_interval_ms ?? 1_000,
       sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
+      otp_fast_path: r.worker?.otp_fast_path ?? true,
     },
     provider_accounts: accounts,
     tls: r.tls ? { cert_file: resolve(r.tls.cert_file), key_file: resolve(r.tls.key_file) } : null,

@@ -1,10 +1,11 @@
 /**
  * How a worker splits one provider account into lanes: which purposes each lane claims, how
- * many deliveries it claims at once (its share of the worker's concurrency), and the two rate
- * limits its permits must pass (the lane's maximum rate, and the account's rate). The numbers
- * come from the domain's `laneBudgets`; this file only maps configuration onto them.
+ * many deliveries it claims at once (its share of the worker's concurrency), and the limiter
+ * rows its permits come from (the lane's own reserved row, then the account's shared row: the
+ * domain's `lanePermitPlans`). The numbers come from the domain's `laneBudgets`; this file only
+ * maps configuration onto them.
  */
-import { DEFAULT_LANES, laneBudgets, PURPOSES, type Purpose, type RateLimit } from '../domain/index.js';
+import { DEFAULT_LANES, laneBudgets, lanePermitPlans, PURPOSES, type LanePermitPlan, type Purpose, type RateLimit } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 
 export interface WorkerLane {
@@ -12,8 +13,12 @@ export interface WorkerLane {
   purposes: readonly Purpose[];
   /** Deliveries one claim of this lane takes: its maximum concurrency spread over the lane's loops. */
   batchSize: number;
-  /** Null: no limiter (an account the worker has no configuration for). */
-  limits: { lane: RateLimit; account: RateLimit } | null;
+  /**
+   * Null: no limiter (an account the worker has no configuration for). `lane` and `account`
+   * are the lane's maximum rate and the account's (the joint scheme's rows); `plan` is where the
+   * permits really come from.
+   */
+  limits: { lane: RateLimit; account: RateLimit; plan: LanePermitPlan } | null;
 }
 
 /**
@@ -28,13 +33,14 @@ export function workerLanes(account: ProviderAccountConfig | undefined, opts: { 
   const budgets = laneBudgets({ rate_per_second: account.rate_per_second, concurrency }, lanes);
   if (!budgets.ok) throw new Error(`provider account ${account.id}: ${budgets.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
   const accountLimit: RateLimit = { ratePerSecond: account.rate_per_second, burst: account.burst };
+  const plans = lanePermitPlans(account, lanes);
   return lanes.map((l, i) => {
     const b = budgets.value[i]!;
     return {
       name: l.name,
       purposes: l.purposes,
       batchSize: Math.max(1, Math.min(opts.batchSize, Math.floor(b.max_concurrency / opts.loops))),
-      limits: { lane: { ratePerSecond: b.max_rate, burst: account.burst }, account: accountLimit },
+      limits: { lane: { ratePerSecond: b.max_rate, burst: account.burst }, account: accountLimit, plan: plans[i]! },
     };
   });
 }

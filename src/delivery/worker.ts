@@ -150,20 +150,44 @@ export class DeliveryWorker {
     return this.runLane(adapter, providerAccount, lane);
   }
 
-  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane): Promise<BatchResult> {
+  /**
+   * Claims and processes these deliveries only (the API process's fast path for a code it has
+   * just committed), in the lane that carries `purpose`, exactly as a claim loop would: permits
+   * from the same limiter rows, lease and attempt row committed before the call, the outcome
+   * fenced by the lease. Claims nothing when they are no longer due (a worker took them) or the
+   * lane has no permit now; a worker's claim loop then sends them as usual.
+   */
+  async sendNow(providerAccount: string, purpose: Purpose, deliveryIds: readonly string[]): Promise<BatchResult> {
+    const adapter = this.opts.adapters.get(providerAccount);
+    if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
+    const lane = this.lanes.get(providerAccount)!.find((l) => l.purposes.includes(purpose));
+    if (!lane) throw new Error(`provider account ${providerAccount} has no lane for purpose ${purpose}`);
+    if (deliveryIds.length === 0) return { claimed: 0, applied: 0, stale: 0 };
+    return this.runLane(adapter, providerAccount, lane, deliveryIds);
+  }
+
+  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane, deliveryIds?: readonly string[]): Promise<BatchResult> {
     const req = {
       providerAccount,
       ...(lane.purposes.length === PURPOSES.length ? {} : { purposes: lane.purposes }),
+      ...(deliveryIds ? { deliveryIds } : {}),
       workerId: this.opts.workerId,
       now: this.opts.clock.now(),
       leaseMs: this.leaseMs,
-      limit: lane.batchSize,
+      limit: deliveryIds ? Math.min(deliveryIds.length, lane.batchSize) : lane.batchSize,
     };
     // With a limiter, the claim takes no more deliveries than the shared limiter grants right
-    // now, and spends one permit per delivery, in one transaction: every worker of every
-    // process draws on the same rows, so together they never exceed the account's rate.
+    // now and spends one permit per delivery (reserved first, the unused refunded: see
+    // limiter-store.ts): every worker of every process draws on the same rows, so together they
+    // never exceed the account's rate.
     const { claimed, retryAt } = lane.limits
-      ? await this.opts.store.limiter.claimWithPermits({ ...req, lane: lane.name, laneLimit: lane.limits.lane, accountLimit: lane.limits.account })
+      ? await this.opts.store.limiter.claimWithPermits({
+          ...req,
+          lane: lane.name,
+          laneLimit: lane.limits.lane,
+          accountLimit: lane.limits.account,
+          sources: lane.limits.plan.sources,
+        })
       : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
@@ -192,7 +216,7 @@ export class DeliveryWorker {
     if (throttled.length === 0) return;
     const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
     await this.opts.store.limiter
-      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account })
+      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account, rows: lane.limits.plan.throttleRows })
       .catch((err) =>
         this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'),
       );
@@ -494,8 +518,8 @@ export class DeliveryWorker {
         // has accrued at the lane's rate (no more than the burst, which is all the limiter ever
         // holds), so claims come back with batches instead of queueing on the limiter's lock one
         // permit at a time.
-        const accrue = lane.limits ? Math.min(lane.batchSize / 2, lane.limits.lane.burst, lane.limits.account.burst) : 0;
-        const accrueMs = lane.limits ? (1000 * accrue) / lane.limits.lane.ratePerSecond : 0;
+        const accrue = lane.limits ? Math.min(lane.batchSize / 2, lane.limits.plan.accrual.burst) : 0;
+        const accrueMs = lane.limits ? (1000 * accrue) / lane.limits.plan.accrual.ratePerSecond : 0;
         const untilPermits = Math.max(result.permitsAt - this.opts.clock.now(), Math.min(250, accrueMs));
         if (untilPermits > 0) await sleep(Math.min(this.pollIntervalMs, untilPermits));
         continue;

@@ -6,10 +6,14 @@
  * campaign's permits are spent. What nobody reserved is shared by all lanes.
  *
  * So a lane's maximum is R minus the other lanes' guarantees. With the default (auth 20%, bulk
- * 0%), auth may use all of R and bulk at most 80% of it. The limiter enforces this with two
- * GCRA states per permit (rate-limit.ts `acquireJoint`): the lane's, at its maximum rate, and
- * the account's, at R; the lane caps keep ≥ the guaranteed rate free for each lane over time.
+ * 0%), auth may use all of R and bulk at most 80% of it. The limiter enforces this with
+ * its rows (`lanePermitPlans` below): a lane with a guaranteed share has its own GCRA row at
+ * that share of R, and the unreserved rest is one shared row; a lane draws on its own row first
+ * and borrows from the shared one. When the burst is too small to split, a permit passes two
+ * states at once (rate-limit.ts `acquireJoint`): the lane's, at its maximum rate, and the
+ * account's, at R.
  */
+import type { RateLimit } from './rate-limit.js';
 import { PURPOSES, type Purpose } from './vocabulary.js';
 
 export interface LaneConfig {
@@ -159,4 +163,98 @@ export function laneBudgets(account: AccountCapacity, lanes: readonly LaneConfig
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
+}
+
+/** How long a lane's own row can bank its guaranteed rate: claims came back within ~250 ms on a loaded 2-core machine (bench:campaign, permit → receipt p99 of codes 333 ms). */
+export const OWN_ROW_BANK_S = 0.25;
+
+/** The name of an account's shared limiter row: lane names are lower-case words, so it cannot collide with one. */
+export const SHARED_LIMITER_ROW = '*';
+
+/** One GCRA state of an account (a row of the limiter) and the limit it enforces. */
+export interface LimiterRow {
+  row: string;
+  limit: RateLimit;
+}
+
+/**
+ * Where one lane's permits come from: `sources` tried in order, each a set of rows granted
+ * jointly (the same count from every row of the set, `acquireJoint`). `throttleRows` are every
+ * row of the account, which a provider's 429 pauses together.
+ */
+export interface LanePermitPlan {
+  name: string;
+  sources: LimiterRow[][];
+  throttleRows: LimiterRow[];
+  /** How the lane's permits accrue at most (its maximum rate and the larger burst it can draw): what a loop short of permits waits for. */
+  accrual: RateLimit;
+  /** `split`: reserved rows plus the shared row (the default); `joint`: lane row and account row together, when the burst is too small to split. */
+  scheme: 'split' | 'joint';
+}
+
+/**
+ * The limiter rows of one account and where each lane draws from (docs/campaign-planning.md, "Lanes
+ * and their rows"). Split scheme: a lane with a guaranteed share g has its own row at g·R with
+ * burst max(1, floor(g·B)); the shared row `*` runs at the unreserved rate R·(1 − Σg) with the
+ * rest of the burst (a lane's own burst is at least 250 ms of its rate, OWN_ROW_BANK_S, when
+ * the burst allows). A lane takes its own row's permits first (its lock alone: a code never
+ * queues behind a campaign's claim) and borrows the rest from the shared row; a lane without a
+ * share draws only from the shared row. The rows' rates sum to R and their bursts to B, so in any
+ * window the account as a whole grants no more than one limiter at (R, B) would: per row at most
+ * b_r + floor(L/T_r) in a closed window of length L, and Σ floor(L/T_r) ≤ floor(L·R) (each T_r is
+ * rounded up). When B is too small to give every reserved row 1 and the shared row 1, the joint
+ * scheme of before is kept: the lane's row at its maximum rate and the account's row at R, both
+ * with burst B, granted together.
+ */
+export function lanePermitPlans(account: { rate_per_second: number; burst: number }, lanes: readonly LaneConfig[] = DEFAULT_LANES): LanePermitPlan[] {
+  const rate = account.rate_per_second;
+  const burst = account.burst;
+  const accountLimit: RateLimit = { ratePerSecond: rate, burst };
+  const reservedShare = lanes.reduce((a, l) => a + l.guaranteed_share, 0);
+  const reserved = lanes.filter((l) => l.guaranteed_share > 0);
+  // Shares summing to 1 leave nothing unreserved: no shared row.
+  const sharedRate = reservedShare >= 1 - SHARE_SLACK ? 0 : rate * (1 - reservedShare);
+  const proportional = (l: LaneConfig) => Math.max(1, Math.floor(l.guaranteed_share * burst + SHARE_SLACK));
+  // A lane's own row banks at least OWN_ROW_BANK_S of its guaranteed rate, so a claim that comes
+  // back late still finds the permits that accrued meanwhile: with burst 1 (bench:campaign's
+  // auth, 25/s of a burst of 64) a lane whose claims take longer than one emission interval
+  // (40 ms) could never reach its guaranteed rate. Taken from the shared row's burst while that
+  // keeps at least 1; else the proportional split.
+  const banked = (l: LaneConfig) => Math.max(proportional(l), Math.ceil(l.guaranteed_share * rate * OWN_ROW_BANK_S - SHARE_SLACK));
+  const sum = (f: (l: LaneConfig) => number) => reserved.reduce((a, l) => a + f(l), 0);
+  const ownBurst = burst - sum(banked) >= (sharedRate > 0 ? 1 : 0) ? banked : proportional;
+  const ownBursts = new Map(reserved.map((l) => [l.name, ownBurst(l)] as const));
+  const sharedBurst = burst - sum(ownBurst);
+  const split = sharedRate > 0 ? sharedBurst >= 1 : sharedBurst >= 0;
+  if (!split) {
+    const budgets = laneBudgets({ rate_per_second: rate, concurrency: Math.max(1, lanes.length) }, lanes);
+    if (!budgets.ok) throw new RangeError(budgets.errors.map((e) => `${e.field} ${e.message}`).join('; '));
+    return lanes.map((l, i) => {
+      const laneLimit: RateLimit = { ratePerSecond: budgets.value[i]!.max_rate, burst };
+      return {
+        name: l.name,
+        sources: [
+          [
+            { row: l.name, limit: laneLimit },
+            { row: SHARED_LIMITER_ROW, limit: accountLimit },
+          ],
+        ],
+        throttleRows: [{ row: SHARED_LIMITER_ROW, limit: accountLimit }],
+        accrual: laneLimit,
+        scheme: 'joint',
+      };
+    });
+  }
+  const shared: LimiterRow | null = sharedRate > 0 ? { row: SHARED_LIMITER_ROW, limit: { ratePerSecond: sharedRate, burst: sharedBurst } } : null;
+  const own = new Map(
+    reserved.map((l) => [l.name, { row: l.name, limit: { ratePerSecond: l.guaranteed_share * rate, burst: ownBursts.get(l.name)! } }] as const),
+  );
+  const throttleRows = [...(shared ? [shared] : []), ...own.values()];
+  return lanes.map((l) => {
+    const mine = own.get(l.name);
+    const sources = [...(mine ? [[mine]] : []), ...(shared ? [[shared]] : [])];
+    const maxRate = (mine?.limit.ratePerSecond ?? 0) + (shared?.limit.ratePerSecond ?? 0);
+    const maxBurst = Math.max(mine?.limit.burst ?? 0, shared?.limit.burst ?? 0);
+    return { name: l.name, sources, throttleRows, accrual: { ratePerSecond: maxRate, burst: maxBurst }, scheme: 'split' as const };
+  });
 }

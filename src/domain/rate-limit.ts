@@ -189,3 +189,22 @@ export function quotaSafeRate(rule: QuotaRule): number {
   const t = Math.floor(spanUs / (room + 1)) + 1;
   return US_PER_S / t;
 }
+
+/**
+ * The state a limiter returns to when `unused` of the `granted` permits a reservation took are
+ * given back, or null when they cannot be. The rule that keeps the window bound: a refund is
+ * applied only to the exact state the reservation wrote (`reserved`, compared and set in the
+ * store), and takes back the last `unused` emission intervals it added, so the state becomes
+ * exactly what a grant of `granted − unused` at the reservation's own `now` would have written:
+ * max(tat₀, now) + (granted − unused)·T. The history is then one GCRA could have produced, and
+ * the bound above holds for what was really spent. Once anybody else has moved the state (a later
+ * grant, a throttle), the permits are forfeited instead: a later grant was computed on the
+ * higher state, and giving back slots under it could let one window hold more than the bound.
+ * A forfeited permit costs capacity, never the quota.
+ */
+export function refundedState(reserved: LimiterState, limit: RateLimit, r: { granted: number; unused: number }): LimiterState | null {
+  if (!Number.isSafeInteger(r.unused) || r.unused < 0 || r.unused > r.granted)
+    throw new RangeError(`unused must be a whole number from 0 to granted, got ${r.unused}`);
+  if (r.unused === 0) return null;
+  return { tatUs: reserved.tatUs - r.unused * emissionIntervalUs(limit.ratePerSecond) };
+}

@@ -32,6 +32,11 @@ export interface IntakeOptions {
   clock: Clock;
   /** Tells workers that an account has new ready work (in-process signal or NOTIFY). */
   wake?: (providerAccount: string) => void;
+  /**
+   * Called once a notification is committed (after `wake`), before the 202 is answered; must not
+   * block or throw (the API process's code fast path starts its send from here, unawaited).
+   */
+  onCommitted?: (notification: NewNotification) => void;
   /** How long a reservation blocks a concurrent duplicate before it is presumed dead. */
   idempotencyLockMs?: number;
   /** How long a completed key replays its response. 24 h, as Stripe, Resend and Novu do. */
@@ -368,6 +373,7 @@ export class IntakeService {
       throw err;
     }
     for (const a of new Set(routes.map((r) => r.account.id))) this.opts.wake?.(a);
+    this.opts.onCommitted?.(notification);
     return { statusCode: 202, body: response, replayed: false };
   }
 

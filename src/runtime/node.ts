@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
+import { OtpFastPath } from '../delivery/otp-fast-path.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
 import { RetentionService } from '../delivery/retention-service.js';
@@ -32,7 +33,7 @@ import { CampaignRunner } from '../campaigns/campaign-runner.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { Store } from '../store/store.js';
+import type { NewNotification, Store } from '../store/store.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
@@ -218,6 +219,33 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   };
   const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
 
+  // A worker sends through these; so does an API process with the code fast path.
+  const fastPathOn = opts.roles.includes('api') && config.worker.otp_fast_path && config.provider_accounts.length > 0;
+  if (opts.roles.includes('worker') || fastPathOn) {
+    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url, devices?.offers));
+  }
+  const workerOptions = (workerId: string) => ({
+    store,
+    adapters,
+    clock,
+    logger,
+    wake,
+    workerId,
+    batchSize: config.worker.batch_size,
+    loopsPerAccount: config.worker.loops_per_account,
+    leaseMs: config.worker.lease_ms,
+    pollIntervalMs: config.worker.poll_interval_ms,
+    // Marketing e-mail carries one-click unsubscribe links to this URL (RFC 8058).
+    unsubscribeLinks: new UnsubscribeLinks({ store, clock, publicUrl: config.public_url }),
+    ...(opts.random ? { random: opts.random } : {}),
+    counters,
+    accounts: config.provider_accounts,
+  });
+  // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
+  const processId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  // The code fast path's own claims, never its loops (src/delivery/otp-fast-path.ts).
+  const fastPath = fastPathOn ? new OtpFastPath({ worker: new DeliveryWorker(workerOptions(`${opts.workerId ?? processId}:api`)), logger }) : null;
+
   if (opts.roles.includes('api')) {
     // The dashboard's event streams in this process hear of intake's and replays' outbox rows at once.
     const outboxSignal = new OutboxSignal();
@@ -229,6 +257,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
         wake.notify(account);
         outboxSignal.notify();
       },
+      ...(fastPath ? { onCommitted: (n: NewNotification) => fastPath.offer(n) } : {}),
       counters,
     });
     const replay = new ReplayService({
@@ -271,25 +300,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     });
   }
   if (opts.roles.includes('worker')) {
-    for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url, devices?.offers));
-    worker = new DeliveryWorker({
-      store,
-      adapters,
-      clock,
-      logger,
-      wake,
-      // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
-      workerId: opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-      batchSize: config.worker.batch_size,
-      loopsPerAccount: config.worker.loops_per_account,
-      leaseMs: config.worker.lease_ms,
-      pollIntervalMs: config.worker.poll_interval_ms,
-      // Marketing e-mail carries one-click unsubscribe links to this URL (RFC 8058).
-      unsubscribeLinks: new UnsubscribeLinks({ store, clock, publicUrl: config.public_url }),
-      ...(opts.random ? { random: opts.random } : {}),
-      counters,
-      accounts: config.provider_accounts,
-    });
+    worker = new DeliveryWorker(workerOptions(opts.workerId ?? processId));
     sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     retention = new RetentionService({
       store,
@@ -395,6 +406,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       // then release sockets and the database.
       stopWatchingTls?.();
       await app?.close();
+      // Codes the fast path is sending: their outcomes are written before the store closes.
+      await fastPath?.drain();
       await metricsApp?.close();
       await unlisten?.();
       await worker?.stop();

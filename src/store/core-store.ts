@@ -290,6 +290,8 @@ export interface ClaimRequest {
   providerAccount: string;
   /** Only deliveries of these purposes (one lane's); every purpose when absent. */
   purposes?: readonly Purpose[];
+  /** Only these deliveries, when due (the API process's fast path for a code it has just committed); any due one when absent. */
+  deliveryIds?: readonly string[];
   workerId: string;
   now: number;
   leaseMs: number;

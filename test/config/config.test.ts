@@ -49,7 +49,7 @@ describe('resolveConfig', () => {
       data_dir: resolve('./herald-data'),
       database: { synchronous: 'FULL' },
       sandbox: { enabled: true, port: 8025 },
-      worker: { batch_size: 64, loops_per_account: 2, lease_ms: 30_000, poll_interval_ms: 1_000, sweep_interval_ms: 1_000 },
+      worker: { batch_size: 64, loops_per_account: 2, lease_ms: 30_000, poll_interval_ms: 1_000, sweep_interval_ms: 1_000, otp_fast_path: true },
       provider_accounts: [],
       webhooks: { allow_networks: [], timeout_ms: 15_000, concurrency_per_endpoint: 8 },
       devices: { base_path: '/mobile/v1', away_after_seconds: 120, sweep_lookback_hours: 24, keepalive_seconds: 15 },

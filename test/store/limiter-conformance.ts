@@ -4,7 +4,8 @@
  * process), a lane's claim sees only its purposes, and a 429 pauses the whole account.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { windowBound } from '../../src/domain/index.js';
+import { lanePermitPlans, windowBound, type LimiterRow } from '../../src/domain/index.js';
+import type { PermitReservation } from '../../src/store/limiter-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { StoreFixture } from './conformance.js';
 import { SECOND, T0, seedDeliveries } from './fixtures.js';
@@ -136,6 +137,170 @@ export function limiterConformance(name: string, makeStore: () => Promise<StoreF
       expect(await store.nextDueAt(ACCOUNT, now, ['otp', 'alert'])).toBeNull();
       const rest = await store.claimBatch({ providerAccount: ACCOUNT, workerId: 'w', now, leaseMs: 30 * SECOND, limit: 10 });
       expect(rest.map((c) => c.deliveryId)).toEqual(marketing.slice(3));
+    });
+
+    const SHARED: LimiterRow = { row: '*', limit: ACCOUNT_LIMIT }; // 100/s: one permit per 10 ms, burst 10
+    const reserve = (s: Store, now: number, requested: number, rows: LimiterRow[] = [SHARED]) =>
+      s.limiter.reservePermits({ providerAccount: ACCOUNT, now, requested, rows });
+
+    it('a refund with nobody in between gives the permits back exactly: the next grant is what it would have been', async () => {
+      const r = await reserve(store, T0, 10);
+      expect(r.granted).toBe(10);
+      expect(await store.limiter.refundPermits(r, 7)).toEqual(['*']);
+      // As if 3 had been granted at T0: 7 left of the burst, and no more.
+      expect((await reserve(store, T0, 10)).granted).toBe(7);
+      expect((await reserve(store, T0, 1)).granted).toBe(0);
+    });
+
+    it('a refund after anybody else drew on the row is refused: the permits are forfeited, never granted twice', async () => {
+      const a = await reserve(store, T0, 10); // the whole burst
+      const peer = await fx.openPeer!();
+      const b = await reserve(peer, T0 + 50, 10); // 5 permits have accrued in 50 ms
+      expect(b.granted).toBe(5);
+      // a's 10 are unused, but b was granted on the state a wrote: giving them back now would let
+      // the window starting at T0 + 50 hold b's 5, 10 more at once, and then the rate.
+      expect(await store.limiter.refundPermits(a, 10)).toEqual([]);
+      expect((await reserve(store, T0 + 50, 10)).granted).toBe(0);
+      // Over the window [T0 + 50, T0 + 1050), asking every 10 ms, the grants stay within the bound.
+      let inWindow = b.granted;
+      for (let t = 60; t < 1050; t += 10) inWindow += (await reserve(t % 20 === 0 ? peer : store, T0 + t, 10)).granted;
+      expect(inWindow).toBeLessThanOrEqual(windowBound({ ...ACCOUNT_LIMIT, windowMs: 1000 }));
+    });
+
+    it('a throttle after a reservation wins over its refund: the pause is never shortened', async () => {
+      const a = await reserve(store, T0, 10);
+      await store.limiter.throttleAccount({ providerAccount: ACCOUNT, now: T0, retryAfterMs: 2 * SECOND, limit: ACCOUNT_LIMIT });
+      expect(await store.limiter.refundPermits(a, 10)).toEqual([]);
+      expect((await reserve(store, T0 + 2 * SECOND - 1, 1)).granted).toBe(0);
+    });
+
+    it('reservations, claims and delayed refunds from two stores never put more than the bound in any window', async () => {
+      const peer = await fx.openPeer!();
+      const stores = [store, peer];
+      // A fixed pseudo-random schedule (a linear congruential generator): requests of 1-12 at
+      // steps of 0-14 ms, each refunding 0 to all of its permits either at once or after the
+      // next request (which may have drawn on the row meanwhile).
+      let seed = 7;
+      const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+      const spent: Array<{ at: number; n: number }> = [];
+      let pending: { r: PermitReservation; unused: number; at: number } | null = null;
+      const settle = async (p: { r: PermitReservation; unused: number; at: number }) => {
+        const back = await stores[rand(2)]!.limiter.refundPermits(p.r, p.unused);
+        spent.push({ at: p.at, n: p.r.granted - (back.length > 0 ? p.unused : 0) });
+      };
+      for (let t = 0; t < 3000; t += rand(15)) {
+        const r = await reserve(stores[rand(2)]!, T0 + t, 1 + rand(12));
+        if (pending) await settle(pending);
+        pending = null;
+        if (r.granted === 0) continue;
+        const p = { r, unused: rand(r.granted + 1), at: T0 + t };
+        if (rand(2) === 0) await settle(p);
+        else pending = p;
+      }
+      if (pending) await settle(pending);
+      const bound = windowBound({ ...ACCOUNT_LIMIT, windowMs: 1000 });
+      for (const { at } of spent) {
+        const inWindow = spent.filter((x) => x.at >= at && x.at < at + 1000).reduce((a, x) => a + x.n, 0);
+        expect(inWindow).toBeLessThanOrEqual(bound);
+      }
+      // Refunds did give permits back: far more was spent than without them (3 s at 100/s).
+      expect(spent.reduce((a, x) => a + x.n, 0)).toBeGreaterThan(250);
+    });
+
+    it('concurrent permitted claims from two stores never spend one permit twice nor claim one delivery twice', async () => {
+      await seedDeliveries(store, { tenantId: TENANT, count: 30, providerAccount: ACCOUNT, channel: 'sms', purpose: 'transactional' });
+      const peer = await fx.openPeer!();
+      const now = T0 + 40 * SECOND;
+      const claim = (s: Store, workerId: string) =>
+        s.limiter.claimWithPermits({
+          providerAccount: ACCOUNT,
+          workerId,
+          now,
+          leaseMs: 30 * SECOND,
+          limit: 8,
+          lane: 'bulk',
+          laneLimit: BULK_LIMIT,
+          accountLimit: ACCOUNT_LIMIT,
+        });
+      const results = await Promise.all([claim(store, 'w1'), claim(peer, 'w2'), claim(store, 'w3'), claim(peer, 'w4')]);
+      const ids = results.flatMap((r) => r.claimed.map((c) => c.deliveryId));
+      expect(new Set(ids).size).toBe(ids.length);
+      // The burst (10) at one instant, however the four interleave; the queue (30) was not the limit.
+      expect(ids.length).toBe(10);
+      expect((await ask(store, now, 10, 'auth', ACCOUNT_LIMIT)).granted).toBe(0);
+    });
+
+    it("a lane with a guaranteed share draws on its own row while the campaign's shared row is spent, and the account stays within its bound", async () => {
+      const account = { rate_per_second: 100, burst: 10 };
+      const lanes = [
+        { name: 'auth', purposes: ['otp', 'alert'] as const, guaranteed_share: 0.2 },
+        { name: 'bulk', purposes: ['transactional', 'conversational', 'marketing'] as const, guaranteed_share: 0 },
+      ];
+      const [auth, bulk] = lanePermitPlans(account, lanes);
+      expect(auth!.scheme).toBe('split');
+      await seedDeliveries(store, { tenantId: TENANT, count: 150, providerAccount: ACCOUNT, channel: 'sms', purpose: 'marketing' });
+      await seedDeliveries(store, { tenantId: TENANT, count: 40, providerAccount: ACCOUNT, channel: 'sms', purpose: 'otp', createdAt: T0 + 1 });
+      const base = T0 + 200 * SECOND;
+      const claim = (lane: typeof auth, purposes: readonly ('otp' | 'alert' | 'marketing')[], at: number, limit: number) =>
+        store.limiter.claimWithPermits({
+          providerAccount: ACCOUNT,
+          purposes,
+          workerId: 'w',
+          now: at,
+          leaseMs: 30 * SECOND,
+          limit,
+          lane: lane!.name,
+          laneLimit: ACCOUNT_LIMIT,
+          accountLimit: ACCOUNT_LIMIT,
+          sources: lane!.sources,
+        });
+      const grants: Array<{ at: number; n: number; lane: string }> = [];
+      for (let t = 0; t < 2000; t += 10) {
+        const b = await claim(bulk, ['marketing'], base + t, 20);
+        grants.push({ at: base + t, n: b.claimed.length, lane: 'bulk' });
+        if (t % 50 === 0) {
+          const a = await claim(auth, ['otp', 'alert'], base + t, 4);
+          grants.push({ at: base + t, n: a.claimed.length, lane: 'auth' });
+        }
+      }
+      const codes = grants.filter((g) => g.lane === 'auth').reduce((a, g) => a + g.n, 0);
+      // 2 s at auth's own 20/s (and its burst of 2): the campaign never took the codes' share.
+      expect(codes).toBeGreaterThanOrEqual(40);
+      const bound = windowBound({ ratePerSecond: 100, burst: 10, windowMs: 1000 });
+      for (const { at } of grants) {
+        expect(grants.filter((x) => x.at >= at && x.at < at + 1000).reduce((a, x) => a + x.n, 0)).toBeLessThanOrEqual(bound);
+      }
+    });
+
+    it('a claim of named deliveries takes only those, fenced like any claim, and a concurrent claim never takes them too', async () => {
+      const ids = await seedDeliveries(store, { tenantId: TENANT, count: 3, providerAccount: ACCOUNT, channel: 'sms', purpose: 'otp' });
+      const peer = await fx.openPeer!();
+      const now = T0 + 10 * SECOND;
+      const named = (s: Store, deliveryIds: string[]) =>
+        s.limiter.claimWithPermits({
+          providerAccount: ACCOUNT,
+          purposes: ['otp', 'alert'],
+          deliveryIds,
+          workerId: 'api',
+          now,
+          leaseMs: 30 * SECOND,
+          limit: deliveryIds.length,
+          lane: 'auth',
+          laneLimit: ACCOUNT_LIMIT,
+          accountLimit: ACCOUNT_LIMIT,
+        });
+      const [mine, theirs] = await Promise.all([
+        named(store, [ids[1]!]),
+        peer.claimBatch({ providerAccount: ACCOUNT, purposes: ['otp'], workerId: 'worker', now, leaseMs: 30 * SECOND, limit: 10 }),
+      ]);
+      const all = [...mine.claimed.map((c) => c.deliveryId), ...theirs.map((c) => c.deliveryId)];
+      expect(all.sort()).toEqual([...ids].sort());
+      expect(mine.claimed.every((c) => c.deliveryId === ids[1])).toBe(true);
+      for (const c of mine.claimed) expect(c).toMatchObject({ attemptNumber: 1, leaseVersion: 1, leaseUntil: now + 30 * SECOND });
+      // Already submitting: a second named claim finds nothing, and spends nothing.
+      expect((await named(store, [ids[1]!])).claimed).toEqual([]);
+      const d = await store.getDelivery(ids[1]!);
+      expect(d?.state).toBe('submitting');
     });
   });
 }

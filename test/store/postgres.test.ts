@@ -2,6 +2,7 @@
  * Runs the Store conformance suite against the PostgreSQL driver: one schema per test, on
  * DATABASE_URL when set, else on the embedded server the global setup started.
  */
+import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { freshSchema, openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -107,6 +108,39 @@ describe('Postgres migrations', () => {
     } finally {
       await unsubscribe();
       await listener.close();
+      await store.close();
+      await drop();
+    }
+  });
+});
+
+describe('Postgres limiter: the lock a code does not wait for', () => {
+  it("a borrowing reservation (wait: false) grants nothing at once while another transaction holds the shared row; a lane's own row is not held by it", async () => {
+    const { store, schema, drop } = await openTestPostgresStore();
+    const holder = new pg.Client({ connectionString: pgUrl() });
+    await holder.connect();
+    try {
+      const shared = { row: '*', limit: { ratePerSecond: 100, burst: 10 } };
+      const own = { row: 'auth', limit: { ratePerSecond: 20, burst: 2 } };
+      // Creates both rows.
+      await store.limiter.reservePermits({ providerAccount: 'a', now: T0, requested: 1, rows: [shared] });
+      await store.limiter.reservePermits({ providerAccount: 'a', now: T0, requested: 1, rows: [own] });
+      // A campaign claim's reservation in progress, holding the shared row.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT tat_us FROM ${schema}.rate_limiters WHERE provider_account = 'a' AND lane = '*' FOR UPDATE`);
+      expect(await store.limiter.reservePermits({ providerAccount: 'a', now: T0 + 1000, requested: 5, rows: [shared], wait: false })).toMatchObject({
+        granted: 0,
+        retryAt: null,
+      });
+      expect((await store.limiter.reservePermits({ providerAccount: 'a', now: T0 + 1000, requested: 5, rows: [own] })).granted).toBe(2);
+      // A waiting reservation waits for the holder and then gets its permits.
+      const waiting = store.limiter.reservePermits({ providerAccount: 'a', now: T0 + 1000, requested: 5, rows: [shared] });
+      const first = await Promise.race([waiting.then(() => 'granted'), new Promise((r) => setTimeout(() => r('waiting'), 200))]);
+      expect(first).toBe('waiting');
+      await holder.query('COMMIT');
+      expect((await waiting).granted).toBe(5);
+    } finally {
+      await holder.end();
       await store.close();
       await drop();
     }

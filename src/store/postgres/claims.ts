@@ -13,7 +13,8 @@ import { bindTo, openContent } from '../content-cipher.js';
 export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: pg.Pool | Client): Promise<ClaimedDelivery[]> {
   if (req.limit <= 0) return [];
   const leaseUntil = req.now + req.leaseMs;
-  const rows = await sql.q('claim_batch', [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]], client);
+  const params = [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]];
+  const rows = req.deliveryIds === undefined ? await sql.q('claim_batch', params, client) : await sql.q('claim_ids', [...params, [...req.deliveryIds]], client);
   return rows.map((r) => ({
     deliveryId: String(r.id),
     notificationId: String(r.notification_id),
@@ -37,4 +38,14 @@ export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: p
 export async function nextDue(sql: PostgresContext, providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
   const [r] = await sql.q('next_due_at', [providerAccount, now, [...(purposes ?? PURPOSES)]]);
   return r && r.at !== null ? Number(r.at) : null;
+}
+
+/** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
+export async function dueCount(
+  sql: PostgresContext,
+  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+): Promise<number> {
+  if (r.limit <= 0) return 0;
+  const [row] = await sql.q('due_count', [r.providerAccount, r.now, [...(r.purposes ?? PURPOSES)], r.limit, r.deliveryIds ? [...r.deliveryIds] : null]);
+  return Number(row?.n ?? 0);
 }

@@ -78,11 +78,16 @@ export class PostgresContext {
     return r.rowCount ?? 0;
   }
 
-  /** Runs `fn` in BEGIN … COMMIT on one connection; rolls back and rethrows when it throws. */
-  async tx<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in BEGIN … COMMIT on one connection; rolls back and rethrows when it throws.
+   * `asyncCommit`: the COMMIT returns without waiting for its WAL flush (synchronous_commit off
+   * for this transaction alone), for writes a crash may lose safely (the limiter's reservations).
+   */
+  async tx<T>(fn: (c: Client) => Promise<T>, opts: { asyncCommit?: boolean } = {}): Promise<T> {
     const c = await this.pool.connect();
     try {
-      await c.query('BEGIN');
+      // One round trip for both: the simple protocol runs several statements without parameters.
+      await c.query(opts.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
       const out = await fn(c);
       await c.query('COMMIT');
       return out;

@@ -12,13 +12,16 @@ import { purposeFlags, type SqliteContext } from './sql-context.js';
 /** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
 export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery[] {
   const leaseUntil = req.now + req.leaseMs;
-  const due = sql.stmt('claim_select_due').all({
+  const params = {
     provider_account: req.providerAccount,
     now: req.now,
     // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
     limit: Math.max(0, req.limit),
     ...purposeFlags(req.purposes),
-  }) as Row[];
+  };
+  const due = (
+    req.deliveryIds === undefined ? sql.stmt('claim_select_due').all(params) : sql.stmt('claim_ids').all({ ...params, ids: JSON.stringify(req.deliveryIds) })
+  ) as Row[];
   const claimed: ClaimedDelivery[] = [];
   for (const row of due) {
     const r = sql.stmt('claim_update').get({
@@ -62,4 +65,20 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
 export function nextDue(sql: SqliteContext, providerAccount: string, now: number, purposes?: readonly Purpose[]): number | null {
   const r = sql.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
   return r && r.at !== null ? Number(r.at) : null;
+}
+
+/** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
+export function dueCount(
+  sql: SqliteContext,
+  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+): number {
+  if (r.limit <= 0) return 0;
+  const row = sql.stmt('due_count').get({
+    provider_account: r.providerAccount,
+    now: r.now,
+    limit: r.limit,
+    ids: r.deliveryIds ? JSON.stringify(r.deliveryIds) : null,
+    ...purposeFlags(r.purposes),
+  }) as Row | undefined;
+  return Number(row?.n ?? 0);
 }

@@ -1,67 +1,138 @@
-/** The SQLite driver's limiter part (see src/store/limiter-store.ts): one IMMEDIATE transaction per request. */
-import { acquireJoint, throttle } from '../../domain/index.js';
+/**
+ * The SQLite driver's limiter part (see src/store/limiter-store.ts): one IMMEDIATE transaction
+ * per request. SQLite has one lock, the database's write lock, so there is no row lock to hold
+ * short: a claim reserves, claims and refunds inside one transaction (one commit, one fsync),
+ * with the same steps and the same refund rule as PostgreSQL's three transactions. Reservations
+ * and refunds on their own (reservePermits, refundPermits) are a transaction each.
+ */
+import { acquireJoint, refundedState, throttle, type LimiterRow } from '../../domain/index.js';
 import {
   ACCOUNT_LANE,
   type AccountThrottle,
   type LimiterStore,
   type PermitGrant,
   type PermitRequest,
+  type PermitReservation,
+  type PermitReservationRequest,
   type PermittedClaim,
   type PermittedClaimRequest,
 } from '../limiter-store.js';
 import type { Row } from '../rows.js';
-import { claimDue, nextDue } from './claims.js';
+import { claimDue, dueCount } from './claims.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.limiter` of the SQLite store. */
 export class SqliteLimiter implements LimiterStore {
   constructor(private readonly sql: SqliteContext) {}
 
-  /** The lane's theoretical arrival time; inside the IMMEDIATE transaction, which holds SQLite's one write lock. */
-  private tat(account: string, lane: string): number {
+  /** The row's theoretical arrival time; inside the IMMEDIATE transaction, which holds SQLite's one write lock. */
+  private tat(account: string, lane: string, wait = true): number {
     this.sql.stmt('limiter_ensure').run({ provider_account: account, lane });
-    return Number((this.sql.stmt('limiter_lock').get({ provider_account: account, lane }) as Row).tat_us);
+    // Not waiting is the same read here: inside BEGIN IMMEDIATE no other transaction holds a row.
+    return Number((this.sql.stmt(wait ? 'limiter_lock' : 'limiter_lock_free').get({ provider_account: account, lane }) as Row).tat_us);
+  }
+
+  /** reservePermits' body, inside the caller's transaction. */
+  private reserve(r: PermitReservationRequest): PermitReservation {
+    const states = r.rows.map((x) => ({ tatUs: this.tat(r.providerAccount, x.row, r.wait ?? true) }));
+    const out = acquireJoint(states, { now: r.now, requested: Math.max(0, r.requested), limits: r.rows.map((x) => x.limit) });
+    if (out.granted === 0) return { providerAccount: r.providerAccount, granted: 0, retryAt: out.retryAt, rows: [] };
+    r.rows.forEach((x, i) => this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: x.row, tat_us: out.states[i]!.tatUs }));
+    return {
+      providerAccount: r.providerAccount,
+      granted: out.granted,
+      retryAt: out.retryAt,
+      rows: r.rows.map((x, i) => ({ row: x.row, limit: x.limit, tatUs: out.states[i]!.tatUs })),
+    };
+  }
+
+  /** refundPermits' body, inside the caller's transaction. */
+  private refund(reservation: PermitReservation, unused: number): string[] {
+    if (unused <= 0) return [];
+    const refunded: string[] = [];
+    for (const x of reservation.rows) {
+      const to = refundedState({ tatUs: x.tatUs }, x.limit, { granted: reservation.granted, unused });
+      const changed = this.sql
+        .stmt('limiter_refund')
+        .run({ provider_account: reservation.providerAccount, lane: x.row, reserved: x.tatUs, refunded: to!.tatUs }).changes;
+      if (changed > 0) refunded.push(x.row);
+    }
+    return refunded;
   }
 
   async acquirePermits(r: PermitRequest): Promise<PermitGrant> {
-    return this.sql.write(() => {
-      const states = [{ tatUs: this.tat(r.providerAccount, r.lane) }, { tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }];
-      const out = acquireJoint(states, { now: r.now, requested: r.requested, limits: [r.laneLimit, r.accountLimit] });
-      if (out.granted > 0) {
-        this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: r.lane, tat_us: out.states[0]!.tatUs });
-        this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: out.states[1]!.tatUs });
-      }
-      return { granted: out.granted, retryAt: out.retryAt };
+    const res = await this.reservePermits({
+      providerAccount: r.providerAccount,
+      now: r.now,
+      requested: r.requested,
+      rows: [
+        { row: r.lane, limit: r.laneLimit },
+        { row: ACCOUNT_LANE, limit: r.accountLimit },
+      ],
     });
+    return { granted: res.granted, retryAt: res.retryAt };
+  }
+
+  async reservePermits(r: PermitReservationRequest): Promise<PermitReservation> {
+    return this.sql.write(() => this.reserve(r));
+  }
+
+  async refundPermits(reservation: PermitReservation, unused: number): Promise<string[]> {
+    if (unused <= 0 || reservation.rows.length === 0) return [];
+    return this.sql.write(() => this.refund(reservation, unused));
   }
 
   async claimWithPermits(r: PermittedClaimRequest): Promise<PermittedClaim> {
+    const sources = r.sources ?? [
+      [
+        { row: r.lane, limit: r.laneLimit },
+        { row: ACCOUNT_LANE, limit: r.accountLimit },
+      ],
+    ];
     // Nothing due: answer without writing (a write transaction is the one lock SQLite has).
-    const due = nextDue(this.sql, r.providerAccount, r.now, r.purposes);
-    if (due === null || due > r.now) return { claimed: [], retryAt: null };
+    // And no more permits than there is work, as PostgreSQL's claim reserves.
+    const want = dueCount(this.sql, { ...r, limit: Math.max(0, r.limit) });
+    if (want === 0) return { claimed: [], retryAt: null };
     return this.sql.write(() => {
-      const states = [{ tatUs: this.tat(r.providerAccount, r.lane) }, { tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }];
-      const limits = [r.laneLimit, r.accountLimit];
-      const offer = acquireJoint(states, { now: r.now, requested: Math.max(0, r.limit), limits });
-      if (offer.granted === 0) return { claimed: [], retryAt: offer.retryAt };
-      const claimed = claimDue(this.sql, { ...r, limit: offer.granted });
-      // Spend exactly what was claimed (the same arithmetic on the same states grants it).
-      const spent = acquireJoint(states, { now: r.now, requested: claimed.length, limits });
-      if (spent.granted > 0) {
-        this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: r.lane, tat_us: spent.states[0]!.tatUs });
-        this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: spent.states[1]!.tatUs });
+      const reservations: PermitReservation[] = [];
+      let reserved = 0;
+      let retryAt: number | null = null;
+      for (const [i, rows] of sources.entries()) {
+        if (reserved >= want) break;
+        const res = this.reserve({ providerAccount: r.providerAccount, now: r.now, requested: want - reserved, rows, wait: i === 0 });
+        if (res.granted > 0) reservations.push(res);
+        reserved += res.granted;
+        if (res.retryAt !== null) retryAt = retryAt === null ? res.retryAt : Math.min(retryAt, res.retryAt);
+      }
+      if (reserved === 0) return { claimed: [], retryAt };
+      const claimed = claimDue(this.sql, { ...r, limit: reserved });
+      // Unused permits go back, from the last (borrowed) source to the first; inside this
+      // transaction every row is still as its reservation wrote it, so each refund applies.
+      let left = reserved - claimed.length;
+      for (const res of [...reservations].reverse()) {
+        if (left <= 0) break;
+        const n = Math.min(left, res.granted);
+        this.refund(res, n);
+        left -= n;
       }
       // Only when the limiter, not the queue, cut the claim short is there a reason to come back at retryAt.
-      return { claimed, retryAt: claimed.length === offer.granted && offer.granted < r.limit ? offer.retryAt : null };
+      return { claimed, retryAt: claimed.length === reserved && reserved < want ? retryAt : null };
     });
   }
 
   async throttleAccount(r: AccountThrottle): Promise<number> {
+    const rows: readonly LimiterRow[] = r.rows ?? [{ row: ACCOUNT_LANE, limit: r.limit }];
     return this.sql.write(() => {
-      const next = throttle({ tatUs: this.tat(r.providerAccount, ACCOUNT_LANE) }, { ...r.limit, now: r.now, retryAfterMs: r.retryAfterMs });
-      this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: ACCOUNT_LANE, tat_us: next.state.tatUs });
-      this.sql.stmt('limiter_pause').run({ provider_account: r.providerAccount, paused_until: next.resumeAt });
-      return next.resumeAt;
+      // The account's row holds the pause the metrics show, even when no lane draws on it.
+      this.tat(r.providerAccount, ACCOUNT_LANE);
+      let resumeAt = -Infinity;
+      for (const x of rows) {
+        const next = throttle({ tatUs: this.tat(r.providerAccount, x.row) }, { ...x.limit, now: r.now, retryAfterMs: r.retryAfterMs });
+        this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: x.row, tat_us: next.state.tatUs });
+        resumeAt = Math.max(resumeAt, next.resumeAt);
+      }
+      this.sql.stmt('limiter_pause').run({ provider_account: r.providerAccount, paused_until: resumeAt });
+      return resumeAt;
     });
   }
 }

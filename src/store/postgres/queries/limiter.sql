@@ -24,3 +24,19 @@ WHERE r.provider_account = $1 AND r.lane = w.lane;
 -- params: $1 provider_account, $2 paused_until
 UPDATE rate_limiters SET paused_until = GREATEST(COALESCE(paused_until, 0), $2::bigint)
 WHERE provider_account = $1 AND lane = '*';
+
+-- name: limiter_lock_free
+-- limiter_lock without waiting: rows another transaction holds are skipped (a lane borrowing
+-- from the shared row takes nothing rather than queue behind the claims holding it).
+-- params: $1 provider_account, $2 lanes[]
+SELECT lane, tat_us FROM rate_limiters WHERE provider_account = $1 AND lane = ANY($2::text[])
+ORDER BY lane FOR UPDATE SKIP LOCKED;
+
+-- name: limiter_refund
+-- Gives permits back only on rows still at the state the reservation wrote (compare and set:
+-- src/domain/rate-limit.ts refundedState); returns the rows refunded.
+-- params: $1 provider_account, $2 lanes[], $3 reserved tat_us[], $4 refunded tat_us[]
+UPDATE rate_limiters r SET tat_us = w.refunded
+FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS w(lane, reserved, refunded)
+WHERE r.provider_account = $1 AND r.lane = w.lane AND r.tat_us = w.reserved
+RETURNING r.lane;

@@ -39,6 +39,23 @@ JOIN notifications n ON n.id = d.notification_id
 ORDER BY due.next_attempt_at, due.id
 LIMIT @limit;
 
+-- name: claim_ids
+-- claim_select_due for named deliveries only (the API process's fast path for a code it has
+-- just committed): the same due rules; the lease is then taken by claim_update, whose state
+-- guard makes a worker claiming it in another process get either it or nothing.
+-- params: @provider_account, @now, @limit, @ids (JSON array), @otp, @transactional, @conversational, @marketing, @alert
+SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at
+FROM deliveries d
+JOIN notifications n ON n.id = d.notification_id
+WHERE d.id IN (SELECT value FROM json_each(@ids))
+  AND d.provider_account = @provider_account
+  AND ((@otp AND d.purpose = 'otp') OR (@transactional AND d.purpose = 'transactional')
+    OR (@conversational AND d.purpose = 'conversational') OR (@marketing AND d.purpose = 'marketing')
+    OR (@alert AND d.purpose = 'alert'))
+  AND d.state IN ('ready', 'retryable') AND d.next_attempt_at <= @now AND d.expires_at > @now
+ORDER BY d.next_attempt_at, d.id
+LIMIT @limit;
+
 -- name: claim_update
 -- Takes the lease: a new fencing token (lease_version) and one more attempt.
 -- params: @id, @worker_id, @lease_until, @now
@@ -58,3 +75,42 @@ WHERE id = @id AND lease_version = @lease_version AND state = 'submitting' AND l
 -- params: @delivery_id, @number, @lease_version, @worker_id, @now
 INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
 VALUES (@delivery_id, @number, @lease_version, @worker_id, @now);
+
+-- name: due_count
+-- How many of the lane's deliveries are due now, counting no further than @limit: a permitted
+-- claim reserves no more permits than there is work for (the same number PostgreSQL's claim
+-- reserves in its own transaction; here a reservation and its claim share one). With @ids (a
+-- JSON array), only those deliveries.
+-- params: @provider_account, @now, @limit, @ids (null: any), @otp, @transactional, @conversational, @marketing, @alert
+SELECT count(*) AS n FROM (
+  SELECT id FROM (SELECT id FROM deliveries
+    WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT id FROM (SELECT id FROM deliveries
+    WHERE @transactional AND provider_account = @provider_account AND purpose = 'transactional'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT id FROM (SELECT id FROM deliveries
+    WHERE @conversational AND provider_account = @provider_account AND purpose = 'conversational'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT id FROM (SELECT id FROM deliveries
+    WHERE @marketing AND provider_account = @provider_account AND purpose = 'marketing'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  UNION ALL
+  SELECT id FROM (SELECT id FROM deliveries
+    WHERE @alert AND provider_account = @provider_account AND purpose = 'alert'
+      AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+    ORDER BY next_attempt_at, id LIMIT @limit)
+  LIMIT @limit
+);

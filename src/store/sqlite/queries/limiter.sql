@@ -22,3 +22,17 @@ UPDATE rate_limiters SET tat_us = @tat_us WHERE provider_account = @provider_acc
 -- params: @provider_account, @paused_until
 UPDATE rate_limiters SET paused_until = MAX(COALESCE(paused_until, 0), @paused_until)
 WHERE provider_account = @provider_account AND lane = '*';
+
+-- name: limiter_lock_free
+-- SQLite has one lock, the database's, which the caller's BEGIN IMMEDIATE holds: no row is ever
+-- held by another transaction here, so this is limiter_lock (the name PostgreSQL's SKIP LOCKED
+-- read has).
+-- params: @provider_account, @lane
+SELECT tat_us FROM rate_limiters WHERE provider_account = @provider_account AND lane = @lane;
+
+-- name: limiter_refund
+-- Gives permits back only when the row is still at the state the reservation wrote (compare and
+-- set: src/domain/rate-limit.ts refundedState).
+-- params: @provider_account, @lane, @reserved, @refunded
+UPDATE rate_limiters SET tat_us = @refunded
+WHERE provider_account = @provider_account AND lane = @lane AND tat_us = @reserved;
