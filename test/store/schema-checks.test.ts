@@ -32,6 +32,7 @@ import {
   TRANSITION_TABLE,
   PUSH_TARGET_TYPES,
   ROLLOUT_DECISIONS,
+  VELOCITY_SUBJECTS,
 } from '../../src/domain/index.js';
 import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
@@ -110,6 +111,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   // Retention (0016): why and what was erased.
   'erasures.cause': ERASURE_CAUSES,
   'erasures.what': ERASURE_KINDS,
+  'velocity_events.rule': VELOCITY_SUBJECTS,
+  'velocity_events.purpose': PURPOSES,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

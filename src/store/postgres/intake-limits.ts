@@ -1,0 +1,47 @@
+/**
+ * The PostgreSQL driver's intake-limit part (see src/store/intake-limit-store.ts). A request's
+ * count is one upsert (its row lock orders concurrent requests of one key across processes). A
+ * velocity take locks its subjects (transaction-scoped advisory locks, in sorted order so two
+ * takes cannot deadlock), reads, and writes in one transaction: two API processes cannot both
+ * take a subject's last slot.
+ */
+import type { IntakeLimitStore, VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
+import type { PostgresContext } from './sql-context.js';
+
+/** `store.intakeLimits` of the PostgreSQL store. */
+export class PostgresIntakeLimits implements IntakeLimitStore {
+  constructor(private readonly sql: PostgresContext) {}
+
+  async countRequest(subjectId: string, windowStart: number): Promise<number> {
+    const [row] = await this.sql.q('request_window_count', [subjectId, windowStart]);
+    return Number(row!.count);
+  }
+
+  async takeVelocity(t: VelocityTake): Promise<VelocityTakeResult> {
+    return this.sql.tx(async (c) => {
+      const keys = [...new Set(t.subjects.map((s) => `${t.tenantId}:${s.rule}:${s.hash}`))].sort();
+      for (const k of keys) await this.sql.q('velocity_lock', [k], c);
+      for (const s of t.subjects) {
+        const recent = await this.sql.q('velocity_recent', [t.tenantId, s.rule, s.hash, t.purpose, t.now - s.windowMs, s.max], c);
+        if (recent.length >= s.max) return { ok: false, refused: s, retryAt: Number(recent[s.max - 1]!.created_at) + s.windowMs };
+      }
+      await this.sql.q('velocity_prune', [t.pruneBefore], c);
+      const eventIds: string[] = [];
+      for (const s of t.subjects) {
+        const [row] = await this.sql.q('velocity_insert', [t.tenantId, s.rule, s.hash, t.purpose, t.now], c);
+        eventIds.push(String(row!.id));
+      }
+      return { ok: true, eventIds };
+    });
+  }
+
+  async releaseVelocity(eventIds: readonly string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.sql.q('velocity_release', [eventIds]);
+  }
+
+  async velocityCount(tenantId: string, rule: 'destination' | 'recipient', hash: string, purpose: string, since: number): Promise<number> {
+    const [row] = await this.sql.q('velocity_count', [tenantId, rule, hash, purpose, since]);
+    return Number(row!.n);
+  }
+}
