@@ -17,6 +17,7 @@ import type { BatchNotification, NewNotification, Store, StoreConflictError, Ten
 import { notificationFingerprint } from './fingerprint.js';
 import type { NotificationRequest } from './notification-request.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
+import type { IntakeLimiter, VelocityTicket } from './intake-limits.js';
 
 /** Where a batch item's problem documents point (RFC 9457 `instance`); the item's index is in its result. */
 export const BATCH_INSTANCE = '/v1/notifications/batch';
@@ -55,6 +56,8 @@ export interface BatchDeps {
   retentionMs: number;
   /** Checks and builds one body as POST /v1/notifications would (IntakeService.plan); throws HeraldError for a body it refuses. */
   plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification>;
+  /** The velocity rules each item is counted against once its key is reserved (as a single POST is). */
+  limits?: IntakeLimiter;
   wake?: (providerAccount: string) => void;
   counters?: DeliveryCounters;
   /** Test hook: runs after the keys are reserved and before the commit. */
@@ -149,11 +152,34 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
       ]);
     }
   });
-  const reserved = toWrite.filter((p) => p.key !== null);
+  let reserved = toWrite.filter((p) => p.key !== null);
   if (failed) {
     await release(deps, tenantId, reserved);
     throw failed.reason;
   }
+  // Velocity, item by item in order (an item's take sees the earlier items'): a refused item is
+  // answered 429 and its key freed, as the single endpoint does; the others go on.
+  const tickets = new Map<Pending, VelocityTicket>();
+  if (deps.limits) {
+    const passed: Pending[] = [];
+    for (const p of toWrite) {
+      try {
+        tickets.set(p, await deps.limits.take(p.plan.notification, now));
+        passed.push(p);
+      } catch (err) {
+        if (!(err instanceof HeraldError)) {
+          await Promise.all([...tickets.values()].map((t) => deps.limits!.release(t)));
+          await release(deps, tenantId, reserved);
+          throw err;
+        }
+        if (p.key !== null) await deps.store.releaseIdempotencyKey({ tenantId, key: p.key }).catch(() => {});
+        out.push([p.index, problemAnswer(err), []]);
+      }
+    }
+    toWrite.splice(0, toWrite.length, ...passed);
+    reserved = toWrite.filter((p) => p.key !== null);
+  }
+  const giveBack = (items: Pending[]) => Promise.all(items.map((p) => deps.limits?.release(tickets.get(p) ?? [])));
   if (toWrite.length === 0) return out;
 
   let outcomes;
@@ -169,6 +195,7 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
   } catch (err) {
     // Nothing of the round was committed: free its keys so the client's retry is processed normally.
     await release(deps, tenantId, reserved);
+    await giveBack(toWrite);
     throw err;
   }
 
@@ -180,6 +207,7 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
       out.push([p.index, { status: 202, notification: p.plan.response, problem: null, replayed: false }, p.plan.accounts]);
       return;
     }
+    completions.push(giveBack([p]).then(() => {}));
     const refusal = refusalFor(o.conflict, p.plan.notification);
     if (refusal === null) {
       // A uniqueness rule intake does not expect (e.g. a notification id taken): this item failed

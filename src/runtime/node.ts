@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
+import { limitsWarnings } from '../config/limits-config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { ReplayService } from '../delivery/replay-service.js';
@@ -219,6 +220,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
 
   if (opts.roles.includes('api')) {
+    // SMS to every country, or codes without velocity limits: said once, loudly (docs/abuse-limits.md).
+    for (const w of limitsWarnings(config.limits, config.provider_accounts.filter((a) => a.channel === 'sms').length)) logger.warn(w);
     // The dashboard's event streams in this process hear of intake's and replays' outbox rows at once.
     const outboxSignal = new OutboxSignal();
     const intake = new IntakeService({
@@ -230,6 +233,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
         outboxSignal.notify();
       },
       counters,
+      limits: config.limits,
     });
     const replay = new ReplayService({
       store,
@@ -315,7 +319,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger,
       // Fan-out builds each notification with intake's own rules (no idempotency keys, no wake: the runner wakes).
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, limits: config.limits }),
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),
       intervalMs: config.worker.sweep_interval_ms,
