@@ -73,7 +73,11 @@ export function requestVerdict(quota: RequestQuota, count: number, now: number):
  * at most `max` of them inside the window: refused when `max` are, until the oldest of those
  * leaves the window (then one more fits).
  */
-export function velocityVerdict(rule: VelocityRule, recentNewestFirst: readonly number[], now: number): { allowed: true } | { allowed: false; retryAt: number } {
+export function velocityVerdict(
+  rule: VelocityRule,
+  recentNewestFirst: readonly number[],
+  now: number,
+): { allowed: true } | { allowed: false; retryAt: number } {
   const inWindow = recentNewestFirst.filter((t) => t > now - rule.windowMs);
   if (inWindow.length < rule.max) return { allowed: true };
   return { allowed: false, retryAt: inWindow[rule.max - 1]! + rule.windowMs };

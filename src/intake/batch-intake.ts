@@ -179,7 +179,10 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
     toWrite.splice(0, toWrite.length, ...passed);
     reserved = toWrite.filter((p) => p.key !== null);
   }
-  const giveBack = (items: Pending[]) => Promise.all(items.map((p) => deps.limits?.release(tickets.get(p) ?? [])));
+  const limits = deps.limits;
+  const giveBack = async (items: Pending[]): Promise<void> => {
+    if (limits) await Promise.all(items.map((p) => limits.release(tickets.get(p) ?? [])));
+  };
   if (toWrite.length === 0) return out;
 
   let outcomes;
@@ -207,7 +210,7 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
       out.push([p.index, { status: 202, notification: p.plan.response, problem: null, replayed: false }, p.plan.accounts]);
       return;
     }
-    completions.push(giveBack([p]).then(() => {}));
+    completions.push(giveBack([p]));
     const refusal = refusalFor(o.conflict, p.plan.notification);
     if (refusal === null) {
       // A uniqueness rule intake does not expect (e.g. a notification id taken): this item failed

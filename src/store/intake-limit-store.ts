@@ -33,9 +33,7 @@ export interface VelocityTake {
 }
 
 /** Taken: one event per subject was written (ids to give back if the notification is not committed); refused: the first subject at its bound. */
-export type VelocityTakeResult =
-  | { ok: true; eventIds: string[] }
-  | { ok: false; refused: VelocitySubjectCheck; retryAt: number };
+export type VelocityTakeResult = { ok: true; eventIds: string[] } | { ok: false; refused: VelocitySubjectCheck; retryAt: number };
 
 export interface IntakeLimitStore {
   /**

@@ -36,7 +36,8 @@ export function intakeLimitsConformance(driver: string, fixture: () => Promise<S
     });
 
     it('takes up to the bound, then refuses until the oldest counted event leaves the window', async () => {
-      const take = (now: number) => store.intakeLimits.takeVelocity({ tenantId: 't1', purpose: 'otp', subjects: [dest('h1')], now, pruneBefore: now - 3600_000 });
+      const take = (now: number) =>
+        store.intakeLimits.takeVelocity({ tenantId: 't1', purpose: 'otp', subjects: [dest('h1')], now, pruneBefore: now - 3600_000 });
       for (const t of [T0, T0 + SECOND, T0 + 2 * SECOND]) expect((await take(t)).ok).toBe(true);
       const refused = await take(T0 + 3 * SECOND);
       expect(refused).toEqual({ ok: false, refused: dest('h1'), retryAt: T0 + 10 * MINUTE });

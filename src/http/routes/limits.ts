@@ -85,7 +85,8 @@ export function limitsRoutes(app: FastifyInstance, deps: LimitsRouteDeps): void 
     async (request) => {
       const q = request.requestQuota;
       return {
-        requests: q === null ? null : { policy: REQUEST_POLICY_ID, limit: q.limit, window_s: q.windowS, remaining: q.remaining, reset_s: q.resetS, shared: true },
+        requests:
+          q === null ? null : { policy: REQUEST_POLICY_ID, limit: q.limit, window_s: q.windowS, remaining: q.remaining, reset_s: q.resetS, shared: true },
         velocity,
         sms,
       };

@@ -32,10 +32,7 @@ export class SqliteIntakeLimits implements IntakeLimitStore {
       }
       this.sql.stmt('velocity_prune').run({ before: t.pruneBefore });
       const eventIds = t.subjects.map((s) =>
-        String(
-          (this.sql.stmt('velocity_insert').get({ tenant_id: t.tenantId, rule: s.rule, subject_hash: s.hash, purpose: t.purpose, now: t.now }) as Row)
-            .id,
-        ),
+        String((this.sql.stmt('velocity_insert').get({ tenant_id: t.tenantId, rule: s.rule, subject_hash: s.hash, purpose: t.purpose, now: t.now }) as Row).id),
       );
       return { ok: true, eventIds };
     });
