@@ -9,6 +9,9 @@ import { resolveConfig } from '../../src/config/config.js';
 import { resolveLimits } from '../../src/config/limits-config.js';
 import type { IntakeLimitsPolicy } from '../../src/domain/index.js';
 import { RetentionService } from '../../src/delivery/retention-service.js';
+import { ReplayService } from '../../src/delivery/replay-service.js';
+import { buildApp } from '../../src/http/app.js';
+import { IntakeService } from '../../src/intake/intake-service.js';
 import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
 
 const MINUTE = 60_000;
@@ -46,6 +49,27 @@ describe.each(DRIVERS)('limits on the way in (%s)', (driver) => {
     // The next window starts again.
     hh.clock.advance(45_000);
     expect((await hh.send(code('+14155550123'))).status).toBe(202);
+  });
+
+  it('shares one quota between two API processes on the same database', async () => {
+    const limits = resolveLimits({ requests: { limit: 4, window_s: 60 } });
+    const hh = await harness(limits);
+    const peer = hh.openPeerStore();
+    const other = await buildApp({
+      store: peer,
+      intake: new IntakeService({ store: peer, accounts: hh.config.provider_accounts, clock: hh.clock, limits }),
+      replay: new ReplayService({ store: peer, clock: hh.clock }),
+      clock: hh.clock,
+      dashboard: null,
+    });
+    try {
+      const get = (app: typeof other) => app.inject({ method: 'GET', url: '/v1/limits', headers: { authorization: `Bearer ${hh.apiKey}` } });
+      const statuses = [];
+      for (const app of [hh.app, other, hh.app, other, hh.app, other]) statuses.push((await get(app)).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("gives a key its own quota, and counts one key's requests apart from another's", async () => {

@@ -5,6 +5,7 @@
  * takes cannot deadlock), reads, and writes in one transaction: two API processes cannot both
  * take a subject's last slot.
  */
+import { velocityVerdict } from '../../domain/index.js';
 import type { IntakeLimitStore, VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
 import type { PostgresContext } from './sql-context.js';
 
@@ -23,7 +24,12 @@ export class PostgresIntakeLimits implements IntakeLimitStore {
       for (const k of keys) await this.sql.q('velocity_lock', [k], c);
       for (const s of t.subjects) {
         const recent = await this.sql.q('velocity_recent', [t.tenantId, s.rule, s.hash, t.purpose, t.now - s.windowMs, s.max], c);
-        if (recent.length >= s.max) return { ok: false, refused: s, retryAt: Number(recent[s.max - 1]!.created_at) + s.windowMs };
+        const v = velocityVerdict(
+          { subject: s.rule, max: s.max, windowMs: s.windowMs },
+          recent.map((r) => Number(r.created_at)),
+          t.now,
+        );
+        if (!v.allowed) return { ok: false, refused: s, retryAt: v.retryAt };
       }
       await this.sql.q('velocity_prune', [t.pruneBefore], c);
       const eventIds: string[] = [];

@@ -4,6 +4,7 @@
  * fsync of their own, and a take's read-then-write runs inside the group's BEGIN IMMEDIATE, which
  * holds SQLite's one write lock, so no other process can take the same slot meanwhile.
  */
+import { velocityVerdict } from '../../domain/index.js';
 import type { IntakeLimitStore, VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
 import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
@@ -28,7 +29,12 @@ export class SqliteIntakeLimits implements IntakeLimitStore {
           since: t.now - s.windowMs,
           max: s.max,
         }) as Row[];
-        if (recent.length >= s.max) return { ok: false, refused: s, retryAt: Number(recent[s.max - 1]!.created_at) + s.windowMs };
+        const v = velocityVerdict(
+          { subject: s.rule, max: s.max, windowMs: s.windowMs },
+          recent.map((r) => Number(r.created_at)),
+          t.now,
+        );
+        if (!v.allowed) return { ok: false, refused: s, retryAt: v.retryAt };
       }
       this.sql.stmt('velocity_prune').run({ before: t.pruneBefore });
       const eventIds = t.subjects.map((s) =>
