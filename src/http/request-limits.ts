@@ -50,6 +50,13 @@ export interface RequestLimitDeps {
  */
 export function installRequestLimits(app: FastifyInstance, deps: RequestLimitDeps): void {
   app.decorateRequest('requestQuota', null);
+  // Every route registered after this one may answer 429 rate_limited: say so in its OpenAPI.
+  if (deps.policy.requests !== null || Object.keys(deps.policy.requestOverrides).length > 0) {
+    app.addHook('onRoute', (route) => {
+      const schema = route.schema as { response?: Record<string, unknown> } | undefined;
+      if (schema?.response && !('429' in schema.response)) schema.response['429'] = { $ref: 'problem#' };
+    });
+  }
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     const subject = request.apiKeyId;
     const quota = subject ? quotaFor(deps.policy, subject) : null;

@@ -164,6 +164,15 @@ describe.each(DRIVERS)('limits on the way in (%s)', (driver) => {
     expect(hh.counters.series.intakeLimitRefusals.get({ limit: 'sms_number_type' })).toBe(1);
   });
 
+  it('declares GET /v1/limits and the 429 of every limited route in the OpenAPI document', async () => {
+    const hh = await harness(resolveLimits({}));
+    const doc = (await hh.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.paths['/v1/limits'].get.responses['200']).toBeDefined();
+    expect(doc.paths['/v1/notifications'].post.responses['429']).toBeDefined();
+    expect(doc.paths['/v1/deliveries'].get.responses['429']).toBeDefined();
+    expect(Object.values<any>(doc.components.schemas).find((s) => s.title === 'problem').properties.limit).toBeDefined();
+  });
+
   it('shows the limits at GET /v1/limits', async () => {
     const hh = await harness(resolveLimits({ sms: { countries: ['US'] } }));
     const r = await hh.get('/v1/limits');
