@@ -2,7 +2,7 @@
  * The PostgreSQL driver's intake-limit part (see src/store/intake-limit-store.ts). A request's
  * count is one upsert (its row lock orders concurrent requests of one key across processes). A
  * velocity take locks its subjects (transaction-scoped advisory locks, in sorted order so two
- * takes cannot deadlock), reads, and writes in one transaction: two API processes cannot both
+ * takes cannot deadlock), reads, and writes in one transaction (without waiting for its WAL flush): two API processes cannot both
  * take a subject's last slot.
  */
 import { velocityVerdict } from '../../domain/index.js';
@@ -20,8 +20,8 @@ export class PostgresIntakeLimits implements IntakeLimitStore {
 
   async takeVelocity(t: VelocityTake): Promise<VelocityTakeResult> {
     return this.sql.tx(async (c) => {
-      const keys = [...new Set(t.subjects.map((s) => `${t.tenantId}:${s.rule}:${s.hash}`))].sort();
-      for (const k of keys) await this.sql.q('velocity_lock', [k], c);
+      await this.sql.q('velocity_async_commit', [], c);
+      await this.sql.q('velocity_lock', [t.subjects.map((s) => `${t.tenantId}:${s.rule}:${s.hash}`)], c);
       for (const s of t.subjects) {
         const recent = await this.sql.q('velocity_recent', [t.tenantId, s.rule, s.hash, t.purpose, t.now - s.windowMs, s.max], c);
         const v = velocityVerdict(
@@ -32,12 +32,8 @@ export class PostgresIntakeLimits implements IntakeLimitStore {
         if (!v.allowed) return { ok: false, refused: s, retryAt: v.retryAt };
       }
       await this.sql.q('velocity_prune', [t.pruneBefore], c);
-      const eventIds: string[] = [];
-      for (const s of t.subjects) {
-        const [row] = await this.sql.q('velocity_insert', [t.tenantId, s.rule, s.hash, t.purpose, t.now], c);
-        eventIds.push(String(row!.id));
-      }
-      return { ok: true, eventIds };
+      const rows = await this.sql.q('velocity_insert', [t.tenantId, t.subjects.map((s) => s.rule), t.subjects.map((s) => s.hash), t.purpose, t.now], c);
+      return { ok: true, eventIds: rows.map((r) => String(r.id)) };
     });
   }
 

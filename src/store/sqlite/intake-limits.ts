@@ -19,6 +19,7 @@ export class SqliteIntakeLimits implements IntakeLimitStore {
 
   takeVelocity(t: VelocityTake): Promise<VelocityTakeResult> {
     return this.sql.grouped((): VelocityTakeResult => {
+      this.sql.stmt('velocity_async_commit').get();
       for (const s of t.subjects) this.sql.stmt('velocity_lock').get({ lock_key: `${t.tenantId}:${s.rule}:${s.hash}` });
       for (const s of t.subjects) {
         const recent = this.sql.stmt('velocity_recent').all({

@@ -12,11 +12,18 @@ ON CONFLICT (subject_id) DO UPDATE SET
   window_start = GREATEST(request_windows.window_start, excluded.window_start)
 RETURNING count;
 
+-- name: velocity_async_commit
+-- The take's commit does not wait for its WAL flush (PostgreSQL's synchronous_commit, for this
+-- transaction only): a crash may forget the last few hundred milliseconds of events, i.e. let a
+-- few more codes through once, in exchange for not spending an fsync per code on a count.
+-- params: none
+SET LOCAL synchronous_commit TO OFF;
+
 -- name: velocity_lock
--- Serializes takes of one subject until the transaction ends (callers lock subjects in sorted
--- order, so two takes cannot deadlock).
--- params: $1 lock_key
-SELECT pg_advisory_xact_lock(hashtextextended($1, 0)) IS NULL AS lock_key;
+-- Serializes takes of these subjects until the transaction ends, locked in sorted order so two
+-- takes cannot deadlock.
+-- params: $1 lock_keys (text[])
+SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) IS NULL AS lock_key FROM (SELECT DISTINCT unnest($1::text[]) AS k ORDER BY 1) keys;
 
 -- name: velocity_recent
 -- The newest $6 events of one subject inside the window (newest first): as many as the rule allows at most.
@@ -26,9 +33,10 @@ WHERE tenant_id = $1 AND rule = $2 AND subject_hash = $3 AND purpose = $4 AND cr
 ORDER BY created_at DESC LIMIT $6;
 
 -- name: velocity_insert
--- params: $1 tenant_id, $2 rule, $3 subject_hash, $4 purpose, $5 now
+-- One event per subject, in one statement.
+-- params: $1 tenant_id, $2 rules (text[]), $3 subject_hashes (text[]), $4 purpose, $5 now
 INSERT INTO velocity_events (tenant_id, rule, subject_hash, purpose, created_at)
-VALUES ($1, $2, $3, $4, $5)
+SELECT $1, s.rule, s.subject_hash, $4, $5 FROM unnest($2::text[], $3::text[]) AS s (rule, subject_hash)
 RETURNING id;
 
 -- name: velocity_prune

@@ -12,10 +12,16 @@ ON CONFLICT (subject_id) DO UPDATE SET
   window_start = MAX(request_windows.window_start, excluded.window_start)
 RETURNING count;
 
+-- name: velocity_async_commit
+-- Nothing to do on SQLite: the take runs in intake's group commit, whose one fsync it shares
+-- (PostgreSQL turns synchronous_commit off for the take here).
+-- params: none
+SELECT 1 AS async_commit;
+
 -- name: velocity_lock
 -- Serializes takes of one subject. On SQLite the caller's BEGIN IMMEDIATE already holds the one
 -- write lock, so this only names the subject (PostgreSQL takes an advisory lock here).
--- params: @lock_key
+-- params: @lock_key (one subject per call)
 SELECT @lock_key AS lock_key;
 
 -- name: velocity_recent
