@@ -18,13 +18,16 @@ import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import { HeraldError } from '../errors.js';
+import { HeraldError, type ErrorCode } from '../errors.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { NotificationRequest } from '../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceRow, CampaignRecord } from '../store/campaign-store.js';
 import type { NewNotification, Store, TransitionWrite } from '../store/store.js';
 import { laneCapacity } from './campaign-progress.js';
+
+/** Refusals of one audience row's own data: the row is skipped, the fan-out goes on. */
+const ROW_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['validation_failed', 'country_not_allowed', 'number_type_not_allowed']);
 
 export interface CampaignRunnerOptions {
   store: Store;
@@ -130,9 +133,10 @@ export class CampaignRunner {
       try {
         notifications.push(this.opts.intake.prepare(c.tenantId, body, now));
       } catch (err) {
-        // Only the row's own data is skipped; anything else (no provider account for the channel
-        // any more) stops the batch, which the next pass retries once the configuration is fixed.
-        if (!(err instanceof HeraldError && err.code === 'validation_failed')) throw err;
+        // Only the row's own data is skipped (including a phone in a country SMS is not enabled for,
+        // or a premium-rate one: docs/abuse-limits.md); anything else (no provider account for the
+        // channel any more) stops the batch, which the next pass retries once the configuration is fixed.
+        if (!(err instanceof HeraldError && ROW_REFUSALS.has(err.code))) throw err;
         skipped++;
         this.opts.logger.warn({ campaignId: c.id, line: row.line, code: err.code, detail: err.detail }, 'campaign recipient refused at fan-out; skipped');
       }

@@ -173,6 +173,28 @@ describe.each(DRIVERS)('limits on the way in (%s)', (driver) => {
     expect(Object.values<any>(doc.components.schemas).find((s) => s.title === 'problem').properties.limit).toBeDefined();
   });
 
+  it('skips a campaign row whose phone is in a country not enabled or premium rate, and sends the others', async () => {
+    const hh = await harness(resolveLimits({ requests: { enabled: false }, sms: { countries: ['US', 'GB'] } }));
+    const created = await hh.post('/v1/campaigns', {
+      name: 'SMS news',
+      channel: 'sms',
+      purpose: 'marketing',
+      content: { text: 'News from Herald' },
+      deadline_at: new Date(hh.clock.now() + 3600_000).toISOString(),
+      audience: {
+        recipients: [
+          { id: 'us', phone: '+14155550123' },
+          { id: 'fr', phone: '+33612345678' },
+          { id: 'premium', phone: '+449098790000' },
+        ],
+      },
+      start: 'if_feasible',
+    });
+    expect(created.status).toBe(201);
+    expect(await hh.campaigns.runOnce()).toMatchObject({ fannedOut: 1, skipped: 2 });
+    expect(await deliveries(hh)).toBe(1);
+  });
+
   it('shows the limits at GET /v1/limits', async () => {
     const hh = await harness(resolveLimits({ sms: { countries: ['US'] } }));
     const r = await hh.get('/v1/limits');
