@@ -154,7 +154,9 @@ const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js')
 
 /** What `herald api` runs on this database: the api role, no worker (the accounts only have to exist for intake to route to them). */
 function heraldConfig(dataDir: string): HeraldConfig {
-  const config = configMod.resolveConfig({ data_dir: dataDir }, { port: 0, host: '127.0.0.1', sandbox: false });
+  // One key and one number for every code: the per-key quota counts (its cost is measured) but cannot refuse; no code velocity rules.
+  const limits = { requests: { limit: 10_000_000, window_s: 60 }, velocity: { otp: {} } };
+  const config = configMod.resolveConfig({ data_dir: dataDir, limits }, { port: 0, host: '127.0.0.1', sandbox: false });
   config.provider_accounts = configMod.sandboxAccounts('http://127.0.0.1:9');
   return config;
 }

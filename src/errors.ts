@@ -49,6 +49,11 @@ export const ERROR_CODES = {
   forbidden_role: { status: 403, title: 'The signed-in role may not do this' },
   not_cancellable: { status: 409, title: 'This delivery cannot be cancelled in its current state' },
   too_many_attempts: { status: 429, title: 'Too many failed sign-ins; wait and try again' },
+  // The limits on the way in (docs/abuse-limits.md): each refusal names its limit in `limit`.
+  rate_limited: { status: 429, title: "Too many requests for this API key's quota; wait until Retry-After" },
+  velocity_limited: { status: 429, title: 'Too many notifications of this purpose to this destination or recipient; wait until Retry-After' },
+  country_not_allowed: { status: 422, title: 'SMS to this country is not enabled on this Herald' },
+  number_type_not_allowed: { status: 422, title: 'SMS to this kind of number (e.g. premium rate) is refused' },
   dashboard_not_built: { status: 503, title: 'The dashboard has not been built' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
@@ -69,12 +74,24 @@ export class HeraldError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly errors: FieldError[] = [],
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; limit?: LimitApplied; retryAfterS?: number },
   ) {
-    super(detail, options);
+    super(detail, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HeraldError';
     this.status = ERROR_CODES[code].status;
+    this.limit = options?.limit ?? null;
+    this.retryAfterS = options?.retryAfterS ?? null;
   }
+  /** For a limit's refusal: which limit applied (the problem document's `limit` member). */
+  readonly limit: LimitApplied | null;
+  /** For a refusal that passes with time: whole seconds to wait (the `Retry-After` header and `retry_after_s`). */
+  readonly retryAfterS: number | null;
+}
+
+/** The limit a refusal names (docs/abuse-limits.md): e.g. `{ name: 'destination_velocity', max: 5, window_s: 600 }` or `{ name: 'sms_country', country: 'LV' }`. */
+export interface LimitApplied {
+  name: string;
+  [detail: string]: string | number | string[];
 }
 
 /** A validation failure naming one field. */
@@ -91,6 +108,10 @@ export interface ProblemDocument {
   detail: string;
   instance?: string;
   errors?: FieldError[];
+  /** The limit that refused the request (rate_limited, velocity_limited, country_not_allowed, number_type_not_allowed). */
+  limit?: LimitApplied;
+  /** Seconds until the request may pass, as in Retry-After. */
+  retry_after_s?: number;
 }
 
 /** Renders a HeraldError as the problem document the API returns. */
@@ -103,5 +124,7 @@ export function toProblem(err: HeraldError, instance?: string): ProblemDocument 
     detail: err.detail,
     ...(instance ? { instance } : {}),
     ...(err.errors.length ? { errors: err.errors } : {}),
+    ...(err.limit ? { limit: err.limit } : {}),
+    ...(err.retryAfterS !== null ? { retry_after_s: err.retryAfterS } : {}),
   };
 }

@@ -82,6 +82,8 @@ export function deriveRates(s: BenchSettings, d: DomainModule): DerivedRates {
 export function heraldConfig(s: BenchSettings, r: DerivedRates, sandboxUrl: string): Record<string, unknown> {
   return {
     sandbox: { enabled: false },
+    // The OTP producer sends every code with one key: a quota it cannot reach (each code has its own number, so velocity stays on).
+    limits: { requests: { limit: 10_000_000, window_s: 60 } },
     worker: {
       batch_size: s.batchSize,
       loops_per_account: s.loops,

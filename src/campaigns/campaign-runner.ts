@@ -143,10 +143,12 @@ export class CampaignRunner {
       try {
         notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row), now, pinned));
       } catch (err) {
-        // Anything not the row's own (no provider account for the channel any more) stops the
-        // batch, which the next pass retries once the configuration is fixed.
+        // Only the row's own data is refused (including a phone in a country SMS is not enabled for,
+        // or a premium-rate one: docs/abuse-limits.md); anything else (no provider account for the
+        // channel any more) stops the batch, which the next pass retries once the configuration is fixed.
         if (!(err instanceof HeraldError && RECIPIENT_REFUSALS.has(err.code))) throw err;
-        const locale = pinned && err.code !== 'validation_failed' ? this.opts.intake.templates.localeFor(pinned, row.recipient.locale, [c.channel]) : null;
+        const rendered = pinned && (err.code.startsWith('template_') || err.code === 'content_too_large');
+        const locale = rendered ? this.opts.intake.templates.localeFor(pinned, row.recipient.locale, [c.channel]) : null;
         refusals.push({ position: row.position, line: row.line, recipientId: row.recipient.id, code: err.code, reason: err.detail, locale, createdAt: now });
         // The reason stays in the store (the tenant's API); the log names the row, never its data.
         this.opts.logger.warn({ campaignId: c.id, line: row.line, code: err.code }, 'campaign recipient refused at fan-out; recorded');

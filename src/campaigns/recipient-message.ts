@@ -24,6 +24,9 @@ export const RECIPIENT_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'template_part_missing',
   'template_content_too_large',
   'content_too_large',
+  // The SMS country allow-list and refused number types (docs/abuse-limits.md).
+  'country_not_allowed',
+  'number_type_not_allowed',
 ]);
 
 /** The request POST /v1/notifications would take for this recipient of the campaign. */

@@ -22,6 +22,7 @@ import {
   type RawRetentionConfig,
   type RetentionConfig,
 } from './retention-config.js';
+import { resolveLimits, type LimitsConfig, type RawLimitsConfig } from './limits-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
@@ -64,6 +65,8 @@ export interface HeraldConfig {
   encryption: EncryptionConfig;
   retention: RetentionConfig;
   dashboard: DashboardConfig;
+  /** The limits on the way in: per-key request quota, velocity per purpose, SMS countries (limits-config.ts). */
+  limits: LimitsConfig;
   /** Limits of the API's HTTP server against slow and greedy clients (docs/security.md). */
   http: HttpConfig;
 }
@@ -245,6 +248,7 @@ interface RawConfig {
   http?: Partial<HttpConfig>;
   encryption?: RawEncryptionConfig;
   retention?: RawRetentionConfig;
+  limits?: RawLimitsConfig;
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
@@ -300,6 +304,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
     },
     encryption: resolveEncryption(r.encryption, (p) => resolve(p)),
     retention: resolveRetention(r.retention),
+    limits: resolveLimits(r.limits),
     devices: {
       base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
       away_after_seconds: r.devices?.away_after_seconds ?? 120,

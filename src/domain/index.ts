@@ -25,3 +25,4 @@ export * from './phone-gateway.js';
 export * from './alert-rules.js';
 export * from './alerting.js';
 export * from './alert-targets.js';
+export * from './intake-limits.js';

@@ -51,6 +51,9 @@ import type { OutboxSignal } from './outbox-signal.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { DEFAULT_SESSION_IDLE_S, DEFAULT_SESSION_TTL_S, type SessionAuth } from './session-auth.js';
 import { systemClock } from '../clock.js';
+import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
+import { installRequestLimits } from './request-limits.js';
+import { limitsRoutes } from './routes/limits.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -100,6 +103,8 @@ export interface AppDeps {
   eventStreamHeartbeatMs?: number;
   /** How often a session's event stream re-reads its session (tests shorten it). Default 5000 ms. */
   eventStreamSessionCheckMs?: number;
+  /** The limits on the way in (config `limits`, docs/abuse-limits.md): the per-key request quota here, shown at GET /v1/limits. Default: intake's. */
+  limits?: IntakeLimitsPolicy;
 }
 
 /** The dashboard's server side (docs/dashboard.md). */
@@ -167,6 +172,13 @@ const problemSchema = {
       type: 'array',
       items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } },
     },
+    limit: {
+      type: 'object',
+      description: 'The limit that refused the request (docs/abuse-limits.md): its name and bound.',
+      properties: { name: { type: 'string' } },
+      additionalProperties: true,
+    },
+    retry_after_s: { type: 'integer', description: 'Seconds until the request may pass (as Retry-After).' },
   },
 } as const;
 
@@ -246,6 +258,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   await app.register(async (v1) => {
     requireApiKey(v1, deps.store, sessions);
+    const limits = deps.limits ?? deps.intake.limits?.policy ?? NO_INTAKE_LIMITS;
+    installRequestLimits(v1, { store: deps.store, clock: deps.clock ?? systemClock, policy: limits, ...(deps.counters ? { counters: deps.counters } : {}) });
+    limitsRoutes(v1, { limits });
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
     reviewRoutes(v1, deps);

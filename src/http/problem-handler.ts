@@ -9,6 +9,7 @@ import { HeraldError, toProblem, type FieldError } from '../errors.js';
 /** Sends a problem document for a HeraldError. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: HeraldError): FastifyReply {
   if (err.code === 'unauthorized') reply.header('www-authenticate', 'Bearer');
+  if (err.retryAfterS !== null) reply.header('retry-after', String(err.retryAfterS));
   return reply
     .code(err.status)
     .type('application/problem+json')

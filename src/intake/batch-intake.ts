@@ -18,6 +18,7 @@ import type { BatchNotification, KeyRefusal, NewNotification, Store, StoreConfli
 import { notificationFingerprint } from './fingerprint.js';
 import type { NotificationRequest } from './notification-request.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
+import type { IntakeLimiter, VelocityTicket } from './intake-limits.js';
 
 /** Where a batch item's problem documents point (RFC 9457 `instance`); the item's index is in its result. */
 export const BATCH_INSTANCE = '/v1/notifications/batch';
@@ -56,6 +57,8 @@ export interface BatchDeps {
   retentionMs: number;
   /** Checks and builds one body as POST /v1/notifications would (IntakeService.plan); throws HeraldError for a body it refuses. */
   plan(tenantId: string, body: NotificationRequest, now: number): Promise<PlannedNotification>;
+  /** The velocity rules each item is counted against once its key is reserved (as a single POST is). */
+  limits?: IntakeLimiter;
   wake?: (providerAccount: string) => void;
   counters?: DeliveryCounters;
   /** Test hook: runs before each round's store call (a failure there leaves nothing written and no key taken). */
@@ -124,19 +127,53 @@ export async function acceptBatch(deps: BatchDeps, tenantId: string, items: Batc
  * beforehand), writes the items whose keys it took and those without a key, and says for the
  * others what their key held. A failure of the store leaves nothing of the round and no key taken.
  */
-async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round: Pending[]): Promise<Array<[number, BatchItemAnswer, string[]]>> {
+async function acceptRound(deps: BatchDeps, tenantId: string, now: number, candidates: Pending[]): Promise<Array<[number, BatchItemAnswer, string[]]>> {
   const out: Array<[number, BatchItemAnswer, string[]]> = [];
-  await deps.beforeCommit?.();
-  const outcomes = await deps.store.createNotifications(
-    round.map((p): BatchNotification => {
-      const idempotency: TenantIdempotencyCompletion | undefined =
-        p.key === null ? undefined : { tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: 202, body: p.plan.response };
-      return idempotency ? { notification: p.plan.notification, idempotency } : { notification: p.plan.notification };
-    }),
-    { now, lockMs: deps.lockMs, retentionMs: deps.retentionMs },
-  );
+  // Velocity, item by item in order (an item's take sees the earlier items'): a refused item is
+  // answered as the single endpoint would (its key's replay when it has one, else 429 with its key
+  // left free); the others go on. Items the store then does not write give their takes back.
+  const tickets = new Map<Pending, VelocityTicket>();
+  const limits = deps.limits;
+  const giveBack = async (items: Pending[]): Promise<void> => {
+    if (limits) await Promise.all(items.map((p) => limits.release(tickets.get(p) ?? [])));
+  };
+  let round = candidates;
+  if (limits) {
+    round = [];
+    for (const p of candidates) {
+      try {
+        tickets.set(p, await limits.take(p.plan.notification, now));
+        round.push(p);
+      } catch (err) {
+        if (!(err instanceof HeraldError)) {
+          await giveBack(round);
+          throw err;
+        }
+        out.push(await velocityRefusal(deps, tenantId, now, p, problemAnswer(err)));
+      }
+    }
+    if (round.length === 0) return out;
+  }
+
+  let outcomes;
+  try {
+    await deps.beforeCommit?.();
+    outcomes = await deps.store.createNotifications(
+      round.map((p): BatchNotification => {
+        const idempotency: TenantIdempotencyCompletion | undefined =
+          p.key === null ? undefined : { tenantId, key: p.key, fingerprint: p.fingerprint, statusCode: 202, body: p.plan.response };
+        return idempotency ? { notification: p.plan.notification, idempotency } : { notification: p.plan.notification };
+      }),
+      { now, lockMs: deps.lockMs, retentionMs: deps.retentionMs },
+    );
+  } catch (err) {
+    // Nothing of the round was committed (and no key taken): the codes it counted were not sent.
+    await giveBack(round);
+    throw err;
+  }
 
   const refusals: Array<Promise<[number, BatchItemAnswer, string[]]>> = [];
+  const notWritten: Pending[] = [];
   round.forEach((p, i) => {
     const o = outcomes[i]!;
     if (o.ok) {
@@ -144,6 +181,7 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
       out.push([p.index, { status: 202, notification: p.plan.response, problem: null, replayed: false }, p.plan.accounts]);
       return;
     }
+    notWritten.push(p);
     if ('key' in o) {
       out.push([p.index, keyAnswer(o.key), []]);
       return;
@@ -162,8 +200,35 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, round
     if (p.key !== null && refusal.code !== 'idempotency_key_in_use') refusals.push(storeRefusal(deps, tenantId, now, p, answer));
     else out.push([p.index, answer, []]);
   });
+  await giveBack(notWritten);
   out.push(...(await Promise.all(refusals)));
   return out;
+}
+
+/**
+ * An item the velocity rules refused. A key that already holds an answer (a replay, another body,
+ * a request in progress) answers with it, as on the single endpoint, where the key is looked at
+ * first; otherwise the refusal, with the key left free for a later try.
+ */
+async function velocityRefusal(
+  deps: BatchDeps,
+  tenantId: string,
+  now: number,
+  p: Pending,
+  answer: BatchItemAnswer,
+): Promise<[number, BatchItemAnswer, string[]]> {
+  if (p.key === null) return [p.index, answer, []];
+  const r = await deps.store.reserveIdempotencyKey({
+    tenantId,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    now,
+    lockMs: deps.lockMs,
+    retentionMs: deps.retentionMs,
+  });
+  if (r.kind !== 'reserved') return [p.index, keyAnswer(r), []];
+  await deps.store.releaseIdempotencyKey({ tenantId, key: p.key });
+  return [p.index, answer, []];
 }
 
 /** Takes the item's key and stores its refusal for replay; answers what the key held if another request has it. */

@@ -17,6 +17,8 @@ import { newId } from './ids.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
 import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';
+import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
+import { IntakeLimiter, type VelocityTicket } from './intake-limits.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
 interface Route {
@@ -47,6 +49,8 @@ export interface IntakeOptions {
   counters?: DeliveryCounters;
   /** Renders `template` references; default one over `store` (its cache is per process). */
   templates?: TemplateRenderer;
+  /** The limits on the way in (config `limits`, docs/abuse-limits.md). Default: none. */
+  limits?: IntakeLimitsPolicy;
 }
 
 export interface IntakeResult {
@@ -92,11 +96,19 @@ export class IntakeService {
   private readonly retentionMs: number;
   /** The renderer intake uses (the template API's preview uses the same one, and its cache). */
   readonly templates: TemplateRenderer;
+  /** The SMS country and number-type checks and the velocity takes (GET /v1/limits shows its policy). */
+  readonly limits: IntakeLimiter;
 
   constructor(private readonly opts: IntakeOptions) {
     this.lockMs = opts.idempotencyLockMs ?? 60_000;
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
     this.templates = opts.templates ?? new TemplateRenderer(opts.store);
+    this.limits = new IntakeLimiter({
+      store: opts.store,
+      clock: opts.clock,
+      policy: opts.limits ?? NO_INTAKE_LIMITS,
+      ...(opts.counters ? { counters: opts.counters } : {}),
+    });
   }
 
   /**
@@ -156,6 +168,7 @@ export class IntakeService {
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
     const routes = this.routes(body, null);
     checkAccountLimits(body, routes);
+    this.limits.checkSms(routes);
     return { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
   }
 
@@ -215,6 +228,7 @@ export class IntakeService {
     }
     const routes = this.routes(body, subscriptions);
     checkAccountLimits(body, routes);
+    this.limits.checkSms(routes);
     return { expiresAt, fallback, routes };
   }
 
@@ -243,6 +257,7 @@ export class IntakeService {
         lockMs: this.lockMs,
         retentionMs: this.retentionMs,
         plan: (t, body, now) => this.plan(t, body, now),
+        limits: this.limits,
         ...(this.opts.wake ? { wake: this.opts.wake } : {}),
         ...(this.opts.counters ? { counters: this.opts.counters } : {}),
         ...(this.opts.beforeCommit ? { beforeCommit: this.opts.beforeCommit } : {}),
@@ -292,9 +307,32 @@ export class IntakeService {
       extra: options.extra,
       notificationId: options.notificationId,
     };
-    const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
-    // A race for the generation: the body the caller offered instead, committed once, without another retry.
-    return 'retryWith' in first ? (this.commit(ctx, first.retryWith, null) as Promise<IntakeResult>) : first;
+    const ticket = await this.takeVelocity(ctx, body);
+    try {
+      const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
+      // A race for the generation: the body the caller offered instead, committed once, without another retry.
+      return 'retryWith' in first ? ((await this.commit(ctx, first.retryWith, null)) as IntakeResult) : first;
+    } catch (err) {
+      // Nothing was committed (a refused generation, a failure): the codes it counted were not sent.
+      await this.limits.release(ticket);
+      throw err;
+    }
+  }
+
+  /**
+   * Counts the notification against its purpose's velocity rules once its key is reserved (so a
+   * replay never counts); a refusal frees the key, so the same key may be sent again once the
+   * window allows it.
+   */
+  private async takeVelocity(ctx: CommitContext, body: NotificationRequest): Promise<VelocityTicket> {
+    const { fallback } = checkNotificationRequest(body, ctx.now);
+    const notification = { ...this.build(ctx.tenantId, body, ctx.routes, ctx.expiresAt, ctx.now, ctx.notificationId), fallback };
+    try {
+      return await this.limits.take(notification, ctx.now);
+    } catch (err) {
+      if (ctx.idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId: ctx.tenantId, key: ctx.idempotencyKey }).catch(() => {});
+      throw err;
+    }
   }
 
   /**

@@ -159,6 +159,12 @@ export class ProcessSeries {
     'What this process erased: what otp_content (settled one-time codes), content (past the retention window), destinations (masked), recipient (erasure requests).',
     ['what'],
   );
+  /** Requests and notifications the limits on the way in refused (docs/abuse-limits.md), by the limit that applied: never a key or destination. */
+  readonly intakeLimitRefusals = new LabeledCounter<'limit'>(
+    'herald_intake_limit_refusals_total',
+    'Requests and notifications this process refused at the limits on the way in, by limit: request_rate (per-key quota), destination_velocity, recipient_velocity, sms_country, sms_number_type.',
+    ['limit'],
+  );
   readonly intakeToAcceptance = new Histogram<'channel' | 'purpose'>({
     name: 'herald_intake_to_acceptance_seconds',
     help: 'Seconds from the notification entering Herald (intake) to the provider accepting a delivery of it, observed by the worker that recorded the acceptance.',
@@ -184,6 +190,7 @@ export class ProcessSeries {
       this.callbacksDuplicated,
       this.callbacksRefused,
       this.retentionErased,
+      this.intakeLimitRefusals,
     ];
   }
 

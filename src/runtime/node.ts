@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
+import { limitsWarnings } from '../config/limits-config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
@@ -247,6 +248,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const fastPath = fastPathOn ? new OtpFastPath({ worker: new DeliveryWorker(workerOptions(`${opts.workerId ?? processId}:api`)), logger }) : null;
 
   if (opts.roles.includes('api')) {
+    // SMS to every country, or codes without velocity limits: said once, loudly (docs/abuse-limits.md).
+    for (const w of limitsWarnings(config.limits, config.provider_accounts.filter((a) => a.channel === 'sms').length)) logger.warn(w);
     // The dashboard's event streams in this process hear of intake's and replays' outbox rows at once.
     const outboxSignal = new OutboxSignal();
     const intake = new IntakeService({
@@ -259,6 +262,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       },
       ...(fastPath ? { onCommitted: (n: NewNotification) => fastPath.offer(n) } : {}),
       counters,
+      limits: config.limits,
     });
     const replay = new ReplayService({
       store,
@@ -332,7 +336,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger,
       // Fan-out builds each notification with intake's own rules (no idempotency keys, no wake: the runner wakes).
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, limits: config.limits }),
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),
       intervalMs: config.worker.sweep_interval_ms,

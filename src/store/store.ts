@@ -23,6 +23,7 @@
  *   store.eventStream  a tenant's outbox events for GET /v1/events/stream event-stream-store.ts
  *   store.templates    message templates and their immutable versions    template-store.ts
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
+ *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -45,6 +46,7 @@ import type { AuditStore } from './audit-store.js';
 import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { TemplateStore } from './template-store.js';
+import type { IntakeLimitStore } from './intake-limit-store.js';
 
 export * from './core-store.js';
 export type * from './review-store.js';
@@ -60,6 +62,7 @@ export * from './audit-store.js';
 export type * from './event-stream-store.js';
 export type * from './template-store.js';
 export type * from './retention-store.js';
+export type * from './intake-limit-store.js';
 
 /** A driver's store: the core, its migrations and connections, and the named parts. */
 export interface Store extends CoreStore {
@@ -87,4 +90,5 @@ export interface Store extends CoreStore {
   readonly audit: AuditStore;
   readonly eventStream: EventStreamStore;
   readonly templates: TemplateStore;
+  readonly intakeLimits: IntakeLimitStore;
 }

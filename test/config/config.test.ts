@@ -57,6 +57,19 @@ describe('resolveConfig', () => {
       metrics: { token: null, token_env: null, accepted_progress_after_s: 1800 },
       dashboard: { enabled: true, session_ttl_s: 28_800, session_idle_s: 3_600 },
       http: { headers_timeout_s: 10, request_timeout_s: 120, keep_alive_timeout_s: 72, max_requests_per_socket: 1000 },
+      // docs/abuse-limits.md: 600 requests a minute per key; codes 5 per destination per 10 min, 10 per recipient per hour; SMS anywhere but premium rate.
+      limits: {
+        requests: { limit: 600, windowS: 60 },
+        requestOverrides: {},
+        velocity: {
+          otp: [
+            { subject: 'destination', max: 5, windowMs: 600_000 },
+            { subject: 'recipient', max: 10, windowMs: 3_600_000 },
+          ],
+        },
+        smsCountries: null,
+        smsRefusedNumberTypes: ['PREMIUM_RATE'],
+      },
       // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
       encryption: { primary: null, previous: [] },
       retention: {

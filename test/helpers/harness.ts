@@ -311,7 +311,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       store,
       clock,
       logger: log,
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock }),
+      // Fan-out checks what intake's limits check on a row's own data (SMS countries, number types).
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, ...(opts.intake?.limits ? { limits: opts.intake.limits } : {}) }),
       accounts: config.provider_accounts,
     }),
     reconciler,

@@ -26,6 +26,7 @@ import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
+import { intakeLimitsConformance } from './intake-limits-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -54,6 +55,7 @@ preferencesConformance('postgres', postgresFixture);
 deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
+intakeLimitsConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
 templatesConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);

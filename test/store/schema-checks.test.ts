@@ -32,6 +32,7 @@ import {
   TRANSITION_TABLE,
   PUSH_TARGET_TYPES,
   ROLLOUT_DECISIONS,
+  VELOCITY_SUBJECTS,
 } from '../../src/domain/index.js';
 import { AUDIENCE_SOURCES, AUDIENCE_STATUSES } from '../../src/store/campaign-store.js';
 import { ATTEMPT_RESOLUTIONS } from '../../src/store/core-store.js';
@@ -114,6 +115,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   // Reconciliation look-ups (0017): what each found and what that led to.
   'reconcile_lookups.result': LOOKUP_RESULTS,
   'reconcile_lookups.led_to': LOOKUP_LED_TO,
+  'velocity_events.rule': VELOCITY_SUBJECTS,
+  'velocity_events.purpose': PURPOSES,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

@@ -28,6 +28,7 @@ import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
+import { intakeLimitsConformance } from './intake-limits-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -60,6 +61,7 @@ preferencesConformance('sqlite', sqliteFixture);
 deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
+intakeLimitsConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
 templatesConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);

@@ -5,6 +5,7 @@
  * verified. Exit 0 when every check passed, 1 when one failed, 2 for a configuration error.
  */
 import { sandboxAccounts } from '../../config/config.js';
+import { limitsWarnings } from '../../config/limits-config.js';
 import { providerKind } from '../../providers/registry.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { parseFlags, UsageError } from '../args.js';
@@ -35,6 +36,8 @@ export async function doctorCommand(argv: string[], out: NodeJS.WritableStream =
     accounts = accounts.filter((a) => a.id === flags.account);
     if (accounts.length === 0) throw new UsageError(`no provider account ${flags.account} is configured`);
   }
+  // The limits on the way in are configuration, not a provider check: warned, never failed.
+  for (const w of limitsWarnings(config.limits, accounts.filter((a) => a.channel === 'sms').length)) out.write(`warn  ${w}\n`);
   let failed = 0;
   for (const account of accounts) {
     out.write(`${account.id} (${account.kind}, ${account.channel})\n`);

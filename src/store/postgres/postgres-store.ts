@@ -53,6 +53,7 @@ import { PostgresFallbacks } from './fallbacks.js';
 import { PostgresHealth } from './health.js';
 import { PostgresPush } from './push.js';
 import { PostgresReports } from './reports.js';
+import { PostgresIntakeLimits } from './intake-limits.js';
 import { PostgresAlerts } from './alerts.js';
 import { PostgresSessions } from './sessions.js';
 import { PostgresAudit } from './audit.js';
@@ -119,6 +120,7 @@ export class PostgresStore implements Store {
   readonly devices: PostgresDevices;
   readonly push: PostgresPush;
   readonly reports: PostgresReports;
+  readonly intakeLimits: PostgresIntakeLimits;
   readonly alerts: PostgresAlerts;
   readonly sessions: PostgresSessions;
   readonly audit: PostgresAudit;
@@ -152,6 +154,7 @@ export class PostgresStore implements Store {
     this.devices = new PostgresDevices(this.sql, options.connectionString);
     this.push = new PostgresPush(this.sql);
     this.reports = new PostgresReports(this.sql);
+    this.intakeLimits = new PostgresIntakeLimits(this.sql);
     this.alerts = new PostgresAlerts(this.sql);
     this.sessions = new PostgresSessions(this.sql);
     this.audit = new PostgresAudit(this.sql);

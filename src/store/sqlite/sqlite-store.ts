@@ -53,6 +53,7 @@ import { SqliteFallbacks } from './fallbacks.js';
 import { SqliteHealth } from './health.js';
 import { SqlitePush } from './push.js';
 import { SqliteReports } from './reports.js';
+import { SqliteIntakeLimits } from './intake-limits.js';
 import { SqliteAlerts } from './alerts.js';
 import { SqliteSessions } from './sessions.js';
 import { SqliteAudit } from './audit.js';
@@ -121,6 +122,7 @@ export class SqliteStore implements Store {
   readonly devices: SqliteDevices;
   readonly push: SqlitePush;
   readonly reports: SqliteReports;
+  readonly intakeLimits: SqliteIntakeLimits;
   readonly alerts: SqliteAlerts;
   readonly sessions: SqliteSessions;
   readonly audit: SqliteAudit;
@@ -142,6 +144,7 @@ export class SqliteStore implements Store {
     this.devices = new SqliteDevices(this.sql);
     this.push = new SqlitePush(this.sql);
     this.reports = new SqliteReports(this.sql);
+    this.intakeLimits = new SqliteIntakeLimits(this.sql);
     this.alerts = new SqliteAlerts(this.sql);
     this.sessions = new SqliteSessions(this.sql);
     this.audit = new SqliteAudit(this.sql);
