@@ -13,6 +13,7 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
+import { requirementOf, routeKey } from './route-scopes.js';
 import { installProblemHandlers } from './problem-handler.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
@@ -35,6 +36,9 @@ import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
 import { alertRoutes } from './routes/alerts.js';
 import { templateRoutes } from './routes/templates.js';
+import { keyRoutes } from './routes/keys.js';
+import { tenantRoutes } from './routes/tenants.js';
+import { auditRoutes } from './routes/audit.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -151,6 +155,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   app.addSchema(problemSchema);
+  // Every route must say what it needs (route-scopes.ts): a route the table does not list stops
+  // the app from starting, so no route goes out without a scope by accident.
+  const deviceBasePath = deps.devices ? deps.devices.basePath : null;
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (requirementOf(method, route.url, deviceBasePath) === undefined)
+        throw new Error(`route ${routeKey(method, route.url, deviceBasePath)} has no entry in src/http/route-scopes.ts (ROUTE_SCOPES)`);
+    }
+  });
   const dashboard = deps.dashboard === undefined ? {} : deps.dashboard;
   const sessions: SessionAuth | null =
     dashboard === null
@@ -193,7 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(async (v1) => {
-    requireApiKey(v1, deps.store, sessions);
+    requireApiKey(v1, deps.store, sessions, deps.clock ?? systemClock);
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
     reviewRoutes(v1, deps);
@@ -217,6 +230,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...(deps.eventStreamHeartbeatMs !== undefined ? { heartbeatMs: deps.eventStreamHeartbeatMs } : {}),
     });
     templateRoutes(v1, deps);
+    keyRoutes(v1, deps);
+    tenantRoutes(v1, deps);
+    auditRoutes(v1, deps);
   });
   await app.ready();
   return app;
