@@ -23,7 +23,7 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { NotificationRequest } from '../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceRow, CampaignRecord } from '../store/campaign-store.js';
-import type { NewNotification, Store, TransitionWrite } from '../store/store.js';
+import type { AccountAccess, NewNotification, Store, TransitionWrite } from '../store/store.js';
 import { laneCapacity } from './campaign-progress.js';
 
 export interface CampaignRunnerOptions {
@@ -98,10 +98,12 @@ export class CampaignRunner {
     let queued = await store.campaigns.countCampaignQueued(c.id);
     let position = c.fannedOutPosition;
     const done = { fannedOut: 0, skipped: 0 };
+    // Read once per pass: an account taken from the tenant stops the fan-out at the next pass.
+    const access = await store.tenants.accountAccess(c.tenantId);
     while (queued < lookahead) {
       const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
-      const { notifications, skipped } = this.build(c, rows, now);
+      const { notifications, skipped } = this.build(c, rows, now, access);
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
       if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, skipped, now }))) break;
@@ -114,7 +116,7 @@ export class CampaignRunner {
   }
 
   /** Each row's notification, built by intake; a row whose data intake refuses (a rule newer than the upload) is skipped and logged, not retried forever. */
-  private build(c: CampaignRecord, rows: AudienceRow[], now: number): { notifications: NewNotification[]; skipped: number } {
+  private build(c: CampaignRecord, rows: AudienceRow[], now: number, access: AccountAccess): { notifications: NewNotification[]; skipped: number } {
     const notifications: NewNotification[] = [];
     let skipped = 0;
     for (const row of rows) {
@@ -128,7 +130,7 @@ export class CampaignRunner {
         metadata: { ...c.metadata, campaign_id: c.id },
       };
       try {
-        notifications.push(this.opts.intake.prepare(c.tenantId, body, now));
+        notifications.push(this.opts.intake.prepare(c.tenantId, body, now, undefined, access));
       } catch (err) {
         // Only the row's own data is skipped; anything else (no provider account for the channel
         // any more) stops the batch, which the next pass retries once the configuration is fixed.

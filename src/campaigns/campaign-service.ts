@@ -13,7 +13,7 @@ import { isId, newId } from '../intake/ids.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceView, CampaignRecord } from '../store/campaign-store.js';
 import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
-import type { Store } from '../store/store.js';
+import { mayUseAccount, type Store } from '../store/store.js';
 import { AudienceLoader } from './audience-loader.js';
 import type { ParsedLine } from './audience-parser.js';
 import { campaignJson, campaignProgress, laneCapacity } from './campaign-progress.js';
@@ -43,9 +43,15 @@ export class CampaignService {
     this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock });
   }
 
-  private account(channel: CampaignRecord['channel']): ProviderAccountConfig {
-    // The same rule as intake's: the first account configured for the channel sends it.
-    const a = this.opts.accounts.find((x) => x.channel === channel);
+  private async account(tenantId: string, channel: CampaignRecord['channel']): Promise<ProviderAccountConfig> {
+    // The same rule as intake's: the first account configured for the channel that the tenant may use sends it.
+    const forChannel = this.opts.accounts.filter((x) => x.channel === channel);
+    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    const a = forChannel.find((x) => mayUseAccount(access, tenantId, x.id));
+    if (!a && forChannel.length > 0)
+      throw new HeraldError('provider_account_not_assigned', `no ${channel} provider account is assigned to this tenant`, [
+        { field: 'channel', message: `${channel}: ${forChannel.map((x) => x.id).join(', ')} is not assigned to this tenant` },
+      ]);
     if (!a)
       throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
         { field: 'channel', message: `${channel} has no provider account` },
@@ -84,7 +90,7 @@ export class CampaignService {
     const { store, clock } = this.opts;
     const now = clock.now();
     const { deadlineAt, ttlMs } = checkCampaignRequest(body, now);
-    const account = this.account(body.channel);
+    const account = await this.account(tenantId, body.channel);
     const audience = await this.audience(tenantId, body);
     const owned = body.audience.audience_id === undefined;
     try {
@@ -175,7 +181,7 @@ export class CampaignService {
   async start(tenantId: string, id: string): Promise<CampaignJson> {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
-    const capacity = laneCapacity(this.account(c.channel), c.purpose);
+    const capacity = laneCapacity(await this.account(tenantId, c.channel), c.purpose);
     const plan: CampaignPlan = planCampaign({
       audienceSize: c.audienceSize,
       now,

@@ -34,7 +34,8 @@ export const OPERATOR_ACTIONS = [
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 /** Who did it. */
-export const ACTOR_KINDS = ['api_key', 'user'] as const;
+/** `cli`: `herald keys` and `herald tenants` at the shell (the actor id is the OS user). */
+export const ACTOR_KINDS = ['api_key', 'user', 'cli'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 export interface NewOperatorAction {

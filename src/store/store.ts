@@ -59,7 +59,7 @@ export type * from './alert-store.js';
 export type * from './observability-store.js';
 export * from './session-store.js';
 export * from './audit-store.js';
-export type * from './tenant-store.js';
+export * from './tenant-store.js';
 export type * from './event-stream-store.js';
 export type * from './template-store.js';
 export type * from './retention-store.js';

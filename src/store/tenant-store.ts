@@ -38,6 +38,15 @@ export interface AccountAccess {
   taken: string[];
 }
 
+/** The tenant of a single-tenant install (the bootstrap key's): it owns every account assigned to nobody. */
+export const DEFAULT_TENANT_ID = 'default';
+
+/** True when the tenant may send through the account: assigned to it, or assigned to nobody and the tenant is the default one. */
+export function mayUseAccount(access: AccountAccess, tenantId: string, providerAccount: string): boolean {
+  if (access.assigned.includes(providerAccount)) return true;
+  return tenantId === DEFAULT_TENANT_ID && !access.taken.includes(providerAccount);
+}
+
 /** A provider account given to a tenant. */
 export interface AccountAssignment {
   tenantId: string;

@@ -27,6 +27,9 @@ CREATE INDEX tenant_provider_accounts_account ON tenant_provider_accounts (provi
 -- target is not a notification, delivery, campaign or device (a key, a tenant, a recipient, an account).
 ALTER TABLE operator_actions DROP CONSTRAINT operator_actions_action_check;
 ALTER TABLE operator_actions ADD CONSTRAINT operator_actions_action_check CHECK (action IN ('retry', 'bulk_retry', 'resend', 'cancel', 'device_retry_failed', 'device_retry', 'campaign_pause', 'campaign_resume', 'campaign_cancel', 'key_create', 'key_revoke', 'key_rotate', 'tenant_create', 'account_assign', 'account_unassign', 'preferences_edit', 'suppression_add', 'suppression_remove', 'recipient_erase'));
+-- `cli`: herald keys / tenants at the shell.
+ALTER TABLE operator_actions DROP CONSTRAINT operator_actions_actor_kind_check;
+ALTER TABLE operator_actions ADD CONSTRAINT operator_actions_actor_kind_check CHECK (actor_kind IN ('api_key', 'user', 'cli'));
 ALTER TABLE operator_actions ADD COLUMN subject_id TEXT;
 ALTER TABLE operator_actions ADD COLUMN ip TEXT;
 -- GET /v1/audit: a tenant's actions newest first (ids are time-ordered), the cursor an id.

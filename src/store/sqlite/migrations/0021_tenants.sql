@@ -24,14 +24,14 @@ CREATE TABLE tenant_provider_accounts (
 CREATE INDEX tenant_provider_accounts_account ON tenant_provider_accounts (provider_account);
 
 -- operator_actions takes the new actions (a CHECK cannot be altered in SQLite: the table is
--- rebuilt; nothing references it), the caller's address and a subject for actions whose target
+-- rebuilt; nothing references it), `cli` as an actor (herald keys / tenants at the shell), the caller's address and a subject for actions whose target
 -- is not a notification, delivery, campaign or device (a key, a tenant, a recipient, an account).
 CREATE TABLE operator_actions_0021 (
   id               TEXT PRIMARY KEY,
   tenant_id        TEXT NOT NULL REFERENCES tenants (id),
   at               INTEGER NOT NULL,
   action           TEXT NOT NULL CHECK (action IN ('retry', 'bulk_retry', 'resend', 'cancel', 'device_retry_failed', 'device_retry', 'campaign_pause', 'campaign_resume', 'campaign_cancel', 'key_create', 'key_revoke', 'key_rotate', 'tenant_create', 'account_assign', 'account_unassign', 'preferences_edit', 'suppression_add', 'suppression_remove', 'recipient_erase')),
-  actor_kind       TEXT NOT NULL CHECK (actor_kind IN ('api_key', 'user')),
+  actor_kind       TEXT NOT NULL CHECK (actor_kind IN ('api_key', 'user', 'cli')),
   actor_id         TEXT NOT NULL,
   actor_name       TEXT,
   notification_id  TEXT,
