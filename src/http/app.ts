@@ -100,6 +100,21 @@ export interface AppDeps {
   eventStreamHeartbeatMs?: number;
 }
 
+/** One method of one route as registered (test/http/tenant-isolation.test.ts walks them all). */
+export interface RouteTableEntry {
+  method: string;
+  url: string;
+  /** Its key in route-scopes.ts. */
+  key: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered, in order. */
+    routeTable: readonly RouteTableEntry[];
+  }
+}
+
 /** The dashboard's server side (docs/dashboard.md). */
 export interface DashboardDeps {
   /** Absolute session lifetime in seconds (dashboard.session_ttl_s). Default 28800. */
@@ -158,10 +173,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every route must say what it needs (route-scopes.ts): a route the table does not list stops
   // the app from starting, so no route goes out without a scope by accident.
   const deviceBasePath = deps.devices ? deps.devices.basePath : null;
+  const routeTable: RouteTableEntry[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (requirementOf(method, route.url, deviceBasePath) === undefined)
         throw new Error(`route ${routeKey(method, route.url, deviceBasePath)} has no entry in src/http/route-scopes.ts (ROUTE_SCOPES)`);
+      routeTable.push({ method, url: route.url, key: routeKey(method, route.url, deviceBasePath) });
     }
   });
   const dashboard = deps.dashboard === undefined ? {} : deps.dashboard;

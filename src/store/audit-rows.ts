@@ -35,8 +35,8 @@ export function operatorActionParams(a: NewOperatorAction) {
     campaign_id: a.campaignId,
     device_id: a.deviceId,
     detail_json: JSON.stringify(a.detail),
-    subject_id: a.subjectId ?? null,
-    ip: a.ip ?? null,
+    subject_id: a.subjectId,
+    ip: a.ip,
   };
 }
 

@@ -50,14 +50,14 @@ export interface NewOperatorAction {
   campaignId: string | null;
   deviceId: string | null;
   /** Any other target: a key id, a tenant id, a recipient id, a provider account id. */
-  subjectId?: string | null;
+  subjectId: string | null;
   /** The caller's address as the server saw it (request.ip: the peer, or X-Forwarded-For behind a trusted proxy). */
-  ip?: string | null;
+  ip: string | null;
   /** The action's own facts (accept_duplicate_risk, note, filter, counts), as JSON. */
   detail: Record<string, unknown>;
 }
 
-export type OperatorActionRecord = NewOperatorAction & { subjectId: string | null; ip: string | null };
+export type OperatorActionRecord = NewOperatorAction;
 
 /** One page of a tenant's trail, newest first; `next` is the cursor of the page after, null at the end. */
 export interface OperatorActionPage {

@@ -23,6 +23,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
@@ -58,6 +59,7 @@ observabilityConformance('postgres', postgresFixture);
 sessionsConformance('postgres', postgresFixture);
 deliveryListConformance('postgres', postgresFixture);
 auditConformance('postgres', postgresFixture);
+tenantConformance('postgres', postgresFixture);
 batchConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {

@@ -26,6 +26,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
@@ -65,6 +66,7 @@ observabilityConformance('sqlite', sqliteFixture);
 sessionsConformance('sqlite', sqliteFixture);
 deliveryListConformance('sqlite', sqliteFixture);
 auditConformance('sqlite', sqliteFixture);
+tenantConformance('sqlite', sqliteFixture);
 batchConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
