@@ -142,7 +142,7 @@ describe.each(DRIVERS)('tenant isolation on %s', (driver) => {
       payload: '{"id":"r1","email":"r1@example.com"}\n',
     });
     expect(upload.statusCode, upload.body).toBeLessThan(300);
-    const audience = { json: upload.json() as { id: string } };
+    const audience = { json: upload.json<{ id: string }>() };
     const campaign = await call(a, 'POST', '/v1/campaigns', {
       channel: 'email',
       purpose: 'marketing',
