@@ -243,5 +243,11 @@ describe.each(DRIVERS)('tenant isolation on %s', (driver) => {
     expect(JSON.stringify(stats.json)).not.toContain(ids.notification);
     const devices3p = await call(keyB, 'GET', '/3rdparty/v1/devices', undefined, true);
     expect(devices3p.json).toEqual([]);
+    // /metrics is the operator's (its own token): its series carry no tenant label and no message
+    // or recipient ids (a phone's id is a label of the operator's device gauges, by design).
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).not.toMatch(/[{,]tenant[a-z_]*=/);
+    for (const id of [ids.notification, ids.delivery, ids.campaign, RECIPIENT]) expect(metrics.body).not.toContain(id);
   });
 });
