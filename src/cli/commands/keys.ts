@@ -57,7 +57,15 @@ function expiryFlag(value: string | undefined, now: number): number | null {
 const iso = (t: number | null) => (t === null ? '-' : new Date(t).toISOString());
 
 function keyLine(k: ApiKeyInfo): string {
-  return [k.id, JSON.stringify(k.label), k.scopes.join(','), iso(k.createdAt), `expires=${iso(k.expiresAt)}`, `last_used=${iso(k.lastUsedAt)}`, k.revokedAt === null ? 'live' : `revoked=${iso(k.revokedAt)}`].join('  ');
+  return [
+    k.id,
+    JSON.stringify(k.label),
+    k.scopes.join(','),
+    iso(k.createdAt),
+    `expires=${iso(k.expiresAt)}`,
+    `last_used=${iso(k.lastUsedAt)}`,
+    k.revokedAt === null ? 'live' : `revoked=${iso(k.revokedAt)}`,
+  ].join('  ');
 }
 
 export async function keysCommand(argv: string[]): Promise<number> {
@@ -106,7 +114,13 @@ export async function keysCommand(argv: string[]): Promise<number> {
   }
 }
 
-async function run(store: Store, sub: string, tenantId: string, f: { label: string; scopes: ApiKeyScope[] | null; expiresAt: number | null; id: string }, now: number): Promise<number> {
+async function run(
+  store: Store,
+  sub: string,
+  tenantId: string,
+  f: { label: string; scopes: ApiKeyScope[] | null; expiresAt: number | null; id: string },
+  now: number,
+): Promise<number> {
   if (sub === 'list') {
     for (const k of await store.tenants.listKeys(tenantId)) process.stdout.write(`${keyLine(k)}\n`);
     return 0;

@@ -45,7 +45,8 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     process.stdout.write(TENANTS_HELP);
     return 0;
   }
-  if (sub !== 'list' && (flags.id === undefined || !TENANT_ID.test(flags.id))) throw new UsageError('--id must be lower-case letters, digits, _ and - (at most 63)');
+  if (sub !== 'list' && (flags.id === undefined || !TENANT_ID.test(flags.id)))
+    throw new UsageError('--id must be lower-case letters, digits, _ and - (at most 63)');
   if (sub === 'create' && !flags.name) throw new UsageError('herald tenants create needs --name');
   if ((sub === 'assign' || sub === 'unassign') && !flags.account) throw new UsageError(`herald tenants ${sub} needs --account`);
   const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});

@@ -61,10 +61,16 @@ export function recipientErasureRoutes(app: FastifyInstance, deps: RecipientEras
     },
     async (request) => {
       const r = await retention.eraseRecipient(request.tenantId, request.params.id);
-      await recordAction({ store: deps.store, clock: deps.clock ?? systemClock }, request, 'recipient_erase', { subjectId: request.params.id }, {
-        notifications_erased: r.notificationsErased,
-        deliveries_cancelled: r.deliveriesCancelled,
-      });
+      await recordAction(
+        { store: deps.store, clock: deps.clock ?? systemClock },
+        request,
+        'recipient_erase',
+        { subjectId: request.params.id },
+        {
+          notifications_erased: r.notificationsErased,
+          deliveries_cancelled: r.deliveriesCancelled,
+        },
+      );
       return {
         recipient_id: request.params.id,
         deliveries_cancelled: r.deliveriesCancelled,

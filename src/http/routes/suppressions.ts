@@ -119,7 +119,14 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       const entry = await deps.store.preferences.getSuppression(request.tenantId, b.channel, b.destination);
       if (!entry) throw new HeraldError('internal_error', 'the suppression was not found right after it was written');
       // The trail keeps the address masked, as a viewer sees it: enough to recognise, not to reuse.
-      if (added) await recordAction({ store: deps.store, clock }, request, 'suppression_add', {}, { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') });
+      if (added)
+        await recordAction(
+          { store: deps.store, clock },
+          request,
+          'suppression_add',
+          {},
+          { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') },
+        );
       return reply.code(added ? 201 : 200).send(suppressionJson(entry));
     },
   );
@@ -140,7 +147,13 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       const b = request.body;
       const removed = await deps.store.preferences.removeSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination });
       if (!removed) throw new HeraldError('not_found', `that address is not suppressed on ${b.channel}`);
-      await recordAction({ store: deps.store, clock }, request, 'suppression_remove', {}, { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') });
+      await recordAction(
+        { store: deps.store, clock },
+        request,
+        'suppression_remove',
+        {},
+        { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') },
+      );
       return { removed: true };
     },
   );
