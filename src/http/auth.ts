@@ -119,8 +119,8 @@ export function checkScope(request: FastifyRequest, scopes: readonly ApiKeyScope
  * Adds authentication to every route of the (encapsulated) app it is called on: a bearer API
  * key, or (with `sessions`) the dashboard's session cookie. A request with an Authorization
  * header is judged by it alone, never by a cookie it also carries. A key must have the scope its
- * route needs (route-scopes.ts); a session is judged by its role, and may not use the
- * operator's `tenants` routes (those take a key).
+ * route needs (route-scopes.ts); a session is judged by its role (and, when opened with a key,
+ * by that key's scopes too), and may not use the operator's `tenants` routes (those take a key).
  */
 export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null = null, clock: Clock = systemClock): void {
   app.decorateRequest('tenantId', '');
@@ -135,6 +135,15 @@ export function requireApiKey(app: FastifyInstance, store: Store, sessions: Sess
         request.apiKeyId = session.subjectId;
         request.principal = { kind: session.subjectKind, id: session.subjectId, name: session.subjectName, role: session.role, session, scopes: null };
         request.destinationView = session.role === 'admin' ? 'full' : 'masked';
+        if (session.subjectKind === 'api_key') {
+          // A session opened with a key can do no more than the key: its scopes are read per
+          // request (an expired key ends its sessions, as revoking one already does).
+          const k = await store.tenants.getKey(session.tenantId, session.subjectId);
+          if (!k || k.revokedAt !== null || (k.expiresAt !== null && k.expiresAt <= clock.now()))
+            throw new HeraldError('unauthorized', 'the key this session was opened with is no longer valid: sign in again');
+          request.principal.scopes = k.scopes;
+          checkScope(request, k.scopes);
+        }
         if (requirementOf(request.method, request.routeOptions.url ?? '') === 'tenants')
           throw new HeraldError('scope_required', `${request.method} ${request.routeOptions.url} needs an API key with the tenants scope, not a session`);
         return;

@@ -207,6 +207,19 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
     expect(r.statusCode).toBe(403);
     expect(r.json().code).toBe('scope_required');
     const dash = await newKey(['dashboard', 'read']);
-    expect((await h.app.inject({ method: 'POST', url: '/v1/session', payload: { api_key: dash.key } })).statusCode).toBe(201);
+    const signedIn = await h.app.inject({ method: 'POST', url: '/v1/session', payload: { api_key: dash.key } });
+    expect(signedIn.statusCode).toBe(201);
+    // The session can do no more than its key: it reads, but cannot mint keys or send.
+    const cookie = `herald_session=${signedIn.cookies.find((c) => c.name === 'herald_session')!.value}`;
+    const csrf = signedIn.json().csrf_token as string;
+    const viaSession = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      h.app.inject({ method, url, headers: { cookie, 'x-csrf-token': csrf }, ...(payload ? { payload } : {}) });
+    expect((await viaSession('GET', '/v1/deliveries')).statusCode).toBe(200);
+    const mint = await viaSession('POST', '/v1/keys', { label: 'x', scopes: ['read'] });
+    expect(mint.statusCode).toBe(403);
+    expect(mint.json()).toMatchObject({ code: 'scope_required', errors: [{ message: 'admin' }] });
+    expect((await viaSession('POST', '/v1/notifications', otpBody())).json().code).toBe('scope_required');
+    await call(h.apiKey, 'DELETE', `/v1/keys/${dash.id}`);
+    expect((await viaSession('GET', '/v1/deliveries')).statusCode).toBe(401);
   });
 });
