@@ -72,7 +72,7 @@ describe('Postgres migrations', () => {
       expect(applied.sort()).toEqual(loadMigrations(fileURLToPath(new URL('../../src/store/postgres/migrations', import.meta.url))).map((m) => m.name));
       await stores[0]!.ensureTenant({ id: 't1', name: 'One' }, T0);
       await stores[1]!.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
-      expect(await stores[2]!.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+      expect(await stores[2]!.findApiKey('h')).toMatchObject({ id: 'k1', tenantId: 't1' });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       await (await openTestPostgresStore(schema)).drop();

@@ -85,7 +85,7 @@ describe('SQLite migrations on a new file', () => {
       expect(await b.migrate()).toEqual([]);
       await a.ensureTenant({ id: 't1', name: 'One' }, T0);
       await b.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
-      expect(await a.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+      expect(await a.findApiKey('h')).toMatchObject({ id: 'k1', tenantId: 't1' });
     } finally {
       await a.close();
       await b.close();
