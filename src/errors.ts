@@ -55,6 +55,10 @@ export const ERROR_CODES = {
   country_not_allowed: { status: 422, title: 'SMS to this country is not enabled on this Herald' },
   number_type_not_allowed: { status: 422, title: 'SMS to this kind of number (e.g. premium rate) is refused' },
   dashboard_not_built: { status: 503, title: 'The dashboard has not been built' },
+  // Tenants and scoped keys (docs/tenants.md).
+  scope_required: { status: 403, title: 'The API key does not have the scope this route needs' },
+  tenant_exists: { status: 409, title: 'A tenant with this id already exists' },
+  provider_account_not_assigned: { status: 422, title: 'The provider account is not assigned to this tenant' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
 } as const satisfies Record<string, { status: number; title: string }>;

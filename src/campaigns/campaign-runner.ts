@@ -25,7 +25,7 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceRow, CampaignRecord, CampaignRefusal } from '../store/campaign-store.js';
 import type { PinnedVersion } from '../templates/template-renderer.js';
-import type { NewNotification, Store, TransitionWrite } from '../store/store.js';
+import type { AccountAccess, NewNotification, Store, TransitionWrite } from '../store/store.js';
 import { laneCapacity } from './campaign-progress.js';
 import { recipientRequest, RECIPIENT_REFUSALS } from './recipient-message.js';
 
@@ -110,10 +110,12 @@ export class CampaignRunner {
     // The version pinned at creation (versions never change); a failure here is the campaign's
     // (a database fault), so the pass's catch retries it, cursor unmoved.
     const pinned = c.template === null ? undefined : await this.opts.intake.templates.pin(c.tenantId, c.template);
+    // Read once per pass: an account taken from the tenant stops the fan-out at the next pass.
+    const access = await store.tenants.accountAccess(c.tenantId);
     while (queued < lookahead) {
       const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
-      const { notifications, refusals } = this.build(c, rows, now, pinned);
+      const { notifications, refusals } = this.build(c, rows, now, pinned, access);
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
       if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, refusals, now }))) break;
@@ -136,12 +138,13 @@ export class CampaignRunner {
     rows: AudienceRow[],
     now: number,
     pinned: PinnedVersion | undefined,
+    access: AccountAccess,
   ): { notifications: NewNotification[]; refusals: CampaignRefusal[] } {
     const notifications: NewNotification[] = [];
     const refusals: CampaignRefusal[] = [];
     for (const row of rows) {
       try {
-        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row), now, pinned));
+        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row), now, pinned, access));
       } catch (err) {
         // Only the row's own data is refused (including a phone in a country SMS is not enabled for,
         // or a premium-rate one: docs/abuse-limits.md); anything else (no provider account for the

@@ -15,7 +15,7 @@ import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';
 import type { PinnedVersion } from '../templates/template-renderer.js';
 import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
-import type { Store } from '../store/store.js';
+import { mayUseAccount, type Store } from '../store/store.js';
 import { AudienceLoader } from './audience-loader.js';
 import type { ParsedLine } from './audience-parser.js';
 import { campaignJson, campaignProgress, laneCapacity, refusalJson } from './campaign-progress.js';
@@ -48,9 +48,15 @@ export class CampaignService {
     this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock });
   }
 
-  private account(channel: CampaignRecord['channel']): ProviderAccountConfig {
-    // The same rule as intake's: the first account configured for the channel sends it.
-    const a = this.opts.accounts.find((x) => x.channel === channel);
+  private async account(tenantId: string, channel: CampaignRecord['channel']): Promise<ProviderAccountConfig> {
+    // The same rule as intake's: the first account configured for the channel that the tenant may use sends it.
+    const forChannel = this.opts.accounts.filter((x) => x.channel === channel);
+    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    const a = forChannel.find((x) => mayUseAccount(access, tenantId, x.id));
+    if (!a && forChannel.length > 0)
+      throw new HeraldError('provider_account_not_assigned', `no ${channel} provider account is assigned to this tenant`, [
+        { field: 'channel', message: `${channel}: ${forChannel.map((x) => x.id).join(', ')} is not assigned to this tenant` },
+      ]);
     if (!a)
       throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
         { field: 'channel', message: `${channel} has no provider account` },
@@ -89,7 +95,7 @@ export class CampaignService {
     const { store, clock } = this.opts;
     const now = clock.now();
     const { deadlineAt, ttlMs } = checkCampaignRequest(body, now);
-    const account = this.account(body.channel);
+    const account = await this.account(tenantId, body.channel);
     // Pinned now, before the audience is read: a later publish never changes this campaign.
     const pinned = body.template === undefined ? null : await this.pinTemplate(tenantId, body);
     const audience = await this.audience(tenantId, body);
@@ -274,7 +280,7 @@ export class CampaignService {
   async start(tenantId: string, id: string): Promise<CampaignJson> {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
-    const capacity = laneCapacity(this.account(c.channel), c.purpose);
+    const capacity = laneCapacity(await this.account(tenantId, c.channel), c.purpose);
     const plan: CampaignPlan = planCampaign({
       audienceSize: c.audienceSize,
       now,

@@ -7,9 +7,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiKey, hashApiKey } from '../http/auth.js';
 import { newId } from '../intake/ids.js';
-import type { Store } from '../store/store.js';
+import { DEFAULT_TENANT_ID, type Store } from '../store/store.js';
 
-export const DEFAULT_TENANT = { id: 'default', name: 'Default tenant' };
+export const DEFAULT_TENANT = { id: DEFAULT_TENANT_ID, name: 'Default tenant' };
 
 export type BootstrapResult = { kind: 'from_env' } | { kind: 'created'; key: string; file: string } | { kind: 'existing'; file: string | null };
 

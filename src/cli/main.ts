@@ -9,6 +9,7 @@ const migrateCommand = async (argv: string[]) => (await import('./commands/migra
 const keysCommand = async (argv: string[]) => (await import('./commands/keys.js')).keysCommand(argv);
 const doctorCommand = async (argv: string[]) => (await import('./commands/doctor.js')).doctorCommand(argv);
 const sendTestCommand = async (argv: string[]) => (await import('./commands/send-test.js')).sendTestCommand(argv);
+const tenantsCommand = async (argv: string[]) => (await import('./commands/tenants.js')).tenantsCommand(argv);
 const usersCommand = async (argv: string[]) => (await import('./commands/users.js')).usersCommand(argv);
 const phoneSimCommand = async (argv: string[]) => (await import('./commands/phone-sim.js')).phoneSimCommand(argv);
 const alertsCommand = async (argv: string[]) => (await import('./commands/alerts.js')).alertsCommand(argv);
@@ -77,7 +78,8 @@ Commands:
   worker         the background services only (delivery, sweeper, reconciler, evidence, ...)
   sandbox        the sandbox provider alone (ledger + fault injection)
   migrate        apply database migrations
-  keys create    create an API key (printed once)
+  keys           API keys: list, create (printed once), revoke, rotate
+  tenants        tenants and their provider accounts: create, list, assign, unassign
   users          dashboard users: create, list, revoke-sessions
   keys rotate-content  re-seal stored content with the primary content key
   doctor         check every provider account can send, without sending
@@ -110,6 +112,8 @@ export async function main(argv: string[]): Promise<number> {
         return await keysCommand(rest);
       case 'users':
         return await usersCommand(rest);
+      case 'tenants':
+        return await tenantsCommand(rest);
       case 'doctor':
         return await doctorCommand(rest);
       case 'send-test':
@@ -128,6 +132,7 @@ export async function main(argv: string[]): Promise<number> {
         else if (topic === 'migrate') return await migrateCommand(['--help']);
         else if (topic === 'keys') return await keysCommand(['--help']);
         else if (topic === 'users') return await usersCommand(['--help']);
+        else if (topic === 'tenants') return await tenantsCommand(['--help']);
         else if (topic === 'doctor') return await doctorCommand(['--help']);
         else if (topic === 'send-test') return await sendTestCommand(['--help']);
         else if (topic === 'phone-sim') return await phoneSimCommand(['--help']);

@@ -15,6 +15,7 @@ import type { Store } from '../store/store.js';
 import { requireApiKey } from './auth.js';
 import { frameworkErrorHandler, installProblemHandlers } from './problem-handler.js';
 import { refuseNulCharacters } from './nul-guard.js';
+import { requirementOf, routeKey } from './route-scopes.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { reviewRoutes } from './routes/review.js';
@@ -37,6 +38,9 @@ import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
 import { alertRoutes } from './routes/alerts.js';
 import { templateRoutes } from './routes/templates.js';
+import { keyRoutes } from './routes/keys.js';
+import { tenantRoutes } from './routes/tenants.js';
+import { auditRoutes } from './routes/audit.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import type { Clock } from '../clock.js';
 import type { DeviceGateway } from '../devices/device-gateway.js';
@@ -105,6 +109,21 @@ export interface AppDeps {
   eventStreamSessionCheckMs?: number;
   /** The limits on the way in (config `limits`, docs/abuse-limits.md): the per-key request quota here, shown at GET /v1/limits. Default: intake's. */
   limits?: IntakeLimitsPolicy;
+}
+
+/** One method of one route as registered (test/http/tenant-isolation.test.ts walks them all). */
+export interface RouteTableEntry {
+  method: string;
+  url: string;
+  /** Its key in route-scopes.ts. */
+  key: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered, in order. */
+    routeTable: readonly RouteTableEntry[];
+  }
 }
 
 /** The dashboard's server side (docs/dashboard.md). */
@@ -215,6 +234,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (deps.https) reply.header('strict-transport-security', 'max-age=31536000');
   });
   app.addSchema(problemSchema);
+  // Every route must say what it needs (route-scopes.ts): a route the table does not list stops
+  // the app from starting, so no route goes out without a scope by accident.
+  const deviceBasePath = deps.devices ? deps.devices.basePath : null;
+  const routeTable: RouteTableEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (requirementOf(method, route.url, deviceBasePath) === undefined)
+        throw new Error(`route ${routeKey(method, route.url, deviceBasePath)} has no entry in src/http/route-scopes.ts (ROUTE_SCOPES)`);
+      routeTable.push({ method, url: route.url, key: routeKey(method, route.url, deviceBasePath) });
+    }
+  });
   const dashboard = deps.dashboard === undefined ? {} : deps.dashboard;
   const sessions: SessionAuth | null =
     dashboard === null
@@ -257,7 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(async (v1) => {
-    requireApiKey(v1, deps.store, sessions);
+    requireApiKey(v1, deps.store, sessions, deps.clock ?? systemClock);
     const limits = deps.limits ?? deps.intake.limits?.policy ?? NO_INTAKE_LIMITS;
     installRequestLimits(v1, { store: deps.store, clock: deps.clock ?? systemClock, policy: limits, ...(deps.counters ? { counters: deps.counters } : {}) });
     limitsRoutes(v1, { limits });
@@ -287,6 +318,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sessions,
     });
     templateRoutes(v1, deps);
+    keyRoutes(v1, deps);
+    tenantRoutes(v1, deps);
+    auditRoutes(v1, deps);
   });
   await app.ready();
   return app;

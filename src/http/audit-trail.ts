@@ -13,6 +13,8 @@ export interface ActionTarget {
   deliveryId?: string | null;
   campaignId?: string | null;
   deviceId?: string | null;
+  /** A key, tenant, recipient or provider account the action changed. */
+  subjectId?: string | null;
 }
 
 /** One action row for this request's principal (an API key when the request had no session). */
@@ -34,6 +36,8 @@ export function operatorAction(
     deliveryId: target.deliveryId ?? null,
     campaignId: target.campaignId ?? null,
     deviceId: target.deviceId ?? null,
+    subjectId: target.subjectId ?? null,
+    ip: request.ip,
     detail,
   };
 }
@@ -47,6 +51,23 @@ export async function recordAction(
   detail: Record<string, unknown> = {},
 ): Promise<void> {
   await deps.store.audit.record([operatorAction(request, deps.clock.now(), action, target, detail)]);
+}
+
+/** An action as GET /v1/audit shows it: every target it names, and where it came from. */
+export function auditEntryJson(a: OperatorActionRecord) {
+  return {
+    id: a.id,
+    at: new Date(a.at).toISOString(),
+    action: a.action,
+    by: { kind: a.actor.kind, id: a.actor.id, name: a.actor.name },
+    ip: a.ip,
+    notification_id: a.notificationId,
+    delivery_id: a.deliveryId,
+    campaign_id: a.campaignId,
+    device_id: a.deviceId,
+    subject_id: a.subjectId,
+    detail: a.detail,
+  };
 }
 
 /** An action as GET /v1/deliveries/:id and GET /v1/notifications/:id show it. */

@@ -8,9 +8,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
-import type { SessionRecord, Store, UserRole } from '../store/store.js';
+import type { ApiKeyRecord, ApiKeyScope, SessionRecord, Store, UserRole } from '../store/store.js';
 import type { DestinationView } from './masking.js';
+import { requirementOf } from './route-scopes.js';
 import { checkSessionRequest, type SessionAuth } from './session-auth.js';
 
 /** Who made a request: an API key (bearer, or a session signed in with a key) or a dashboard user. */
@@ -22,6 +24,8 @@ export interface Principal {
   role: UserRole;
   /** The session, when the request came with the cookie; null for a bearer key. */
   session: SessionRecord | null;
+  /** A bearer key's scopes; null for a session (its role decides, session-auth.ts). */
+  scopes: ApiKeyScope[] | null;
 }
 
 declare module 'fastify' {
@@ -85,11 +89,40 @@ export function bearerKey(authorization: string | undefined): string | null {
 }
 
 /**
+ * Last-used is written at most once a minute per key: the look-up already reads it, so a busy
+ * key costs one UPDATE a minute instead of one per request (one fsync each on SQLite).
+ */
+const TOUCH_KEY_EVERY_MS = 60_000;
+
+/**
+ * The live key a request's secret names, or null: unknown, revoked (the row is read on every
+ * request, on every process: no cache outlives a revoke) or expired. Records the use at most
+ * once a minute.
+ */
+export async function liveApiKey(store: Store, key: string, now: number): Promise<ApiKeyRecord | null> {
+  const found = await store.findApiKey(hashApiKey(key));
+  if (!found || (found.expiresAt !== null && found.expiresAt <= now)) return null;
+  if (found.lastUsedAt === null || now - found.lastUsedAt >= TOUCH_KEY_EVERY_MS) await store.tenants.touchKey(found.id, now);
+  return found;
+}
+
+/** Throws scope_required (403) when a key lacks the scope its route needs (route-scopes.ts). */
+export function checkScope(request: FastifyRequest, scopes: readonly ApiKeyScope[], deviceBasePath: string | null = null): void {
+  const need = requirementOf(request.method, request.routeOptions.url ?? '', deviceBasePath);
+  if (typeof need !== 'string' || scopes.includes(need)) return;
+  throw new HeraldError('scope_required', `this API key lacks the ${need} scope that ${request.method} ${request.routeOptions.url} needs`, [
+    { field: 'scope', message: need },
+  ]);
+}
+
+/**
  * Adds authentication to every route of the (encapsulated) app it is called on: a bearer API
  * key, or (with `sessions`) the dashboard's session cookie. A request with an Authorization
- * header is judged by it alone, never by a cookie it also carries.
+ * header is judged by it alone, never by a cookie it also carries. A key must have the scope its
+ * route needs (route-scopes.ts); a session is judged by its role (and, when opened with a key,
+ * by that key's scopes too), and may not use the operator's `tenants` routes (those take a key).
  */
-export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null = null): void {
+export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null = null, clock: Clock = systemClock): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
   app.decorateRequest('principal', null);
@@ -100,17 +133,29 @@ export function requireApiKey(app: FastifyInstance, store: Store, sessions: Sess
       if (session !== null) {
         request.tenantId = session.tenantId;
         request.apiKeyId = session.subjectId;
-        request.principal = { kind: session.subjectKind, id: session.subjectId, name: session.subjectName, role: session.role, session };
+        request.principal = { kind: session.subjectKind, id: session.subjectId, name: session.subjectName, role: session.role, session, scopes: null };
         request.destinationView = session.role === 'admin' ? 'full' : 'masked';
+        if (session.subjectKind === 'api_key') {
+          // A session opened with a key can do no more than the key: its scopes are read per
+          // request (an expired key ends its sessions, as revoking one already does).
+          const k = await store.tenants.getKey(session.tenantId, session.subjectId);
+          if (!k || k.revokedAt !== null || (k.expiresAt !== null && k.expiresAt <= clock.now()))
+            throw new HeraldError('unauthorized', 'the key this session was opened with is no longer valid: sign in again');
+          request.principal.scopes = k.scopes;
+          checkScope(request, k.scopes);
+        }
+        if (requirementOf(request.method, request.routeOptions.url ?? '') === 'tenants')
+          throw new HeraldError('scope_required', `${request.method} ${request.routeOptions.url} needs an API key with the tenants scope, not a session`);
         return;
       }
     }
     const key = bearerKey(request.headers.authorization);
-    const found = key !== null ? await store.findApiKey(hashApiKey(key)) : null;
+    const found = key !== null ? await liveApiKey(store, key, clock.now()) : null;
     if (!found) throw new HeraldError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     request.tenantId = found.tenantId;
     request.apiKeyId = found.id;
-    request.principal = { kind: 'api_key', id: found.id, name: null, role: 'admin', session: null };
+    request.principal = { kind: 'api_key', id: found.id, name: null, role: 'admin', session: null, scopes: found.scopes };
     request.destinationView = 'full';
+    checkScope(request, found.scopes);
   });
 }

@@ -10,6 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { SessionRecord, Store } from '../store/store.js';
+import { requirementOf } from './route-scopes.js';
 
 export const SESSION_COOKIE = 'herald_session';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -34,21 +35,14 @@ export const DEFAULT_SESSION_IDLE_S = 3_600;
 const TOUCH_EVERY_MS = 60_000;
 
 /**
- * What an operator (not an admin) may change: the actions the dashboard offers on deliveries,
- * devices and campaigns. Every other non-GET route (new sends, webhooks, suppressions,
- * preferences, profiles, campaigns' creation) is an admin's. Keyed by Fastify's route pattern.
+ * What an operator (not an admin) may change: the routes whose scope is `operate` in the one
+ * route table (route-scopes.ts), the actions the dashboard offers on deliveries, devices and
+ * campaigns. Every other non-GET route (new sends, webhooks, suppressions, preferences, profiles,
+ * campaigns' creation) is an admin's.
  */
-export const OPERATOR_ACTIONS: ReadonlySet<string> = new Set([
-  'POST /v1/deliveries/:id/retry',
-  'POST /v1/deliveries/retry',
-  'POST /v1/deliveries/:id/cancel',
-  'POST /v1/notifications/:id/resend',
-  'POST /v1/devices/:id/retry-failed',
-  'POST /v1/devices/:id/messages/:messageId/retry',
-  'POST /v1/campaigns/:id/pause',
-  'POST /v1/campaigns/:id/resume',
-  'POST /v1/campaigns/:id/cancel',
-]);
+function isOperatorAction(method: string, url: string): boolean {
+  return requirementOf(method, url) === 'operate';
+}
 
 /** The stored form of a session token (and of nothing else). */
 export function hashSessionToken(token: string): string {
@@ -100,8 +94,7 @@ export function checkCsrf(request: FastifyRequest, session: SessionRecord): void
 /** Throws forbidden_role when the session's role does not allow the request. */
 export function checkRole(request: FastifyRequest, session: SessionRecord): void {
   if (request.method === 'GET' || request.method === 'HEAD' || session.role === 'admin') return;
-  const route = `${request.method} ${request.routeOptions.url ?? ''}`;
-  if (session.role === 'operator' && OPERATOR_ACTIONS.has(route)) return;
+  if (session.role === 'operator' && isOperatorAction(request.method, request.routeOptions.url ?? '')) return;
   throw new HeraldError('forbidden_role', `role ${session.role} may not ${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
 }
 

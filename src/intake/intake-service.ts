@@ -10,7 +10,7 @@ import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { ActivePushTarget } from '../store/push-store.js';
-import { StoreConflictError, type NewNotification, type Store } from '../store/store.js';
+import { mayUseAccount, StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from './ids.js';
@@ -132,8 +132,11 @@ export class IntakeService {
     return { ...rest, content: renderedContent(rendered) };
   }
 
-  /** The account that sends a channel: the one the notification names, else the first configured one. */
-  private accountFor(channel: Channel, pinned?: string): ProviderAccountConfig {
+  /**
+   * The account that sends a channel: the one the notification names, else the first configured
+   * one the tenant may use (`may`: assigned to it, see mayUseAccount).
+   */
+  private accountFor(channel: Channel, pinned: string | undefined, may: AccountFilter): ProviderAccountConfig {
     if (pinned !== undefined) {
       const named = this.opts.accounts.find((a) => a.id === pinned);
       if (!named || named.channel !== channel) {
@@ -144,10 +147,13 @@ export class IntakeService {
           },
         ]);
       }
+      if (!may(named)) throw notAssigned(channel, pinned, `provider_accounts.${channel}`);
       return named;
     }
-    const account = this.opts.accounts.find((a) => a.channel === channel);
+    const forChannel = this.opts.accounts.filter((a) => a.channel === channel);
+    const account = forChannel.find(may);
     if (!account) {
+      if (forChannel.length > 0) throw notAssigned(channel, forChannel.map((a) => a.id).join(', '), 'channels');
       throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
         { field: 'channels', message: `${channel} has no provider account` },
       ]);
@@ -160,13 +166,13 @@ export class IntakeService {
    * campaign fan-out builds many and commits them in one transaction. Throws HeraldError for a
    * body `submit` would refuse.
    */
-  prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion): NewNotification {
+  prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion, access?: AccountAccess): NewNotification {
     if (request.template !== undefined && pinned === undefined) throw new Error('prepare: a template body needs its pinned version');
     const body = pinned === undefined ? request : this.withRendered(request, pinned);
     const { expiresAt, fallback } = checkNotificationRequest(body, now);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
-    const routes = this.routes(body, null);
+    const routes = this.routes(body, null, accountFilter(tenantId, access ?? null));
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
@@ -178,15 +184,15 @@ export class IntakeService {
    * through the first push account that serves its push service, or, with fallback (one
    * delivery per channel), to the most recently registered one.
    */
-  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null): Route[] {
+  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null, may: AccountFilter): Route[] {
     return body.channels.flatMap((channel): Route[] => {
       const pinned = body.provider_accounts?.[channel];
       if (channel !== 'push' || subscriptions === null) {
-        return [{ channel, account: this.accountFor(channel, pinned), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
+        return [{ channel, account: this.accountFor(channel, pinned, may), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
       }
       const targets = body.fallback_after_seconds !== undefined ? subscriptions.slice(0, 1) : subscriptions;
       const routes = targets.flatMap((t): Route[] => {
-        const account = this.pushAccountFor(t.type, pinned);
+        const account = this.pushAccountFor(t.type, pinned, may);
         return account ? [{ channel, account, destination: t.target, subscriptionId: t.id }] : [];
       });
       if (routes.length === 0) {
@@ -200,13 +206,13 @@ export class IntakeService {
   }
 
   /** The account a push subscription of this service goes through: the pinned one if it serves it, else the first push account that does. */
-  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined): ProviderAccountConfig | null {
+  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined, may: AccountFilter): ProviderAccountConfig | null {
     const serves = (a: ProviderAccountConfig) => a.channel === 'push' && (providerKind(a.kind).pushTargets ?? PUSH_TARGET_TYPES).includes(type);
     if (pinned !== undefined) {
-      const named = this.accountFor('push', pinned);
+      const named = this.accountFor('push', pinned, may);
       return serves(named) ? named : null;
     }
-    return this.opts.accounts.find(serves) ?? null;
+    return this.opts.accounts.find((a) => serves(a) && may(a)) ?? null;
   }
 
   /**
@@ -226,7 +232,9 @@ export class IntakeService {
         );
       }
     }
-    const routes = this.routes(body, subscriptions);
+    // One read per request: assignments change at once for every process (no cache to go stale).
+    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    const routes = this.routes(body, subscriptions, accountFilter(tenantId, access));
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { expiresAt, fallback, routes };
@@ -537,4 +545,17 @@ function renderedContent(r: RenderedTemplate): MessageContent {
     },
     template: { id: r.templateId, version: r.version, locale: r.locale, inputs_hash: r.inputsHash },
   };
+}
+
+type AccountFilter = (account: ProviderAccountConfig) => boolean;
+
+/** Which accounts the tenant may send through; without `access` (no read was made) every account. */
+function accountFilter(tenantId: string, access: AccountAccess | null): AccountFilter {
+  return access === null ? () => true : (a) => mayUseAccount(access, tenantId, a.id);
+}
+
+function notAssigned(channel: Channel, accounts: string, field: string): HeraldError {
+  return new HeraldError('provider_account_not_assigned', `provider account ${accounts} (${channel}) is not assigned to this tenant`, [
+    { field, message: `${channel}: ${accounts} is not assigned to this tenant` },
+  ]);
 }

@@ -1,5 +1,5 @@
 /** Maps `operator_actions` rows to the audit part's records (audit-store.ts). */
-import type { ActorKind, NewOperatorAction, OperatorAction, OperatorActionRecord } from './audit-store.js';
+import type { ActorKind, NewOperatorAction, OperatorAction, OperatorActionPage, OperatorActionRecord } from './audit-store.js';
 import { json, num, str, strOrNull, type Row } from './rows.js';
 
 /** An `operator_actions` row as the contract's record. */
@@ -14,6 +14,8 @@ export function toOperatorActionRecord(r: Row): OperatorActionRecord {
     deliveryId: strOrNull(r.delivery_id),
     campaignId: strOrNull(r.campaign_id),
     deviceId: strOrNull(r.device_id),
+    subjectId: strOrNull(r.subject_id),
+    ip: strOrNull(r.ip),
     detail: json<Record<string, unknown>>(r.detail_json),
   };
 }
@@ -33,5 +35,13 @@ export function operatorActionParams(a: NewOperatorAction) {
     campaign_id: a.campaignId,
     device_id: a.deviceId,
     detail_json: JSON.stringify(a.detail),
+    subject_id: a.subjectId,
+    ip: a.ip,
   };
+}
+
+/** A page from `limit + 1` rows read: the extra row only says there is a next page. */
+export function pageOf(rows: OperatorActionRecord[], limit: number): OperatorActionPage {
+  const items = rows.slice(0, limit);
+  return { items, next: rows.length > limit ? items[items.length - 1]!.id : null };
 }

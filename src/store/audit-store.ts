@@ -1,9 +1,12 @@
 /**
  * The audit trail of operator actions (`store.audit`): who (an API key, or a dashboard user)
- * retried, resent, cancelled, bulk-retried, retried a phone's failed messages, or paused,
- * resumed or cancelled a campaign, when, on what, and with what detail. Written beside the
- * action, never edited; shown as `actions` on GET /v1/deliveries/:id, /v1/notifications/:id,
- * /v1/campaigns/:id and /v1/devices/:id. Both drivers implement it; test/store/audit-conformance.ts runs on each.
+ * retried, resent, cancelled, bulk-retried, retried a phone's failed messages, paused, resumed
+ * or cancelled a campaign, created, revoked or rotated a key, created a tenant, assigned a
+ * provider account, edited preferences or suppressions or erased a recipient: when, on what,
+ * from which address and with what detail. Written beside the action, never edited (the
+ * contract has no update and no delete, the drivers no such statement); shown as `actions` on
+ * GET /v1/deliveries/:id, /v1/notifications/:id, /v1/campaigns/:id and /v1/devices/:id, and
+ * all of a tenant's at GET /v1/audit. Both drivers implement it; test/store/audit-conformance.ts runs on each.
  */
 
 /** Every operator action the trail records. */
@@ -17,11 +20,22 @@ export const OPERATOR_ACTIONS = [
   'campaign_pause',
   'campaign_resume',
   'campaign_cancel',
+  'key_create',
+  'key_revoke',
+  'key_rotate',
+  'tenant_create',
+  'account_assign',
+  'account_unassign',
+  'preferences_edit',
+  'suppression_add',
+  'suppression_remove',
+  'recipient_erase',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 /** Who did it. */
-export const ACTOR_KINDS = ['api_key', 'user'] as const;
+/** `cli`: `herald keys` and `herald tenants` at the shell (the actor id is the OS user). */
+export const ACTOR_KINDS = ['api_key', 'user', 'cli'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 export interface NewOperatorAction {
@@ -35,11 +49,21 @@ export interface NewOperatorAction {
   deliveryId: string | null;
   campaignId: string | null;
   deviceId: string | null;
+  /** Any other target: a key id, a tenant id, a recipient id, a provider account id. */
+  subjectId: string | null;
+  /** The caller's address as the server saw it (request.ip: the peer, or X-Forwarded-For behind a trusted proxy). */
+  ip: string | null;
   /** The action's own facts (accept_duplicate_risk, note, filter, counts), as JSON. */
   detail: Record<string, unknown>;
 }
 
 export type OperatorActionRecord = NewOperatorAction;
+
+/** One page of a tenant's trail, newest first; `next` is the cursor of the page after, null at the end. */
+export interface OperatorActionPage {
+  items: OperatorActionRecord[];
+  next: string | null;
+}
 
 /** `store.audit`; implemented by sqlite/audit.ts and postgres/audit.ts. */
 export interface AuditStore {
@@ -53,4 +77,6 @@ export interface AuditStore {
   listForCampaign(tenantId: string, campaignId: string): Promise<OperatorActionRecord[]>;
   /** The actions on one of the tenant's phones (retry-failed, a message's retry), oldest first. */
   listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]>;
+  /** The tenant's actions newest first, after the cursor (an action id) when given. */
+  list(tenantId: string, cursor: string | null, limit: number): Promise<OperatorActionPage>;
 }

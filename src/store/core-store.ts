@@ -38,17 +38,36 @@ export interface NewTenant {
   name: string;
 }
 
+/**
+ * What an API key may do (docs/tenants.md): `send` notifications, `read` what was sent, `operate`
+ * (retry, replay, resend, cancel), `admin` the tenant (keys, webhooks, templates, suppressions),
+ * sign in to the `dashboard`, and `tenants`, the operator's: create tenants and assign provider
+ * accounts. src/http/route-scopes.ts maps every route to one.
+ */
+export const API_KEY_SCOPES = ['send', 'read', 'operate', 'admin', 'dashboard', 'tenants'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 export interface NewApiKey {
   id: string;
   tenantId: string;
   keyHash: string;
   label: string;
   now: number;
+  /** Default: every scope (the bootstrap key and `herald keys create` without --scope are the operator's). */
+  scopes?: readonly ApiKeyScope[];
+  /** Refused from this time on (epoch ms); default never. */
+  expiresAt?: number | null;
 }
 
+/** The unrevoked key a request's hash found. */
 export interface ApiKeyRecord {
   id: string;
   tenantId: string;
+  scopes: ApiKeyScope[];
+  /** Null: never expires. The caller compares it with its clock. */
+  expiresAt: number | null;
+  /** When a request last used it (written at most once a minute), null if never. */
+  lastUsedAt: number | null;
 }
 
 export interface NewDelivery {

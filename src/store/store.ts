@@ -20,6 +20,7 @@
  *   store.observability  the system's state, aggregated, for /metrics    observability-store.ts
  *   store.sessions     dashboard users and sign-in sessions              session-store.ts
  *   store.audit        who did each operator action                      audit-store.ts
+ *   store.tenants      tenants, their keys, their provider accounts      tenant-store.ts
  *   store.eventStream  a tenant's outbox events for GET /v1/events/stream event-stream-store.ts
  *   store.templates    message templates and their immutable versions    template-store.ts
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
@@ -43,6 +44,7 @@ import type { RetentionStore } from './retention-store.js';
 import type { ReviewStore } from './review-store.js';
 import type { SessionStore } from './session-store.js';
 import type { AuditStore } from './audit-store.js';
+import type { TenantStore } from './tenant-store.js';
 import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { TemplateStore } from './template-store.js';
@@ -59,6 +61,7 @@ export type * from './alert-store.js';
 export type * from './observability-store.js';
 export * from './session-store.js';
 export * from './audit-store.js';
+export * from './tenant-store.js';
 export type * from './event-stream-store.js';
 export type * from './template-store.js';
 export type * from './retention-store.js';
@@ -88,6 +91,7 @@ export interface Store extends CoreStore {
   readonly observability: ObservabilityStore;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
+  readonly tenants: TenantStore;
   readonly eventStream: EventStreamStore;
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;

@@ -20,7 +20,8 @@ const COMMAND_FLAGS: Record<string, { argv: string[]; flags: string[] }> = {
   worker: { argv: ['worker'], flags: SERVE_FLAGS },
   sandbox: { argv: ['sandbox'], flags: ['--port', '--host', '--api-key', '--seed'] },
   migrate: { argv: ['migrate'], flags: ['--config', '--data-dir'] },
-  keys: { argv: ['keys', 'create'], flags: ['--label', '--config', '--data-dir'] },
+  keys: { argv: ['keys', 'create'], flags: ['--label', '--tenant', '--scope', '--expires', '--id', '--config', '--data-dir'] },
+  tenants: { argv: ['tenants', 'create'], flags: ['--id', '--name', '--label', '--account', '--config', '--data-dir'] },
   users: { argv: ['users'], flags: ['--role', '--password-env', '--config', '--data-dir'] },
   doctor: { argv: ['doctor'], flags: ['--config', '--account'] },
   'send-test': { argv: ['send-test'], flags: ['--account', '--to', '--text', '--api', '--key', '--wait', '--config', '--data-dir'] },
@@ -35,7 +36,7 @@ describe('herald help', () => {
   it('`herald --help` exits 0 and lists every command', async () => {
     for (const run of await Promise.all([runHerald(['--help']), runHerald(['-h'])])) {
       expect(run.code).toBe(0);
-      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys create', 'users', 'doctor', 'send-test', 'phone-sim', 'alerts test']) {
+      for (const command of ['start', 'api', 'worker', 'sandbox', 'migrate', 'keys', 'tenants', 'users', 'doctor', 'send-test', 'phone-sim', 'alerts test']) {
         expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
       }
       expect(run.stderr).toBe('');

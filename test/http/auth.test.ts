@@ -122,6 +122,8 @@ describe('tenants are isolated', () => {
     await h.store.ensureTenant({ id: 'acme', name: 'Acme' }, T0);
     const key = generateApiKey();
     await h.store.createApiKey({ id: 'key_acme', tenantId: 'acme', keyHash: hashApiKey(key), label: 'acme', now: T0 });
+    // Both tenants send through the same accounts (docs/tenants.md: an assigned account is its tenants' only).
+    for (const a of h.config.provider_accounts) for (const t of [h.tenantId, 'acme']) await h.store.tenants.assignAccount(t, a.id, T0);
     return key;
   }
 

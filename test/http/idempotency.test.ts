@@ -324,6 +324,8 @@ describe('key scope (items 7 and 10)', () => {
     await hh.store.ensureTenant({ id: 'acme', name: 'Acme' }, T0);
     const acmeKey = generateApiKey();
     await hh.store.createApiKey({ id: 'key_acme', tenantId: 'acme', keyHash: hashApiKey(acmeKey), label: 'acme', now: T0 });
+    // Both tenants send through the same accounts (docs/tenants.md: an assigned account is its tenants' only).
+    for (const a of hh.config.provider_accounts) for (const t of ['default', 'acme']) await hh.store.tenants.assignAccount(t, a.id, T0);
 
     const body = JSON.stringify(otpBody());
     const mine = await postRaw(hh, body, { 'idempotency-key': 'shared' });

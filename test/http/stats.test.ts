@@ -59,6 +59,8 @@ describe.each(DRIVERS)('GET /v1/stats on %s', (driver) => {
     await h.store.ensureTenant({ id: 'other', name: 'Other' }, h.clock.now());
     const otherKey = generateApiKey();
     await h.store.createApiKey({ id: 'key_other', tenantId: 'other', keyHash: hashApiKey(otherKey), label: 'other', now: h.clock.now() });
+    // Both tenants send through the same accounts (docs/tenants.md: an assigned account is its tenants' only).
+    for (const a of h.config.provider_accounts) for (const t of [h.tenantId, 'other']) await h.store.tenants.assignAccount(t, a.id, h.clock.now());
     expect((await h.send(otpTo(99), { authorization: `Bearer ${otherKey}` })).status).toBe(202);
     await h.worker.drain();
 

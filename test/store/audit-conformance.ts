@@ -26,6 +26,8 @@ export function auditConformance(driver: string, fixture: () => Promise<StoreFix
       deliveryId: 'dlv_1',
       campaignId: null,
       deviceId: null,
+      subjectId: null,
+      ip: null,
       detail: { accept_duplicate_risk: true, note: 'customer called' },
       ...over,
     });

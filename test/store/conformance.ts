@@ -136,7 +136,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         await store.ensureTenant({ id: TENANT, name: 'Alpha' }, T0 + SECOND);
         await store.ensureTenant({ id: TENANT, name: 'Alpha renamed' }, T0 + 2 * SECOND);
         await store.createApiKey({ id: 'key_1', tenantId: TENANT, keyHash: 'h1', label: 'live', now: T0 });
-        expect(await store.findApiKey('h1')).toEqual({ id: 'key_1', tenantId: TENANT });
+        expect(await store.findApiKey('h1')).toMatchObject({ id: 'key_1', tenantId: TENANT });
       });
 
       it('hasApiKeys is false until a key exists', async () => {
@@ -148,8 +148,8 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
       it('findApiKey finds by hash, and null for an unknown hash', async () => {
         await store.createApiKey({ id: 'key_a', tenantId: TENANT, keyHash: 'hash-a', label: 'live', now: T0 });
         await store.createApiKey({ id: 'key_b', tenantId: OTHER_TENANT, keyHash: 'hash-b', label: 'live', now: T0 });
-        expect(await store.findApiKey('hash-a')).toEqual({ id: 'key_a', tenantId: TENANT });
-        expect(await store.findApiKey('hash-b')).toEqual({ id: 'key_b', tenantId: OTHER_TENANT });
+        expect(await store.findApiKey('hash-a')).toMatchObject({ id: 'key_a', tenantId: TENANT });
+        expect(await store.findApiKey('hash-b')).toMatchObject({ id: 'key_b', tenantId: OTHER_TENANT });
         expect(await store.findApiKey('hash-c')).toBeNull();
       });
     });

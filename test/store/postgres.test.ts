@@ -24,6 +24,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
@@ -62,6 +63,7 @@ observabilityConformance('postgres', postgresFixture);
 sessionsConformance('postgres', postgresFixture);
 deliveryListConformance('postgres', postgresFixture);
 auditConformance('postgres', postgresFixture);
+tenantConformance('postgres', postgresFixture);
 batchConformance('postgres', postgresFixture);
 dashboardReadsConformance('postgres', postgresFixture);
 
@@ -75,7 +77,7 @@ describe('Postgres migrations', () => {
       expect(applied.sort()).toEqual(loadMigrations(fileURLToPath(new URL('../../src/store/postgres/migrations', import.meta.url))).map((m) => m.name));
       await stores[0]!.ensureTenant({ id: 't1', name: 'One' }, T0);
       await stores[1]!.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
-      expect(await stores[2]!.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+      expect(await stores[2]!.findApiKey('h')).toMatchObject({ id: 'k1', tenantId: 't1' });
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       await (await openTestPostgresStore(schema)).drop();

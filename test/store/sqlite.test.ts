@@ -26,6 +26,7 @@ import { observabilityConformance } from './observability-conformance.js';
 import { sessionsConformance } from './sessions-conformance.js';
 import { deliveryListConformance } from './delivery-list-conformance.js';
 import { auditConformance } from './audit-conformance.js';
+import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
@@ -68,6 +69,7 @@ observabilityConformance('sqlite', sqliteFixture);
 sessionsConformance('sqlite', sqliteFixture);
 deliveryListConformance('sqlite', sqliteFixture);
 auditConformance('sqlite', sqliteFixture);
+tenantConformance('sqlite', sqliteFixture);
 batchConformance('sqlite', sqliteFixture);
 dashboardReadsConformance('sqlite', sqliteFixture);
 
@@ -87,7 +89,7 @@ describe('SQLite migrations on a new file', () => {
       expect(await b.migrate()).toEqual([]);
       await a.ensureTenant({ id: 't1', name: 'One' }, T0);
       await b.createApiKey({ id: 'k1', tenantId: 't1', keyHash: 'h', label: 'live', now: T0 });
-      expect(await a.findApiKey('h')).toEqual({ id: 'k1', tenantId: 't1' });
+      expect(await a.findApiKey('h')).toMatchObject({ id: 'k1', tenantId: 't1' });
     } finally {
       await a.close();
       await b.close();

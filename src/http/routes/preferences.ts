@@ -3,6 +3,7 @@
  * GET /v1/recipients/:id/preferences. Tenant-scoped by the API key. Recipients need not be
  * stored anywhere else: an opt-out can be recorded before the first message.
  */
+import { recordAction } from '../audit-trail.js';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { CHANNELS, isOptionalPurpose, OPTIONAL_PURPOSES, PURPOSES, type Channel, type OptOut, type Purpose } from '../../domain/index.js';
@@ -109,6 +110,7 @@ export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clo
         source: 'api',
         now: clock.now(),
       });
+      await recordAction({ store: deps.store, clock }, request, 'preferences_edit', { subjectId: request.params.id }, { opt_outs: optOuts.length });
       return preferencesJson(request.params.id, stored);
     },
   );

@@ -21,9 +21,15 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
-import type { ProviderErrorCount, RolloutDecisionCount, Store } from '../../store/store.js';
+import { mayUseAccount, type ProviderErrorCount, type RolloutDecisionCount, type Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
+
+/** The configured accounts this tenant may send through (assigned to it; for the default tenant also those assigned to nobody). */
+async function usableAccounts(deps: { store: Store; accounts?: ProviderAccountConfig[] }, tenantId: string): Promise<ProviderAccountConfig[]> {
+  const access = await deps.store.tenants.accountAccess(tenantId);
+  return (deps.accounts ?? []).filter((a) => mayUseAccount(access, tenantId, a.id));
+}
 
 /** Registers the provider account routes on an authenticated scope. */
 export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store; accounts?: ProviderAccountConfig[]; clock?: Clock }): void {
@@ -31,16 +37,16 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     '/v1/provider-accounts',
     {
       schema: {
-        summary: 'Provider accounts with their retry budget over the last minute',
+        summary: 'The provider accounts this tenant may use, with their retry budget over the last minute',
         tags: ['provider accounts'],
         response: { 401: problemRef },
       },
     },
-    async () => {
+    async (request) => {
       const now = deps.clock?.now() ?? Date.now();
       const since = now - HEALTH_WINDOW_MS;
       const items = await Promise.all(
-        (deps.accounts ?? []).map(async (a) => {
+        (await usableAccounts(deps, request.tenantId)).map(async (a) => {
           const window = await deps.store.health.providerHealth(a.id, since);
           const budget = assessBudget(window);
           return {
@@ -120,7 +126,8 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       },
     },
     async (request) => {
-      const a = (deps.accounts ?? []).find((x) => x.id === request.params.id);
+      // Another tenant's account is as absent as one that is not configured.
+      const a = (await usableAccounts(deps, request.tenantId)).find((x) => x.id === request.params.id);
       if (!a) throw new HeraldError('not_found', `no provider account ${request.params.id}`);
       const now = deps.clock?.now() ?? Date.now();
       const since = now - ROLLOUT_WINDOW_MS;

@@ -6,6 +6,7 @@
  * flight (submitting, unknown) keeps its notification's content until it settles: the answer
  * counts those, and the same request again erases them then. Idempotent.
  */
+import { recordAction } from '../audit-trail.js';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { RetentionService } from '../../delivery/retention-service.js';
@@ -60,6 +61,16 @@ export function recipientErasureRoutes(app: FastifyInstance, deps: RecipientEras
     },
     async (request) => {
       const r = await retention.eraseRecipient(request.tenantId, request.params.id);
+      await recordAction(
+        { store: deps.store, clock: deps.clock ?? systemClock },
+        request,
+        'recipient_erase',
+        { subjectId: request.params.id },
+        {
+          notifications_erased: r.notificationsErased,
+          deliveries_cancelled: r.deliveriesCancelled,
+        },
+      );
       return {
         recipient_id: request.params.id,
         deliveries_cancelled: r.deliveriesCancelled,

@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import { newId } from '../../intake/ids.js';
 import type { SessionRecord, Store } from '../../store/store.js';
-import { hashApiKey } from '../auth.js';
+import { hashApiKey, liveApiKey } from '../auth.js';
 import { LoginLimiter } from '../login-limiter.js';
 import { decoyHash, verifyPassword } from '../passwords.js';
 import { SESSION_COOKIE, checkCsrf, findRequestSession, hashSessionToken, newSecret, type SessionAuth } from '../session-auth.js';
@@ -91,7 +91,7 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): voi
             password: { type: 'string', minLength: 1, maxLength: 1024 },
           },
         },
-        response: { 201: sessionSchema, 400: problemRef, 401: problemRef, 429: problemRef },
+        response: { 201: sessionSchema, 400: problemRef, 401: problemRef, 403: problemRef, 429: problemRef },
       },
     },
     async (request, reply) => {
@@ -107,7 +107,7 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): voi
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
         throw new HeraldError('too_many_attempts', `too many failed sign-ins; try again in ${Math.ceil(wait / 1000)} s`);
       }
-      const subject = byKey ? await keySubject(store, b.api_key!) : await userSubject(store, username!, b.password!);
+      const subject = byKey ? await keySubject(store, b.api_key!, clock.now()) : await userSubject(store, username!, b.password!);
       if (subject === null) {
         limiter.fail(request.ip, username);
         throw new HeraldError('invalid_credentials', byKey ? 'the API key is not valid' : 'the username or password is wrong');
@@ -180,9 +180,13 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionRouteDeps): voi
 
 type Subject = Pick<SessionRecord, 'tenantId' | 'subjectKind' | 'subjectId' | 'subjectName' | 'role'>;
 
-async function keySubject(store: Store, apiKey: string): Promise<Subject | null> {
-  const key = await store.sessions.findSignInKey(hashApiKey(apiKey));
-  return key && { tenantId: key.tenantId, subjectKind: 'api_key', subjectId: key.id, subjectName: key.label, role: 'admin' };
+/** A live, unexpired key with the dashboard scope signs in as admin; a valid key without the scope is 403 scope_required. */
+async function keySubject(store: Store, apiKey: string, now: number): Promise<Subject | null> {
+  const live = await liveApiKey(store, apiKey, now);
+  const key = live && (await store.sessions.findSignInKey(hashApiKey(apiKey)));
+  if (!live || !key) return null;
+  if (!live.scopes.includes('dashboard')) throw new HeraldError('scope_required', 'this API key lacks the dashboard scope that signing in needs');
+  return { tenantId: key.tenantId, subjectKind: 'api_key', subjectId: key.id, subjectName: key.label, role: 'admin' };
 }
 
 async function userSubject(store: Store, username: string, password: string): Promise<Subject | null> {

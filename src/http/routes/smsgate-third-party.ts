@@ -17,7 +17,7 @@ import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { DeliveryView, Store } from '../../store/store.js';
-import { hashApiKey, looksLikeApiKey } from '../auth.js';
+import { checkScope, liveApiKey, looksLikeApiKey } from '../auth.js';
 
 /** Where the compatible API lives; SMSGate's cloud serves it at https://api.sms-gate.app/3rdparty/v1. */
 export const THIRD_PARTY_PREFIX = '/3rdparty/v1';
@@ -108,11 +108,12 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.authorization ?? '');
         const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
         const password = decoded.slice(decoded.indexOf(':') + 1);
-        const found = m && decoded.includes(':') && looksLikeApiKey(password) ? await deps.store.findApiKey(hashApiKey(password)) : null;
+        const found = m && decoded.includes(':') && looksLikeApiKey(password) ? await liveApiKey(deps.store, password, clock.now()) : null;
         if (!found) {
           void reply.header('www-authenticate', 'Basic realm="herald"');
           return fail(reply, 401, 'Unauthorized: use HTTP Basic with any login and a Herald API key as the password');
         }
+        checkScope(request, found.scopes);
         (request as FastifyRequest & { thirdPartyTenant: string }).thirdPartyTenant = found.tenantId;
       });
       const tenantOf = (r: FastifyRequest) => (r as FastifyRequest & { thirdPartyTenant: string }).thirdPartyTenant;

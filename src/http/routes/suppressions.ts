@@ -5,6 +5,8 @@
  * in URLs, so request logs and proxies never see them.
  */
 import { isValidPhoneNumber } from 'libphonenumber-js';
+import { recordAction } from '../audit-trail.js';
+import { showDestination } from '../masking.js';
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
@@ -116,6 +118,15 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       });
       const entry = await deps.store.preferences.getSuppression(request.tenantId, b.channel, b.destination);
       if (!entry) throw new HeraldError('internal_error', 'the suppression was not found right after it was written');
+      // The trail keeps the address masked, as a viewer sees it: enough to recognise, not to reuse.
+      if (added)
+        await recordAction(
+          { store: deps.store, clock },
+          request,
+          'suppression_add',
+          {},
+          { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') },
+        );
       return reply.code(added ? 201 : 200).send(suppressionJson(entry));
     },
   );
@@ -136,6 +147,13 @@ export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; cl
       const b = request.body;
       const removed = await deps.store.preferences.removeSuppression({ tenantId: request.tenantId, channel: b.channel, destination: b.destination });
       if (!removed) throw new HeraldError('not_found', `that address is not suppressed on ${b.channel}`);
+      await recordAction(
+        { store: deps.store, clock },
+        request,
+        'suppression_remove',
+        {},
+        { channel: b.channel, destination: showDestination(b.channel, b.destination, 'masked') },
+      );
       return { removed: true };
     },
   );

@@ -1,6 +1,6 @@
 /** The PostgreSQL driver's audit part (see src/store/audit-store.ts). */
-import { operatorActionParams, toOperatorActionRecord } from '../audit-rows.js';
-import type { AuditStore, NewOperatorAction, OperatorActionRecord } from '../audit-store.js';
+import { operatorActionParams, pageOf, toOperatorActionRecord } from '../audit-rows.js';
+import type { AuditStore, NewOperatorAction, OperatorActionPage, OperatorActionRecord } from '../audit-store.js';
 import type { PostgresContext } from './sql-context.js';
 
 /** `store.audit` of the PostgreSQL store. */
@@ -27,6 +27,8 @@ export class PostgresAudit implements AuditStore {
             p.campaign_id,
             p.device_id,
             p.detail_json,
+            p.subject_id,
+            p.ip,
           ],
           c,
         );
@@ -48,5 +50,10 @@ export class PostgresAudit implements AuditStore {
 
   async listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]> {
     return (await this.sql.q('operator_actions_for_device', [tenantId, deviceId])).map(toOperatorActionRecord);
+  }
+
+  async list(tenantId: string, cursor: string | null, limit: number): Promise<OperatorActionPage> {
+    const rows = (await this.sql.q('operator_actions_page', [tenantId, cursor, limit + 1])).map(toOperatorActionRecord);
+    return pageOf(rows, limit);
   }
 }

@@ -57,6 +57,8 @@ import { PostgresIntakeLimits } from './intake-limits.js';
 import { PostgresAlerts } from './alerts.js';
 import { PostgresSessions } from './sessions.js';
 import { PostgresAudit } from './audit.js';
+import { PostgresTenants } from './tenants.js';
+import { scopesText, toApiKeyRecord } from '../tenant-rows.js';
 import { PostgresEventStream } from './event-stream.js';
 import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { PostgresTemplates } from './templates.js';
@@ -124,6 +126,7 @@ export class PostgresStore implements Store {
   readonly alerts: PostgresAlerts;
   readonly sessions: PostgresSessions;
   readonly audit: PostgresAudit;
+  readonly tenants: PostgresTenants;
   readonly eventStream: PostgresEventStream;
   readonly templates: PostgresTemplates;
   readonly observability: PostgresObservability;
@@ -158,6 +161,7 @@ export class PostgresStore implements Store {
     this.alerts = new PostgresAlerts(this.sql);
     this.sessions = new PostgresSessions(this.sql);
     this.audit = new PostgresAudit(this.sql);
+    this.tenants = new PostgresTenants(this.sql);
     this.eventStream = new PostgresEventStream(this.sql);
     this.templates = new PostgresTemplates(this.sql);
     this.observability = new PostgresObservability(this.sql);
@@ -205,7 +209,7 @@ export class PostgresStore implements Store {
   }
 
   async createApiKey(k: NewApiKey): Promise<void> {
-    await this.sql.q('api_key_insert', [k.id, k.tenantId, k.keyHash, k.label, k.now]);
+    await this.sql.q('api_key_insert', [k.id, k.tenantId, k.keyHash, k.label, scopesText(k), k.expiresAt ?? null, k.now]);
   }
 
   /** Every API request looks its key up: concurrent look-ups share one query (see Coalescer). */
@@ -216,7 +220,7 @@ export class PostgresStore implements Store {
   private readonly keyLookups = new Coalescer<string, ApiKeyRecord | null>(
     async (hashes) => {
       const rows = await this.sql.q('api_keys_find', [hashes]);
-      const found = new Map(rows.map((r) => [String(r.key_hash), { id: String(r.id), tenantId: String(r.tenant_id) }]));
+      const found = new Map(rows.map((r) => [String(r.key_hash), toApiKeyRecord(r)]));
       return hashes.map((h) => ({ ok: true, value: found.get(h) ?? null }));
     },
     2,

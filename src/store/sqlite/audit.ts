@@ -1,6 +1,6 @@
 /** The SQLite driver's audit part (see src/store/audit-store.ts). */
-import { operatorActionParams, toOperatorActionRecord } from '../audit-rows.js';
-import type { AuditStore, NewOperatorAction, OperatorActionRecord } from '../audit-store.js';
+import { operatorActionParams, pageOf, toOperatorActionRecord } from '../audit-rows.js';
+import type { AuditStore, NewOperatorAction, OperatorActionPage, OperatorActionRecord } from '../audit-store.js';
 import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
@@ -32,5 +32,10 @@ export class SqliteAudit implements AuditStore {
 
   async listForDevice(tenantId: string, deviceId: string): Promise<OperatorActionRecord[]> {
     return (this.sql.stmt('operator_actions_for_device').all({ tenant_id: tenantId, device_id: deviceId }) as Row[]).map(toOperatorActionRecord);
+  }
+
+  async list(tenantId: string, cursor: string | null, limit: number): Promise<OperatorActionPage> {
+    const rows = (this.sql.stmt('operator_actions_page').all({ tenant_id: tenantId, cursor, limit: limit + 1 }) as Row[]).map(toOperatorActionRecord);
+    return pageOf(rows, limit);
   }
 }

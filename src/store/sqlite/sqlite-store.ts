@@ -57,6 +57,8 @@ import { SqliteIntakeLimits } from './intake-limits.js';
 import { SqliteAlerts } from './alerts.js';
 import { SqliteSessions } from './sessions.js';
 import { SqliteAudit } from './audit.js';
+import { apiKeyParams, SqliteTenants } from './tenants.js';
+import { toApiKeyRecord } from '../tenant-rows.js';
 import { SqliteEventStream } from './event-stream.js';
 import { isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
 import { SqliteTemplates } from './templates.js';
@@ -126,6 +128,7 @@ export class SqliteStore implements Store {
   readonly alerts: SqliteAlerts;
   readonly sessions: SqliteSessions;
   readonly audit: SqliteAudit;
+  readonly tenants: SqliteTenants;
   readonly eventStream: SqliteEventStream;
   readonly templates: SqliteTemplates;
   readonly observability: SqliteObservability;
@@ -148,6 +151,7 @@ export class SqliteStore implements Store {
     this.alerts = new SqliteAlerts(this.sql);
     this.sessions = new SqliteSessions(this.sql);
     this.audit = new SqliteAudit(this.sql);
+    this.tenants = new SqliteTenants(this.sql);
     this.eventStream = new SqliteEventStream(this.sql);
     this.templates = new SqliteTemplates(this.sql);
     this.observability = new SqliteObservability(this.sql);
@@ -194,12 +198,12 @@ export class SqliteStore implements Store {
   }
 
   async createApiKey(k: NewApiKey): Promise<void> {
-    this.sql.stmt('api_key_insert').run({ id: k.id, tenant_id: k.tenantId, key_hash: k.keyHash, label: k.label, now: k.now });
+    this.sql.stmt('api_key_insert').run(apiKeyParams(k));
   }
 
   async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
     const r = this.sql.stmt('api_keys_find').get({ key_hash: keyHash }) as Row | undefined;
-    return r ? { id: String(r.id), tenantId: String(r.tenant_id) } : null;
+    return r ? toApiKeyRecord(r) : null;
   }
 
   async hasApiKeys(): Promise<boolean> {

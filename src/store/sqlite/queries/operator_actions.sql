@@ -1,7 +1,7 @@
 -- name: operator_actions_insert
--- params: @id, @tenant_id, @at, @action, @actor_kind, @actor_id, @actor_name, @notification_id, @delivery_id, @campaign_id, @device_id, @detail_json
-INSERT INTO operator_actions (id, tenant_id, at, action, actor_kind, actor_id, actor_name, notification_id, delivery_id, campaign_id, device_id, detail_json)
-VALUES (@id, @tenant_id, @at, @action, @actor_kind, @actor_id, @actor_name, @notification_id, @delivery_id, @campaign_id, @device_id, @detail_json);
+-- params: @id, @tenant_id, @at, @action, @actor_kind, @actor_id, @actor_name, @notification_id, @delivery_id, @campaign_id, @device_id, @detail_json, @subject_id, @ip
+INSERT INTO operator_actions (id, tenant_id, at, action, actor_kind, actor_id, actor_name, notification_id, delivery_id, campaign_id, device_id, detail_json, subject_id, ip)
+VALUES (@id, @tenant_id, @at, @action, @actor_kind, @actor_id, @actor_name, @notification_id, @delivery_id, @campaign_id, @device_id, @detail_json, @subject_id, @ip);
 
 -- name: operator_actions_for_delivery
 -- params: @tenant_id, @delivery_id
@@ -18,3 +18,8 @@ SELECT * FROM operator_actions WHERE campaign_id = @campaign_id AND tenant_id = 
 -- name: operator_actions_for_device
 -- params: @tenant_id, @device_id
 SELECT * FROM operator_actions WHERE device_id = @device_id AND tenant_id = @tenant_id ORDER BY at, id;
+
+-- name: operator_actions_page
+-- The trail is append-only: there is no update or delete statement for this table.
+-- params: @tenant_id, @cursor (an action id, or NULL for the newest), @limit
+SELECT * FROM operator_actions WHERE tenant_id = @tenant_id AND (@cursor IS NULL OR id < @cursor) ORDER BY id DESC LIMIT @limit;

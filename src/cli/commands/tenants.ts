@@ -1,0 +1,97 @@
+/**
+ * `herald tenants create|list|assign|unassign` (docs/tenants.md): the operator's tenants and
+ * which provider accounts each may send through. `create` prints the tenant's first key once
+ * (every scope but `tenants`). Each change is on the default (operator's) tenant's audit trail.
+ */
+import { mkdirSync } from 'node:fs';
+import { generateApiKey, hashApiKey } from '../../http/auth.js';
+import { TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
+import { newId } from '../../intake/ids.js';
+import { openStore } from '../../runtime/node.js';
+import { parseFlags, UsageError } from '../args.js';
+import { DEFAULT_TENANT } from '../bootstrap-key.js';
+import { loadConfig } from '../load-config.js';
+import { recordCliAction } from '../operator-record.js';
+
+export const TENANTS_HELP = `Usage: herald tenants list   [--config herald.json] [--data-dir ./herald-data]
+       herald tenants create --id ID --name NAME [--label KEY_LABEL]
+       herald tenants assign   --id ID --account PROVIDER_ACCOUNT
+       herald tenants unassign --id ID --account PROVIDER_ACCOUNT
+
+create: a tenant and its first API key (every scope but tenants), printed once.
+assign: lets the tenant send through a configured provider account. Once an account is assigned
+  to any tenant only its tenants use it; an account assigned to nobody is the default tenant's.
+The same as POST /v1/tenants and PUT/DELETE /v1/tenants/{id}/provider-accounts/{account}.
+`;
+
+const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export async function tenantsCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    process.stdout.write(TENANTS_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (!['create', 'list', 'assign', 'unassign'].includes(sub)) throw new UsageError(`unknown tenants command "${sub}"; try: herald tenants --help`);
+  const flags = parseFlags(rest, {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    account: { type: 'string' },
+    config: { type: 'string', short: 'c' },
+    'data-dir': { type: 'string', short: 'd' },
+  });
+  if (flags.help) {
+    process.stdout.write(TENANTS_HELP);
+    return 0;
+  }
+  if (sub !== 'list' && (flags.id === undefined || !TENANT_ID.test(flags.id)))
+    throw new UsageError('--id must be lower-case letters, digits, _ and - (at most 63)');
+  if (sub === 'create' && !flags.name) throw new UsageError('herald tenants create needs --name');
+  if ((sub === 'assign' || sub === 'unassign') && !flags.account) throw new UsageError(`herald tenants ${sub} needs --account`);
+  const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});
+  mkdirSync(config.data_dir, { recursive: true });
+  const store = await openStore(config);
+  const now = Date.now();
+  try {
+    await store.ensureTenant(DEFAULT_TENANT, now);
+    if (sub === 'list') {
+      const assignments = await store.tenants.listAssignments();
+      for (const t of await store.tenants.listTenants()) {
+        const accounts = assignments.filter((a) => a.tenantId === t.id).map((a) => a.providerAccount);
+        process.stdout.write(`${t.id}  ${JSON.stringify(t.name)}  ${new Date(t.createdAt).toISOString()}  accounts=${accounts.join(',') || '-'}\n`);
+      }
+      return 0;
+    }
+    const id = flags.id!;
+    if (sub === 'create') {
+      const key = generateApiKey();
+      const keyId = newId('key', now);
+      const ok = await store.tenants.createTenant(
+        { id, name: flags.name! },
+        { id: keyId, tenantId: id, keyHash: hashApiKey(key), label: flags.label ?? 'first key', scopes: TENANT_KEY_SCOPES, now },
+        now,
+      );
+      if (!ok) throw new UsageError(`a tenant ${id} already exists`);
+      await recordCliAction(store, DEFAULT_TENANT.id, now, 'tenant_create', id, { name: flags.name, first_key: keyId });
+      process.stdout.write(`${key}\n`);
+      process.stderr.write(`Tenant ${id} created with key ${keyId} (${TENANT_KEY_SCOPES.join(', ')}). This key is shown once.\n`);
+      return 0;
+    }
+    const account = flags.account!;
+    if (!(await store.tenants.getTenant(id))) throw new UsageError(`no tenant ${id}`);
+    if (sub === 'assign') {
+      if (!config.provider_accounts.some((a) => a.id === account)) throw new UsageError(`no provider account ${account} is configured`);
+      await store.tenants.assignAccount(id, account, now);
+      await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_assign', id, { provider_account: account });
+      process.stdout.write(`${account} assigned to ${id}\n`);
+      return 0;
+    }
+    if (!(await store.tenants.unassignAccount(id, account))) throw new UsageError(`${account} is not assigned to ${id}`);
+    await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_unassign', id, { provider_account: account });
+    process.stdout.write(`${account} no longer assigned to ${id}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
