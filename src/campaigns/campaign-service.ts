@@ -260,7 +260,7 @@ export class CampaignService {
     const byCampaign = new Map<string, CampaignDeliveryCount[]>();
     for (const g of groups) byCampaign.set(g.campaignId, [...(byCampaign.get(g.campaignId) ?? []), g]);
     // Refusals are rare and per campaign: one small grouped read each, so a list item matches GET /v1/campaigns/:id.
-    const refused = await Promise.all(page.items.map((c) => (c.skipped > 0 ? this.opts.store.campaigns.campaignRefusalCounts(c.id) : [])));
+    const refused = await Promise.all(page.items.map((c) => (c.skipped > 0 ? this.opts.store.campaigns.campaignRefusalCounts(c.id) : Promise.resolve([]))));
     const now = this.opts.clock.now();
     const items = page.items.map((c, i) => {
       const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
