@@ -233,6 +233,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       JSON.stringify(
         {
           sandbox: { enabled: false },
+          // A load test of the delivery engine, not of the limits on the way in: the per-key quota
+          // and the code velocity rules (docs/abuse-limits.md) would refuse most of its load.
+          limits: { requests: { limit: 10_000_000, window_s: 60 }, velocity: { otp: {} } },
           worker: {
             lease_ms: opts.worker.lease_ms,
             poll_interval_ms: opts.worker.poll_interval_ms,
