@@ -254,6 +254,8 @@ async function runDriver(driver: 'sqlite' | 'postgres'): Promise<void> {
   const config = heraldConfig(dir);
   const store: Store = await nodeMod.openStore(config, env);
   await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
+  // An account assigned to nobody is the default tenant's (docs/tenants.md): give the bench's tenant its own.
+  for (const a of config.provider_accounts) await store.tenants.assignAccount(TENANT, a.id, Date.now());
   const apiKey = authMod.generateApiKey();
   await store.createApiKey({ id: `key_${runId}`, tenantId: TENANT, keyHash: authMod.hashApiKey(apiKey), label: 'bench', now: Date.now() });
   const api = await startApi(config, store);

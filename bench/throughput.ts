@@ -27,6 +27,7 @@
  * (bench/peers/bullmq-notifier, child processes) with the same load generator and sandbox, and
  * the summary prints Herald's e2e rate over the peer's per driver.
  */
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -164,6 +165,12 @@ if (PROF_DIR) mkdirSync(PROF_DIR, { recursive: true });
 
 const silent = pino({ level: 'silent' });
 const TENANT = 'bench';
+
+/** The bench's tenant, with every provider account assigned to it (an account assigned to nobody is the default tenant's: docs/tenants.md). */
+async function benchTenant(store: Store, accounts: ReadonlyArray<{ id: string }>): Promise<void> {
+  await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
+  for (const a of accounts) await store.tenants.assignAccount(TENANT, a.id, Date.now());
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -407,7 +414,13 @@ async function openDb(driver: 'sqlite' | 'postgres', phase: string, sandboxUrl: 
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   await admin.end();
   const config = baseConfig(tmpdir(), sandboxUrl);
-  const env: NodeJS.ProcessEnv = { DATABASE_URL: PG_URL, HERALD_PG_SCHEMA: schema, ...(PG_POOL ? { HERALD_PG_POOL: String(PG_POOL) } : {}) };
+  // Herald on PostgreSQL refuses to start without a content key (docs/retention.md): a throwaway one per run.
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: PG_URL,
+    HERALD_PG_SCHEMA: schema,
+    HERALD_CONTENT_KEY: randomBytes(32).toString('base64'),
+    ...(PG_POOL ? { HERALD_PG_POOL: String(PG_POOL) } : {}),
+  };
   const postmaster = await postgresServerPid();
   const u = new URL(PG_URL);
   return {
@@ -482,7 +495,7 @@ async function startHerald(db: Db, roles: Array<'api' | 'worker'>, runId: string
   const meter = newMeter(N);
   const store = instrument(raw, meter);
   const apiKey = authMod.generateApiKey();
-  if (fresh) await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
+  if (fresh) await benchTenant(store, db.config.provider_accounts);
   await store.createApiKey({ id: `key_${runId}_${roles.join('')}`, tenantId: TENANT, keyHash: authMod.hashApiKey(apiKey), label: 'bench', now: Date.now() });
   const wantApi = roles.includes('api');
   const nodeRoles = roles.filter((r) => r === 'worker' || (r === 'api' && INTAKE === 'http'));
@@ -779,7 +792,7 @@ async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Chil
   const raw = await nodeMod.openStore(db.config, db.env);
   const meter = newMeter(N);
   const store = instrument(raw, meter);
-  await store.ensureTenant({ id: TENANT, name: 'Bench' }, Date.now());
+  await benchTenant(store, db.config.provider_accounts);
   const intake = new intakeMod.IntakeService({ store, accounts: db.config.provider_accounts, clock: clockMod.systemClock });
   let next = 0;
   await Promise.all(
