@@ -1,11 +1,12 @@
 /**
  * `npm run bench:campaign` (issue 6's benchmark; numbers are printed, never asserted): a campaign
  * of N recipients (default 100,000; `--big` 600,000) through `herald api` + `--workers` ×
- * `herald worker` on PostgreSQL, to the sandbox provider limited to R sms per second (default
- * 2,000), while one-time codes arrive at `--otp-rate` per second (default 20). It prints the
+ * `herald worker` on PostgreSQL (or, with `--driver sqlite`, one `herald start` on SQLite), to
+ * the sandbox provider limited to R sms per second (default 2,000; 1,000 on SQLite), while
+ * one-time codes arrive at `--otp-rate` per second (default 20). It prints the
  * drain time against the lower bound N / (R − OTP actually sent), the most sms the sandbox
  * received in one second, the 429s it answered, OTP latency from intake to sandbox receipt, and
- * each worker's peak memory, against the issue's targets. Then (unless `--peer none`) the same
+ * each process's peak memory, against the issue's targets. Then (unless `--peer none`) the same
  * workload through the BullMQ notifier of issue 16 (bench/peers/bullmq-notifier), refereed by a
  * fresh sandbox with the same quota and measured by the same code, and the Herald / peer ratios.
  * See docs/benchmarks.md.
@@ -15,29 +16,32 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CAMPAIGN_PHONE_PREFIX, uploadAudience } from './campaign/audience.js';
-import { api, memoryMb, startHerald, type HeraldProcesses } from './campaign/herald.js';
-import { measure, type OtpFigures, type Spread } from './campaign/measure.js';
+import { uploadAudience } from './campaign/audience.js';
+import { postgresBackend, sqliteBackend, type Driver, type HeraldBackend } from './campaign/backend.js';
+import { awaitDrain, awaitLastCodes, countSends } from './campaign/drain.js';
+import { api, describeLayout, memoryMb, startHerald, type HeraldLayout, type HeraldProcesses } from './campaign/herald.js';
+import { measure } from './campaign/measure.js';
 import { runPeerCampaign, type CampaignRun } from './campaign/peer-run.js';
+import { allOtpLines, cpuLines, drainLines, fmt, log, lowerBound, memoryLine, sandboxLine } from './campaign/print.js';
 import { ratio, textTable } from './peers/compare.js';
 import { startOtpTraffic, type OtpTraffic } from './campaign/otp.js';
 import { startReferee, type Referee } from './campaign/referee.js';
-import { startWaitSampler, type WaitSample } from './campaign/wait-sampler.js';
 import { deriveRates, heraldConfig, type BenchSettings, type DomainModule } from './campaign/settings.js';
-import { dropSchema, provideDatabase, schemaClient, type ChaosDatabase } from './chaos/database.js';
 import { killAllChildren, requireBuild, ROOT } from './chaos/processes.js';
-import { postgresCpuMs } from './campaign/postgres-cpu.js';
-import { machineBusyCpuMs, parentPid, processCpuMs, startCpuMeter } from './throughput/cpu.js';
+import { machineBusyCpuMs, processCpuMs, startCpuMeter } from './throughput/cpu.js';
 
 /** One content key for every Herald process of this run: PostgreSQL refuses to start without one (docs/retention.md). */
 const CONTENT_KEY = randomBytes(32).toString('base64');
 
 const HELP = `Usage: npm run bench:campaign -- [flags]
 
+  --driver D         postgres (default): herald api + --workers × herald worker on PostgreSQL;
+                     sqlite: one herald start (api, workers and campaign runner in one process)
+                     on the SQLite file of its own data directory, quota 1000/s unless --rate
   --n N              recipients (default 100000)
   --big              600,000 recipients (overrides --n)
-  --rate R           the sandbox's sms quota per second (default 2000)
-  --workers W        herald worker processes (default 4)
+  --rate R           the sandbox's sms quota per second (default 2000; 1000 with --driver sqlite)
+  --workers W        herald worker processes (default 4; postgres only)
   --otp-rate O       one-time codes per second during the campaign (default 20)
   --burst B          the account's burst (default 64: one claim can fill a batch)
   --skew-ms J        skew budget for quotaSafeRate: spread between a permit and its receipt (default 100)
@@ -53,17 +57,21 @@ const HELP = `Usage: npm run bench:campaign -- [flags]
                      (bench/peers/bullmq-notifier) and print Herald / peer ratios; none: Herald only
   --peer-redis URL   the peer's Redis (its own key prefix, only its keys deleted); default: a
                      redis-server of its own without persistence
-  --keep             keep Herald's PostgreSQL schema afterwards (to inspect what was left queued)
+  --keep             keep Herald's PostgreSQL schema afterwards (to inspect what was left queued;
+                     postgres only)
 
-Database: DATABASE_URL (a throwaway schema, dropped afterwards), else an embedded PostgreSQL.
+Database: postgres: DATABASE_URL (a throwaway schema, dropped afterwards), else an embedded
+PostgreSQL. sqlite: herald.db in a temporary data directory (removed afterwards; DATABASE_URL is
+not passed to Herald). The peer is the same with either driver.
 `;
 
 const { values: flags } = parseArgs({
   options: {
+    driver: { type: 'string', default: 'postgres' },
     n: { type: 'string', default: '100000' },
     big: { type: 'boolean', default: false },
-    rate: { type: 'string', default: '2000' },
-    workers: { type: 'string', default: '4' },
+    rate: { type: 'string' },
+    workers: { type: 'string' },
     'otp-rate': { type: 'string', default: '20' },
     burst: { type: 'string', default: '64' },
     'skew-ms': { type: 'string', default: '100' },
@@ -95,10 +103,21 @@ function num(name: string, value: string | undefined, min: number, integer = tru
   return v;
 }
 
+const DRIVER = flags.driver as Driver;
+if (DRIVER !== 'postgres' && DRIVER !== 'sqlite') {
+  process.stderr.write(`--driver must be postgres or sqlite, got ${flags.driver}\n${HELP}`);
+  process.exit(2);
+}
+if (DRIVER === 'sqlite' && (flags.workers !== undefined || flags.keep)) {
+  process.stderr.write(`--${flags.keep ? 'keep' : 'workers'} is for --driver postgres: on SQLite one herald start runs everything\n${HELP}`);
+  process.exit(2);
+}
+const LAYOUT: HeraldLayout = DRIVER === 'sqlite' ? { kind: 'start' } : { kind: 'split', workers: num('workers', flags.workers ?? '4', 1) };
+
 const settings: BenchSettings = {
   n: flags.big ? 600_000 : num('n', flags.n, 1),
-  quota: num('rate', flags.rate, 1),
-  workers: num('workers', flags.workers, 1),
+  quota: num('rate', flags.rate ?? (DRIVER === 'sqlite' ? '1000' : '2000'), 1),
+  workers: LAYOUT.kind === 'split' ? LAYOUT.workers : 1,
   otpRate: num('otp-rate', flags['otp-rate'], 0.1, false),
   burst: num('burst', flags.burst, 1),
   skewMs: num('skew-ms', flags['skew-ms'], 0, false),
@@ -121,9 +140,6 @@ if (PEER !== 'bullmq' && PEER !== 'none') {
 let referenceNice = 'normal priority';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const log = (line: string) => process.stdout.write(`${line}\n`);
-const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—');
-const ms = (s: Spread) => `${fmt(s.p50)} / ${fmt(s.p99)} / ${fmt(s.max)} ms`;
 
 async function dist<T>(rel: string): Promise<T> {
   return (await import(new URL(`dist/${rel}`, `file://${ROOT}/`).href)) as T;
@@ -151,7 +167,7 @@ async function main(): Promise<number> {
   const rates = deriveRates(settings, domain);
   const s = settings;
 
-  log(`bench:campaign — ${fmt(s.n)} recipients, sandbox sms quota ${fmt(s.quota)}/s, ${s.workers} workers, OTP ${fmt(s.otpRate, 1)}/s`);
+  log(`bench:campaign — ${fmt(s.n)} recipients, sandbox sms quota ${fmt(s.quota)}/s, ${describeLayout(LAYOUT)} on ${DRIVER}, OTP ${fmt(s.otpRate, 1)}/s`);
   log(
     `  account: rate_per_second ${fmt(rates.accountRate, 2)} (= quotaSafeRate({quota: ${s.quota}, burst: ${s.burst}, skewMs: ${s.skewMs}}); enforced ${fmt(rates.accountRateEffective, 2)}/s), burst ${s.burst}`,
   );
@@ -176,7 +192,7 @@ async function main(): Promise<number> {
     log(`  could not set this process's priority (${(err as Error).message}); sandbox timestamps may lag under load`);
   }
 
-  log(`\n=== Herald: herald api + ${s.workers} × herald worker on PostgreSQL ===`);
+  log(`\n=== Herald: ${describeLayout(LAYOUT)} on ${DRIVER === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ===`);
   const herald = await runHerald(sandboxMod, rates, quiet);
   if (PEER === 'none') return 0;
 
@@ -191,45 +207,37 @@ async function main(): Promise<number> {
     baselineS: BASELINE_S,
     settleTimeoutS: SETTLE_TIMEOUT_S,
     ...(flags['peer-redis'] ? { redisUrl: flags['peer-redis'] } : {}),
-    log,
-    fmt,
   });
   reportPeer(peer, peerQuiet);
   compare(herald, peer);
   return 0;
 }
 
-/** The campaign through Herald (api + workers on PostgreSQL); prints Herald's full report. */
+/** The campaign through Herald (on either driver); prints Herald's full report. */
 async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof deriveRates>, quiet: string): Promise<CampaignRun> {
   const s = settings;
-  const schema = `herald_bench_cmp_${randomBytes(5).toString('hex')}`;
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-campaign-'));
+  const dataDir = join(dir, 'data');
   const apiKey = `bench-${randomBytes(16).toString('hex')}`;
-  const appName = `herald-${schema}`;
-  let db: ChaosDatabase | null = null;
+  let backend: HeraldBackend | null = null;
   let referee: Referee | null = null;
   let herald: HeraldProcesses | null = null;
   let otp: OtpTraffic | null = null;
   try {
-    db = await provideDatabase();
-    log(
-      `  database: ${db.source === 'embedded' ? 'embedded PostgreSQL (fsync off)' : 'DATABASE_URL'}, schema ${schema}; bench process (sandbox + OTP client): ${referenceNice}`,
-    );
+    mkdirSync(dataDir, { recursive: true });
+    backend = DRIVER === 'sqlite' ? sqliteBackend({ dataDir, synchronous: 'FULL' }) : await postgresBackend({ keep: flags.keep });
+    log(`  database: ${backend.describe}; bench process (sandbox + OTP client): ${referenceNice}`);
     referee = await startReferee(sandboxMod, s.quota);
     const configFile = join(dir, 'herald.json');
-    const dataDir = join(dir, 'data');
-    mkdirSync(dataDir, { recursive: true });
     writeFileSync(configFile, JSON.stringify(heraldConfig(s, rates, referee.url), null, 2));
     herald = await startHerald({
-      workers: s.workers,
+      layout: LAYOUT,
       configFile,
       dataDir,
-      // PGAPPNAME tags Herald's sessions, so the wait sampler sees only this run's.
-      env: { DATABASE_URL: db.url, HERALD_PG_SCHEMA: schema, HERALD_BOOTSTRAP_KEY: apiKey, PGAPPNAME: appName, HERALD_CONTENT_KEY: CONTENT_KEY },
+      env: { ...backend.env, HERALD_BOOTSTRAP_KEY: apiKey, HERALD_CONTENT_KEY: CONTENT_KEY },
     });
     const { apiUrl } = herald;
-    const pgClient = await schemaClient(db.url, schema);
-    const postmaster = parentPid(Number((await pgClient.query('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    await backend.attach(herald);
 
     // ---- Audience, streamed.
     const audience = await uploadAudience(apiUrl, apiKey, s.n);
@@ -270,90 +278,48 @@ async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof der
     }
 
     // ---- Go: OTP traffic and the campaign start together; CPU accounted from here.
-    const workerPids = herald.workers.map((w) => w.pid);
-    const groups = {
+    // Other processes on this shared VM (invisible here, but counted by /proc/stat) are shown per window.
+    const h = herald;
+    const groups: Record<string, () => number> = {
       'bench (sandbox + OTP client)': () => processCpuMs(process.pid),
-      api: () => processCpuMs(herald!.api.pid),
-      workers: () => workerPids.reduce((a, p) => a + processCpuMs(p), 0),
-      postgres: () => (postmaster ? postgresCpuMs(postmaster) : 0),
+      ...(LAYOUT.kind === 'split'
+        ? {
+            api: () => processCpuMs(h.processes[0]!.pid),
+            workers: () => h.processes.slice(1).reduce((a, c) => a + processCpuMs(c.pid), 0),
+          }
+        : { 'herald start': () => processCpuMs(h.processes[0]!.pid) }),
+      ...backend.cpuGroups,
     };
     const meter = startCpuMeter(groups);
-    // Other processes on this shared VM (invisible here, but counted by /proc/stat) are shown per window.
-    let window = startCpuMeter(groups);
-    let campaignSent = 0;
-    let otpSent = 0;
-    let lastCampaignAt = Date.now();
-    referee.onRecord((e) => {
-      if (e.destination.startsWith(CAMPAIGN_PHONE_PREFIX)) {
-        campaignSent++;
-        lastCampaignAt = Date.now();
-      } else otpSent++;
-    });
-    const limiterBefore = await limiterTraffic(pgClient, schema);
-    const serverBefore = await serverActivity(pgClient, schema);
-    const waits = await startWaitSampler(db.url, appName);
+    const sends = countSends(referee);
+    await backend.begin();
     otp = startOtpTraffic({ apiUrl, apiKey, rate: s.otpRate });
     const startedAt = Date.now();
     const started = await api<Campaign>(apiUrl, apiKey, 'POST', `/v1/campaigns/${draft.id}/start`, 200);
     log(`started: ${started.status}; plan ${JSON.stringify(started.plan)}\n`);
 
-    // ---- Wait for the last campaign message (progress from the referee: no API load meanwhile).
-    let lastLine = startedAt;
-    let lastCount = 0;
-    let incomplete: string | null = null;
-    for (;;) {
-      await sleep(100);
-      const now = Date.now();
-      const crash = herald.crashed();
-      if (crash) throw new Error(crash);
-      if (campaignSent >= s.n) break;
-      if (now - lastCampaignAt > SETTLE_TIMEOUT_S * 1000 && campaignSent > 0) {
-        incomplete = `no campaign message for ${SETTLE_TIMEOUT_S} s with ${fmt(s.n - campaignSent)} not sent`;
-        break;
-      }
-      if (now - startedAt > Math.max(600, rates.configBestSeconds * 4) * 1000) {
-        incomplete = `gave up after ${fmt((now - startedAt) / 1000)} s with ${fmt(s.n - campaignSent)} not sent`;
-        break;
-      }
-      if (now - lastLine >= 5_000) {
-        const fanned = await pgClient
-          .query('SELECT fanned_out FROM campaigns WHERE id = $1', [draft.id])
-          .then((r) => Number(r.rows[0]?.fanned_out ?? NaN))
-          .catch(() => NaN);
-        const w = window.stop();
-        window = startCpuMeter(groups);
-        const secs = (now - lastLine) / 1000;
-        log(
-          `  t=${fmt((now - startedAt) / 1000)}s fanned out ${fmt(fanned)}, sent ${fmt(campaignSent)}/${fmt(s.n)} (${fmt((campaignSent - lastCount) / secs)}/s), OTP ${fmt(otpSent)}/${fmt(otp.records.length)}, ` +
-            `429s ${fmt(referee.refused())}; cores busy ${fmt(w.machine! / secs, 2)} (workers ${fmt(w.workers! / secs, 2)}, postgres ${fmt(w.postgres! / secs, 2)}, bench ${fmt(w['bench (sandbox + OTP client)']! / secs, 2)}, other ${fmt(w.other! / secs, 2)})`,
-        );
-        lastLine = now;
-        lastCount = campaignSent;
-      }
-    }
+    // ---- Wait for the last campaign message.
+    const b = backend;
+    const { incomplete } = await awaitDrain({
+      n: s.n,
+      startedAt,
+      settleTimeoutS: SETTLE_TIMEOUT_S,
+      giveUpS: Math.max(600, rates.configBestSeconds * 4),
+      sends,
+      referee,
+      otp,
+      groups,
+      crashed: () => h.crashed(),
+      progress: async () => `fanned out ${fmt(await b.fannedOut(draft.id))}`,
+    });
     await otp.stop();
     const cpu = meter.stop();
     const cpuSeconds = (Date.now() - startedAt) / 1000;
-    const waited = await waits.stop();
-    await sleep(1_100); // table statistics are flushed at most once a second
-    const limiterAfter = await limiterTraffic(pgClient, schema);
-    const serverAfter = await serverActivity(pgClient, schema);
-    const server = {
-      walBytes: serverAfter.walBytes - serverBefore.walBytes,
-      checkpoints: serverAfter.checkpoints - serverBefore.checkpoints,
-      autovacuums: serverAfter.autovacuums - serverBefore.autovacuums,
-    };
-    const limiter = {
-      scans: limiterAfter.scans - limiterBefore.scans,
-      rowUpdates: limiterAfter.rowUpdates - limiterBefore.rowUpdates,
-      attempts: limiterAfter.attempts - limiterBefore.attempts,
-      seconds: (limiterAfter.at - limiterBefore.at) / 1000,
-    };
+    const storeLines = await backend.end();
     // The last codes were accepted by intake just now: give them time to reach the sandbox.
-    const otpDeadline = Date.now() + 5_000;
-    while (otpSent < otp.records.filter((r) => r.status === 202).length && Date.now() < otpDeadline) await sleep(20);
+    await awaitLastCodes(sends, otp);
 
-    const memory = [herald.api, ...herald.workers].map((c) => ({ name: c.name, mem: memoryMb(c.pid) }));
+    const memory = herald.processes.map((c) => ({ name: c.name, peak: memoryMb(c.pid)?.peak ?? NaN }));
     // `completed` is set by the runner's next pass once nothing is in flight.
     let final = await api<Campaign>(apiUrl, apiKey, 'GET', `/v1/campaigns/${draft.id}`, 200);
     for (let i = 0; i < 40 && final.status === 'running' && !incomplete; i++) {
@@ -362,25 +328,7 @@ async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof der
     }
     // Herald's side of the story: every 429 it saw is an attempt with outcome throttled; each
     // accepted attempt's started_at is the `now` its permit was granted at (for the skew).
-    const throttledHerald = Number(
-      (await pgClient.query(`SELECT count(*)::int AS n FROM attempts WHERE outcome = 'throttled' OR late_outcome = 'throttled'`)).rows[0].n,
-    );
-    const permitAt = new Map<string, number>();
-    const rows = await pgClient.query({
-      text: `SELECT d.idempotency_key AS k, a.started_at AS t FROM attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE a.outcome = 'accepted'`,
-      rowMode: 'array',
-    });
-    for (const [k, t] of rows.rows as Array<[string, string]>) permitAt.set(k, Number(t));
-    const otpRows = new Map<string, { createdAt: number; permitAt: number | null }>();
-    const otpQuery = await pgClient.query({
-      text: `SELECT d.destination, n.created_at, a.started_at FROM deliveries d JOIN notifications n ON n.id = d.notification_id
-             LEFT JOIN attempts a ON a.delivery_id = d.id AND a.number = 1 WHERE d.purpose = 'otp'`,
-      rowMode: 'array',
-    });
-    for (const [dest, created, permit] of otpQuery.rows as Array<[string, string, string | null]>) {
-      otpRows.set(dest, { createdAt: Number(created), permitAt: permit === null ? null : Number(permit) });
-    }
-    await pgClient.end();
+    const rows = await backend.rows();
 
     const m = measure({
       entries: referee.handle.ledger.entries({ channel: 'sms' }),
@@ -389,95 +337,57 @@ async function runHerald(sandboxMod: SandboxModule, rates: ReturnType<typeof der
       startedAt,
       otp: otp.records,
       ...(baseline ? { baselineOtp: baseline.records } : {}),
-      permitAt,
-      otpRows,
+      permitAt: rows.permitAt,
+      otpRows: rows.otpRows,
     });
-    report({ m, rates, final, cpu, cpuSeconds, memory, throttledHerald, incomplete, quiet, waited, limiter, server });
-    return { m, incomplete, memory: memory.map((x) => ({ name: x.name, peak: x.mem?.peak ?? NaN })), cpu, cpuSeconds };
+    const run: CampaignRun = { m, incomplete, memory, cpu, cpuSeconds };
+    report({ run, rates, final, throttledHerald: rows.throttled, quiet, storeLines: storeLines(m.campaign.entries + m.otp.requested) });
+    return run;
   } finally {
     await otp?.stop().catch(() => {});
-    if (herald) await Promise.all([herald.api, ...herald.workers].map((c) => c.stop(5_000)));
+    if (herald) await Promise.all(herald.processes.map((c) => c.stop(5_000)));
     await killAllChildren();
     await referee?.close().catch(() => {});
-    if (db) {
-      if (flags.keep) log(`kept schema ${schema} (--keep)`);
-      else await dropSchema(db.url, schema).catch((err: Error) => log(`could not drop schema ${schema}: ${err.message}`));
-      await db.stop();
-    }
+    const note = await backend?.close().catch((err: Error) => `could not close the store: ${err.message}`);
+    if (note) log(note);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Cumulative scans and row updates of the run's rate_limiters table, and attempts inserted (statistics views, read-only). */
-async function limiterTraffic(c: import('pg').Client, schema: string): Promise<{ scans: number; rowUpdates: number; attempts: number; at: number }> {
-  const r = await c.query(
-    `SELECT relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, n_tup_upd, n_tup_ins FROM pg_stat_user_tables
-     WHERE schemaname = $1 AND relname IN ('rate_limiters', 'attempts')`,
-    [schema],
-  );
-  const row = (name: string) => (r.rows as Array<{ relname: string; scans: string; n_tup_upd: string; n_tup_ins: string }>).find((x) => x.relname === name);
-  return {
-    scans: Number(row('rate_limiters')?.scans ?? 0),
-    rowUpdates: Number(row('rate_limiters')?.n_tup_upd ?? 0),
-    attempts: Number(row('attempts')?.n_tup_ins ?? 0),
-    at: Date.now(),
-  };
-}
-
-/** Cluster-wide WAL position and checkpoint count, and autovacuum/analyze runs on the run's tables (statistics views, read-only). */
-async function serverActivity(c: import('pg').Client, schema: string): Promise<{ walBytes: number; checkpoints: number; autovacuums: number }> {
-  const r = await c.query(
-    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal,
-            (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)::int AS checkpoints,
-            (SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables WHERE schemaname = $1)::int AS autovacuums`,
-    [schema],
-  );
-  const row = r.rows[0] as { wal: number; checkpoints: number; autovacuums: number };
-  return { walBytes: Number(row.wal), checkpoints: row.checkpoints, autovacuums: row.autovacuums };
-}
-
 function report(r: {
-  m: ReturnType<typeof measure>;
+  run: CampaignRun;
   rates: ReturnType<typeof deriveRates>;
   final: { status: string; progress: Record<string, unknown> };
-  cpu: Record<string, number>;
-  cpuSeconds: number;
-  memory: Array<{ name: string; mem: { peak: number; now: number } | null }>;
   throttledHerald: number;
-  incomplete: string | null;
   quiet: string;
-  waited: WaitSample;
-  limiter: { scans: number; rowUpdates: number; attempts: number; seconds: number };
-  server: { walBytes: number; checkpoints: number; autovacuums: number };
+  /** The driver's own figures over the drain (PostgreSQL sessions, claims and WAL; SQLite's WAL file and writes). */
+  storeLines: string[];
 }): void {
-  const { m, rates } = r;
+  const { rates } = r;
+  const { m } = r.run;
   const s = settings;
-  const otpActual = m.otp.rateDuringDrain;
-  const lower = s.n / (s.quota - otpActual);
-  const workerPeak = Math.max(...r.memory.filter((x) => x.name.startsWith('worker')).map((x) => x.mem?.peak ?? NaN));
+  const lower = lowerBound(m, s.n, s.quota);
+  // The worker's memory target: on PostgreSQL the largest worker's; on SQLite the one process that is also the API.
+  const workers = r.run.memory.filter((x) => x.name.startsWith('worker') || x.name === 'start');
+  const workerPeak = Math.max(...workers.map((x) => x.peak));
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
   log(`\n=== results ===`);
-  if (r.incomplete) log(`WARNING: the campaign did not finish: ${r.incomplete}`);
+  if (r.run.incomplete) log(`WARNING: the campaign did not finish: ${r.run.incomplete}`);
   log(`campaign final status ${r.final.status}; progress ${JSON.stringify(r.final.progress)}`);
   log(`campaign messages in the ledger: ${fmt(m.campaign.entries)} (${fmt(m.campaign.distinctKeys)} distinct keys)`);
   log(
-    `OTP: ${fmt(m.otp.requested)} requested, ${fmt(m.otp.answered202)} answered 202${Object.keys(m.otp.otherAnswers).length ? ` (others ${JSON.stringify(m.otp.otherAnswers)})` : ''}, ${fmt(m.otp.delivered)} received by the sandbox; ${fmt(m.otp.duringDrain)} during the drain = ${fmt(otpActual, 2)}/s`,
+    `OTP: ${fmt(m.otp.requested)} requested, ${fmt(m.otp.answered202)} answered 202${Object.keys(m.otp.otherAnswers).length ? ` (others ${JSON.stringify(m.otp.otherAnswers)})` : ''}, ${fmt(m.otp.delivered)} received by the sandbox; ${fmt(m.otp.duringDrain)} during the drain = ${fmt(m.otp.rateDuringDrain, 2)}/s`,
   );
   log('');
-  log(
-    `drain time: ${fmt(m.campaign.drainSeconds, 2)} s = start → first campaign message ${fmt(m.campaign.startupSeconds, 2)} s + sending ${fmt(m.campaign.sendingSeconds, 2)} s at ${fmt(m.campaign.sendingRate, 1)}/s`,
-  );
-  log(`  issue's lower bound N / (R − OTP sent) = ${fmt(s.n)} / (${fmt(s.quota)} − ${fmt(otpActual, 2)}) = ${fmt(lower, 2)} s`);
+  for (const l of drainLines(m, s.n, s.quota)) log(l);
   log(
     `  this configuration's best N / bulk lane rate = ${fmt(s.n)} / ${fmt(rates.bulkRateEffective, 2)} = ${fmt(rates.configBestSeconds, 2)} s (account rate ${fmt(rates.accountRateEffective, 2)}/s = quotaSafeRate with burst ${s.burst}, skew ${s.skewMs} ms; auth reserves ${fmt(rates.accountRateEffective - rates.bulkRateEffective, 2)}/s)`,
   );
   log(
     `  campaign messages per full second while sending: min ${fmt(m.campaign.perSecond.min)}, p1 ${fmt(m.campaign.perSecond.p1)}, median ${fmt(m.campaign.perSecond.p50)}, max ${fmt(m.campaign.perSecond.max)} (${m.campaign.perSecond.count} seconds)`,
   );
-  log(
-    `sandbox: most sms received in one second ${fmt(m.sandbox.maxReceivedPerSecond)} (accepted ${fmt(m.sandbox.maxAcceptedPerSecond)}; seconds above ${fmt(s.quota)}: ${m.sandbox.secondsAboveQuota})`,
-  );
+  log(sandboxLine(m, s.quota));
   log(
     `429s: ${fmt(m.sandbox.refused429)} answered by the sandbox's quota (counted at the sandbox); Herald recorded ${fmt(r.throttledHerald)} throttled attempts`,
   );
@@ -489,110 +399,51 @@ function report(r: {
       `  observed skew (max − min over every send) ${fmt(Math.max(m.skew.campaign.max, m.skew.otp.max) - Math.min(m.skew.campaign.min, m.skew.otp.min))} ms vs the ${s.skewMs} ms budgeted`,
     );
   }
-  const otpLines = (label: string, o: OtpFigures) => {
-    log(`${label}: ${fmt(o.delivered)}/${fmt(o.requested)} received; intake → sandbox p50 / p99 / max ${ms(o.latency)}; intake answer (202) ${ms(o.intake)}`);
-    if (o.stages) {
-      log(
-        `  request → notification created_at ${ms(o.stages.toCreated)}; created_at → permit (claim) ${ms(o.stages.toPermit)}; permit → sandbox receipt ${ms(o.stages.toReceipt)}`,
-      );
-    }
-  };
-  if (m.baselineOtp) otpLines('OTP latency, no campaign (baseline)', m.baselineOtp);
-  otpLines('OTP latency during the campaign', m.otp);
-  const wt = r.waited;
-  log(
-    `PostgreSQL sessions of this run (pg_stat_activity, ${fmt(wt.samples)} samples): ${fmt(wt.active, 2)} active on average, ${fmt(wt.lockWaits, 2)} waiting for a lock ` +
-      `(${fmt(wt.limiterWaits, 2)} on the limiter's row); by wait event: ${wt.events
-        .slice(0, 6)
-        .map(([k, v]) => `${k} ${fmt(v, 2)}`)
-        .join(', ')}`,
-  );
-  log(
-    `  running (on CPU), mean sessions by statement: ${wt.running
-      .slice(0, 6)
-      .map(([k, v]) => `${fmt(v, 2)} "${k}"`)
-      .join('; ')}`,
-  );
-  // A claim that spends permits writes both limiter rows (lane + account): spent claims = row
-  // updates / 2, exact. Claims that spent nothing leave only index scans: on PostgreSQL 15 with
-  // generic prepared plans (every pooled session after 5 runs) an empty claim costs 3 scans of
-  // rate_limiters (limiter_ensure 2, limiter_lock 1) and a spending one 4, so the empty ones are
-  // estimated as (scans − 4 × spent) / 3 (custom plans in a session's first 5 runs cost one more).
-  const spentClaims = r.limiter.rowUpdates / 2;
-  const emptyClaims = Math.max(0, (r.limiter.scans - 4 * spentClaims) / 3);
-  log(
-    `claims (each locks the account's limiter rows until it commits): ${fmt(spentClaims / r.limiter.seconds)}/s took deliveries (${fmt(r.limiter.attempts / Math.max(1, spentClaims), 1)} each on average); ` +
-      `~${fmt(emptyClaims / r.limiter.seconds)}/s came back empty (estimated from pg_stat_user_tables scans of rate_limiters)`,
-  );
-  log(
-    `PostgreSQL server during the run (cluster-wide): ${fmt(r.server.walBytes / 1e6)} MB of WAL (${fmt(r.server.walBytes / Math.max(1, m.campaign.entries + m.otp.requested))} bytes per message), ` +
-      `${r.server.checkpoints} checkpoint(s); ${r.server.autovacuums} autovacuum/autoanalyze run(s) on this run's tables`,
-  );
-  log(`memory (peak RSS, VmHWM): ${r.memory.map((x) => `${x.name} ${fmt(x.mem?.peak ?? NaN)} MB`).join(', ')}`);
-  const parts = Object.entries(r.cpu)
-    .filter(([k]) => k !== 'machine')
-    .map(([k, v]) => `${k} ${fmt(v, 1)}`);
-  log(
-    `CPU-s over ${fmt(r.cpuSeconds, 1)} s (2 cores = ${fmt(2 * r.cpuSeconds, 1)} CPU-s): ${parts.join(', ')}; machine busy ${fmt(r.cpu.machine!, 1)} (${fmt((100 * r.cpu.machine!) / (2 * r.cpuSeconds))}% of 2 cores)`,
-  );
-  const otherCores = r.cpu.other! / r.cpuSeconds;
-  log(`${r.quiet}; during the run other processes used ${fmt(otherCores, 2)} cores on average${otherCores > 0.2 ? ' — WARNING: a disturbed run' : ''}`);
+  for (const l of allOtpLines(m)) log(l);
+  for (const l of r.storeLines) log(l);
+  log(memoryLine(r.run.memory));
+  for (const l of cpuLines(r.run.cpu, r.run.cpuSeconds, r.quiet)) log(l);
 
   const rows: Array<[string, string, string, string]> = [
     [
       'drain time',
       `${fmt(m.campaign.drainSeconds, 2)} s (${fmt(100 * (m.campaign.drainSeconds / lower - 1), 1)}% over bound ${fmt(lower, 2)} s; config best ${fmt(rates.configBestSeconds, 2)} s)`,
       'within 1% of N/(R − OTP)',
-      verdict(m.campaign.drainSeconds <= lower * 1.01 && !r.incomplete),
+      verdict(m.campaign.drainSeconds <= lower * 1.01 && !r.run.incomplete),
     ],
     ['max sms received in 1 s', fmt(m.sandbox.maxReceivedPerSecond), `≤ ${fmt(s.quota)}`, verdict(m.sandbox.maxReceivedPerSecond <= s.quota)],
     ['429s', fmt(m.sandbox.refused429), '0', verdict(m.sandbox.refused429 === 0)],
     ['OTP latency p50', `${fmt(m.otp.latency.p50)} ms`, '≤ 10 ms', verdict(m.otp.latency.p50 <= 10)],
     ['OTP latency p99', `${fmt(m.otp.latency.p99)} ms`, '≤ 50 ms', verdict(m.otp.latency.p99 <= 50)],
-    ['worker memory (peak RSS)', `${fmt(workerPeak)} MB (max of ${s.workers})`, '< 200 MB', verdict(workerPeak < 200)],
+    [
+      LAYOUT.kind === 'split' ? 'worker memory (peak RSS)' : 'herald start memory (peak RSS)',
+      `${fmt(workerPeak)} MB${LAYOUT.kind === 'split' ? ` (max of ${s.workers})` : ' (api + worker in one process)'}`,
+      '< 200 MB',
+      verdict(workerPeak < 200),
+    ],
   ];
-  const w = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => row[i]!.length), ['measure', 'result', 'target', ''][i]!.length));
-  const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(w[i]!)).join(' | ')} |`;
   log('');
-  log(line(['measure', 'result', 'target', '']));
-  log(`|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`);
-  for (const row of rows) log(line(row));
+  for (const l of textTable(['measure', 'result', 'target', ''], rows)) log(l);
 }
 
-/** The peer's figures, from the same measure() as Herald's (no permit times: BullMQ keeps none). */
+/** The peer's figures, from the same measure() and the same lines as Herald's (no permit times: BullMQ keeps none). */
 function reportPeer(r: CampaignRun, quiet: string): void {
   const { m } = r;
   const s = settings;
-  const lower = s.n / (s.quota - m.otp.rateDuringDrain);
   log(`\n=== results: the BullMQ notifier ===`);
   if (r.incomplete) log(`WARNING: the campaign did not finish: ${r.incomplete}`);
   log(`campaign messages in the ledger: ${fmt(m.campaign.entries)} (${fmt(m.campaign.distinctKeys)} distinct keys)`);
-  log(
-    `drain time: ${fmt(m.campaign.drainSeconds, 2)} s = start → first campaign message ${fmt(m.campaign.startupSeconds, 2)} s + sending ${fmt(m.campaign.sendingSeconds, 2)} s at ${fmt(m.campaign.sendingRate, 1)}/s`,
-  );
-  log(`  issue's lower bound N / (R − OTP sent) = ${fmt(s.n)} / (${fmt(s.quota)} − ${fmt(m.otp.rateDuringDrain, 2)}) = ${fmt(lower, 2)} s`);
-  log(
-    `sandbox: most sms received in one second ${fmt(m.sandbox.maxReceivedPerSecond)} (accepted ${fmt(m.sandbox.maxAcceptedPerSecond)}; seconds above ${fmt(s.quota)}: ${m.sandbox.secondsAboveQuota}); 429s ${fmt(m.sandbox.refused429)}`,
-  );
-  const otpLine = (label: string, o: OtpFigures) =>
-    log(`${label}: ${fmt(o.delivered)}/${fmt(o.requested)} received; intake → sandbox p50 / p99 / max ${ms(o.latency)}; intake answer (202) ${ms(o.intake)}`);
-  if (m.baselineOtp) otpLine('OTP latency, no campaign (baseline)', m.baselineOtp);
-  otpLine('OTP latency during the campaign', m.otp);
-  log(`memory (peak RSS, VmHWM): ${r.memory.map((x) => `${x.name} ${fmt(x.peak)} MB`).join(', ')}`);
-  const parts = Object.entries(r.cpu)
-    .filter(([k]) => k !== 'machine')
-    .map(([k, v]) => `${k} ${fmt(v, 1)}`);
-  log(
-    `CPU-s over ${fmt(r.cpuSeconds, 1)} s (2 cores = ${fmt(2 * r.cpuSeconds, 1)} CPU-s): ${parts.join(', ')}; machine busy ${fmt(r.cpu.machine!, 1)} (${fmt((100 * r.cpu.machine!) / (2 * r.cpuSeconds))}% of 2 cores)`,
-  );
-  const otherCores = r.cpu.other! / r.cpuSeconds;
-  log(`${quiet}; during the run other processes used ${fmt(otherCores, 2)} cores on average${otherCores > 0.2 ? ' — WARNING: a disturbed run' : ''}`);
+  for (const l of drainLines(m, s.n, s.quota)) log(l);
+  log(`${sandboxLine(m, s.quota)}; 429s ${fmt(m.sandbox.refused429)}`);
+  for (const l of allOtpLines(m)) log(l);
+  log(memoryLine(r.memory));
+  for (const l of cpuLines(r.cpu, r.cpuSeconds, quiet)) log(l);
 }
 
 /** Herald and the peer side by side: the ratios issue 16 lists, each system against its own bound. */
 function compare(h: CampaignRun, p: CampaignRun): void {
   const s = settings;
-  const bound = (r: CampaignRun) => s.n / (s.quota - r.m.otp.rateDuringDrain);
+  const bound = (r: CampaignRun) => lowerBound(r.m, s.n, s.quota);
   const overBound = (r: CampaignRun) => r.m.campaign.drainSeconds / bound(r);
   const peakRss = (r: CampaignRun) => Math.max(...r.memory.map((x) => x.peak));
   // The system's processes plus the bench process (sandbox + OTP client): not other processes, interrupts or steal.
@@ -638,7 +489,9 @@ function compare(h: CampaignRun, p: CampaignRun): void {
     ['largest peak RSS of a process', `${fmt(peakRss(h))} MB`, `${fmt(peakRss(p))} MB`, ratio(peakRss(h), peakRss(p))],
     ["CPU-s of the run's own processes during the drain", fmt(ownCpu(h), 1), fmt(ownCpu(p), 1), ratio(ownCpu(h), ownCpu(p))],
   ];
-  log(`\n=== Herald against the BullMQ notifier (${fmt(s.n)} recipients, R = ${fmt(s.quota)}/s, codes at ${fmt(s.otpRate, 1)}/s) ===`);
+  log(
+    `\n=== Herald (${describeLayout(LAYOUT)} on ${DRIVER === 'sqlite' ? 'SQLite' : 'PostgreSQL'}) against the BullMQ notifier (${fmt(s.n)} recipients, R = ${fmt(s.quota)}/s, codes at ${fmt(s.otpRate, 1)}/s) ===`,
+  );
   if (h.incomplete || p.incomplete)
     log(`WARNING: not finished: ${[h.incomplete && `Herald: ${h.incomplete}`, p.incomplete && `peer: ${p.incomplete}`].filter(Boolean).join('; ')}`);
   for (const l of textTable(['measure', 'Herald', 'BullMQ notifier', 'Herald / peer'], rows)) log(l);

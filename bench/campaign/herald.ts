@@ -1,21 +1,30 @@
 /**
- * The Herald processes of the campaign run: one `herald api` and `--workers` × `herald worker`
- * (the compiled CLI, through the chaos run's tracked children) on one PostgreSQL schema, plus
- * the few API calls the run makes, and each process's peak memory from /proc.
+ * The Herald processes of the campaign run (the compiled CLI, through the chaos run's tracked
+ * children): on PostgreSQL one `herald api` and `--workers` × `herald worker` on one schema; on
+ * SQLite one `herald start` (API, workers and campaign runner in one process, its own data
+ * directory). Plus the few API calls the run makes, and each process's peak memory from /proc.
  */
 import { readFileSync } from 'node:fs';
 import { HeraldChild } from '../chaos/processes.js';
 
+/** How Herald runs: split roles (PostgreSQL) or the all-in-one process (SQLite). */
+export type HeraldLayout = { kind: 'split'; workers: number } | { kind: 'start' };
+
 export interface HeraldProcesses {
   apiUrl: string;
-  api: HeraldChild;
-  workers: HeraldChild[];
+  /** Every process of the run: `api` and `worker[i]`, or the one `start`. */
+  processes: HeraldChild[];
   /** Set when a process exited without the run asking it to. */
   crashed(): string | null;
 }
 
-/** Starts the API (it creates and migrates the schema), then the workers; resolves once all are up. */
-export async function startHerald(opts: { workers: number; configFile: string; dataDir: string; env: Record<string, string> }): Promise<HeraldProcesses> {
+/** What the layout runs, for headers: "herald api + 4 × herald worker" or "one herald start". */
+export function describeLayout(layout: HeraldLayout): string {
+  return layout.kind === 'split' ? `herald api + ${layout.workers} × herald worker` : 'one herald start (api + worker + campaign runner)';
+}
+
+/** Starts the API (it creates and migrates the store), then any workers; resolves once all are up. */
+export async function startHerald(opts: { layout: HeraldLayout; configFile: string; dataDir: string; env: Record<string, string> }): Promise<HeraldProcesses> {
   const args = ['--config', opts.configFile, '--data-dir', opts.dataDir];
   let crash: string | null = null;
   const watch = (c: HeraldChild) => {
@@ -24,11 +33,15 @@ export async function startHerald(opts: { workers: number; configFile: string; d
     });
     return c;
   };
-  const api = watch(new HeraldChild('api', ['api', ...args, '--port', '0'], opts.env));
+  const first = opts.layout.kind === 'split' ? 'api' : 'start';
+  const api = watch(new HeraldChild(first, [first, ...args, '--port', '0'], opts.env));
   const apiUrl = (await api.waitFor(/^\s*API:\s+(http\S+)/m, 30_000))[1]!;
-  const workers = Array.from({ length: opts.workers }, (_, i) => watch(new HeraldChild(`worker[${i}]`, ['worker', ...args], opts.env)));
+  const workers =
+    opts.layout.kind === 'split'
+      ? Array.from({ length: opts.layout.workers }, (_, i) => watch(new HeraldChild(`worker[${i}]`, ['worker', ...args], opts.env)))
+      : [];
   await Promise.all(workers.map((w) => w.waitFor(/Herald is running/, 30_000)));
-  return { apiUrl, api, workers, crashed: () => crash };
+  return { apiUrl, processes: [api, ...workers], crashed: () => crash };
 }
 
 /** Peak and current resident memory of a process, MB (VmHWM / VmRSS in /proc/<pid>/status). */

@@ -8,11 +8,13 @@
  */
 import type * as Sandbox from '../../src/sandbox/index.js';
 import { startPeer, type PeerProcesses } from '../peers/bullmq-notifier/launch.js';
-import { CAMPAIGN_PHONE_PREFIX, uploadAudience } from './audience.js';
+import { uploadAudience } from './audience.js';
+import { awaitDrain, awaitLastCodes, countSends } from './drain.js';
 import { api, memoryMb } from './herald.js';
 import { measure, type Measured } from './measure.js';
 import { startOtpTraffic, type OtpTraffic } from './otp.js';
 import { startReferee, type Referee } from './referee.js';
+import { fmt, log } from './print.js';
 import { processCpuMs, startCpuMeter } from '../throughput/cpu.js';
 
 export interface CampaignRun {
@@ -32,15 +34,12 @@ export interface PeerRunOptions {
   baselineS: number;
   settleTimeoutS: number;
   redisUrl?: string;
-  log(line: string): void;
-  fmt(x: number, digits?: number): string;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Runs the campaign through the BullMQ notifier, prints its progress, and returns what was measured. */
 export async function runPeerCampaign(o: PeerRunOptions): Promise<CampaignRun> {
-  const { log, fmt } = o;
   let referee: Referee | null = null;
   let peer: PeerProcesses | null = null;
   let otp: OtpTraffic | null = null;
@@ -68,16 +67,7 @@ export async function runPeerCampaign(o: PeerRunOptions): Promise<CampaignRun> {
       ...(p.redis ? { redis: () => processCpuMs(p.redis!.pid) } : {}),
     };
     const meter = startCpuMeter(groups);
-    let window = startCpuMeter(groups);
-    let campaignSent = 0;
-    let otpSent = 0;
-    let lastCampaignAt = Date.now();
-    referee.onRecord((e) => {
-      if (e.destination.startsWith(CAMPAIGN_PHONE_PREFIX)) {
-        campaignSent++;
-        lastCampaignAt = Date.now();
-      } else otpSent++;
-    });
+    const sends = countSends(referee);
     otp = startOtpTraffic({ apiUrl: peer.url, apiKey: peer.apiKey, rate: o.otpRate });
     const startedAt = Date.now();
     const started = await api<{ id: string; size: number }>(peer.url, peer.apiKey, 'POST', '/v1/campaigns', 202, {
@@ -86,40 +76,21 @@ export async function runPeerCampaign(o: PeerRunOptions): Promise<CampaignRun> {
     });
     log(`started: campaign ${started.id} of ${fmt(started.size)}\n`);
 
-    let lastLine = startedAt;
-    let lastCount = 0;
-    let incomplete: string | null = null;
-    for (;;) {
-      await sleep(100);
-      const now = Date.now();
-      const crash = peer.crashed();
-      if (crash) throw new Error(crash);
-      if (campaignSent >= o.n) break;
-      if (now - lastCampaignAt > o.settleTimeoutS * 1000 && campaignSent > 0) {
-        incomplete = `no campaign message for ${o.settleTimeoutS} s with ${fmt(o.n - campaignSent)} not sent`;
-        break;
-      }
-      if (now - startedAt > Math.max(600, (o.n / o.quota) * 4) * 1000) {
-        incomplete = `gave up after ${fmt((now - startedAt) / 1000)} s with ${fmt(o.n - campaignSent)} not sent`;
-        break;
-      }
-      if (now - lastLine >= 5_000) {
-        const w = window.stop();
-        window = startCpuMeter(groups);
-        const secs = (now - lastLine) / 1000;
-        log(
-          `  t=${fmt((now - startedAt) / 1000)}s sent ${fmt(campaignSent)}/${fmt(o.n)} (${fmt((campaignSent - lastCount) / secs)}/s), OTP ${fmt(otpSent)}/${fmt(otp.records.length)}, ` +
-            `429s ${fmt(referee.refused())}; cores busy ${fmt(w.machine! / secs, 2)} (worker ${fmt(w.worker! / secs, 2)}, intake ${fmt(w.intake! / secs, 2)}, redis ${fmt((w.redis ?? NaN) / secs, 2)}, other ${fmt(w.other! / secs, 2)})`,
-        );
-        lastLine = now;
-        lastCount = campaignSent;
-      }
-    }
+    const { incomplete } = await awaitDrain({
+      n: o.n,
+      startedAt,
+      settleTimeoutS: o.settleTimeoutS,
+      giveUpS: Math.max(600, (o.n / o.quota) * 4),
+      sends,
+      referee,
+      otp,
+      groups,
+      crashed: () => p.crashed(),
+    });
     await otp.stop();
     const cpu = meter.stop();
     const cpuSeconds = (Date.now() - startedAt) / 1000;
-    const otpDeadline = Date.now() + 5_000;
-    while (otpSent < otp.records.filter((r) => r.status === 202).length && Date.now() < otpDeadline) await sleep(20);
+    await awaitLastCodes(sends, otp);
     const memory = [peer.intake, peer.worker, ...(peer.redis ? [peer.redis] : [])].map((c) => ({ name: c.name, peak: memoryMb(c.pid)?.peak ?? NaN }));
     const stats = await peer.stats();
     log(
