@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lanePermitPlans, rateShareError, tenantLimiterRow, windowBound, DEFAULT_LANES } from '../../src/domain/index.js';
 import { claimGroups } from '../../src/delivery/worker-lanes.js';
 import type { PermittedClaim } from '../../src/store/limiter-store.js';
-import { HOUR, SECOND, T0, seedDeliveries } from '../store/fixtures.js';
+import { HOUR, SECOND, seedDeliveries } from '../store/fixtures.js';
 import { createHarness, DRIVERS, type Harness } from '../helpers/harness.js';
 
 const ACCOUNT = { rate_per_second: 100, burst: 10 };
@@ -50,11 +50,19 @@ describe.each(DRIVERS)('tenant rate shares in the worker on %s', (driver) => {
 
   it('a tenant with share 0.25 never gets more than 0.25·R in any window while another tenant saturates; the account total holds', async () => {
     h = await createHarness({ driver, account: (a) => (a.channel === 'sms' ? { ...a, ...ACCOUNT } : a) });
-    await h.store.ensureTenant({ id: 'acme', name: 'Acme' }, T0);
-    expect(await h.store.tenants.assignAccount('acme', 'sandbox-sms', T0, 0.25)).toEqual({ ok: true });
-    expect(await h.store.tenants.assignAccount(h.tenantId, 'sandbox-sms', T0)).toEqual({ ok: true });
+    await h.store.ensureTenant({ id: 'acme', name: 'Acme' }, h.clock.now());
+    expect(await h.store.tenants.assignAccount('acme', 'sandbox-sms', h.clock.now(), 0.25)).toEqual({ ok: true });
+    expect(await h.store.tenants.assignAccount(h.tenantId, 'sandbox-sms', h.clock.now())).toEqual({ ok: true });
     for (const tenantId of ['acme', h.tenantId])
-      await seedDeliveries(h.store, { tenantId, count: 300, providerAccount: 'sandbox-sms', channel: 'sms', purpose: 'transactional', ttlMs: 2 * HOUR });
+      await seedDeliveries(h.store, {
+        tenantId,
+        count: 300,
+        providerAccount: 'sandbox-sms',
+        channel: 'sms',
+        purpose: 'transactional',
+        ttlMs: 2 * HOUR,
+        createdAt: h.clock.now(),
+      });
     h.clock.advance(400 * SECOND); // every seeded delivery is due
     const spy = vi.spyOn(h.store.limiter, 'claimWithPermits');
     const worker = h.newWorker({ workerId: 'w-shares', batchSize: 16 });
@@ -73,7 +81,8 @@ describe.each(DRIVERS)('tenant rate shares in the worker on %s', (driver) => {
         sent.push({ at: req.now, tenant: c.tenantId });
       }
     }
-    const inWindow = (at: number, tenant?: string) => sent.filter((x) => x.at >= at && x.at < at + 1000 && (tenant === undefined || x.tenant === tenant)).length;
+    const inWindow = (at: number, tenant?: string) =>
+      sent.filter((x) => x.at >= at && x.at < at + 1000 && (tenant === undefined || x.tenant === tenant)).length;
     const acmeBound = windowBound({ ratePerSecond: 25, burst: 2, windowMs: 1000 });
     // The bulk lane's most (80/s, the shared row's burst of 5) is below the account's bound.
     const laneBound = windowBound({ ratePerSecond: 80, burst: 5, windowMs: 1000 });
