@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   scope_required: { status: 403, title: 'The API key does not have the scope this route needs' },
   tenant_exists: { status: 409, title: 'A tenant with this id already exists' },
   provider_account_not_assigned: { status: 422, title: 'The provider account is not assigned to this tenant' },
+  rate_shares_exceed_account: { status: 422, title: "The tenants' rate shares of the provider account would sum past 1" },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Herald cannot take this request now; retry later' },
 } as const satisfies Record<string, { status: number; title: string }>;

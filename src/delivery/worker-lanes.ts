@@ -5,7 +5,19 @@
  * domain's `lanePermitPlans`). The numbers come from the domain's `laneBudgets`; this file only
  * maps configuration onto them.
  */
-import { DEFAULT_LANES, laneBudgets, lanePermitPlans, PURPOSES, type LanePermitPlan, type Purpose, type RateLimit } from '../domain/index.js';
+import {
+  DEFAULT_LANES,
+  laneBudgets,
+  lanePermitPlans,
+  PURPOSES,
+  tenantLimiterRow,
+  withTenantRow,
+  type LanePermitPlan,
+  type LimiterRow,
+  type Purpose,
+  type RateLimit,
+  type TenantShare,
+} from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 
 export interface WorkerLane {
@@ -43,4 +55,34 @@ export function workerLanes(account: ProviderAccountConfig | undefined, opts: { 
       limits: { lane: { ratePerSecond: b.max_rate, burst: account.burst }, account: accountLimit, plan: plans[i]! },
     };
   });
+}
+
+/**
+ * One claim of a lane on an account where some tenants have rate shares: either one tenant's
+ * deliveries with its row added to every source (`tenantId`), or everybody else's on the lane's
+ * own sources (`exceptTenants`).
+ */
+export type ClaimGroup = { sources: LimiterRow[][] } & ({ tenantId: string } | { exceptTenants: string[] });
+
+/**
+ * The claims one round of a lane makes on an account with rate shares (docs/tenants.md, "Rate
+ * shares"): the tenants without a share together, as before, and each tenant with a share on
+ * its own, its row (`tenant:<id>`, share·R) drawn jointly with the lane's rows. Rotated by
+ * `turn`, so no group always comes last when the batch runs out. Empty `shares`: one group,
+ * the lane's plain claim (the caller makes it without a tenant filter).
+ */
+export function claimGroups(
+  account: { rate_per_second: number; burst: number },
+  sources: readonly (readonly LimiterRow[])[],
+  shares: readonly TenantShare[],
+  turn: number,
+): ClaimGroup[] {
+  const plain = sources.map((set) => [...set]);
+  if (shares.length === 0) return [{ sources: plain, exceptTenants: [] }];
+  const groups: ClaimGroup[] = [
+    { sources: plain, exceptTenants: shares.map((t) => t.tenantId) },
+    ...shares.map((t) => ({ sources: withTenantRow(sources, tenantLimiterRow(account, t)), tenantId: t.tenantId })),
+  ];
+  const k = ((turn % groups.length) + groups.length) % groups.length;
+  return [...groups.slice(k), ...groups.slice(0, k)];
 }

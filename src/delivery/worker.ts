@@ -27,12 +27,13 @@ import {
   type Random,
   type RetryPolicy,
   type SubmitOutcome,
+  type TenantShare,
 } from '../domain/index.js';
-import { workerLanes, type WorkerLane } from './worker-lanes.js';
+import { claimGroups, workerLanes, type WorkerLane } from './worker-lanes.js';
 import { RolloutOfAccounts } from './rollout-of-accounts.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { ClaimedDelivery, Store, TransitionWrite } from '../store/store.js';
+import type { ClaimedDelivery, ClaimRequest, Store, TransitionWrite } from '../store/store.js';
 import { WakeSignal } from './wake-signal.js';
 import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
 
@@ -64,6 +65,12 @@ export interface WorkerOptions {
   /** Builds the one-click unsubscribe header fields put in marketing e-mail (from config `public_url`). Without it, none are added. */
   unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
 }
+
+/**
+ * How long a worker keeps an account's rate shares before reading them again: a changed share
+ * holds on every worker within 5 s, for one small query per account every 5 s (not one per claim).
+ */
+export const SHARES_REFRESH_MS = 5_000;
 
 /** Codes of the outcomes `call` returns without calling the provider: no call, so not counted in the account's health. */
 const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send']);
@@ -102,12 +109,19 @@ export class DeliveryWorker {
   private readonly timeouts: Map<string, number>;
   /** Per account, its rollout stage and how its `unknown` answers are settled at `full`. */
   private readonly rollout: RolloutOfAccounts;
+  /** The accounts' configuration, by id (rate and burst for the tenants' rows). */
+  private readonly configs: Map<string, ProviderAccountConfig>;
+  /** Per account, the tenants' rate shares as last read, and when (the worker's clock). */
+  private readonly shares = new Map<string, { at: number; value: TenantShare[] }>();
+  /** Per account and lane, how many claim rounds with shares it made: which group goes first. */
+  private readonly turns = new Map<string, number>();
 
   constructor(private readonly opts: WorkerOptions) {
     this.batchSize = opts.batchSize ?? 64;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
     const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
+    this.configs = configs;
     // Without an account's configuration (tests with in-process fakes) its timeout is unknown:
     // the lease check then keeps only the margin.
     this.timeouts = new Map([...opts.adapters.keys()].map((id) => [id, configs.get(id)?.timeout_ms ?? 0] as const));
@@ -181,13 +195,7 @@ export class DeliveryWorker {
     // limiter-store.ts): every worker of every process draws on the same rows, so together they
     // never exceed the account's rate.
     const { claimed, retryAt } = lane.limits
-      ? await this.opts.store.limiter.claimWithPermits({
-          ...req,
-          lane: lane.name,
-          laneLimit: lane.limits.lane,
-          accountLimit: lane.limits.account,
-          sources: lane.limits.plan.sources,
-        })
+      ? await this.claimPermitted(providerAccount, lane, lane.limits, req)
       : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
@@ -205,6 +213,50 @@ export class DeliveryWorker {
     }
     await this.throttleIfRefused(providerAccount, lane, outcomes);
     return { ...(await this.record(send, outcomes, stopped)), permitsAt: retryAt };
+  }
+
+  /**
+   * A lane's permitted claim. Without rate shares on the account: one claim on the lane's rows,
+   * as always. With them: one claim per group (`claimGroups`: the tenants without a share
+   * together, each tenant with a share alone with its own row added), until the batch is full;
+   * the earliest `retryAt` of a group the limiter cut short is the lane's.
+   */
+  private async claimPermitted(
+    providerAccount: string,
+    lane: WorkerLane,
+    limits: NonNullable<WorkerLane['limits']>,
+    req: ClaimRequest,
+  ): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
+    const base = { ...req, lane: lane.name, laneLimit: limits.lane, accountLimit: limits.account };
+    const shares = await this.sharesOf(providerAccount);
+    const config = this.configs.get(providerAccount);
+    if (shares.length === 0 || !config) return this.opts.store.limiter.claimWithPermits({ ...base, sources: limits.plan.sources });
+    const key = `${providerAccount}\u0000${lane.name}`;
+    const turn = this.turns.get(key) ?? 0;
+    this.turns.set(key, turn + 1);
+    const claimed: ClaimedDelivery[] = [];
+    let retryAt: number | null = null;
+    for (const g of claimGroups(config, limits.plan.sources, shares, turn)) {
+      const left = req.limit - claimed.length;
+      if (left <= 0) break;
+      const r = await this.opts.store.limiter.claimWithPermits({ ...base, ...g, limit: left });
+      claimed.push(...r.claimed);
+      if (r.retryAt !== null) retryAt = retryAt === null ? r.retryAt : Math.min(retryAt, r.retryAt);
+    }
+    return { claimed, retryAt };
+  }
+
+  /**
+   * The account's rate shares, read from the store at most once per SHARES_REFRESH_MS of the
+   * worker's clock: a change of share takes effect within that time on every worker.
+   */
+  private async sharesOf(providerAccount: string): Promise<TenantShare[]> {
+    const now = this.opts.clock.now();
+    const known = this.shares.get(providerAccount);
+    if (known && now >= known.at && now - known.at < SHARES_REFRESH_MS) return known.value;
+    const value = (await this.opts.store.tenants.accountShares(providerAccount)).map((r) => ({ tenantId: r.tenantId, share: r.share }));
+    this.shares.set(providerAccount, { at: now, value });
+    return value;
   }
 
   /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */

@@ -258,3 +258,44 @@ export function lanePermitPlans(account: { rate_per_second: number; burst: numbe
     return { name: l.name, sources, throttleRows, accrual: { ratePerSecond: maxRate, burst: maxBurst }, scheme: 'split' as const };
   });
 }
+
+/** Limiter rows of tenants with a rate share are named `tenant:<id>`: lane names have no colon, and `*` is not one. */
+export const TENANT_ROW_PREFIX = 'tenant:';
+
+/** A tenant's rate share of one account: a fraction 0 < share ≤ 1 of its rate. */
+export interface TenantShare {
+  tenantId: string;
+  share: number;
+}
+
+/** Every problem with one rate share (null when valid): a number with 0 < share ≤ 1. */
+export function rateShareError(share: unknown): string | null {
+  if (typeof share !== 'number' || !Number.isFinite(share) || !(share > 0 && share <= 1))
+    return `must be a number above 0 and at most 1; got ${JSON.stringify(share)}`;
+  return null;
+}
+
+/** Whether shares summing to `total` fit in one account (Σ ≤ 1, with the decimal slack lanes allow). */
+export function sharesFit(total: number): boolean {
+  return total <= 1 + SHARE_SLACK;
+}
+
+/**
+ * The limiter row of a tenant with share s of an account at (R, B): rate s·R, burst
+ * max(1, floor(s·B)). It is drawn jointly with every source of the lane (`withTenantRow`), so a
+ * permit the tenant gets passes both its own row and the lane's/account's rows: the tenant never
+ * gets more than windowBound(s·R, its burst) in a window, and the account's bound still holds.
+ */
+export function tenantLimiterRow(account: { rate_per_second: number; burst: number }, t: TenantShare): LimiterRow {
+  const err = rateShareError(t.share);
+  if (err) throw new RangeError(`rate share of tenant ${t.tenantId} ${err}`);
+  return {
+    row: `${TENANT_ROW_PREFIX}${t.tenantId}`,
+    limit: { ratePerSecond: t.share * account.rate_per_second, burst: Math.max(1, Math.floor(t.share * account.burst + SHARE_SLACK)) },
+  };
+}
+
+/** A lane's permit sources with the tenant's row added to each set: every permit passes the tenant's row too. */
+export function withTenantRow(sources: readonly (readonly LimiterRow[])[], tenantRow: LimiterRow): LimiterRow[][] {
+  return sources.map((set) => [...set, tenantRow]);
+}

@@ -311,6 +311,10 @@ export interface ClaimRequest {
   purposes?: readonly Purpose[];
   /** Only these deliveries, when due (the API process's fast path for a code it has just committed); any due one when absent. */
   deliveryIds?: readonly string[];
+  /** Only this tenant's deliveries (a tenant with a rate share claims with its own limiter row); any tenant's when absent. */
+  tenantId?: string;
+  /** None of these tenants' deliveries (the claim of everybody without a share); no tenant left out when absent. */
+  exceptTenants?: readonly string[];
   workerId: string;
   now: number;
   leaseMs: number;

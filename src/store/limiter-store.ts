@@ -1,7 +1,8 @@
 /**
  * The limiter part of the Store contract (`store.limiter`): the shared rate limiter, GCRA states
- * per (provider account, row), where a row is a lane's own or the account's shared one (`*`);
- * which rows a lane draws on is the domain's `lanePermitPlans`. Every worker of every process
+ * per (provider account, row), where a row is a lane's own, the account's shared one (`*`), or
+ * a tenant's with a rate share (`tenant:<id>`, drawn jointly with the lane's rows: docs/tenants.md,
+ * "Rate shares"); which rows a lane draws on is the domain's `lanePermitPlans`. Every worker of every process
  * spends the same rows. The arithmetic is the domain's (`acquireJoint`, `refundedState`,
  * `throttle` in src/domain/rate-limit.ts); the store only makes it atomic.
  *

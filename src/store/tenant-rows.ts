@@ -43,5 +43,10 @@ export function toApiKeyRecord(r: Row): ApiKeyRecord {
 }
 
 export function toAccountAssignment(r: Row): AccountAssignment {
-  return { tenantId: str(r.tenant_id), providerAccount: str(r.provider_account), createdAt: num(r.created_at) };
+  return {
+    tenantId: str(r.tenant_id),
+    providerAccount: str(r.provider_account),
+    createdAt: num(r.created_at),
+    rateShare: r.rate_share === null || r.rate_share === undefined ? null : Number(r.rate_share),
+  };
 }

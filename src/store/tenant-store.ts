@@ -52,7 +52,12 @@ export interface AccountAssignment {
   tenantId: string;
   providerAccount: string;
   createdAt: number;
+  /** The tenant's rate share of the account, 0 < share ≤ 1, enforced by the limiter; null: none (it competes for the whole rate). */
+  rateShare: number | null;
 }
+
+/** What `assignAccount` did: refused (nothing written) when the shares on the account would sum past 1. */
+export type AssignResult = { ok: true } | { ok: false; reason: 'shares_exceed_account'; otherShares: number };
 
 /** `store.tenants`; implemented by sqlite/tenants.ts and postgres/tenants.ts. */
 export interface TenantStore {
@@ -78,12 +83,19 @@ export interface TenantStore {
   rotateKey(tenantId: string, id: string, replacement: KeyReplacement, now: number): Promise<ApiKeyInfo | null>;
   /** Records a request's use of the key (callers write it at most once a minute per key). */
   touchKey(id: string, now: number): Promise<void>;
-  /** Gives the tenant the account (no-op when it has it). */
-  assignAccount(tenantId: string, providerAccount: string, now: number): Promise<void>;
+  /**
+   * Gives the tenant the account with this rate share (null or absent: none), replacing the
+   * share of an assignment it already has (its created_at stays). Refused, nothing written, when
+   * the other tenants' shares of the account plus this one would exceed 1; the check and the
+   * write are one transaction, serialized per account, so two assignments cannot both squeeze in.
+   */
+  assignAccount(tenantId: string, providerAccount: string, now: number, rateShare?: number | null): Promise<AssignResult>;
   /** Takes the account away; false when the tenant did not have it. */
   unassignAccount(tenantId: string, providerAccount: string): Promise<boolean>;
   /** Every assignment, by tenant then account. */
   listAssignments(): Promise<AccountAssignment[]>;
+  /** The tenants with a rate share of the account and their shares, by tenant (the worker's claim groups). */
+  accountShares(providerAccount: string): Promise<Array<{ tenantId: string; share: number }>>;
   /** What intake needs to decide whether the tenant may use an account (one read). */
   accountAccess(tenantId: string): Promise<AccountAccess>;
 }

@@ -55,9 +55,15 @@ describe('herald tenants and herald keys', () => {
     writeFileSync(config, JSON.stringify({ provider_accounts: [{ id: 'sandbox-sms', kind: 'sandbox', channel: 'sms', base_url: 'http://127.0.0.1:1' }] }));
     const account = 'sandbox-sms';
     expect(resolveConfig(JSON.parse(readFileSync(config, 'utf8')), { dataDir: dir }).provider_accounts.map((a) => a.id)).toEqual([account]);
-    expect((await run(tenantsCommand, ['assign', '--id', 'acme', '--account', account, '--config', config])).code).toBe(0);
+    for (const bad of ['0', '1.5', 'half', ''])
+      await expect(run(tenantsCommand, ['assign', '--id', 'acme', '--account', account, '--rate-share', bad, '--config', config])).rejects.toThrow(
+        /--rate-share/,
+      );
+    const assigned = await run(tenantsCommand, ['assign', '--id', 'acme', '--account', account, '--rate-share', '0.25', '--config', config]);
+    expect(assigned.stdout).toContain('with a rate share of 0.25');
+    await expect(run(tenantsCommand, ['assign', '--id', 'default', '--account', account, '--rate-share', '0.8', '--config', config])).rejects.toThrow(/past 1/);
     await expect(run(tenantsCommand, ['assign', '--id', 'acme', '--account', 'nope', '--config', config])).rejects.toThrow(/no provider account/);
-    expect((await run(tenantsCommand, ['list'])).stdout).toMatch(new RegExp(`^acme  "Acme"  .*accounts=${account}$`, 'm'));
+    expect((await run(tenantsCommand, ['list'])).stdout).toMatch(new RegExp(`^acme  "Acme"  .*accounts=${account}@0.25$`, 'm'));
 
     const made = await run(keysCommand, ['create', '--tenant', 'acme', '--label', 'ci', '--scope', 'send,read', '--expires', '2099-01-01T00:00:00Z']);
     const key = made.stdout.trim();

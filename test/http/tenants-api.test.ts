@@ -169,6 +169,33 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
     expect((await call(h.apiKey, 'DELETE', '/v1/tenants/acme/provider-accounts/sandbox-sms')).status).toBe(404);
   });
 
+  it('sets rate shares on assignments, validates them with problem documents and refuses a sum past 1', async () => {
+    for (const id of ['acme', 'beta']) expect((await call(h.apiKey, 'POST', '/v1/tenants', { id, name: id })).status).toBe(201);
+    const url = (t: string) => `/v1/tenants/${t}/provider-accounts/sandbox-sms`;
+    const set = await call(h.apiKey, 'PUT', url('acme'), { rate_share: 0.25 });
+    expect(set.status, set.text).toBe(200);
+    expect(set.json).toMatchObject({ provider_accounts: ['sandbox-sms'], assignments: [{ provider_account: 'sandbox-sms', rate_share: 0.25 }] });
+    for (const bad of [0, -0.1, 1.5, '0.5', true, {}]) {
+      const r = await call(h.apiKey, 'PUT', url('beta'), { rate_share: bad });
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.json.code).toBe('validation_failed');
+    }
+    expect((await call(h.apiKey, 'PUT', url('beta'), { share: 0.5 })).json.code).toBe('validation_failed');
+    const over = await call(h.apiKey, 'PUT', url('beta'), { rate_share: 0.8 });
+    expect(over.status).toBe(422);
+    expect(over.json).toMatchObject({ code: 'rate_shares_exceed_account', errors: [{ field: 'rate_share' }] });
+    expect(over.json.detail).toContain('0.75');
+    // Nothing was written: beta has no assignment.
+    expect((await call(h.apiKey, 'GET', '/v1/tenants/beta')).json).toMatchObject({ provider_accounts: [], assignments: [] });
+    expect((await call(h.apiKey, 'PUT', url('beta'), { rate_share: 0.75 })).status).toBe(200);
+    // No body, an empty one or null: no share (the tenant competes for the whole rate).
+    expect((await call(h.apiKey, 'PUT', url('default'))).status).toBe(200);
+    expect((await call(h.apiKey, 'PUT', url('acme'), {})).json.assignments).toEqual([{ provider_account: 'sandbox-sms', rate_share: null }]);
+    expect((await call(h.apiKey, 'PUT', url('acme'), { rate_share: null })).json.assignments).toEqual([{ provider_account: 'sandbox-sms', rate_share: null }]);
+    expect((await call(h.apiKey, 'GET', '/v1/tenants/beta')).json.assignments).toEqual([{ provider_account: 'sandbox-sms', rate_share: 0.75 }]);
+    expect(await h.store.tenants.accountShares('sandbox-sms')).toEqual([{ tenantId: 'beta', share: 0.75 }]);
+  });
+
   it('GET /v1/audit pages who did what from where, newest first; nothing edits it', async () => {
     const k = await newKey(['read']);
     await call(h.apiKey, 'DELETE', `/v1/keys/${k.id}`);

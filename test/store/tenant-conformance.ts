@@ -84,8 +84,8 @@ export function tenantConformance(driver: string, fixture: () => Promise<StoreFi
       await store.tenants.assignAccount('acme', 'sms-a', T0 + 1);
       await store.tenants.assignAccount('default', 'sms-a', T0);
       expect(await store.tenants.listAssignments()).toEqual([
-        { tenantId: 'acme', providerAccount: 'sms-a', createdAt: T0 },
-        { tenantId: 'default', providerAccount: 'sms-a', createdAt: T0 },
+        { tenantId: 'acme', providerAccount: 'sms-a', createdAt: T0, rateShare: null },
+        { tenantId: 'default', providerAccount: 'sms-a', createdAt: T0, rateShare: null },
       ]);
       const acme = await store.tenants.accountAccess('acme');
       expect(acme).toEqual({ assigned: ['sms-a'], taken: ['sms-a'] });
@@ -96,6 +96,34 @@ export function tenantConformance(driver: string, fixture: () => Promise<StoreFi
       expect(await store.tenants.unassignAccount('default', 'sms-a')).toBe(true);
       expect(await store.tenants.unassignAccount('default', 'sms-a')).toBe(false);
       expect(mayUseAccount(await store.tenants.accountAccess('default'), 'default', 'sms-a')).toBe(false);
+    });
+
+    it('keeps rate shares with assignments and refuses shares summing past 1, writing nothing', async () => {
+      await store.tenants.createTenant({ id: 'acme', name: 'Acme' }, firstKey('acme', 'key_a1'), T0);
+      await store.tenants.createTenant({ id: 'beta', name: 'Beta' }, firstKey('beta', 'key_b1'), T0);
+      expect(await store.tenants.assignAccount('acme', 'sms-a', T0, 0.25)).toEqual({ ok: true });
+      expect(await store.tenants.assignAccount('beta', 'sms-a', T0, 0.7)).toEqual({ ok: true });
+      // 0.25 + 0.7 + 0.1 > 1: refused, and beta's earlier share is untouched.
+      expect(await store.tenants.assignAccount('default', 'sms-a', T0, 0.1)).toEqual({ ok: false, reason: 'shares_exceed_account', otherShares: 0.95 });
+      expect(await store.tenants.assignAccount('beta', 'sms-a', T0 + 1, 0.8)).toEqual({ ok: false, reason: 'shares_exceed_account', otherShares: 0.25 });
+      // Decimal shares summing to exactly 1 fit (0.25 + 0.75); replacing one's own share does not count it twice.
+      expect(await store.tenants.assignAccount('beta', 'sms-a', T0 + 1, 0.75)).toEqual({ ok: true });
+      // No share never exceeds anything; another account's shares are separate.
+      expect(await store.tenants.assignAccount('default', 'sms-a', T0)).toEqual({ ok: true });
+      expect(await store.tenants.assignAccount('default', 'sms-b', T0, 1)).toEqual({ ok: true });
+      expect(await store.tenants.listAssignments()).toEqual([
+        { tenantId: 'acme', providerAccount: 'sms-a', createdAt: T0, rateShare: 0.25 },
+        { tenantId: 'beta', providerAccount: 'sms-a', createdAt: T0, rateShare: 0.75 },
+        { tenantId: 'default', providerAccount: 'sms-a', createdAt: T0, rateShare: null },
+        { tenantId: 'default', providerAccount: 'sms-b', createdAt: T0, rateShare: 1 },
+      ]);
+      expect(await store.tenants.accountShares('sms-a')).toEqual([
+        { tenantId: 'acme', share: 0.25 },
+        { tenantId: 'beta', share: 0.75 },
+      ]);
+      // Re-assigning without a share takes it away.
+      expect(await store.tenants.assignAccount('acme', 'sms-a', T0 + 2)).toEqual({ ok: true });
+      expect(await store.tenants.accountShares('sms-a')).toEqual([{ tenantId: 'beta', share: 0.75 }]);
     });
 
     it('pages a tenant’s audit trail newest first, with a cursor, never another tenant’s', async () => {

@@ -5,7 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
-import { TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
+import { rateShareError } from '../../domain/index.js';
+import { sharesExceedError, TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
 import { newId } from '../../intake/ids.js';
 import { openStore } from '../../runtime/node.js';
 import { parseFlags, UsageError } from '../args.js';
@@ -15,12 +16,15 @@ import { recordCliAction } from '../operator-record.js';
 
 export const TENANTS_HELP = `Usage: herald tenants list   [--config herald.json] [--data-dir ./herald-data]
        herald tenants create --id ID --name NAME [--label KEY_LABEL]
-       herald tenants assign   --id ID --account PROVIDER_ACCOUNT
+       herald tenants assign   --id ID --account PROVIDER_ACCOUNT [--rate-share FRACTION]
        herald tenants unassign --id ID --account PROVIDER_ACCOUNT
 
 create: a tenant and its first API key (every scope but tenants), printed once.
 assign: lets the tenant send through a configured provider account. Once an account is assigned
   to any tenant only its tenants use it; an account assigned to nobody is the default tenant's.
+  --rate-share 0.25 caps the tenant at that fraction (0 < s <= 1) of the account's rate; the
+  shares on one account sum to at most 1. Without it the tenant competes for the whole rate (a
+  re-assignment without it removes the share).
 The same as POST /v1/tenants and PUT/DELETE /v1/tenants/{id}/provider-accounts/{account}.
 `;
 
@@ -38,6 +42,7 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     name: { type: 'string' },
     label: { type: 'string' },
     account: { type: 'string' },
+    'rate-share': { type: 'string' },
     config: { type: 'string', short: 'c' },
     'data-dir': { type: 'string', short: 'd' },
   });
@@ -49,6 +54,13 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     throw new UsageError('--id must be lower-case letters, digits, _ and - (at most 63)');
   if (sub === 'create' && !flags.name) throw new UsageError('herald tenants create needs --name');
   if ((sub === 'assign' || sub === 'unassign') && !flags.account) throw new UsageError(`herald tenants ${sub} needs --account`);
+  if (flags['rate-share'] !== undefined && sub !== 'assign') throw new UsageError('--rate-share is for herald tenants assign');
+  let rateShare: number | null = null;
+  if (flags['rate-share'] !== undefined) {
+    const raw = flags['rate-share'].trim();
+    rateShare = raw === '' ? NaN : Number(raw);
+    if (rateShareError(rateShare)) throw new UsageError(`--rate-share must be a number above 0 and at most 1; got ${JSON.stringify(flags['rate-share'])}`);
+  }
   const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
@@ -58,7 +70,9 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     if (sub === 'list') {
       const assignments = await store.tenants.listAssignments();
       for (const t of await store.tenants.listTenants()) {
-        const accounts = assignments.filter((a) => a.tenantId === t.id).map((a) => a.providerAccount);
+        const accounts = assignments
+          .filter((a) => a.tenantId === t.id)
+          .map((a) => (a.rateShare === null ? a.providerAccount : `${a.providerAccount}@${a.rateShare}`));
         process.stdout.write(`${t.id}  ${JSON.stringify(t.name)}  ${new Date(t.createdAt).toISOString()}  accounts=${accounts.join(',') || '-'}\n`);
       }
       return 0;
@@ -82,9 +96,10 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     if (!(await store.tenants.getTenant(id))) throw new UsageError(`no tenant ${id}`);
     if (sub === 'assign') {
       if (!config.provider_accounts.some((a) => a.id === account)) throw new UsageError(`no provider account ${account} is configured`);
-      await store.tenants.assignAccount(id, account, now);
-      await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_assign', id, { provider_account: account });
-      process.stdout.write(`${account} assigned to ${id}\n`);
+      const done = await store.tenants.assignAccount(id, account, now, rateShare);
+      if (!done.ok) throw new UsageError(sharesExceedError(account, rateShare!, done.otherShares).message);
+      await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_assign', id, { provider_account: account, rate_share: rateShare });
+      process.stdout.write(`${account} assigned to ${id}${rateShare === null ? '' : ` with a rate share of ${rateShare}`}\n`);
       return 0;
     }
     if (!(await store.tenants.unassignAccount(id, account))) throw new UsageError(`${account} is not assigned to ${id}`);

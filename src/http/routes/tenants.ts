@@ -39,17 +39,43 @@ const tenantSchema = {
     name: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     provider_accounts: { type: 'array', items: { type: 'string' }, description: 'Accounts assigned to the tenant' },
+    assignments: {
+      type: 'array',
+      description: 'The same accounts with their rate shares',
+      items: {
+        type: 'object',
+        properties: {
+          provider_account: { type: 'string' },
+          rate_share: {
+            type: ['number', 'null'],
+            description: "Fraction of the account's rate the limiter lets this tenant use at most; null: none (it competes for the whole rate)",
+          },
+        },
+      },
+    },
     key: apiKeySchema,
   },
 } as const;
 
 function tenantJson(t: TenantRecord, assignments: AccountAssignment[]) {
+  const mine = assignments.filter((a) => a.tenantId === t.id);
   return {
     id: t.id,
     name: t.name,
     created_at: new Date(t.createdAt).toISOString(),
-    provider_accounts: assignments.filter((a) => a.tenantId === t.id).map((a) => a.providerAccount),
+    provider_accounts: mine.map((a) => a.providerAccount),
+    assignments: mine.map((a) => ({ provider_account: a.providerAccount, rate_share: a.rateShare })),
   };
+}
+
+/** The refusal of a share that would take the account's shares past 1. */
+export function sharesExceedError(accountId: string, share: number, otherShares: number): HeraldError {
+  const left = Math.max(0, Math.round((1 - otherShares) * 1e9) / 1e9);
+  return new HeraldError(
+    'rate_shares_exceed_account',
+    `the other tenants of ${accountId} hold ${Math.round(otherShares * 1e9) / 1e9} of its rate; a share of ${share} would take the sum past 1 (at most ${left} is left)`,
+    [{ field: 'rate_share', message: `at most ${left} of ${accountId}'s rate is not held by other tenants` }],
+  );
 }
 
 /** Registers the operator's tenant routes on an authenticated scope. */
@@ -124,23 +150,37 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
     async (request) => tenantJson(await mustGet(request.params.id), await deps.store.tenants.listAssignments()),
   );
 
-  app.put<{ Params: { id: string; accountId: string } }>(
+  app.put<{ Params: { id: string; accountId: string }; Body: { rate_share?: number | null } | undefined }>(
     '/v1/tenants/:id/provider-accounts/:accountId',
     {
       schema: {
-        summary: 'Assign a configured provider account to a tenant (operator)',
-        description: "Once an account is assigned to any tenant, only its tenants send through it; an account assigned to nobody is the default tenant's.",
+        summary: 'Assign a configured provider account to a tenant, with an optional rate share (operator)',
+        description:
+          "Once an account is assigned to any tenant, only its tenants send through it; an account assigned to nobody is the default tenant's. " +
+          "`rate_share` (0 < s ≤ 1) caps the tenant at that fraction of the account's rate in the limiter; without it (or null) the tenant competes for the whole rate. " +
+          'A PUT replaces the share of an existing assignment. The shares on one account sum to at most 1 (else 422 rate_shares_exceed_account, nothing written).',
         tags: ['tenants'],
         params: assignParams,
-        response: { 200: tenantSchema, 401: problemRef, 403: problemRef, 404: problemRef },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { rate_share: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1 } },
+        },
+        response: { 200: tenantSchema, 400: problemRef, 401: problemRef, 403: problemRef, 404: problemRef, 422: problemRef },
+      },
+      // The body is optional (a PUT without one assigns with no share): validate it as {}.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
       },
     },
     async (request) => {
       const { id, accountId } = request.params;
+      const share = request.body?.rate_share ?? null;
       const tenant = await mustGet(id);
       if (!(deps.accounts ?? []).some((a) => a.id === accountId)) throw new HeraldError('not_found', `no provider account ${accountId} is configured`);
-      await deps.store.tenants.assignAccount(id, accountId, clock.now());
-      await recordAction(audit, request, 'account_assign', { subjectId: id }, { provider_account: accountId });
+      const done = await deps.store.tenants.assignAccount(id, accountId, clock.now(), share);
+      if (!done.ok) throw sharesExceedError(accountId, share!, done.otherShares);
+      await recordAction(audit, request, 'account_assign', { subjectId: id }, { provider_account: accountId, rate_share: share });
       return tenantJson(tenant, await deps.store.tenants.listAssignments());
     },
   );

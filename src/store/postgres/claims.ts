@@ -6,6 +6,8 @@
 import type pg from 'pg';
 import { PURPOSES, type Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
+
+type TenantFilter = { tenantId?: string | undefined; exceptTenants?: readonly string[] | undefined };
 import type { Client, PostgresContext } from './sql-context.js';
 import { bindTo, openContent } from '../content-cipher.js';
 
@@ -14,7 +16,11 @@ export async function claimOn(sql: PostgresContext, req: ClaimRequest, client: p
   if (req.limit <= 0) return [];
   const leaseUntil = req.now + req.leaseMs;
   const params = [req.providerAccount, req.now, req.limit, req.workerId, leaseUntil, [...(req.purposes ?? PURPOSES)]];
-  const rows = req.deliveryIds === undefined ? await sql.q('claim_batch', params, client) : await sql.q('claim_ids', [...params, [...req.deliveryIds]], client);
+  const tenants = [req.tenantId ?? null, req.exceptTenants ? [...req.exceptTenants] : null];
+  const rows =
+    req.deliveryIds === undefined
+      ? await sql.q('claim_batch', [...params, ...tenants], client)
+      : await sql.q('claim_ids', [...params, [...req.deliveryIds], ...tenants], client);
   return rows.map((r) => ({
     deliveryId: String(r.id),
     notificationId: String(r.notification_id),
@@ -43,9 +49,23 @@ export async function nextDue(sql: PostgresContext, providerAccount: string, now
 /** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
 export async function dueCount(
   sql: PostgresContext,
-  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+  r: TenantFilter & {
+    providerAccount: string;
+    now: number;
+    purposes?: readonly Purpose[] | undefined;
+    deliveryIds?: readonly string[] | undefined;
+    limit: number;
+  },
 ): Promise<number> {
   if (r.limit <= 0) return 0;
-  const [row] = await sql.q('due_count', [r.providerAccount, r.now, [...(r.purposes ?? PURPOSES)], r.limit, r.deliveryIds ? [...r.deliveryIds] : null]);
+  const [row] = await sql.q('due_count', [
+    r.providerAccount,
+    r.now,
+    [...(r.purposes ?? PURPOSES)],
+    r.limit,
+    r.deliveryIds ? [...r.deliveryIds] : null,
+    r.tenantId ?? null,
+    r.exceptTenants ? [...r.exceptTenants] : null,
+  ]);
   return Number(row?.n ?? 0);
 }

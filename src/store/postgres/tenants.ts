@@ -1,7 +1,8 @@
 /** The PostgreSQL driver's tenants part (see src/store/tenant-store.ts). */
 import type { NewApiKey, NewTenant } from '../core-store.js';
 import { scopesText, toAccountAssignment, toApiKeyInfo, toTenantRecord } from '../tenant-rows.js';
-import type { AccountAccess, AccountAssignment, ApiKeyInfo, KeyReplacement, TenantRecord, TenantStore } from '../tenant-store.js';
+import { sharesFit } from '../../domain/index.js';
+import type { AccountAccess, AccountAssignment, ApiKeyInfo, AssignResult, KeyReplacement, TenantRecord, TenantStore } from '../tenant-store.js';
 import type { PostgresContext } from './sql-context.js';
 
 /** `store.tenants` of the PostgreSQL store. */
@@ -59,8 +60,22 @@ export class PostgresTenants implements TenantStore {
     await this.sql.q('api_key_touch', [id, now]);
   }
 
-  async assignAccount(tenantId: string, providerAccount: string, now: number): Promise<void> {
-    await this.sql.q('tenant_account_assign', [tenantId, providerAccount, now]);
+  async assignAccount(tenantId: string, providerAccount: string, now: number, rateShare: number | null = null): Promise<AssignResult> {
+    return this.sql.tx(async (c): Promise<AssignResult> => {
+      await this.sql.q('tenant_account_lock', [providerAccount], c);
+      if (rateShare !== null) {
+        const [r] = await this.sql.q('tenant_account_other_shares', [tenantId, providerAccount], c);
+        const others = Number(r?.total ?? 0);
+        if (!sharesFit(others + rateShare)) return { ok: false, reason: 'shares_exceed_account', otherShares: others };
+      }
+      await this.sql.q('tenant_account_assign', [tenantId, providerAccount, now, rateShare], c);
+      return { ok: true };
+    });
+  }
+
+  async accountShares(providerAccount: string): Promise<Array<{ tenantId: string; share: number }>> {
+    const rows = await this.sql.q('tenant_account_shares', [providerAccount]);
+    return rows.map((r) => ({ tenantId: String(r.tenant_id), share: Number(r.rate_share) }));
   }
 
   async unassignAccount(tenantId: string, providerAccount: string): Promise<boolean> {

@@ -9,6 +9,13 @@ import { bindTo, openContent } from '../content-cipher.js';
 import type { Row } from '../rows.js';
 import { purposeFlags, type SqliteContext } from './sql-context.js';
 
+type TenantFilter = { tenantId?: string | undefined; exceptTenants?: readonly string[] | undefined };
+
+/** The claim statements' tenant filter: @tenant_id (null: any) and @except_tenants (a JSON array; null: none). */
+function tenantParams(r: TenantFilter): { tenant_id: string | null; except_tenants: string | null } {
+  return { tenant_id: r.tenantId ?? null, except_tenants: r.exceptTenants ? JSON.stringify(r.exceptTenants) : null };
+}
+
 /** Claims up to `req.limit` due deliveries; must run inside the caller's transaction (it writes several rows). */
 export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery[] {
   const leaseUntil = req.now + req.leaseMs;
@@ -18,6 +25,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
     // SQLite reads a negative LIMIT as "no limit": never let a bad caller claim everything.
     limit: Math.max(0, req.limit),
     ...purposeFlags(req.purposes),
+    ...tenantParams(req),
   };
   const due = (
     req.deliveryIds === undefined ? sql.stmt('claim_select_due').all(params) : sql.stmt('claim_ids').all({ ...params, ids: JSON.stringify(req.deliveryIds) })
@@ -70,7 +78,13 @@ export function nextDue(sql: SqliteContext, providerAccount: string, now: number
 /** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */
 export function dueCount(
   sql: SqliteContext,
-  r: { providerAccount: string; now: number; purposes?: readonly Purpose[] | undefined; deliveryIds?: readonly string[] | undefined; limit: number },
+  r: TenantFilter & {
+    providerAccount: string;
+    now: number;
+    purposes?: readonly Purpose[] | undefined;
+    deliveryIds?: readonly string[] | undefined;
+    limit: number;
+  },
 ): number {
   if (r.limit <= 0) return 0;
   const row = sql.stmt('due_count').get({
@@ -79,6 +93,7 @@ export function dueCount(
     limit: r.limit,
     ids: r.deliveryIds ? JSON.stringify(r.deliveryIds) : null,
     ...purposeFlags(r.purposes),
+    ...tenantParams(r),
   }) as Row | undefined;
   return Number(row?.n ?? 0);
 }

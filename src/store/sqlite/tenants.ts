@@ -2,7 +2,8 @@
 import type { NewApiKey, NewTenant } from '../core-store.js';
 import type { Row } from '../rows.js';
 import { scopesText, toAccountAssignment, toApiKeyInfo, toTenantRecord } from '../tenant-rows.js';
-import type { AccountAccess, AccountAssignment, ApiKeyInfo, KeyReplacement, TenantRecord, TenantStore } from '../tenant-store.js';
+import { sharesFit } from '../../domain/index.js';
+import type { AccountAccess, AccountAssignment, ApiKeyInfo, AssignResult, KeyReplacement, TenantRecord, TenantStore } from '../tenant-store.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** The named parameters of `api_key_insert`. */
@@ -61,8 +62,21 @@ export class SqliteTenants implements TenantStore {
     this.sql.stmt('api_key_touch').run({ id, now });
   }
 
-  async assignAccount(tenantId: string, providerAccount: string, now: number): Promise<void> {
-    this.sql.stmt('tenant_account_assign').run({ tenant_id: tenantId, provider_account: providerAccount, now });
+  async assignAccount(tenantId: string, providerAccount: string, now: number, rateShare: number | null = null): Promise<AssignResult> {
+    return this.sql.write(() => {
+      this.sql.stmt('tenant_account_lock').get({ provider_account: providerAccount });
+      if (rateShare !== null) {
+        const others = Number((this.sql.stmt('tenant_account_other_shares').get({ tenant_id: tenantId, provider_account: providerAccount }) as Row).total);
+        if (!sharesFit(others + rateShare)) return { ok: false, reason: 'shares_exceed_account', otherShares: others };
+      }
+      this.sql.stmt('tenant_account_assign').run({ tenant_id: tenantId, provider_account: providerAccount, now, rate_share: rateShare });
+      return { ok: true };
+    });
+  }
+
+  async accountShares(providerAccount: string): Promise<Array<{ tenantId: string; share: number }>> {
+    const rows = this.sql.stmt('tenant_account_shares').all({ provider_account: providerAccount }) as Row[];
+    return rows.map((r) => ({ tenantId: String(r.tenant_id), share: Number(r.rate_share) }));
   }
 
   async unassignAccount(tenantId: string, providerAccount: string): Promise<boolean> {

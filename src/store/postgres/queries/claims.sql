@@ -5,7 +5,9 @@
 -- The lane's purposes ($6) are walked one index scan each (deliveries_due_purpose), so a
 -- lane's claim never scans another lane's backlog; rows a branch locked but the outer LIMIT
 -- left out are released when this statement's transaction ends.
--- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until, $6 purposes[]
+-- With $7, only that tenant's deliveries (a tenant with a rate share claims with its own limiter
+-- row); with $8, none of those tenants' (everybody else's claim).
+-- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until, $6 purposes[], $7 tenant_id (null: any), $8 except_tenants[] (null: none)
 WITH due AS (
   SELECT d.id FROM unnest($6::text[]) AS p(purpose)
   CROSS JOIN LATERAL (
@@ -15,6 +17,8 @@ WITH due AS (
       AND state IN ('ready', 'retryable')
       AND next_attempt_at <= $2
       AND expires_at > $2
+      AND ($7::text IS NULL OR tenant_id = $7::text)
+      AND ($8::text[] IS NULL OR tenant_id <> ALL($8::text[]))
     ORDER BY next_attempt_at, id
     LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -41,7 +45,7 @@ ORDER BY c.next_attempt_at, c.id;
 -- claim_batch for named deliveries only (the API process's fast path for a code it has just
 -- committed): the same lease, fencing token and attempt row, the same due rules, and the same
 -- SKIP LOCKED, so a worker claiming it at the same moment gets either it or nothing.
--- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until, $6 purposes[], $7 ids[]
+-- params: $1 provider_account, $2 now, $3 limit, $4 worker_id, $5 lease_until, $6 purposes[], $7 ids[], $8 tenant_id (null: any), $9 except_tenants[] (null: none)
 WITH due AS (
   SELECT id, next_attempt_at FROM deliveries
   WHERE id = ANY($7::text[])
@@ -50,6 +54,8 @@ WITH due AS (
     AND state IN ('ready', 'retryable')
     AND next_attempt_at <= $2
     AND expires_at > $2
+    AND ($8::text IS NULL OR tenant_id = $8::text)
+    AND ($9::text[] IS NULL OR tenant_id <> ALL($9::text[]))
   ORDER BY next_attempt_at, id
   LIMIT $3
   FOR UPDATE SKIP LOCKED
@@ -81,7 +87,7 @@ RETURNING d.id;
 -- How many of the lane's deliveries are due now, counting no further than $4: a permitted claim
 -- reserves no more permits than there is work for (a permit reserved for nothing is refunded
 -- only if nobody drew on its row meanwhile, else lost). With $5, only those deliveries.
--- params: $1 provider_account, $2 now, $3 purposes[], $4 limit, $5 ids[] (null: any)
+-- params: $1 provider_account, $2 now, $3 purposes[], $4 limit, $5 ids[] (null: any), $6 tenant_id (null: any), $7 except_tenants[] (null: none)
 SELECT count(*) AS n FROM (
   SELECT 1 FROM unnest($3::text[]) AS p(purpose)
   CROSS JOIN LATERAL (
@@ -92,6 +98,8 @@ SELECT count(*) AS n FROM (
       AND next_attempt_at <= $2
       AND expires_at > $2
       AND ($5::text[] IS NULL OR id = ANY($5::text[]))
+      AND ($6::text IS NULL OR tenant_id = $6::text)
+      AND ($7::text[] IS NULL OR tenant_id <> ALL($7::text[]))
     LIMIT $4
   ) d
   LIMIT $4

@@ -53,17 +53,36 @@ WHERE tenant_id = $3 AND id = $4 AND revoked_at IS NULL;
 -- params: $1 id, $2 now
 UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2);
 
+-- name: tenant_account_lock
+-- Serializes assignments of one account until the transaction ends: the sum of its shares is
+-- checked and written under it (row locks cannot cover an assignment that does not exist yet).
+-- params: $1 provider_account
+SELECT pg_advisory_xact_lock(hashtext('tenant_provider_accounts:' || $1::text)) IS NULL AS locked;
+
+-- name: tenant_account_other_shares
+-- The rate shares the account's other tenants hold (0 when none).
+-- params: $1 tenant_id, $2 provider_account
+SELECT COALESCE(SUM(rate_share), 0) AS total FROM tenant_provider_accounts
+WHERE provider_account = $2 AND tenant_id <> $1;
+
 -- name: tenant_account_assign
--- params: $1 tenant_id, $2 provider_account, $3 now
-INSERT INTO tenant_provider_accounts (tenant_id, provider_account, created_at) VALUES ($1, $2, $3)
-ON CONFLICT (tenant_id, provider_account) DO NOTHING;
+-- Inserts the assignment, or replaces the share of an existing one (created_at stays).
+-- params: $1 tenant_id, $2 provider_account, $3 now, $4 rate_share
+INSERT INTO tenant_provider_accounts (tenant_id, provider_account, created_at, rate_share) VALUES ($1, $2, $3, $4)
+ON CONFLICT (tenant_id, provider_account) DO UPDATE SET rate_share = excluded.rate_share;
+
+-- name: tenant_account_shares
+-- The tenants with a rate share of one account.
+-- params: $1 provider_account
+SELECT tenant_id, rate_share FROM tenant_provider_accounts
+WHERE provider_account = $1 AND rate_share IS NOT NULL ORDER BY tenant_id;
 
 -- name: tenant_account_unassign
 -- params: $1 tenant_id, $2 provider_account
 DELETE FROM tenant_provider_accounts WHERE tenant_id = $1 AND provider_account = $2 RETURNING tenant_id;
 
 -- name: tenant_accounts_list
-SELECT tenant_id, provider_account, created_at FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
+SELECT tenant_id, provider_account, created_at, rate_share FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
 
 -- name: tenant_account_access
 -- Every assigned account once, and whether this tenant is among its tenants.

@@ -3,35 +3,42 @@
 -- measured on SQLite 3.40 (the subquery form re-plans per row; by id, each update is one index seek).
 
 -- name: claim_select_due
+-- With @tenant_id, only that tenant's deliveries (a tenant with a rate share claims with its own
+-- limiter row); with @except_tenants, none of theirs (everybody else's claim).
 -- The due deliveries of one account among the purposes of one lane (@otp … @alert are 1 for
 -- the lane's purposes, 0 for the others). One branch per purpose, each an ordered walk of the
 -- deliveries_due_purpose index, so a lane's claim never scans another lane's backlog (a code
 -- is found at once behind 600,000 queued campaign messages).
--- params: @provider_account, @now, @limit, @otp, @transactional, @conversational, @marketing, @alert
+-- params: @provider_account, @now, @limit, @otp, @transactional, @conversational, @marketing, @alert, @tenant_id (null: any), @except_tenants (JSON array; null: none)
 SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM (
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @transactional AND provider_account = @provider_account AND purpose = 'transactional'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @conversational AND provider_account = @provider_account AND purpose = 'conversational'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @marketing AND provider_account = @provider_account AND purpose = 'marketing'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @alert AND provider_account = @provider_account AND purpose = 'alert'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
     ORDER BY next_attempt_at, id LIMIT @limit)
 ) due
 JOIN deliveries d ON d.id = due.id
@@ -43,7 +50,7 @@ LIMIT @limit;
 -- claim_select_due for named deliveries only (the API process's fast path for a code it has
 -- just committed): the same due rules; the lease is then taken by claim_update, whose state
 -- guard makes a worker claiming it in another process get either it or nothing.
--- params: @provider_account, @now, @limit, @ids (JSON array), @otp, @transactional, @conversational, @marketing, @alert
+-- params: @provider_account, @now, @limit, @ids (JSON array), @otp, @transactional, @conversational, @marketing, @alert, @tenant_id (null: any), @except_tenants (JSON array; null: none)
 SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at
 FROM deliveries d
 JOIN notifications n ON n.id = d.notification_id
@@ -53,6 +60,7 @@ WHERE d.id IN (SELECT value FROM json_each(@ids))
     OR (@conversational AND d.purpose = 'conversational') OR (@marketing AND d.purpose = 'marketing')
     OR (@alert AND d.purpose = 'alert'))
   AND d.state IN ('ready', 'retryable') AND d.next_attempt_at <= @now AND d.expires_at > @now
+  AND (@tenant_id IS NULL OR d.tenant_id = @tenant_id) AND (@except_tenants IS NULL OR d.tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
 ORDER BY d.next_attempt_at, d.id
 LIMIT @limit;
 
@@ -81,35 +89,40 @@ VALUES (@delivery_id, @number, @lease_version, @worker_id, @now);
 -- claim reserves no more permits than there is work for (the same number PostgreSQL's claim
 -- reserves in its own transaction; here a reservation and its claim share one). With @ids (a
 -- JSON array), only those deliveries.
--- params: @provider_account, @now, @limit, @ids (null: any), @otp, @transactional, @conversational, @marketing, @alert
+-- params: @provider_account, @now, @limit, @ids (null: any), @otp, @transactional, @conversational, @marketing, @alert, @tenant_id (null: any), @except_tenants (JSON array; null: none)
 SELECT count(*) AS n FROM (
   SELECT id FROM (SELECT id FROM deliveries
     WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
       AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT id FROM (SELECT id FROM deliveries
     WHERE @transactional AND provider_account = @provider_account AND purpose = 'transactional'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
       AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT id FROM (SELECT id FROM deliveries
     WHERE @conversational AND provider_account = @provider_account AND purpose = 'conversational'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
       AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT id FROM (SELECT id FROM deliveries
     WHERE @marketing AND provider_account = @provider_account AND purpose = 'marketing'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
       AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   UNION ALL
   SELECT id FROM (SELECT id FROM deliveries
     WHERE @alert AND provider_account = @provider_account AND purpose = 'alert'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
+      AND (@tenant_id IS NULL OR tenant_id = @tenant_id) AND (@except_tenants IS NULL OR tenant_id NOT IN (SELECT value FROM json_each(@except_tenants)))
       AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
     ORDER BY next_attempt_at, id LIMIT @limit)
   LIMIT @limit

@@ -54,17 +54,37 @@ WHERE tenant_id = @tenant_id AND id = @old_id AND revoked_at IS NULL;
 -- params: @id, @now
 UPDATE api_keys SET last_used_at = @now WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @now);
 
+-- name: tenant_account_lock
+-- Serializes assignments of one account (PostgreSQL takes an advisory lock); SQLite's write
+-- transaction already holds the database's one lock.
+-- params: @provider_account
+SELECT @provider_account AS provider_account;
+
+-- name: tenant_account_other_shares
+-- The rate shares the account's other tenants hold (0 when none).
+-- params: @tenant_id, @provider_account
+SELECT COALESCE(SUM(rate_share), 0) AS total FROM tenant_provider_accounts
+WHERE provider_account = @provider_account AND tenant_id <> @tenant_id;
+
 -- name: tenant_account_assign
--- params: @tenant_id, @provider_account, @now
-INSERT INTO tenant_provider_accounts (tenant_id, provider_account, created_at) VALUES (@tenant_id, @provider_account, @now)
-ON CONFLICT (tenant_id, provider_account) DO NOTHING;
+-- Inserts the assignment, or replaces the share of an existing one (created_at stays).
+-- params: @tenant_id, @provider_account, @now, @rate_share
+INSERT INTO tenant_provider_accounts (tenant_id, provider_account, created_at, rate_share)
+VALUES (@tenant_id, @provider_account, @now, @rate_share)
+ON CONFLICT (tenant_id, provider_account) DO UPDATE SET rate_share = excluded.rate_share;
+
+-- name: tenant_account_shares
+-- The tenants with a rate share of one account.
+-- params: @provider_account
+SELECT tenant_id, rate_share FROM tenant_provider_accounts
+WHERE provider_account = @provider_account AND rate_share IS NOT NULL ORDER BY tenant_id;
 
 -- name: tenant_account_unassign
 -- params: @tenant_id, @provider_account
 DELETE FROM tenant_provider_accounts WHERE tenant_id = @tenant_id AND provider_account = @provider_account;
 
 -- name: tenant_accounts_list
-SELECT tenant_id, provider_account, created_at FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
+SELECT tenant_id, provider_account, created_at, rate_share FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
 
 -- name: tenant_account_access
 -- Every assigned account once, and whether this tenant is among its tenants.
