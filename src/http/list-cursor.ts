@@ -20,3 +20,23 @@ export function decodeCursor(cursor: string, prefix: IdPrefix = 'dlv'): string {
     ]);
   return id;
 }
+
+/**
+ * The opaque cursor of a list keyed by a number (alert and erasure ids, audience positions):
+ * `<kind>:<n>`, base64url, so one list's cursor is refused by another.
+ */
+export function encodeNumberCursor(kind: string, n: number | string): string {
+  return Buffer.from(`${kind}:${n}`, 'utf8').toString('base64url');
+}
+
+/** The number a `kind` list's cursor continues after; `invalid_cursor` when it is not one this API issued for that list. */
+export function decodeNumberCursor(kind: string, cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const prefix = `${kind}:`;
+  const n = text.slice(prefix.length);
+  if (!text.startsWith(prefix) || !/^(?:0|[1-9][0-9]{0,15})$/.test(n))
+    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
+      { field: 'query.cursor', message: 'is not a cursor this API issued' },
+    ]);
+  return Number(n);
+}

@@ -17,11 +17,19 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { velocityLimitName, type Channel, type IntakeLimitName, type IntakeLimitsPolicy, type VelocityRule } from '../domain/index.js';
+import { velocityLimitName, type Channel, type IntakeLimitName, type IntakeLimitsPolicy, type Purpose, type VelocityRule } from '../domain/index.js';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
-import type { NewNotification, Store, VelocitySubjectCheck } from '../store/store.js';
+import type { Store, VelocitySubjectCheck } from '../store/store.js';
+
+/** What a velocity take reads of a notification (a NewNotification has it; intake passes its routes before building one). */
+export interface VelocityRequest {
+  tenantId: string;
+  purpose: Purpose;
+  recipient: { id: string };
+  deliveries: ReadonlyArray<{ channel: Channel; destination: string }>;
+}
 
 /** The server secret of the destination hashes (delivery/retention-service.ts keys masked destinations with it too). */
 const HASH_SECRET = 'destination-hash';
@@ -88,7 +96,7 @@ export class IntakeLimiter {
    * `velocity_limited` (nothing recorded) when a destination or the recipient is at its bound.
    * A purpose without rules passes without a store call.
    */
-  async take(n: NewNotification, now: number): Promise<VelocityTicket> {
+  async take(n: VelocityRequest, now: number): Promise<VelocityTicket> {
     const rules = this.opts.policy.velocity[n.purpose] ?? [];
     if (rules.length === 0) return [];
     const subjects: Array<VelocitySubjectCheck & { channel: Channel | null }> = [];

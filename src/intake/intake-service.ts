@@ -333,10 +333,10 @@ export class IntakeService {
    * window allows it.
    */
   private async takeVelocity(ctx: CommitContext, body: NotificationRequest): Promise<VelocityTicket> {
-    const { fallback } = checkNotificationRequest(body, ctx.now);
-    const notification = { ...this.build(ctx.tenantId, body, ctx.routes, ctx.expiresAt, ctx.now, ctx.notificationId), fallback };
+    // Read from the routes: the notification itself is built once, by commit().
+    const request = { tenantId: ctx.tenantId, purpose: body.purpose, recipient: body.recipient, deliveries: ctx.routes };
     try {
-      return await this.limits.take(notification, ctx.now);
+      return await this.limits.take(request, ctx.now);
     } catch (err) {
       if (ctx.idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId: ctx.tenantId, key: ctx.idempotencyKey }).catch(() => {});
       throw err;

@@ -5,7 +5,7 @@
  * history holds masked targets and error classes only, never an address, a body or a code.
  */
 import type { FastifyInstance } from 'fastify';
-import { HeraldError } from '../../errors.js';
+import { decodeNumberCursor, encodeNumberCursor } from '../list-cursor.js';
 import type { AlertSentRecord } from '../../store/alert-store.js';
 import type { Store } from '../../store/store.js';
 
@@ -76,19 +76,6 @@ const activeSchema = {
   },
 } as const;
 
-function encodeCursor(id: number): string {
-  return Buffer.from(`alert:${id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const m = /^alert:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m)
-    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
-      { field: 'query.cursor', message: 'is not a cursor this API issued' },
-    ]);
-  return Number(m[1]);
-}
-
 /** Registers the alert routes on an authenticated scope. */
 export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void {
   app.get<{ Querystring: { cursor?: string; limit?: string } }>(
@@ -110,8 +97,11 @@ export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void 
     },
     async (request) => {
       const q = request.query;
-      const page = await deps.store.alerts.listHistory(q.cursor === undefined ? null : decodeCursor(q.cursor), q.limit === undefined ? 50 : Number(q.limit));
-      return { items: page.items.map(alertSentJson), next_cursor: page.nextBefore === null ? null : encodeCursor(page.nextBefore) };
+      const page = await deps.store.alerts.listHistory(
+        q.cursor === undefined ? null : decodeNumberCursor('alert', q.cursor),
+        q.limit === undefined ? 50 : Number(q.limit),
+      );
+      return { items: page.items.map(alertSentJson), next_cursor: page.nextBefore === null ? null : encodeNumberCursor('alert', page.nextBefore) };
     },
   );
 

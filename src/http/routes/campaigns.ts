@@ -8,13 +8,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../../clock.js';
 import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
-import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
-import { decodeCursor, encodeCursor } from '../list-cursor.js';
+import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -32,19 +31,6 @@ export interface CampaignRouteDeps {
 }
 
 /** The opaque cursor of a refusal page: the last audience position of the previous page. */
-function encodeRefusalCursor(position: string): string {
-  return Buffer.from(`refusal:${position}`).toString('base64url');
-}
-
-function decodeRefusalCursor(cursor: string): number {
-  const m = /^refusal:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m)
-    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
-      { field: 'query.cursor', message: 'is not a cursor this API issued' },
-    ]);
-  return Number(m[1]);
-}
-
 const refusalItem = {
   type: 'object',
   required: ['position', 'line', 'recipient_id', 'code', 'reason', 'locale', 'at'],
@@ -207,9 +193,9 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
     },
     async (request) => {
       const q = request.query;
-      const after = q.cursor === undefined ? 0 : decodeRefusalCursor(q.cursor);
+      const after = q.cursor === undefined ? 0 : decodeNumberCursor('refusal', q.cursor);
       const page = await campaigns.refusals(request.tenantId, request.params.id, after, q.limit === undefined ? 50 : Number(q.limit));
-      return { items: page.items, next_cursor: page.next_cursor === null ? null : encodeRefusalCursor(page.next_cursor) };
+      return { items: page.items, next_cursor: page.next_cursor === null ? null : encodeNumberCursor('refusal', page.next_cursor) };
     },
   );
 

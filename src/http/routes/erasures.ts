@@ -5,26 +5,13 @@
  * `DELETE /v1/recipients/:id`. Items name counts and recipient ids, never the erased data.
  */
 import type { FastifyInstance } from 'fastify';
-import { HeraldError } from '../../errors.js';
+import { decodeNumberCursor, encodeNumberCursor } from '../list-cursor.js';
 import type { ErasureRecord, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
 
 export interface ErasureRouteDeps {
   store: Store;
-}
-
-function encodeCursor(id: number): string {
-  return Buffer.from(`erasure:${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const m = /^erasure:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m)
-    throw new HeraldError('invalid_cursor', 'cursor must be a next_cursor value returned by this endpoint', [
-      { field: 'query.cursor', message: 'is not a cursor this API issued' },
-    ]);
-  return Number(m[1]);
 }
 
 /** An erasure as the API shows it. */
@@ -93,9 +80,13 @@ export function erasureRoutes(app: FastifyInstance, deps: ErasureRouteDeps): voi
     async (request) => {
       const q = request.query;
       const limit = q.limit === undefined ? 50 : Number(q.limit);
-      const rows = await deps.store.retention.listErasures(request.tenantId, q.cursor === undefined ? null : decodeCursor(q.cursor), limit + 1);
+      const rows = await deps.store.retention.listErasures(
+        request.tenantId,
+        q.cursor === undefined ? null : decodeNumberCursor('erasure', q.cursor),
+        limit + 1,
+      );
       const page = rows.slice(0, limit);
-      return { items: page.map(erasureJson), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+      return { items: page.map(erasureJson), next_cursor: rows.length > limit ? encodeNumberCursor('erasure', page[page.length - 1]!.id) : null };
     },
   );
 }
