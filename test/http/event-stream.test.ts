@@ -7,6 +7,7 @@
  * show, and a session's stream ends (with `event: session.ended`) once the session is revoked
  * in another process or expires.
  */
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ReplayService } from '../../src/delivery/replay-service.js';
@@ -190,6 +191,58 @@ describe.each(DRIVERS)('GET /v1/events/stream on %s', (driver) => {
     }
     await other.close();
     await keyed.close();
+  });
+
+  /**
+   * What the stream's end means for the connection, read off the wire. A server that ends a
+   * response on a keep-alive connection and then closes the socket races the client: HTTP/1.1
+   * lets the client send its next request on that socket as soon as the body ends, and a request
+   * sent before the close arrives fails with "other side closed" (undici) or ECONNRESET. That was
+   * this file's reconnect under load (issue 23). The stream therefore says `Connection: close`
+   * up front, and the connection ends with it; or, failing that, the next request sent on the
+   * same connection right after the end is answered.
+   */
+  it('says Connection: close up front and closes the connection with the stream, so no client reuses a socket the server is closing', async () => {
+    h = await createHarness({ driver });
+    const { url } = await serve({ pollMs: 60_000, sessionCheckMs: 50, signal: false });
+    const mine = await signIn();
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    let received = '';
+    let reused = false;
+    const errors: string[] = [];
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', (err) => errors.push(err.message));
+    const request = `GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${mine.cookie}\r\n\r\n`;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      // A keep-alive client's next request goes out the moment the chunked body's last chunk arrives.
+      const head = received.slice(0, received.indexOf('\r\n\r\n'));
+      if (!reused && received.includes('\r\n0\r\n\r\n') && !/^connection: *close\r?$/im.test(head)) {
+        reused = true;
+        socket.write(request);
+      }
+    });
+    socket.write(request);
+    const deadline = Date.now() + 5000;
+    while (!received.includes('retry: 2000')) {
+      if (Date.now() > deadline) throw new Error(`the stream did not open: ${JSON.stringify(received)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const out = await h.app.inject({ method: 'DELETE', url: '/v1/session', headers: { cookie: mine.cookie, 'x-csrf-token': mine.csrf } });
+    expect(out.statusCode).toBe(204);
+    await closed;
+    const responses = received.split(/(?=^HTTP\/1\.1 )/m);
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 200 /);
+    expect(responses[0]).toContain('event: session.ended');
+    expect(responses[0]!.endsWith('\r\n0\r\n\r\n'), 'the stream ended with its last chunk').toBe(true);
+    if (reused) {
+      // The response did not say close, so the client was entitled to the connection.
+      expect(responses[1] ?? `nothing; the server closed the connection under a request it invited (${errors.join(', ') || 'no error'})`).toMatch(
+        /^HTTP\/1\.1 401 /,
+      );
+    }
+    expect(responses[0]).toMatch(/^connection: close\r$/im);
+    expect(responses).toHaveLength(1);
   });
 
   it('ends a session’s stream when the session expires', async () => {

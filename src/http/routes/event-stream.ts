@@ -11,12 +11,17 @@
  * process, the stream sends `event: session.ended` and closes, so a signed-out dashboard stops
  * receiving the tenant's events within seconds rather than at its next reconnect.
  *
+ * The response says `Connection: close`: a stream's connection carries nothing after it. Ending
+ * the stream ends the connection (Node closes the socket once the last chunk is flushed), and a
+ * keep-alive client, told so up front, never sends its next request on a socket that is closing.
+ * (Advertising keep-alive and then destroying the socket raced a client's reconnect: undici sent
+ * it on the old socket and got "other side closed"; issue 23.)
+ *
  * Best effort on PostgreSQL: outbox ids come from a sequence, so a transaction that took an id
  * and commits after a later one's can be passed over by a stream that already read the later
  * id. The dashboard treats events as hints to re-read, never as the record (docs/dashboard.md).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Socket } from 'node:net';
 import type { Store } from '../../store/store.js';
 import type { OutboxSignal } from '../outbox-signal.js';
 import { sessionStillLive, type SessionAuth } from '../session-auth.js';
@@ -46,7 +51,7 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
   const sessionCheckMs = deps.sessionCheckMs ?? 5_000;
   const sessions = deps.sessions ?? null;
   // Every stream ends before the server closes (or close would wait for browsers to hang up).
-  const open = new Set<{ end: () => void; socket: Socket }>();
+  const open = new Set<{ end: () => void }>();
   app.addHook('preClose', async () => {
     for (const s of [...open]) s.end();
   });
@@ -76,7 +81,8 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
       raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
-        connection: 'keep-alive',
+        // The connection ends with the stream (see the header comment): no client may reuse it.
+        connection: 'close',
         // nginx: do not buffer the stream.
         'x-accel-buffering': 'no',
       });
@@ -85,14 +91,13 @@ export function eventStreamRoutes(app: FastifyInstance, deps: EventStreamDeps): 
 
       let closed = false;
       let wake: (() => void) | null = null;
-      const socket = request.raw.socket;
       const entry = {
-        socket,
+        // With `Connection: close`, Node half-closes and then destroys the socket once the last chunk is flushed.
         end: () => {
           if (closed) return;
           closed = true;
           wake?.();
-          raw.end(() => socket.destroy());
+          raw.end();
         },
       };
       open.add(entry);
