@@ -24,8 +24,11 @@ const PARALLEL_WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 3);
 
 export default defineConfig({
   test: {
-    // PostgreSQL for the driver tests: DATABASE_URL, or an embedded server started here.
-    globalSetup: ['test/setup/postgres.ts'],
+    // PostgreSQL for the driver tests: DATABASE_URL, or an embedded server started here; and
+    // the external programs (promtool, Chromium), looked for once (test/helpers/external-tools.ts).
+    globalSetup: ['test/setup/postgres.ts', 'test/setup/external-tools.ts'],
+    // After the summary, one block naming what was skipped for a missing program, and how to install it.
+    reporters: ['default', './test/setup/external-tools-reporter.ts'],
     // Integration tests start real HTTP servers, SQLite files and processes.
     pool: 'forks',
     testTimeout: 30_000,

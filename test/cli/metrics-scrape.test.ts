@@ -1,16 +1,18 @@
 /**
  * Scraping the real processes (issue 14, "Done when"): `herald start` and `herald api` on their
  * API port, `herald worker --metrics-port N` on its own, each returning exposition text that
- * Prometheus's parser (promtool) and the strict reader accept, with the state gauges and the
+ * the exposition check accepts (two parsers and promlint's rules; promtool too where it is
+ * installed: observability/exposition-check.ts), with the state gauges and the
  * process series. The API process reports the store's truth; the worker its own calls (the
  * histograms). Runs the built dist/ (`npm run build`).
  */
-import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { parseExposition, type Family } from '../observability/exposition.js';
+import { findPromtool } from '../helpers/promtool.js';
+import type { Family } from '../observability/exposition.js';
+import { expectExpositionAccepted } from '../observability/exposition-check.js';
 import {
   killChildren,
   otpRequest,
@@ -25,6 +27,7 @@ import {
 } from './spawn.js';
 
 requireBuild();
+const promtool = findPromtool("a second opinion on every scrape (`promtool check metrics`; the npm parser and promlint's rules check them all the same)");
 
 let sandbox: SandboxHandle | null = null;
 afterEach(async () => {
@@ -66,9 +69,7 @@ async function scrape(url: string): Promise<Map<string, Family>> {
   const text = await r.text();
   expect(r.status, text).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  const check = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
-  const families = parseExposition(text);
+  const families = expectExpositionAccepted(text, promtool);
   for (const [name, type] of Object.entries(EXPECTED)) expect(families.get(name)?.type, name).toBe(type);
   return families;
 }

@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { heraldSeries, uncarriedLabels } from './herald-series.js';
 import { metricNames } from './promql-names.js';
-import { findPromtool, runPromtool } from './promtool.js';
+import { findPromtool, runPromtool } from '../helpers/promtool.js';
 
 interface DataSourceRef {
   type?: string;
@@ -129,7 +129,7 @@ function interpolate(expr: string): string {
   return expr.replaceAll('$__rate_interval', '1m').replaceAll('$provider_account', '.*').replaceAll('$job', 'herald');
 }
 
-const tool = findPromtool();
+const tool = findPromtool('PromQL parsing of every dashboard query (`promtool check rules`)');
 
 describe('deploy/grafana/herald-dashboard.json', () => {
   it('is a Grafana dashboard of schemaVersion 38 or later, with a uid and a title', () => {
@@ -209,7 +209,7 @@ describe('deploy/grafana/herald-dashboard.json', () => {
     try {
       const file = join(dir, 'dashboard-queries.yml');
       writeFileSync(file, stringify({ groups: [{ name: 'dashboard', rules: exprs.map((expr, i) => ({ record: `herald_dashboard:query${i}`, expr })) }] }));
-      const r = runPromtool(['check', 'rules', file]);
+      const r = runPromtool(tool, ['check', 'rules', file]);
       expect(r.status, r.output).toBe(0);
       expect(r.output).toContain(`SUCCESS: ${exprs.length} rules found`);
     } finally {

@@ -4,12 +4,11 @@
  * profile per launch. The flags are the ones DEVELOPERS.md lists: no sandbox (containers run as
  * root), no GPU, and nothing that reaches the network by itself (QUIC, sync, component updates).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-
-export const CHROMIUM_PATH = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
+import { externalTool, type Located } from '../helpers/external-tools.js';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -23,15 +22,12 @@ export const CHROMIUM_ARGS = [
 ];
 
 /**
- * Whether the e2e files run: yes with a browser; without one, CI fails loudly (the check below
- * throws) and a local run skips with the command that installs it.
+ * Chromium for the calling e2e file (/usr/bin/chromium, or HERALD_CHROMIUM): without it a local
+ * run skips the file's tests and lists them at the end of the run; with CI set the file fails
+ * (test/helpers/external-tools.ts).
  */
-export function browserStatus(): { run: true } | { run: false; reason: string } {
-  if (existsSync(CHROMIUM_PATH)) return { run: true };
-  const reason = `no Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (or set HERALD_CHROMIUM to a Chromium binary)`;
-  if (process.env.CI) throw new Error(`dashboard e2e tests need a browser in CI; ${reason}`);
-  console.warn(`skipping the dashboard e2e tests: ${reason}`);
-  return { run: false, reason };
+export function findChromium(): Located {
+  return externalTool('chromium', 'the dashboard driven in a real browser');
 }
 
 export interface Browser {
@@ -41,10 +37,10 @@ export interface Browser {
 }
 
 /** One Chromium with a fresh user-data-dir and one page at 1280×800; close() removes the profile. */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(browser: Located): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'herald-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: browser.command,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 800 },

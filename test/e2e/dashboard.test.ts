@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PhoneSim } from '../../src/devices/phone-sim.js';
 import { killChildren, poll, removeTempDirs, ROOT } from '../cli/spawn.js';
-import { browserStatus, launchBrowser, type Browser } from './browser.js';
+import { findChromium, launchBrowser, type Browser } from './browser.js';
 import { PHONE_ACCOUNT, PHONE_TOKEN, startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
-const status = browserStatus();
+const chromium = findChromium();
 const SHOTS = join(ROOT, 'docs/dashboard');
 
-describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () => {
+describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_000 }, () => {
   let herald: HeraldUnderTest;
   let browser: Browser;
   let page: Page;
@@ -62,7 +62,7 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     herald = await startHeraldUnderTest();
-    browser = await launchBrowser();
+    browser = await launchBrowser(chromium);
     page = browser.page;
     page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
     page.on('console', (m) => {
@@ -374,6 +374,3 @@ describe.runIf(status.run)('the dashboard in Chromium', { timeout: 60_000 }, () 
     expect(pageErrors).toEqual([]);
   });
 });
-
-// Without a browser (and not in CI): one skipped test whose name says how to install it.
-if (!status.run) describe('the dashboard in Chromium', () => it.skip(status.reason, () => {}));
