@@ -29,6 +29,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'POST /v1/session': { none: 'sign-in: a password, or a key that has the dashboard scope (checked by the route)' },
   'GET /v1/session': { none: 'the session cookie' },
   'DELETE /v1/session': { none: 'the session cookie' },
+  'GET /': { none: 'a redirect to the dashboard (/dashboard/); reads nothing' },
   'GET /dashboard': { none: 'static assets of the dashboard app' },
   'GET /dashboard/*': { none: 'static assets of the dashboard app' },
 

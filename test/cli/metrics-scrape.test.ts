@@ -112,6 +112,8 @@ describe('scraping the processes', () => {
     const api = spawnHerald(['api', '--port', '0', '--sandbox-port', sandboxPort, '--data-dir', dataDir]);
     await api.waitFor(/^Stop with Ctrl-C/m);
     const apiUrl = /^\s*API:\s+(http\S+)/m.exec(api.stdout())![1]!;
+    // herald api names the dashboard it serves, as herald start does (issue 23).
+    expect(/^\s*Dashboard:\s+(http\S+)/m.exec(api.stdout())?.[1]).toBe(`${apiUrl}/dashboard/`);
     const key = /^\s+(hld_sk_[0-9A-Za-z]+)\s*$/m.exec(api.stdout())![1]!;
     const metricsPort = await freePort();
     const worker = spawnHerald(['worker', '--sandbox-port', sandboxPort, '--data-dir', dataDir, '--metrics-port', String(metricsPort)]);

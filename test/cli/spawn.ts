@@ -185,6 +185,8 @@ export async function poll<T>(check: () => Promise<T | undefined>, what: string,
 
 export interface Banner {
   apiUrl: string;
+  /** The dashboard's URL, when the banner names one. */
+  dashboardUrl: string | null;
   sandboxUrl: string | null;
   dataDir: string;
   /** The key when this start created one. */
@@ -201,6 +203,7 @@ export function parseBanner(stdout: string): Banner {
   if (!dataDir) throw new Error(`no data dir in:\n${stdout}`);
   return {
     apiUrl: api[1]!,
+    dashboardUrl: /^\s*Dashboard:\s+(http\S+)/m.exec(stdout)?.[1] ?? null,
     sandboxUrl: /^\s*Sandbox:\s+(http\S+)/m.exec(stdout)?.[1] ?? null,
     dataDir: dataDir[1]!,
     key: /^\s+(hld_sk_[0-9A-Za-z]+)\s*$/m.exec(stdout)?.[1] ?? null,

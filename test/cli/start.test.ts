@@ -36,6 +36,14 @@ describe('herald start', () => {
     const dataDir = join(tempDir(), 'data');
     const { banner } = await startHerald([...ports, '--data-dir', dataDir]);
     expect(banner.apiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // Where the dashboard is (issue 23): named in the banner, and the API's / leads there.
+    expect(banner.dashboardUrl).toBe(`${banner.apiUrl}/dashboard/`);
+    const root = await fetch(`${banner.apiUrl}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(new URL(root.headers.get('location')!, banner.apiUrl).href).toBe(banner.dashboardUrl);
+    const page = await fetch(banner.dashboardUrl!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(banner.sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(banner.apiUrl).not.toMatch(/:0$/);
     expect(banner.sandboxUrl).not.toMatch(/:0$/);

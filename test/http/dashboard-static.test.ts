@@ -2,7 +2,8 @@
  * GET /dashboard serves the built web app from its folder (injected here; dist/web in a real
  * run): index.html for every page of the app, files by their path, the strict CSP and
  * security headers on every answer, index.html never cached and hashed assets cached for a
- * year; without a build, 503 dashboard_not_built saying to run `npm run build`.
+ * year; without a build, 503 dashboard_not_built saying to run `npm run build`. GET / redirects
+ * to the dashboard (issue 23), and is not there when the dashboard is off.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,29 @@ describe('the dashboard’s static files', () => {
     expect(DASHBOARD_CSP).toBe(
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     );
+  });
+
+  it('leads GET / to the dashboard with a redirect a browser does not keep, and the dashboard answers there', async () => {
+    h = await createHarness({ dashboard: { webRoot: built() } });
+    for (const method of ['GET', 'HEAD'] as const) {
+      const r = await h.app.inject({ method, url: '/' });
+      expect(r.statusCode, method).toBe(302);
+      expect(r.headers.location, method).toBe('/dashboard/');
+    }
+    const landed = await get('/dashboard/');
+    expect(landed.statusCode).toBe(200);
+    expect(landed.body).toBe(INDEX);
+    // The API's answers are what they were.
+    expect((await get('/healthz')).json()).toMatchObject({ status: 'ok' });
+    expect((await get('/v1/stats')).statusCode).toBe(401);
+  });
+
+  it('has no GET / when the dashboard is off', async () => {
+    root = mkdtempSync(join(tmpdir(), 'herald-web-'));
+    h = await createHarness({ dashboard: null });
+    const r = await get('/');
+    expect(r.statusCode).toBe(404);
+    expect(r.json().code).toBe('not_found');
   });
 
   it('serves files by path: hashed assets cached for a year, others revalidated; a missing file is a 404 problem', async () => {

@@ -4,12 +4,13 @@
  * is there but cannot run, as when a mount hides it, is missing), and the block names each
  * missing tool, why, each file's skipped tests, and the one install command.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
 import { INSTALL_COMMAND, locateTool, type ToolRecord } from '../helpers/external-tools.js';
+import { ROOT } from '../cli/spawn.js';
 import { skippedToolsBlock } from './external-tools-reporter.js';
 
 describe('locateTool', () => {
@@ -118,5 +119,17 @@ describe('the closing block', () => {
     const block = skippedToolsBlock([record({ ci: true })], [], root);
     expect(block[1]).toBe('Missing with CI set, so the files that need them failed: promtool');
     expect(block).toContain('    test/a.test.ts (checking rules): the file failed');
+  });
+});
+
+describe('the install command', () => {
+  it('is the one the README gives and .ci/run runs, and .ci/run runs the README’s install and test commands', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
+    expect(readme).toContain(INSTALL_COMMAND);
+    expect(ci).toContain(`  ${INSTALL_COMMAND}\n`);
+    expect(readme).toContain('npm install && npm test');
+    expect(ci).toMatch(/^npm install$/m);
+    expect(ci).toMatch(/^npm test$/m);
   });
 });

@@ -1,19 +1,28 @@
-/** What `herald start` prints: where everything is, how to get a key, and a curl to try. */
+/** What `herald start` and `herald api` print: where everything is, how to get a key, and a curl to try. */
 import { join } from 'node:path';
 import type { HeraldConfig } from '../../config/config.js';
 import { describeDatabase, type Role } from '../../runtime/node.js';
 import type { BootstrapResult } from '../bootstrap-key.js';
 
-export function printBanner(b: {
+export interface BannerFacts {
   config: HeraldConfig;
   roles: Role[];
   apiUrl: string | null;
   sandboxUrl: string | null;
   bootstrap: BootstrapResult | null;
-}): void {
+}
+
+/** Prints the banner (bannerLines) to standard output. */
+export function printBanner(b: BannerFacts): void {
+  process.stdout.write(bannerLines(b).join('\n') + '\n');
+}
+
+/** The banner's lines: the API's and the dashboard's URLs first, as a newcomer looks for them. */
+export function bannerLines(b: BannerFacts): string[] {
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
   out(`Herald is running (${b.roles.join(' + ')}).`);
+  if (b.apiUrl && b.config.dashboard.enabled) out(`  Dashboard:    ${b.apiUrl}/dashboard/   (sign in with an API key; ${b.apiUrl}/ leads there too)`);
   if (b.apiUrl) out(`  API:          ${b.apiUrl}   (OpenAPI: ${b.apiUrl}/openapi.json)`);
   if (b.sandboxUrl) out(`  Sandbox:      ${b.sandboxUrl}   (ledger: ${b.sandboxUrl}/ledger, faults: ${b.sandboxUrl}/faults)`);
   out(`  Data dir:     ${b.config.data_dir}`);
@@ -56,5 +65,5 @@ export function printBanner(b: {
   }
   out();
   out('Stop with Ctrl-C: in-flight calls finish and are recorded first.');
-  process.stdout.write(lines.join('\n') + '\n');
+  return lines;
 }

@@ -1,4 +1,7 @@
 /**
+ * GET / leads a person who opens the API's address to the dashboard (302 to /dashboard/); the
+ * `herald start` and `herald api` banners name both. The API's own answers are unchanged.
+ *
  * GET /dashboard and /dashboard/*: the built web app (`npm run build` writes it to dist/web/),
  * served with @fastify/static. A path without a file extension is a page of the app and gets
  * index.html, so a bookmarked deep link works; a path with one is a file (404 when absent).
@@ -52,6 +55,8 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardRoute
       return reply.header('cache-control', 'no-store').sendFile('index.html', root, { cacheControl: false });
     };
 
+    // 302, not 301: a browser must not remember it, should `/` answer something else one day.
+    scope.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard/', 302));
     scope.get('/dashboard', { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
     scope.get<{ Params: { '*': string } }>('/dashboard/*', { schema: { hide: true } }, async (request, reply) => {
       const path = request.params['*'];
