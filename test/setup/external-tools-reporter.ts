@@ -26,7 +26,7 @@ export function skippedToolsBlock(records: ToolRecord[], modules: ReadonlyArray<
       const skipped = module ? [...module.children.allTests()].filter((t) => t.result().state === 'skipped' && t.options.mode === 'skip') : [];
       count += skipped.length;
       const what = r.ci ? 'the file failed' : skipped.length === 0 ? 'its tests ran without it' : `${skipped.length} skipped`;
-      body.push(`    ${r.file} (${r.uses}): ${what}`);
+      body.push(`    ${r.file}: ${what} (needs it for ${r.uses})`);
       for (const t of skipped) body.push(`      - ${t.fullName}`);
     }
   }

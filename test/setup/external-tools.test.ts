@@ -102,13 +102,13 @@ describe('the closing block', () => {
     expect(block.slice(1, -1)).toEqual([
       'Skipped 3 tests (and the checks listed): chromium, promtool not found here, and npm cannot install them. With CI set this fails instead.',
       '  chromium (Debian package chromium): /usr/bin/chromium is not installed',
-      '    test/e2e/d.test.ts (the dashboard): 2 skipped',
+      '    test/e2e/d.test.ts: 2 skipped (needs it for the dashboard)',
       '      - d > signs in',
       '      - d > signs out',
       '  promtool (Debian package prometheus): promtool is not installed',
-      '    test/a.test.ts (checking rules): 1 skipped',
+      '    test/a.test.ts: 1 skipped (needs it for checking rules)',
       '      - a > checks rules',
-      '    test/b.test.ts (a second opinion): its tests ran without it',
+      '    test/b.test.ts: its tests ran without it (needs it for a second opinion)',
       'Install them (Debian or Ubuntu, as root), then run `npm test` again:',
       `  ${INSTALL_COMMAND}`,
     ]);
@@ -118,7 +118,7 @@ describe('the closing block', () => {
   it('says the files failed when CI was set', () => {
     const block = skippedToolsBlock([record({ ci: true })], [], root);
     expect(block[1]).toBe('Missing with CI set, so the files that need them failed: promtool');
-    expect(block).toContain('    test/a.test.ts (checking rules): the file failed');
+    expect(block).toContain('    test/a.test.ts: the file failed (needs it for checking rules)');
   });
 });
 
