@@ -33,7 +33,7 @@ const DEFAULT_ACCEPTED_PROGRESS_AFTER_MS = 1_800_000;
 
 export interface StatsRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   accounts?: readonly ProviderAccountConfig[];
   reviewUnknownAfterMs?: number;
   /** Config `metrics.accepted_progress_after_s`, in ms. Default 30 minutes. */
@@ -175,7 +175,7 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
     },
     async (request) => {
       const tenantId = request.tenantId;
-      const now = deps.clock?.now() ?? Date.now();
+      const now = deps.clock.now();
       const windowName: StatsWindow = request.query.window ?? 'hour';
       const w = STATS_WINDOWS[windowName];
       // The last bucket is the one `now` falls in.
