@@ -28,3 +28,5 @@ export * from './alert-targets.js';
 export * from './intake-limits.js';
 export * from './quiet-hours.js';
 export * from './frequency-caps.js';
+export * from './campaign-waves.js';
+export * from './send-at.js';
