@@ -30,3 +30,4 @@ export * from './quiet-hours.js';
 export * from './frequency-caps.js';
 export * from './campaign-waves.js';
 export * from './send-at.js';
+export * from './scheduling-policy.js';

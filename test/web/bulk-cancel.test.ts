@@ -1,6 +1,6 @@
-/** The messages page's bulk cancel (web/src/pages/bulk-cancel.tsx): which list filters become POST /v1/deliveries/cancel's filter, and which refuse it. */
+/** The messages page's bulk cancel (web/src/bulk-cancel-filter.ts): which list filters become POST /v1/deliveries/cancel's filter, and which refuse it. */
 import { describe, expect, it } from 'vitest';
-import { cancelFilterFor } from '../../web/src/pages/bulk-cancel.js';
+import { cancelFilterFor } from '../../web/src/bulk-cancel-filter.js';
 
 describe('cancelFilterFor', () => {
   it("maps the list's filters onto bulk cancel's", () => {
