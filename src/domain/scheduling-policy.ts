@@ -43,7 +43,10 @@ export function policyProblems(p: SchedulingPolicyJson): PolicyProblem[] {
   for (const [purpose, w] of Object.entries(p.quiet_hours ?? {})) {
     if (w == null) continue;
     if (!(HOLDABLE_PURPOSES as readonly string[]).includes(purpose)) {
-      out.push({ field: `quiet_hours.${purpose}`, message: 'codes, alerts and receipts are never held: only marketing and conversational may have quiet hours' });
+      out.push({
+        field: `quiet_hours.${purpose}`,
+        message: 'codes, alerts and receipts are never held: only marketing and conversational may have quiet hours',
+      });
       continue;
     }
     const start = parseClockTime(w.start);
