@@ -1,9 +1,8 @@
-/** The SQLite driver's alert part (see src/store/alert-store.ts). */
+/** `store.alerts`, written once for both drivers (see ../alert-store.ts). */
 import type { AlertState } from '../../domain/index.js';
 import type { AlertHistoryPage, AlertStore, NewAlertSent } from '../alert-store.js';
 import { toAlertSent, toAlertState } from '../alert-rows.js';
-import type { Row } from '../rows.js';
-import type { SqliteContext } from './sql-context.js';
+import { type Executor, count } from '../sql-executor.js';
 
 /** Thrown inside the transaction to roll back an evaluation that lost its compare-and-set. */
 class VersionMoved extends Error {}
@@ -22,27 +21,31 @@ const stateParams = (s: AlertState, now: number) => ({
   now,
 });
 
-/** `store.alerts` of the SQLite store. */
-export class SqliteAlerts implements AlertStore {
-  constructor(private readonly sql: SqliteContext) {}
+/** The alert rules' states and the history of what was sent. */
+export class AlertsPart implements AlertStore {
+  constructor(private readonly x: Executor) {}
 
   async listStates(): Promise<AlertState[]> {
-    return (this.sql.stmt('alert_states_list').all() as Row[]).map(toAlertState);
+    return (await this.x.all('alert_states_list')).map(toAlertState);
   }
 
   async commitStates(changes: readonly AlertState[], now: number): Promise<AlertState[] | null> {
     try {
-      // BEGIN IMMEDIATE: the versions are compared under the write lock, so of two processes one commits.
-      return this.sql.write(() =>
-        changes.map((s) => {
+      // Of two processes one commits: SQLite compares the versions under the write lock; in
+      // PostgreSQL (READ COMMITTED is enough) each UPDATE re-checks `version` on the row it waited
+      // for, and a concurrent INSERT of the same key conflicts; the loser changes no row.
+      return await this.x.transaction(function* () {
+        const written: AlertState[] = [];
+        for (const s of changes) {
           const changed =
             s.version === 0
-              ? this.sql.stmt('alert_state_insert').run(stateParams(s, now)).changes
-              : this.sql.stmt('alert_state_update').run({ ...stateParams(s, now), version: s.version }).changes;
+              ? yield* count('alert_state_insert', stateParams(s, now))
+              : yield* count('alert_state_update', { ...stateParams(s, now), version: s.version });
           if (changed !== 1) throw new VersionMoved();
-          return { ...s, version: s.version + 1 };
-        }),
-      );
+          written.push({ ...s, version: s.version + 1 });
+        }
+        return written;
+      });
     } catch (err) {
       if (err instanceof VersionMoved) return null;
       throw err;
@@ -50,9 +53,10 @@ export class SqliteAlerts implements AlertStore {
   }
 
   async recordSent(entries: readonly NewAlertSent[]): Promise<void> {
-    this.sql.write(() => {
+    if (entries.length === 0) return;
+    await this.x.transaction(function* () {
       for (const e of entries) {
-        this.sql.stmt('alert_history_insert').run({
+        yield* count('alert_history_insert', {
           sent_at: e.sentAt,
           rule: e.rule,
           subject: e.subject,
@@ -67,12 +71,12 @@ export class SqliteAlerts implements AlertStore {
     });
   }
 
-  async pruneHistory(before: number): Promise<number> {
-    return this.sql.stmt('alert_history_prune').run({ before }).changes;
+  pruneHistory(before: number): Promise<number> {
+    return this.x.count('alert_history_prune', { before });
   }
 
   async listHistory(before: number | null, limit: number): Promise<AlertHistoryPage> {
-    const rows = (this.sql.stmt('alert_history_page').all({ before, limit: limit + 1 }) as Row[]).map(toAlertSent);
+    const rows = (await this.x.all('alert_history_page', { before, limit: limit + 1 })).map(toAlertSent);
     const items = rows.slice(0, limit);
     return { items, nextBefore: rows.length > limit ? items[items.length - 1]!.id : null };
   }

@@ -1,34 +1,33 @@
-/** The SQLite driver's session part (see src/store/session-store.ts). */
-import type { Row } from '../rows.js';
+/** `store.sessions`, written once for both drivers (see ../session-store.ts). */
+import type { Executor } from '../sql-executor.js';
 import { toSessionRecord, toUserRecord } from '../session-rows.js';
 import type { NewSession, NewUser, SessionRecord, SessionStore, SignInKey, UserRecord } from '../session-store.js';
-import type { SqliteContext } from './sql-context.js';
 
-/** `store.sessions` of the SQLite store. */
-export class SqliteSessions implements SessionStore {
-  constructor(private readonly sql: SqliteContext) {}
+/** Dashboard users and sign-in sessions. */
+export class SessionsPart implements SessionStore {
+  constructor(private readonly x: Executor) {}
 
   async findSignInKey(keyHash: string): Promise<SignInKey | null> {
-    const r = this.sql.stmt('sessions_sign_in_key').get({ key_hash: keyHash }) as Row | undefined;
+    const r = await this.x.one('sessions_sign_in_key', { key_hash: keyHash });
     return r ? { id: String(r.id), tenantId: String(r.tenant_id), label: String(r.label) } : null;
   }
 
   async createUser(u: NewUser): Promise<boolean> {
     const params = { id: u.id, tenant_id: u.tenantId, username: u.username, password_hash: u.passwordHash, role: u.role, now: u.now };
-    return this.sql.stmt('users_insert').run(params).changes === 1;
+    return (await this.x.count('users_insert', params)) === 1;
   }
 
   async findUser(username: string): Promise<UserRecord | null> {
-    const r = this.sql.stmt('users_find').get({ username }) as Row | undefined;
+    const r = await this.x.one('users_find', { username });
     return r ? toUserRecord(r) : null;
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return (this.sql.stmt('users_list').all() as Row[]).map(toUserRecord);
+    return (await this.x.all('users_list')).map(toUserRecord);
   }
 
   async createSession(s: NewSession): Promise<void> {
-    this.sql.stmt('sessions_insert').run({
+    await this.x.count('sessions_insert', {
       id: s.id,
       tenant_id: s.tenantId,
       token_hash: s.tokenHash,
@@ -43,19 +42,19 @@ export class SqliteSessions implements SessionStore {
   }
 
   async findSession(tokenHash: string, now: number, idleSince: number): Promise<SessionRecord | null> {
-    const r = this.sql.stmt('sessions_find_live').get({ token_hash: tokenHash, now, idle_since: idleSince }) as Row | undefined;
+    const r = await this.x.one('sessions_find_live', { token_hash: tokenHash, now, idle_since: idleSince });
     return r ? toSessionRecord(r) : null;
   }
 
   async touchSession(id: string, now: number): Promise<void> {
-    this.sql.stmt('sessions_touch').run({ id, now });
+    await this.x.count('sessions_touch', { id, now });
   }
 
   async revokeSession(id: string, now: number): Promise<boolean> {
-    return this.sql.stmt('sessions_revoke').run({ id, now }).changes === 1;
+    return (await this.x.count('sessions_revoke', { id, now })) === 1;
   }
 
-  async revokeUserSessions(userId: string, now: number): Promise<number> {
-    return this.sql.stmt('sessions_revoke_user').run({ user_id: userId, now }).changes;
+  revokeUserSessions(userId: string, now: number): Promise<number> {
+    return this.x.count('sessions_revoke_user', { user_id: userId, now });
   }
 }
