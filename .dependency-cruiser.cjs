@@ -43,7 +43,7 @@ const ALLOWED = {
     'store',
     'webhooks',
   ],
-  cli: ['domain', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
+  cli: ['domain', 'clock', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */
