@@ -126,11 +126,6 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
 /** Terminal reasons an operator may replay (`held`: a rollout stage gave the answer to a person); the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */
 export const REPLAYABLE_REASONS = ['exhausted', 'rejected', 'unresolved', 'cancelled', 'held'] as const;
 
-/** Every state reachable in one step from `from`, derived from the table. */
-export function allowedTargets(from: DeliveryState): DeliveryState[] {
-  return [...new Set(TRANSITION_TABLE.filter((r) => r.from === from).map((r) => r.to))];
-}
-
 /** True when the table has an edge from `from` to `to` (staying put is never an edge). */
 export function isAllowedTransition(from: DeliveryState, to: DeliveryState, on?: TransitionEvent): boolean {
   return TRANSITION_TABLE.some((r) => r.from === from && r.to === to && (on === undefined || r.on === on));

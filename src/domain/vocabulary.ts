@@ -36,11 +36,3 @@ export function ambiguityPolicyFor(purpose: Purpose, policy: AmbiguityPolicy, pe
 export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
 }
-
-export function isPurpose(value: unknown): value is Purpose {
-  return typeof value === 'string' && (PURPOSES as readonly string[]).includes(value);
-}
-
-export function isDeliveryState(value: unknown): value is DeliveryState {
-  return typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value);
-}
