@@ -182,7 +182,7 @@ export const DevicesSection = section(
 
 /** A section that a file may leave out whole: its settings' defaults then apply as if it said `{}`. */
 function sectionOrEmpty<S extends TSchema>(schema: S) {
-  return withDefault(schema, {} as never);
+  return withDefault(schema, {});
 }
 
 /** Every section but the provider accounts: what `settle` makes whole (config.ts resolves the accounts per kind). */

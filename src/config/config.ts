@@ -1,7 +1,7 @@
 /**
- * Herald's configuration: a JSON or YAML file validated against the published schema
- * (src/config/herald-config.schema.json), then defaults, then command-line overrides.
- * A bad file fails with a message naming the field.
+ * Herald's configuration: a JSON or YAML file validated against the schema declared in
+ * config-schema.ts (published as herald-config.schema.json), then defaults from the same
+ * declarations, then command-line overrides. A bad file fails with a message naming the field.
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { readFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
 import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
-import type { RawProviderAccount } from '../providers/account-schema.js';
+import { providerAccountSchema, type RawProviderAccount } from '../providers/account-schema.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
 import { settle, withDefaults, type Settled } from '../schema/setting.js';
@@ -18,7 +18,6 @@ import { checkAlerts } from './alerts-config.js';
 import { publishedConfigSchema, SettingsSchema, SandboxSection } from './config-schema.js';
 import { checkEncryption, resolveEncryption, type EncryptionConfig } from './retention-config.js';
 import { limitsPolicy, type LimitsConfig } from './limits-config.js';
-import { providerAccountSchema } from '../providers/account-schema.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The published schema, written from config-schema.ts by `npm run config:schema` (a test keeps it in step). */
@@ -46,13 +45,8 @@ export type HeraldConfig = Omit<Settings, '$schema' | 'public_url' | 'sandbox' |
   encryption: EncryptionConfig;
 };
 
-export type WorkerConfig = HeraldConfig['worker'];
-export type HttpConfig = HeraldConfig['http'];
-export type DashboardConfig = HeraldConfig['dashboard'];
-export type MetricsConfig = HeraldConfig['metrics'];
 export type TlsConfig = NonNullable<HeraldConfig['tls']>;
 export type DevicesConfig = HeraldConfig['devices'];
-export type WebhooksConfig = HeraldConfig['webhooks'];
 
 /** A configuration problem, with the path of the offending field (e.g. `provider_accounts[0].channel`). */
 export class ConfigError extends Error {

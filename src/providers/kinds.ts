@@ -4,7 +4,7 @@
  * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
  * on `kind`.
  */
-import type { AmbiguityPolicy, Channel, LadderName, Purpose, PushTarget } from '../domain/index.js';
+import type { Channel, PushTarget } from '../domain/index.js';
 import type { DeviceGatewayPort } from './device-gateway.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 

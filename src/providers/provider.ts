@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, CallbackEvent, Channel, LadderName, LaneConfig, MessageContent, Purpose, RolloutStage, SubmitOutcome } from '../domain/index.js';
+import type { CallbackEvent, Channel, MessageContent, Purpose, SubmitOutcome } from '../domain/index.js';
 
 export type { CallbackEvent, MessageContent } from '../domain/index.js';
 
