@@ -44,7 +44,7 @@ const ALLOWED = {
     'store',
     'webhooks',
   ],
-  cli: ['domain', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
+  cli: ['domain', 'clock', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */
@@ -105,6 +105,14 @@ module.exports = {
       comment: 'One driver never imports the other.',
       from: { path: '^src/store/(postgres|sqlite)/' },
       to: { path: '^src/store/(postgres|sqlite)/', pathNot: '^src/store/$1/' },
+    },
+    {
+      name: 'store-written-once',
+      severity: 'error',
+      comment:
+        'The store parts written once (src/store/parts/) and the contract beside them run on the Executor (src/store/sql-executor.ts), never on a driver: a driver extends them, not the other way round.',
+      from: { path: '^src/store/', pathNot: '^src/store/(postgres|sqlite)/' },
+      to: { path: '^src/store/(postgres|sqlite)/' },
     },
   ],
   options: {

@@ -55,7 +55,12 @@ async function run(name: string, store: Store): Promise<void> {
   // Not the default tenant: it sends only through accounts assigned to it (docs/tenants.md).
   await store.tenants.assignAccount('t', account.id, T0);
   let t = performance.now();
-  const audience = await new AudienceLoader({ store, clock }).load('t', 'csv', parseAudience(csv(N), 'csv'), (l) => `line ${l}`);
+  const audience = await new AudienceLoader({ store, clock, logger: pino({ level: 'silent' }) }).load(
+    't',
+    'csv',
+    parseAudience(csv(N), 'csv'),
+    (l) => `line ${l}`,
+  );
   const loadMs = performance.now() - t;
   await store.campaigns.createCampaign({
     id: 'cmp_01JBENCH0000000000000000000',
@@ -81,7 +86,7 @@ async function run(name: string, store: Store): Promise<void> {
     store,
     clock,
     logger: pino({ level: 'silent' }),
-    intake: new IntakeService({ store, accounts: [account], clock }),
+    intake: new IntakeService({ store, accounts: [account], clock, logger: pino({ level: 'silent' }) }),
     accounts: [account],
   });
   t = performance.now();

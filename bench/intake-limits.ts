@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { systemClock } from '../src/clock.js';
 import { sandboxAccounts } from '../src/config/config.js';
 import { resolveLimits } from '../src/config/limits-config.js';
@@ -50,7 +51,7 @@ async function run(driver: 'sqlite' | 'postgres', name: string, policy: IntakeLi
   const key = generateApiKey();
   await store.createApiKey({ id: `key_${Math.random().toString(36).slice(2)}`, tenantId: 'bench', keyHash: hashApiKey(key), label: 'bench', now: Date.now() });
   const accounts = sandboxAccounts('http://127.0.0.1:9');
-  const intake = new IntakeService({ store, accounts, clock: systemClock, limits: policy });
+  const intake = new IntakeService({ store, accounts, clock: systemClock, logger: pino({ level: 'silent' }), limits: policy });
   const app = await buildApp({ store, intake, replay: new ReplayService({ store, clock: systemClock }), accounts, dashboard: null });
   const latencies: number[] = [];
   let next = 0;

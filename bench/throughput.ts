@@ -507,6 +507,7 @@ async function startHerald(db: Db, roles: Array<'api' | 'worker'>, runId: string
       store,
       accounts: db.config.provider_accounts,
       clock: clockMod.systemClock,
+      logger: silent,
       wake: (account) => node?.worker?.wake.notify(account),
     });
     submit = async (i) => {
@@ -793,7 +794,7 @@ async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Chil
   const meter = newMeter(N);
   const store = instrument(raw, meter);
   await benchTenant(store, db.config.provider_accounts);
-  const intake = new intakeMod.IntakeService({ store, accounts: db.config.provider_accounts, clock: clockMod.systemClock });
+  const intake = new intakeMod.IntakeService({ store, accounts: db.config.provider_accounts, clock: clockMod.systemClock, logger: silent });
   let next = 0;
   await Promise.all(
     Array.from({ length: 64 }, async () => {

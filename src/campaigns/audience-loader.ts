@@ -6,6 +6,7 @@
  * the first ten problems, each naming its line.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { HeraldError, type FieldError } from '../errors.js';
 import { newId } from '../intake/ids.js';
@@ -17,6 +18,8 @@ import { AUDIENCE_FIELDS, type ParsedLine } from './audience-parser.js';
 export interface AudienceLoaderOptions {
   store: Store;
   clock: Clock;
+  /** Where an audience that could not be deleted after a refusal is logged (its id only). */
+  logger: Pick<Logger, 'warn'>;
   /** Rows per write transaction. 1,000: one commit (one fsync) per 1,000 rows keeps a 600,000-row upload to 600 commits. */
   batchSize?: number;
   /** Problems reported before the rest of the upload is only drained. */
@@ -93,7 +96,9 @@ export class AudienceLoader {
       if (written === 0) throw new HeraldError('audience_empty', 'the audience has no recipients');
       return await store.campaigns.sealAudience({ audienceId: id, duplicates: read - written, now: clock.now() });
     } catch (err) {
-      await store.campaigns.deleteAudience(id).catch(() => {});
+      await store.campaigns
+        .deleteAudience(id)
+        .catch((e) => this.opts.logger.warn({ err: e, audienceId: id }, 'cannot delete a refused audience; it stays loading until pruned'));
       throw err;
     }
   }

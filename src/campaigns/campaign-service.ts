@@ -4,6 +4,7 @@
  * fresh plan, pause, resume, cancel, and show it with its progress. Fan-out itself is the
  * campaign runner's (campaign-runner.ts); this only changes what the runner will find.
  */
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { planCampaign, type CampaignPlan } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type CampaignStatus } from '../domain/campaign-status.js';
@@ -28,6 +29,8 @@ export interface CampaignServiceOptions {
   intake: IntakeService;
   accounts: ProviderAccountConfig[];
   clock: Clock;
+  /** Where a failed clean-up (a key not freed, an inline audience not deleted) is logged, with ids only. */
+  logger: Pick<Logger, 'warn'>;
   /** Called when a campaign starts or resumes (wakes an in-process campaign runner). */
   onRunnable?: () => void;
 }
@@ -45,7 +48,7 @@ export class CampaignService {
   readonly loader: AudienceLoader;
 
   constructor(private readonly opts: CampaignServiceOptions) {
-    this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock });
+    this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock, logger: opts.logger });
   }
 
   private async account(tenantId: string, channel: CampaignRecord['channel']): Promise<ProviderAccountConfig> {
@@ -83,7 +86,9 @@ export class CampaignService {
     try {
       created = await this.create(tenantId, body);
     } catch (err) {
-      await store.releaseIdempotencyKey({ tenantId, key }).catch(() => {});
+      await store
+        .releaseIdempotencyKey({ tenantId, key })
+        .catch((e) => this.opts.logger.warn({ err: e, tenantId }, 'cannot free an Idempotency-Key after a failed campaign request; it lapses with its lock'));
       throw err;
     }
     await store.completeIdempotencyKey({ tenantId, key, fingerprint, statusCode: 201, body: created });
@@ -155,7 +160,10 @@ export class CampaignService {
       return this.get(tenantId, id);
     } catch (err) {
       // An inline audience belongs to this request alone.
-      if (owned) await store.campaigns.deleteAudience(audience.id).catch(() => {});
+      if (owned)
+        await store.campaigns
+          .deleteAudience(audience.id)
+          .catch((e) => this.opts.logger.warn({ err: e, audienceId: audience.id }, 'cannot delete the inline audience of a refused campaign'));
       throw err;
     }
   }

@@ -379,6 +379,7 @@ export class DeliveryWorker {
         // when something between the check above and the request (an adapter fetching a token,
         // an event loop stalled for seconds) pushes the write past the lease's reach: the same
         // freeze, a few lines later.
+        // eslint-disable-next-line no-restricted-syntax -- sendBy is wall-clock by contract (providers/provider.ts)
         sendBy: Date.now() + (Math.min(c.expiresAt, writeBy) - now),
       });
     } catch (err) {
@@ -586,7 +587,10 @@ export class DeliveryWorker {
         continue;
       }
       const purposes = lane.purposes.length === PURPOSES.length ? undefined : lane.purposes;
-      const next = await this.opts.store.nextDueAt(account, this.opts.clock.now(), purposes).catch(() => null);
+      const next = await this.opts.store.nextDueAt(account, this.opts.clock.now(), purposes).catch((err) => {
+        this.opts.logger.warn({ err, providerAccount: account }, 'cannot read when work is next due; waiting the poll interval');
+        return null;
+      });
       const untilDue = next === null ? this.pollIntervalMs : next - this.opts.clock.now();
       if (untilDue > 0) await this.wake.wait(account, Math.min(this.pollIntervalMs, untilDue));
     }

@@ -202,6 +202,8 @@ export class PhoneSim {
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.work.add(p);
+    // Silent on purpose: `p` itself is returned, and its caller sees the rejection; this derived
+    // promise only forgets it, and must not be an unhandled rejection of the same error.
     void p.finally(() => this.work.delete(p)).catch(() => {});
     return p;
   }

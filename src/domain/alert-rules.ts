@@ -1,5 +1,5 @@
 /**
- * The operator alert rules (issue 14, item 3), pure: from one snapshot of the system's signals
+ * The operator alert rules (docs/operations.md "Rules"), pure: from one snapshot of the system's signals
  * (what `store.observability` reads, plus devices and provider health) to the conditions that
  * hold now, each with its subject (a provider account, a device, or `all`) and one short line
  * of text for a person. The lines carry account and device ids, counts and UTC times only:

@@ -5,7 +5,7 @@
  */
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_CODES } from '../errors.js';
 import type { ReplayService } from '../delivery/replay-service.js';
@@ -70,7 +70,13 @@ export interface AppDeps {
   replay: ReplayService;
   /** How long an `unknown` delivery waits for reconciliation before the review queue lists it. Default 15 minutes. */
   reviewUnknownAfterMs?: number;
+  /**
+   * The process logger: the app's own error lines (an unexpected error answered 500, a failed
+   * callback write) go to it. Absent or false: the app logs nothing (tests).
+   */
   logger?: Logger | false;
+  /** Whether every request and its answer get a log line too (HERALD_LOG_REQUESTS=1). Default true when `logger` is given. */
+  logRequests?: boolean;
   version?: string;
   /** Config `metrics.accepted_progress_after_s` in ms, for GET /v1/stats. Default 30 minutes. */
   acceptedProgressAfterMs?: number;
@@ -202,7 +208,9 @@ const problemSchema = {
 } as const;
 
 /** Builds the Fastify app with every route registered; does not listen. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
+  // The one place a missing clock becomes the system clock: every route reads time from `deps.clock`.
+  const deps = { ...given, clock: given.clock ?? systemClock };
   const limits = deps.serverLimits ?? DEFAULT_SERVER_LIMITS;
   // node:http's own clocks: headers and the whole request each have a deadline (slowloris).
   const serverOptions = {
@@ -215,7 +223,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    ...(deps.logger
+      ? { loggerInstance: deps.logger, logController: new LogController({ disableRequestLogging: deps.logRequests === false }) }
+      : { logger: false }),
     bodyLimit: BODY_LIMIT_BYTES,
     // One-click unsubscribe tokens travel in the path (RFC 8058) and run to ~1,200 characters
     // for the longest recipient ids; Fastify's default of 100 would answer 414.
@@ -253,7 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : {
           ttlMs: (dashboard.sessionTtlS ?? DEFAULT_SESSION_TTL_S) * 1000,
           idleMs: (dashboard.sessionIdleS ?? DEFAULT_SESSION_IDLE_S) * 1000,
-          clock: deps.clock ?? systemClock,
+          clock: deps.clock,
         };
   if (sessions !== null) await app.register(cookie);
 
@@ -288,9 +298,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(async (v1) => {
-    requireApiKey(v1, deps.store, sessions, deps.clock ?? systemClock);
+    requireApiKey(v1, deps.store, sessions, deps.clock);
     const limits = deps.limits ?? deps.intake.limits?.policy ?? NO_INTAKE_LIMITS;
-    installRequestLimits(v1, { store: deps.store, clock: deps.clock ?? systemClock, policy: limits, ...(deps.counters ? { counters: deps.counters } : {}) });
+    installRequestLimits(v1, { store: deps.store, clock: deps.clock, policy: limits, ...(deps.counters ? { counters: deps.counters } : {}) });
     limitsRoutes(v1, { limits });
     notificationRoutes(v1, deps);
     deliveryRoutes(v1, deps);
@@ -305,7 +315,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     recipientProfileRoutes(v1, deps);
     recipientErasureRoutes(v1, deps);
     erasureRoutes(v1, deps);
-    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, ...(deps.clock ? { clock: deps.clock } : {}) });
+    if (deps.devices) deviceRoutes(v1, { operator: deps.devices.operator, store: deps.store, clock: deps.clock });
     pushSubscriptionRoutes(v1, deps);
     reportRoutes(v1, deps);
     alertRoutes(v1, deps);

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { systemClock, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { ApiKeyRecord, ApiKeyScope, SessionRecord, Store, UserRole } from '../store/store.js';
 import type { DestinationView } from './masking.js';
@@ -122,7 +122,7 @@ export function checkScope(request: FastifyRequest, scopes: readonly ApiKeyScope
  * route needs (route-scopes.ts); a session is judged by its role (and, when opened with a key,
  * by that key's scopes too), and may not use the operator's `tenants` routes (those take a key).
  */
-export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null = null, clock: Clock = systemClock): void {
+export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null, clock: Clock): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
   app.decorateRequest('principal', null);

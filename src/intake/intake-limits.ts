@@ -18,6 +18,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { velocityLimitName, type Channel, type IntakeLimitName, type IntakeLimitsPolicy, type Purpose, type VelocityRule } from '../domain/index.js';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
@@ -43,6 +44,8 @@ export interface LimitedRoute {
 export interface IntakeLimiterOptions {
   store: Store;
   clock: Clock;
+  /** Where a take that cannot be given back is logged (ids only; the subjects are keyed hashes). */
+  logger: Pick<Logger, 'warn'>;
   policy: IntakeLimitsPolicy;
   counters?: DeliveryCounters;
 }
@@ -134,7 +137,10 @@ export class IntakeLimiter {
 
   /** Gives back a take whose notification was not committed (a conflict, a failure). Never throws. */
   async release(ticket: VelocityTicket): Promise<void> {
-    if (ticket.length > 0) await this.opts.store.intakeLimits.releaseVelocity(ticket).catch(() => {});
+    if (ticket.length === 0) return;
+    await this.opts.store.intakeLimits
+      .releaseVelocity(ticket)
+      .catch((err) => this.opts.logger.warn({ err, takes: ticket.length }, 'cannot give back a velocity take; it counts until its window passes'));
   }
 
   private hash(input: string): Promise<string> {

@@ -3,6 +3,7 @@
  * idempotency key, then write notification, deliveries, outbox event and the stored
  * response in one transaction. Only then is 202 returned, and a worker woken.
  */
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { deriveDeliveryKey, PUSH_TARGET_TYPES, type Channel, type MessageContent, type PushTarget } from '../domain/index.js';
 import { fieldError, HeraldError, toProblem } from '../errors.js';
@@ -32,6 +33,8 @@ export interface IntakeOptions {
   store: Store;
   accounts: ProviderAccountConfig[];
   clock: Clock;
+  /** Where a failed clean-up (a key or a velocity take not given back) is logged, with ids only. */
+  logger: Pick<Logger, 'warn'>;
   /** Tells workers that an account has new ready work (in-process signal or NOTIFY). */
   wake?: (providerAccount: string) => void;
   /**
@@ -106,6 +109,7 @@ export class IntakeService {
     this.limits = new IntakeLimiter({
       store: opts.store,
       clock: opts.clock,
+      logger: opts.logger,
       policy: opts.limits ?? NO_INTAKE_LIMITS,
       ...(opts.counters ? { counters: opts.counters } : {}),
     });
@@ -328,6 +332,18 @@ export class IntakeService {
   }
 
   /**
+   * Frees a reserved key after nothing was committed, so the client's retry is processed
+   * normally. A failure is logged and not thrown: the caller is already answering with the
+   * first error, and the reservation lapses by itself after its lock (`idempotencyLockMs`).
+   */
+  private async releaseKey(tenantId: string, key: string | null): Promise<void> {
+    if (key === null) return;
+    await this.opts.store
+      .releaseIdempotencyKey({ tenantId, key })
+      .catch((err) => this.opts.logger.warn({ err, tenantId }, 'cannot free an Idempotency-Key after a failed request; it lapses with its lock'));
+  }
+
+  /**
    * Counts the notification against its purpose's velocity rules once its key is reserved (so a
    * replay never counts); a refusal frees the key, so the same key may be sent again once the
    * window allows it.
@@ -338,7 +354,7 @@ export class IntakeService {
     try {
       return await this.limits.take(request, ctx.now);
     } catch (err) {
-      if (ctx.idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId: ctx.tenantId, key: ctx.idempotencyKey }).catch(() => {});
+      await this.releaseKey(ctx.tenantId, ctx.idempotencyKey);
       throw err;
     }
   }
@@ -391,7 +407,7 @@ export class IntakeService {
             if (next !== null) checkNotificationRequest(next, now);
           } catch (retryErr) {
             // Nothing was committed: free the key so the client's retry is processed normally.
-            if (idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId, key: idempotencyKey }).catch(() => {});
+            await this.releaseKey(tenantId, idempotencyKey);
             throw retryErr;
           }
           if (next !== null) return { retryWith: next };
@@ -415,7 +431,7 @@ export class IntakeService {
         throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly', [], { cause: err });
       }
       // Nothing was committed: free the key so the client's retry is processed normally.
-      if (idempotencyKey !== null) await this.opts.store.releaseIdempotencyKey({ tenantId, key: idempotencyKey }).catch(() => {});
+      await this.releaseKey(tenantId, idempotencyKey);
       throw err;
     }
     for (const a of new Set(routes.map((r) => r.account.id))) this.opts.wake?.(a);

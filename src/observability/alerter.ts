@@ -1,5 +1,5 @@
 /**
- * The operator alerter (issue 14, item 3; docs/operations.md "Operator alerts"): every
+ * The operator alerter (docs/operations.md "Operator alerts"): every
  * `interval` it reads the system's signals, lets `evaluateAlerts` (src/domain/alerting.ts)
  * decide what fires and resolves, commits the new states with the store's compare-and-set, and
  * only then, if this process won the commit, sends the round to every target. Run by the worker

@@ -120,6 +120,8 @@ export async function openStore(config: HeraldConfig, env: NodeJS.ProcessEnv = p
   try {
     await store.migrate();
   } catch (err) {
+    // Silent on purpose: the migration's error is the one the caller reports, and a store that
+    // failed to migrate may fail to close for the same reason (no logger exists yet here).
     await store.close().catch(() => {});
     throw err;
   }
@@ -253,6 +255,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       store,
       accounts: config.provider_accounts,
       clock,
+      logger,
       wake: (account) => {
         wake.notify(account);
         outboxSignal.notify();
@@ -285,7 +288,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       accounts: config.provider_accounts,
       acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
       clock,
-      logger: process.env.HERALD_LOG_REQUESTS === '1' ? logger : false,
+      logger,
+      logRequests: process.env.HERALD_LOG_REQUESTS === '1',
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
       // The URL providers were given for callbacks (Twilio signs it).
       publicUrl: config.public_url,
@@ -333,7 +337,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger,
       // Fan-out builds each notification with intake's own rules (no idempotency keys, no wake: the runner wakes).
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, limits: config.limits }),
+      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, logger, limits: config.limits }),
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),
       intervalMs: config.worker.sweep_interval_ms,

@@ -1,13 +1,13 @@
 /**
- * The delivery list's plan, shared by both drivers: which filter's index a page walks (each
- * driver has one statement per driving filter in queries/delivery_list.sql), and its parameters. Every statement takes the
- * same parameters, so the drivers differ only in how they pass them.
+ * The delivery list's plan: which filter's index a page walks (each driver has one statement
+ * per driving filter in queries/delivery_list.sql, named in LIST_STATEMENTS), and its named
+ * parameters. Every statement takes the same parameters (`q` only the two searches).
  */
 import { encodeTime } from 'ulid';
 import type { DeliveryFilter, DeliveryListItem } from './core-store.js';
 import { str, strOrNull, toDeliveryView, type Row } from './rows.js';
 
-/** The statements' parameters, in PostgreSQL's $n order (`q` only in the two search statements, delivery_id and notification). */
+/** The statements' parameters (`q` only in the two search statements, delivery_id and notification). */
 export const DELIVERY_LIST_PARAMS = [
   'tenant_id',
   'before',
@@ -49,6 +49,19 @@ const idAt = (ms: number): string => `dlv_${encodeTime(Math.max(0, Math.min(ms, 
  */
 export type DrivingFilter =
   'delivery_id' | 'notification' | 'device' | 'campaign' | 'terminal_reason' | 'downstream_status' | 'provider_account' | 'state' | 'none';
+
+/** The delivery list's statement per driving filter (queries/delivery_list.sql). */
+export const LIST_STATEMENTS: Record<DrivingFilter, string> = {
+  none: 'deliveries_list',
+  state: 'deliveries_list_by_state',
+  terminal_reason: 'deliveries_list_by_terminal_reason',
+  downstream_status: 'deliveries_list_by_downstream_status',
+  provider_account: 'deliveries_list_by_provider_account',
+  campaign: 'deliveries_list_by_campaign',
+  device: 'deliveries_list_by_device',
+  delivery_id: 'deliveries_list_by_id',
+  notification: 'deliveries_list_by_notification',
+};
 
 export interface DeliveryListPlan {
   driving: DrivingFilter;
@@ -122,6 +135,3 @@ export function toDeliveryPage(rows: Row[], limit: number): { items: DeliveryLis
   const items = rows.slice(0, size).map(toDeliveryListItem);
   return { items, nextCursor: rows.length > items.length ? items[items.length - 1]!.id : null };
 }
-
-/** True for the two driving filters whose statements take `q`. */
-export const isSearch = (d: DrivingFilter): boolean => d === 'delivery_id' || d === 'notification';

@@ -1,5 +1,13 @@
 /** How a transition and its attempt outcome are spelled in rows and events, shared by every driver. */
 import type { AttemptClose, TransitionWrite } from './core-store.js';
+import type { Body } from './sql-executor.js';
+
+/**
+ * A driver's guarded transition as a body step (sqlite/transitions.ts, postgres/transitions.ts),
+ * for the shared parts' transactions: the delivery's provider account when its guard held (the
+ * expected state and fencing token), null when it did not.
+ */
+export type GuardedTransition = (w: TransitionWrite) => Body<string | null>;
 
 export interface AttemptFields {
   outcome: string;

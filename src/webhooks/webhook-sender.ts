@@ -96,7 +96,11 @@ export class WebhookSender {
       targets.map((t) =>
         this.serve(t, pass)
           .catch((err) => this.opts.logger.error({ err, endpointId: t.id }, 'webhook endpoint pass failed; its lease runs out and it is retried'))
-          .finally(() => this.opts.store.webhooks.releaseWebhookEndpoint({ endpointId: t.id, owner: this.owner }).catch(() => {})),
+          .finally(() =>
+            this.opts.store.webhooks
+              .releaseWebhookEndpoint({ endpointId: t.id, owner: this.owner })
+              .catch((err) => this.opts.logger.warn({ err, endpointId: t.id }, 'cannot release the webhook endpoint; its lease runs out instead')),
+          ),
       ),
     );
     return pass;

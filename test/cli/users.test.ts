@@ -12,6 +12,7 @@ import { ReplayService } from '../../src/delivery/replay-service.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
 import { databasePath } from '../../src/runtime/node.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { silentLogger } from '../helpers/harness.js';
 import { killChildren, removeTempDirs, requireBuild, ROOT, runHerald, tempDir } from './spawn.js';
 
 requireBuild();
@@ -85,7 +86,7 @@ describe('herald users', () => {
     await store.migrate();
     const app = await buildApp({
       store,
-      intake: new IntakeService({ store, accounts: [], clock: systemClock }),
+      intake: new IntakeService({ store, accounts: [], clock: systemClock, logger: silentLogger }),
       replay: new ReplayService({ store, clock: systemClock }),
     });
     try {

@@ -213,7 +213,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         onSignal: (status) => counters.series.signal('sms', status),
       })
     : null;
-  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake });
+  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake, logger: opts.intake?.logger ?? log });
   const replay = new ReplayService({ store, clock, counters });
   let evidence: EvidenceApplier | null = null;
   const metrics = opts.metrics
@@ -313,7 +313,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       clock,
       logger: log,
       // Fan-out checks what intake's limits check on a row's own data (SMS countries, number types).
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, ...(opts.intake?.limits ? { limits: opts.intake.limits } : {}) }),
+      intake: new IntakeService({
+        store,
+        accounts: config.provider_accounts,
+        clock,
+        logger: log,
+        ...(opts.intake?.limits ? { limits: opts.intake.limits } : {}),
+      }),
       accounts: config.provider_accounts,
     }),
     reconciler,

@@ -57,7 +57,7 @@ describe.each(DRIVERS)('limits on the way in (%s)', (driver) => {
     const peer = hh.openPeerStore();
     const other = await buildApp({
       store: peer,
-      intake: new IntakeService({ store: peer, accounts: hh.config.provider_accounts, clock: hh.clock, limits }),
+      intake: new IntakeService({ store: peer, accounts: hh.config.provider_accounts, clock: hh.clock, logger: silentLogger, limits }),
       replay: new ReplayService({ store: peer, clock: hh.clock }),
       clock: hh.clock,
       dashboard: null,

@@ -13,7 +13,7 @@ import { ReplayService } from '../../src/delivery/replay-service.js';
 import { buildApp } from '../../src/http/app.js';
 import { OutboxSignal } from '../../src/http/outbox-signal.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
-import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, type Harness, silentLogger } from '../helpers/harness.js';
 import { buildNotification } from '../store/fixtures.js';
 
 interface SseEvent {
@@ -85,7 +85,13 @@ describe.each(DRIVERS)('GET /v1/events/stream on %s', (driver) => {
   /** A second API over the harness's store, listening; its intake signals its streams. */
   async function serve(opts: { pollMs: number; heartbeatMs?: number; sessionCheckMs?: number; signal: boolean }) {
     const signal = opts.signal ? new OutboxSignal() : null;
-    const intake = new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock, wake: () => signal?.notify() });
+    const intake = new IntakeService({
+      store: h.store,
+      accounts: h.config.provider_accounts,
+      clock: h.clock,
+      logger: silentLogger,
+      wake: () => signal?.notify(),
+    });
     const app = await buildApp({
       store: h.store,
       intake,

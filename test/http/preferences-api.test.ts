@@ -13,7 +13,7 @@ import { hashApiKey, generateApiKey } from '../../src/http/auth.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
 import { UnsubscribeLinks } from '../../src/preferences/unsubscribe-links.js';
 import { signUnsubscribeToken } from '../../src/preferences/unsubscribe-token.js';
-import { createHarness, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, silentLogger } from '../helpers/harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -180,7 +180,7 @@ describe('one-click unsubscribe /v1/unsubscribe/:token', () => {
     const logger = pino({ level: 'trace' }, sink);
     const app = await buildApp({
       store: h.store,
-      intake: new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock }),
+      intake: new IntakeService({ store: h.store, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
       replay: new ReplayService({ store: h.store, clock: h.clock }),
       clock: h.clock,
       logger,

@@ -12,7 +12,7 @@ import { buildApp } from '../../src/http/app.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
 import { hashPassword } from '../../src/http/passwords.js';
 import type { UserRole } from '../../src/store/store.js';
-import { createHarness, DRIVERS, otpBody, T0, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, T0, type Harness, silentLogger } from '../helpers/harness.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -217,7 +217,7 @@ describe('the session cookie over HTTPS', () => {
     const app = await buildApp({
       https: { key: Buffer.from(pems.private), cert: Buffer.from(pems.cert) },
       store: h.store,
-      intake: new IntakeService({ store: h.store, accounts: [], clock: h.clock }),
+      intake: new IntakeService({ store: h.store, accounts: [], clock: h.clock, logger: silentLogger }),
       replay: new ReplayService({ store: h.store, clock: h.clock }),
       clock: h.clock,
     });

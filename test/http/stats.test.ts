@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
 import { DELIVERY_STATES, TERMINAL_REASONS } from '../../src/domain/index.js';
-import { createHarness, DRIVERS, otpBody, type Harness, type HarnessOptions } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, type Harness, type HarnessOptions, silentLogger } from '../helpers/harness.js';
 
 const MINUTE = 60_000;
 const otpTo = (i: number, over: Record<string, unknown> = {}) => otpBody({ recipient: { id: `user-${i}`, phone: `+1415555${String(2000 + i)}` }, ...over });
@@ -150,7 +150,7 @@ async function createHarnessPeerApp(h: Harness) {
   const store = h.openPeerStore();
   return buildApp({
     store,
-    intake: new IntakeService({ store, accounts: h.config.provider_accounts, clock: h.clock }),
+    intake: new IntakeService({ store, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
     replay: new ReplayService({ store, clock: h.clock }),
     accounts: h.config.provider_accounts,
     clock: h.clock,

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/http/app.js';
 import { ROUTE_SCOPES } from '../../src/http/route-scopes.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
-import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, type Harness, silentLogger } from '../helpers/harness.js';
 import { gatewayHarness } from '../devices/gateway-harness.js';
 
 const SECOND = 1_000;
@@ -108,7 +108,7 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
     const peer = h.openPeerStore();
     const other = await buildApp({
       store: peer,
-      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock }),
+      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
       replay: new ReplayService({ store: peer, clock: h.clock }),
       accounts: h.config.provider_accounts,
       clock: h.clock,

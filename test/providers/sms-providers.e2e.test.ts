@@ -13,8 +13,8 @@ import type { ProviderAccountConfig } from '../../src/providers/provider.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 import { signTelnyxWebhook, startTelnyxFake, telnyxKeyPair, type TelnyxFake } from './fakes/telnyx.js';
 import { startTwilioFake, type TwilioFake } from './fakes/twilio.js';
-import { TELNYX_API_KEY, TELNYX_FROM } from './subjects/telnyx.js';
-import { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } from './subjects/twilio.js';
+import { TELNYX_API_KEY, TELNYX_FROM } from './telnyx/subject.js';
+import { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } from './twilio/subject.js';
 
 describe.each(DRIVERS)('SMS providers end to end on %s', (driver) => {
   let h: Harness | undefined;

@@ -198,12 +198,30 @@ describe('security headers and TLS', () => {
       logger,
       () => reloads++,
     );
+    const listeners = process.listenerCount('SIGHUP');
     process.emit('SIGHUP', 'SIGHUP');
     await vi.waitFor(() => expect(reloads).toBe(1), { timeout: 3_000 });
     expect(contexts).toHaveLength(1);
     stop();
-    process.emit('SIGHUP', 'SIGHUP');
-    await new Promise((r) => setTimeout(r, 400));
-    expect(reloads).toBe(1);
+    expect(process.listenerCount('SIGHUP')).toBe(listeners - 1);
+    // "Nothing happened" is proved by an event, not a pause: a second watcher, started after the
+    // stop, hears the same SIGHUP and reloads after the same 200 ms settle. Listeners run in the
+    // order they were added, so had the stopped watcher still listened, its reload would have
+    // come first.
+    let controlReloads = 0;
+    const stopControl = watchTls(
+      { setSecureContext: () => {} },
+      { cert_file: join(dir, 'cert.pem'), key_file: join(dir, 'key.pem') },
+      logger,
+      () => controlReloads++,
+    );
+    try {
+      process.emit('SIGHUP', 'SIGHUP');
+      await vi.waitFor(() => expect(controlReloads).toBe(1), { timeout: 3_000 });
+      expect(reloads).toBe(1);
+      expect(contexts).toHaveLength(1);
+    } finally {
+      stopControl();
+    }
   });
 });

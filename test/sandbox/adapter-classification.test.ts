@@ -1,7 +1,7 @@
 /**
  * Table-driven tests of the sandbox adapter's pure classifier
  * (src/providers/sandbox/classify.ts). They live beside the sandbox tests because the test
- * files allotted to the adapter were test/sandbox/* and test/providers/sandbox-adapter.test.ts.
+ * files allotted to the adapter were test/sandbox/* and test/providers/sandbox/adapter.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { OUTCOME_KINDS, type SubmitOutcome } from '../../src/domain/index.js';

@@ -14,6 +14,8 @@ import { loadNamedSql } from '../../src/store/named-sql.js';
 const DIALECTS = ['sqlite', 'postgres'] as const;
 type Dialect = (typeof DIALECTS)[number];
 const driverDir = (d: Dialect) => fileURLToPath(new URL(`../../src/store/${d}`, import.meta.url));
+const partsDir = fileURLToPath(new URL('../../src/store/parts', import.meta.url));
+const storeDir = fileURLToPath(new URL('../../src/store', import.meta.url));
 
 /**
  * Statements one dialect has and the other does without, and why. Everything else is named
@@ -82,7 +84,7 @@ const sorted = (xs: Iterable<string>) => [...xs].sort();
 
 describe('statement names: the same in both dialects', () => {
   it('the parser here reads what the drivers load', () => {
-    for (const d of DIALECTS) expect(sorted(named[d].keys())).toEqual(sorted(loadNamedSql(join(driverDir(d), 'queries')).keys()));
+    for (const d of DIALECTS) expect(sorted(named[d].keys())).toEqual(sorted(loadNamedSql(join(driverDir(d), 'queries'), d).keys()));
   });
 
   it.each(DIALECTS)('%s defines every statement of the other dialect, except its DIALECT_ONLY ones', (d) => {
@@ -139,9 +141,12 @@ describe('statement headers and use', () => {
   });
 
   it.each(DIALECTS)('every %s statement is used by its driver (a dead statement kept for parity would hide a difference)', (d) => {
-    const code = readdirSync(driverDir(d))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => readFileSync(join(driverDir(d), f), 'utf8'))
+    const code = [driverDir(d), partsDir, storeDir]
+      .flatMap((dir) =>
+        readdirSync(dir)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => readFileSync(join(dir, f), 'utf8')),
+      )
       .join('\n');
     expect([...named[d].keys()].filter((n) => !code.includes(`'${n}'`))).toEqual([]);
   });

@@ -1,5 +1,5 @@
 /**
- * The Herald operator dashboard: sign-in, then the pages of issue 15, each at its own URL under
+ * The Herald operator dashboard (docs/dashboard.md): sign-in, then its pages, each at its own URL under
  * /dashboard. Everything it shows comes from the public /v1 API with the session cookie, so
  * anything it does a script can do too.
  */

@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import pino from 'pino';
+import { systemClock } from '../../clock.js';
 import { sandboxAccounts } from '../../config/config.js';
 import { createAlerter } from '../../runtime/alerting.js';
 import { createAdapter, openStore } from '../../runtime/node.js';
@@ -49,7 +50,7 @@ export async function alertsCommand(argv: string[], out: NodeJS.WritableStream =
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
   try {
-    const wired = createAlerter({ config, accounts, adapters, store, clock: { now: () => Date.now() }, logger: pino({ level: 'silent' }) });
+    const wired = createAlerter({ config, accounts, adapters, store, clock: systemClock, logger: pino({ level: 'silent' }) });
     if (!wired) throw new UsageError('no alert target is configured (alerts.email, alerts.sms or alerts.webhooks)');
     try {
       const results = await wired.alerter.sendTest();

@@ -6,6 +6,7 @@
  * `herald keys rotate-content`: re-seals stored content with the primary content key.
  */
 import { mkdirSync } from 'node:fs';
+import { systemClock } from '../../clock.js';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
 import { newId } from '../../intake/ids.js';
 import { openStore } from '../../runtime/node.js';
@@ -92,7 +93,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
     process.stdout.write(KEYS_HELP);
     return 0;
   }
-  const now = Date.now();
+  const now = systemClock.now();
   const scopes = parseScopeFlag(flags.scope);
   const expiresAt = expiryFlag(flags.expires, now);
   if ((sub === 'revoke' || sub === 'rotate') && flags.id === undefined) throw new UsageError(`herald keys ${sub} needs --id KEY_ID (see herald keys list)`);

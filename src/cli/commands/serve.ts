@@ -3,6 +3,7 @@
  * sandbox, open the store, assemble the roles, start, and stop gracefully on SIGINT/SIGTERM.
  */
 import { mkdirSync } from 'node:fs';
+import { systemClock } from '../../clock.js';
 import { checkConsistency, sandboxAccounts, type ConfigOverrides } from '../../config/config.js';
 import { createHeraldNode, openStore, type Role } from '../../runtime/node.js';
 import { createLogger } from '../../runtime/logger.js';
@@ -61,7 +62,7 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
   }
   const store = await openStore(config);
   let bootstrap: BootstrapResult | null = null;
-  if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, Date.now());
+  if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, systemClock.now());
   const node = await createHeraldNode({ config, roles, logger, store, ...(metricsPort !== undefined ? { metricsPort } : {}) });
   const apiUrl = await node.start();
   if (sandbox && apiUrl) {

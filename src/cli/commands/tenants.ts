@@ -4,6 +4,7 @@
  * (every scope but `tenants`). Each change is on the default (operator's) tenant's audit trail.
  */
 import { mkdirSync } from 'node:fs';
+import { systemClock } from '../../clock.js';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
 import { rateShareError } from '../../domain/index.js';
 import { sharesExceedError, TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
@@ -64,7 +65,7 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
   const config = loadConfig(flags.config, flags['data-dir'] ? { dataDir: flags['data-dir'] } : {});
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
-  const now = Date.now();
+  const now = systemClock.now();
   try {
     await store.ensureTenant(DEFAULT_TENANT, now);
     if (sub === 'list') {

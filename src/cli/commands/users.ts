@@ -4,6 +4,7 @@
  * shell history show); Herald stores an scrypt hash of it.
  */
 import { mkdirSync } from 'node:fs';
+import { systemClock } from '../../clock.js';
 import { hashPassword } from '../../http/passwords.js';
 import { newId } from '../../intake/ids.js';
 import { openStore } from '../../runtime/node.js';
@@ -78,7 +79,7 @@ export async function usersCommand(argv: string[]): Promise<number> {
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
   try {
-    const now = Date.now();
+    const now = systemClock.now();
     if (sub === 'create') {
       await store.ensureTenant(DEFAULT_TENANT, now);
       const id = newId('usr', now);

@@ -1,8 +1,8 @@
 /**
  * Operator alerts, read-only: GET /v1/alerts (the history of sent alerts, newest first, cursor
  * pagination) and GET /v1/alerts/active (what is firing now). Alerts are about the whole
- * system, not a tenant: until API key scopes exist (issue 18) any valid API key reads them. The
- * history holds masked targets and error classes only, never an address, a body or a code.
+ * system, not a tenant: any key with the `read` scope reads them, whatever its tenant
+ * (route-scopes.ts). The history holds masked targets and error classes only, never an address, a body or a code.
  */
 import type { FastifyInstance } from 'fastify';
 import { decodeNumberCursor, encodeNumberCursor } from '../list-cursor.js';

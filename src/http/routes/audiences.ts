@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Readable } from 'node:stream';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { AudienceLoader } from '../../campaigns/audience-loader.js';
 import { DEFAULT_PARSE_LIMITS, parseAudience, type AudienceFormat } from '../../campaigns/audience-parser.js';
 import { audienceJson } from '../../campaigns/campaign-progress.js';
@@ -18,7 +18,7 @@ const problemRef = { $ref: 'problem#' };
 
 export interface AudienceRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
 }
 
 const FORMATS: Record<string, AudienceFormat> = {
@@ -46,7 +46,7 @@ function isStream(body: unknown): body is Readable {
 
 /** Registers the audience routes on an authenticated scope. */
 export function audienceRoutes(app: FastifyInstance, deps: AudienceRouteDeps): void {
-  const loader = new AudienceLoader({ store: deps.store, clock: deps.clock ?? systemClock });
+  const loader = new AudienceLoader({ store: deps.store, clock: deps.clock, logger: app.log });
 
   void app.register(async (scope) => {
     // Every non-JSON body reaches the handler unread, as a stream; the handler decides whether it is an upload.

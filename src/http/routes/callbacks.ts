@@ -19,7 +19,7 @@ import { sendProblem } from '../problem-handler.js';
 
 export interface CallbackRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   /** The callback verifier of every provider account configured to receive callbacks. */
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
   /** Asks the evidence applier for a pass soon (in-process); other processes poll. */
@@ -78,7 +78,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDe
           return sendProblem(reply, request, new HeraldError('callbacks_not_configured', `provider account ${account} does not receive callbacks here`));
         }
         const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const now = deps.clock?.now() ?? Date.now();
+        const now = deps.clock.now();
         // The adapters told providers `<public_url>/v1/callbacks/<id>`; a proxy in front may
         // strip a path prefix, never the route, so public_url + the path as received is that URL.
         const url = deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, '')}${request.url}` : `${request.protocol}://${request.host}${request.url}`;

@@ -5,7 +5,7 @@
  * uploaded at POST /v1/audiences (audiences.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
 import type { IntakeService } from '../../intake/intake-service.js';
@@ -25,7 +25,7 @@ export interface CampaignRouteDeps {
   /** Intake's rules and template renderer (a template campaign renders its first recipient at creation). */
   intake: IntakeService;
   accounts?: ProviderAccountConfig[];
-  clock?: Clock;
+  clock: Clock;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
 }
@@ -73,12 +73,13 @@ const ACTIONS = {
 
 /** Registers the campaign routes on an authenticated scope. */
 export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): void {
-  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
+  const audit = { store: deps.store, clock: deps.clock };
   const campaigns = new CampaignService({
     store: deps.store,
     intake: deps.intake,
     accounts: deps.accounts ?? [],
-    clock: deps.clock ?? systemClock,
+    clock: deps.clock,
+    logger: app.log,
     ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
   });
 

@@ -17,7 +17,7 @@ import { isId } from '../../intake/ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
 import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, templateJson } from '../views.js';
 import { actionJson, recordAction } from '../audit-trail.js';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
 import { decodeCursor, encodeCursor } from '../list-cursor.js';
 import { deliveryDetailSchema } from '../evidence-schema.js';
@@ -60,8 +60,8 @@ function timeParam(name: string, value: string | undefined): number | undefined 
 const EVIDENCE_LIMIT = 100;
 
 /** Registers the delivery routes on an authenticated scope. */
-export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
-  const clock = deps.clock ?? systemClock;
+export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+  const clock = deps.clock;
   const canceller = new DeliveryCanceller({ store: deps.store, clock });
   const word = { type: 'string', minLength: 1, maxLength: 200 } as const;
   app.get<{ Querystring: ListQuery }>(

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DeviceOperator } from '../../devices/device-operator.js';
 import { OFFER_STATES, PHONE_STATES, type OfferState, type PhoneState } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 
@@ -68,9 +68,9 @@ function decodeCursor(cursor: string): number {
 }
 
 /** Registers the device routes on an authenticated scope. */
-export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOperator; store: Store; clock?: Clock }): void {
+export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOperator; store: Store; clock: Clock }): void {
   const { operator } = deps;
-  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
+  const audit = { store: deps.store, clock: deps.clock };
   app.get(
     '/v1/devices',
     { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 401: problemRef } } },

@@ -5,7 +5,7 @@
  * on every process (auth.ts reads the key's row per request). Each change is on the audit trail.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import { newId } from '../../intake/ids.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
@@ -17,7 +17,7 @@ const idParams = { type: 'object', properties: { id: { type: 'string', maxLength
 
 export interface KeyRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -85,7 +85,7 @@ interface CreateBody {
 
 /** Registers the key routes on an authenticated scope. */
 export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const audit = { store: deps.store, clock };
   const mustGet = async (tenantId: string, id: string) => {
     const k = await deps.store.tenants.getKey(tenantId, id);

@@ -5,7 +5,7 @@
  */
 import { recordAction } from '../audit-trail.js';
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { CHANNELS, isOptionalPurpose, OPTIONAL_PURPOSES, PURPOSES, type Channel, type OptOut, type Purpose } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
 import type { StoredOptOut } from '../../store/preference-store.js';
@@ -78,8 +78,8 @@ function toOptOuts(body: PutBody): OptOut[] {
 }
 
 /** Registers the preference routes on an authenticated scope. */
-export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
-  const clock = deps.clock ?? systemClock;
+export function preferenceRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+  const clock = deps.clock;
 
   app.put<{ Params: { id: string }; Body: PutBody }>(
     '/v1/recipients/:id/preferences',

@@ -32,7 +32,7 @@ async function usableAccounts(deps: { store: Store; accounts?: ProviderAccountCo
 }
 
 /** Registers the provider account routes on an authenticated scope. */
-export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store; accounts?: ProviderAccountConfig[]; clock?: Clock }): void {
+export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store; accounts?: ProviderAccountConfig[]; clock: Clock }): void {
   app.get(
     '/v1/provider-accounts',
     {
@@ -43,7 +43,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       },
     },
     async (request) => {
-      const now = deps.clock?.now() ?? Date.now();
+      const now = deps.clock.now();
       const since = now - HEALTH_WINDOW_MS;
       const items = await Promise.all(
         (await usableAccounts(deps, request.tenantId)).map(async (a) => {
@@ -103,7 +103,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       },
     },
     async () => {
-      const now = deps.clock?.now() ?? Date.now();
+      const now = deps.clock.now();
       const errors = await deps.store.health.recentProviderErrors({ since15m: now - 15 * 60_000, since1h: now - 3_600_000, since24h: now - 24 * 3_600_000 });
       return {
         at: new Date(now).toISOString(),
@@ -129,7 +129,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
       // Another tenant's account is as absent as one that is not configured.
       const a = (await usableAccounts(deps, request.tenantId)).find((x) => x.id === request.params.id);
       if (!a) throw new HeraldError('not_found', `no provider account ${request.params.id}`);
-      const now = deps.clock?.now() ?? Date.now();
+      const now = deps.clock.now();
       const since = now - ROLLOUT_WINDOW_MS;
       const stage = a.rollout ?? DEFAULT_ROLLOUT_STAGE;
       const pairs = await deps.store.health.rolloutDecisions(a.id, since);

@@ -6,7 +6,7 @@
  * Tokens and endpoints are destinations: answers show only their last characters.
  */
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { encodePushTarget, parsePushTarget, pushTargetError, PUSH_TARGET_TYPES, type PushTarget } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import type { PushSubscriptionView } from '../../store/push-store.js';
@@ -98,8 +98,8 @@ export function pushSubscriptionJson(s: PushSubscriptionView) {
 }
 
 /** Registers the push subscription routes on an authenticated scope. */
-export function pushSubscriptionRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
-  const clock = deps.clock ?? systemClock;
+export function pushSubscriptionRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+  const clock = deps.clock;
   const params = {
     type: 'object',
     additionalProperties: false,

@@ -8,7 +8,7 @@
  */
 import { recordAction } from '../audit-trail.js';
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { RetentionService } from '../../delivery/retention-service.js';
 import type { Store } from '../../store/store.js';
 
@@ -16,7 +16,7 @@ const problemRef = { $ref: 'problem#' };
 
 export interface RecipientErasureRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   /** The process's retention service (it keeps the destination-hash secret). Default: one over `store`. */
   retention?: RetentionService;
 }
@@ -29,7 +29,7 @@ export function recipientErasureRoutes(app: FastifyInstance, deps: RecipientEras
     deps.retention ??
     new RetentionService({
       store: deps.store,
-      clock: deps.clock ?? systemClock,
+      clock: deps.clock,
       // Erasing one recipient reads no policy; the job's own service is built from the config.
       policy: { contentDays: { otp: 30, transactional: 30, conversational: 30, marketing: 30, alert: 30 }, destinationDays: 90, otpEraseAfterSettled: true },
     });
@@ -62,7 +62,7 @@ export function recipientErasureRoutes(app: FastifyInstance, deps: RecipientEras
     async (request) => {
       const r = await retention.eraseRecipient(request.tenantId, request.params.id);
       await recordAction(
-        { store: deps.store, clock: deps.clock ?? systemClock },
+        { store: deps.store, clock: deps.clock },
         request,
         'recipient_erase',
         { subjectId: request.params.id },

@@ -4,7 +4,7 @@
  * /v1/recipients/:id/preferences, in their own route file.)
  */
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import { notificationRequestSchema, recipientAddressError } from '../../intake/notification-request.js';
 import type { RecipientProfile } from '../../store/campaign-store.js';
@@ -16,7 +16,7 @@ const recipientProps = notificationRequestSchema.properties.recipient.properties
 
 export interface RecipientProfileRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
 }
 
 interface ProfileBody {
@@ -43,7 +43,7 @@ const idParams = { type: 'object', properties: { id: recipientProps.id }, requir
 
 /** Registers the recipient profile routes on an authenticated scope. */
 export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProfileRouteDeps): void {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
 
   app.put<{ Params: { id: string }; Body: ProfileBody }>(
     '/v1/recipients/:id',

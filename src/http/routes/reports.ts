@@ -6,7 +6,7 @@
  * a duplicate reported where the ledger shows one submission points outside Herald).
  */
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import { newId } from '../../intake/ids.js';
@@ -34,8 +34,8 @@ const reportSchema = {
 } as const;
 
 /** Registers the report routes on an authenticated scope. */
-export function reportRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock; counters?: DeliveryCounters }): void {
-  const clock = deps.clock ?? systemClock;
+export function reportRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock; counters?: DeliveryCounters }): void {
+  const clock = deps.clock;
   app.post<{ Params: { id: string }; Body: { kind: ReportKind; channel?: Channel; note?: string } }>(
     '/v1/notifications/:id/reports',
     {

@@ -14,7 +14,7 @@ import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notifica
 import type { DeliveryCounters } from '../../metrics/counters.js';
 import { REVIEW_REASONS } from '../../store/review-store.js';
 import type { ReplayFilter, ReviewReason, Store } from '../../store/store.js';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { operatorAction, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
@@ -28,7 +28,7 @@ export const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
 
 export interface ReviewRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   intake: IntakeService;
   replay: ReplayService;
   reviewUnknownAfterMs?: number;
@@ -72,7 +72,7 @@ function timeField(field: string, value: string | undefined): number | undefined
 
 /** Registers the review and replay routes on an authenticated scope. */
 export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void {
-  const audit = { store: deps.store, clock: deps.clock ?? systemClock };
+  const audit = { store: deps.store, clock: deps.clock };
   const unknownAfterMs = deps.reviewUnknownAfterMs ?? DEFAULT_REVIEW_UNKNOWN_AFTER_MS;
 
   app.get<{ Querystring: { cursor?: string; limit?: string; reason?: ReviewReason } }>(

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
@@ -93,12 +93,12 @@ export interface ThirdPartyDeps {
   store: Store;
   intake: IntakeService;
   accounts?: readonly ProviderAccountConfig[];
-  clock?: Clock;
+  clock: Clock;
 }
 
 /** Registers the SMSGate-compatible API in its own scope, behind Basic credentials that carry a Herald API key. */
 export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdPartyDeps): Promise<void> {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const gateway = (deps.accounts ?? []).find((a) => a.kind === 'android_gateway' && a.channel === 'sms');
 
   await app.register(

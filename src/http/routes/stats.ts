@@ -1,7 +1,7 @@
 /**
  * GET /v1/stats: the caller's tenant, read from the store (`store.observability`), so every
- * process answers the same and a restart loses nothing (issue 14, part 6; it replaces the
- * per-process GET /v1/stats/counters). The same facts as the metrics endpoint's state gauges,
+ * process answers the same and a restart loses nothing (per-process counters, which GET
+ * /v1/stats/counters once served, differed by process and reset on restart). The same facts as the metrics endpoint's state gauges,
  * scoped to one tenant, plus a per-minute (or per-15-minutes) series of what happened and the
  * user reports. The retry budget and a throttle pause belong to the provider account, which
  * every tenant shares; the failure counts are the tenant's own.
@@ -33,7 +33,7 @@ const DEFAULT_ACCEPTED_PROGRESS_AFTER_MS = 1_800_000;
 
 export interface StatsRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   accounts?: readonly ProviderAccountConfig[];
   reviewUnknownAfterMs?: number;
   /** Config `metrics.accepted_progress_after_s`, in ms. Default 30 minutes. */
@@ -175,7 +175,7 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
     },
     async (request) => {
       const tenantId = request.tenantId;
-      const now = deps.clock?.now() ?? Date.now();
+      const now = deps.clock.now();
       const windowName: StatsWindow = request.query.window ?? 'hour';
       const w = STATS_WINDOWS[windowName];
       // The last bucket is the one `now` falls in.

@@ -8,7 +8,7 @@ import { isValidPhoneNumber } from 'libphonenumber-js';
 import { recordAction } from '../audit-trail.js';
 import { showDestination } from '../masking.js';
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import type { Suppression } from '../../store/preference-store.js';
@@ -68,8 +68,8 @@ export function suppressionJson(s: Suppression) {
 }
 
 /** Registers the suppression list routes on an authenticated scope. */
-export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; clock?: Clock }): void {
-  const clock = deps.clock ?? systemClock;
+export function suppressionRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+  const clock = deps.clock;
 
   app.get<{ Querystring: { limit?: string } }>(
     '/v1/suppressions',

@@ -7,7 +7,7 @@
  * anything. docs/templates.md describes the model.
  */
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
@@ -81,8 +81,8 @@ interface VersionBody {
 }
 
 /** Registers the template routes on an authenticated scope. */
-export function templateRoutes(app: FastifyInstance, deps: { store: Store; intake: IntakeService; clock?: Clock }): void {
-  const clock = deps.clock ?? systemClock;
+export function templateRoutes(app: FastifyInstance, deps: { store: Store; intake: IntakeService; clock: Clock }): void {
+  const clock = deps.clock;
   const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const;
   const versionParams = {
     type: 'object',

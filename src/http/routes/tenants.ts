@@ -5,7 +5,7 @@
  * key (every scope but `tenants`), shown once. Each change is on the operator's audit trail.
  */
 import type { FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import { newId } from '../../intake/ids.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
@@ -27,7 +27,7 @@ export const TENANT_KEY_SCOPES = API_KEY_SCOPES.filter((s) => s !== 'tenants');
 
 export interface TenantRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   /** The configured provider accounts (only these can be assigned). */
   accounts?: ProviderAccountConfig[];
 }
@@ -80,7 +80,7 @@ export function sharesExceedError(accountId: string, share: number, otherShares:
 
 /** Registers the operator's tenant routes on an authenticated scope. */
 export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const audit = { store: deps.store, clock };
   const mustGet = async (id: string) => {
     const t = await deps.store.tenants.getTenant(id);

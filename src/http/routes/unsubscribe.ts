@@ -12,7 +12,7 @@
  * a log line (the route's request serializer drops the path) or a problem's `instance`.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { HeraldError, toProblem } from '../../errors.js';
 import { UNSUBSCRIBE_PATH, UnsubscribeLinks } from '../../preferences/unsubscribe-links.js';
 import type { UnsubscribeScope } from '../../preferences/unsubscribe-token.js';
@@ -20,7 +20,7 @@ import type { Store } from '../../store/store.js';
 
 export interface UnsubscribeRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   /** The verifier (its key is the one the workers sign with). Default: one over `store`. */
   unsubscribe?: UnsubscribeLinks;
 }
@@ -64,7 +64,7 @@ function invalidLink(reply: FastifyReply): FastifyReply {
 
 /** Registers the one-click unsubscribe routes in their own scope (no API key; any body accepted). */
 export async function unsubscribeRoutes(app: FastifyInstance, deps: UnsubscribeRouteDeps): Promise<void> {
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const links = deps.unsubscribe ?? new UnsubscribeLinks({ store: deps.store, clock });
   await app.register(async (scope) => {
     // RFC 8058 bodies are form-encoded or multipart; the token decides, so the body is read and ignored.

@@ -4,7 +4,7 @@
  * API key; the signing secret is shown by create and rotate only.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { systemClock, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/store.js';
 import type { WebhookEndpointView } from '../../store/webhook-store.js';
 import { AddressPolicy } from '../../webhooks/address-policy.js';
@@ -17,7 +17,7 @@ const noFields = { type: 'object', additionalProperties: false, properties: {} }
 
 export interface WebhookRouteDeps {
   store: Store;
-  clock?: Clock;
+  clock: Clock;
   /** Which URLs may be registered. Default: public addresses only, system DNS. */
   webhookPolicy?: AddressPolicy;
 }
@@ -63,7 +63,7 @@ async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
 export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
   const endpoints = new WebhookEndpoints({
     store: deps.store,
-    clock: deps.clock ?? systemClock,
+    clock: deps.clock,
     policy: deps.webhookPolicy ?? new AddressPolicy(),
   });
 

@@ -4,7 +4,7 @@
  * with the account's Auth Token, over the full URL Twilio requested followed by every POST
  * parameter, names sorted, each as name + value with no separators (a repeated name: one
  * name + value per distinct value, values sorted). Written here rather than imported because
- * providers/ may not depend on the `twilio` SDK; test/providers/twilio-signature.test.ts
+ * providers/ may not depend on the `twilio` SDK; test/providers/twilio/signature.test.ts
  * checks it against the SDK's getExpectedTwilioSignature / validateRequest on generated
  * cases, and against Twilio's published example.
  */

@@ -1,30 +1,20 @@
 /**
- * The PostgreSQL driver's evidence part (see src/store/evidence-store.ts). Writes that touch
- * several rows run in one transaction; guarded updates make a concurrent writer a no-op.
+ * The PostgreSQL driver's own part of `store.evidence` (the rest: parts/evidence.ts): the two
+ * batch writes, each in a few statements over arrays. Dialect-specific: SQLite writes one row per
+ * statement inside one synchronous transaction.
  */
-import { changesDelivery, downstreamEvent, toCallbackEvidence, toLookupEvidence, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
-import type {
-  DeliveryEvidence,
-  EventPruning,
-  LookupRecord,
-  EvidenceStore,
-  EvidenceWrite,
-  PendingEvidence,
-  PrunedEvents,
-  ProviderEventRecord,
-  ReconcileDeferral,
-  RecordedEvents,
-  UnknownDelivery,
-  UnknownDueQuery,
-  UnknownResolution,
-} from '../evidence-store.js';
+import { changesDelivery, downstreamEvent } from '../evidence-rows.js';
+import type { EvidenceWrite, ProviderEventRecord, RecordedEvents } from '../evidence-store.js';
+import { EvidencePart } from '../parts/evidence.js';
 import { transitionPayload } from '../transition-fields.js';
 import type { PostgresContext } from './sql-context.js';
-import { applyRun } from './transitions.js';
+import { guardedTransition } from './transitions.js';
 
-/** `store.evidence` of the PostgreSQL store, over its pool and named statements. */
-export class PostgresEvidence implements EvidenceStore {
-  constructor(private readonly sql: PostgresContext) {}
+/** `store.evidence` of the PostgreSQL store. */
+export class PostgresEvidence extends EvidencePart {
+  constructor(private readonly sql: PostgresContext) {
+    super(sql, guardedTransition);
+  }
 
   async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
     if (events.length === 0) return { inserted: 0, duplicates: 0 };
@@ -39,10 +29,6 @@ export class PostgresEvidence implements EvidenceStore {
       events.map((e) => e.receivedAt),
     ]);
     return { inserted: rows.length, duplicates: events.length - rows.length };
-  }
-
-  async listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
-    return (await this.sql.q('evidence_pending', [Math.max(1, limit)])).map(toPendingEvidence);
   }
 
   /**
@@ -133,51 +119,4 @@ export class PostgresEvidence implements EvidenceStore {
       return ok;
     });
   }
-
-  async pruneProviderEvents(r: EventPruning): Promise<PrunedEvents> {
-    return this.sql.tx(async (c) => ({
-      orphaned: (await this.sql.q('provider_events_orphan', [r.before, r.now], c)).length,
-      deleted: (await this.sql.q('provider_events_delete', [r.before], c)).length,
-    }));
-  }
-
-  async listUnknownDue(r: UnknownDueQuery): Promise<UnknownDelivery[]> {
-    const rows = await this.sql.q('unknown_due', [r.now, Math.max(1, r.limit), r.providerAccounts ? [...r.providerAccounts] : null]);
-    return rows.map(toUnknownDelivery);
-  }
-
-  async deferReconcile(r: ReconcileDeferral): Promise<boolean> {
-    return this.sql.tx(async (c) => {
-      const rows = await this.sql.q('reconcile_defer', [r.deliveryId, r.leaseVersion, r.at], c);
-      if (rows.length === 0) return false;
-      if (r.policy) await this.sql.q('attempt_resolve', [r.deliveryId, r.attemptNumber, null, r.policy], c);
-      if (r.lookup) await this.sql.q('reconcile_lookup_insert', lookupRow(r.deliveryId, r.attemptNumber, r.lookup), c);
-      return true;
-    });
-  }
-
-  async resolveUnknown(r: UnknownResolution): Promise<boolean> {
-    const applied = await this.sql.tx(async (c) => {
-      if (!(await applyRun(this.sql, [r.write], c)).has(r.write.deliveryId)) return null;
-      const [row] = await this.sql.q('attempt_resolve', [r.write.deliveryId, r.attemptNumber, r.resolution, r.policy], c);
-      if (r.lookup) await this.sql.q('reconcile_lookup_insert', lookupRow(r.write.deliveryId, r.attemptNumber, r.lookup), c);
-      return row ? String(row.provider_account) : '';
-    });
-    if (applied === null) return false;
-    // A resend is due now: wake workers in other processes.
-    if (applied !== '' && (r.write.transition.to === 'retryable' || r.write.transition.to === 'ready')) this.sql.wakeListeners([applied]);
-    return true;
-  }
-
-  async deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence> {
-    const params = [deliveryId, Math.max(1, limit)];
-    // Both read newest first so the limit keeps the latest; shown oldest first.
-    const [callbacks, lookups] = await Promise.all([this.sql.q('delivery_callbacks', params), this.sql.q('delivery_lookups', params)]);
-    return { callbacks: callbacks.map(toCallbackEvidence).reverse(), lookups: lookups.map(toLookupEvidence).reverse() };
-  }
-}
-
-/** The positional parameters of `reconcile_lookup_insert`. */
-function lookupRow(deliveryId: string, attemptNumber: number, l: LookupRecord): unknown[] {
-  return [deliveryId, attemptNumber, l.at, l.result, l.ledTo, l.providerMessageId, l.errorCode];
 }

@@ -4,14 +4,20 @@
  * velocity take locks its subjects (transaction-scoped advisory locks, in sorted order so two
  * takes cannot deadlock), reads, and writes in one transaction (without waiting for its WAL flush): two API processes cannot both
  * take a subject's last slot.
+ *
+ * Dialect-specific: SQLite joins these two to its group commit instead; the rest of the part is
+ * parts/intake-limits.ts.
  */
 import { velocityVerdict } from '../../domain/index.js';
-import type { IntakeLimitStore, VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
+import type { VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
+import { IntakeLimitsPart } from '../parts/intake-limits.js';
 import type { PostgresContext } from './sql-context.js';
 
 /** `store.intakeLimits` of the PostgreSQL store. */
-export class PostgresIntakeLimits implements IntakeLimitStore {
-  constructor(private readonly sql: PostgresContext) {}
+export class PostgresIntakeLimits extends IntakeLimitsPart {
+  constructor(private readonly sql: PostgresContext) {
+    super(sql);
+  }
 
   async countRequest(subjectId: string, windowStart: number): Promise<number> {
     const [row] = await this.sql.q('request_window_count', [subjectId, windowStart]);
@@ -35,15 +41,5 @@ export class PostgresIntakeLimits implements IntakeLimitStore {
       const rows = await this.sql.q('velocity_insert', [t.tenantId, t.subjects.map((s) => s.rule), t.subjects.map((s) => s.hash), t.purpose, t.now], c);
       return { ok: true, eventIds: rows.map((r) => String(r.id)) };
     });
-  }
-
-  async releaseVelocity(eventIds: readonly string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await this.sql.q('velocity_release', [eventIds]);
-  }
-
-  async velocityCount(tenantId: string, rule: 'destination' | 'recipient', hash: string, purpose: string, since: number): Promise<number> {
-    const [row] = await this.sql.q('velocity_count', [tenantId, rule, hash, purpose, since]);
-    return Number(row!.n);
   }
 }

@@ -4,35 +4,26 @@
  * statement; migrations take an advisory lock so processes starting together apply each
  * migration once. Times are BIGINT epoch ms, as in SQLite.
  *
- * The store implements the core of the contract itself and composes the parts, each a table
- * module over the shared PostgresContext (sql-context.ts); no module imports this file back.
+ * The store is the core of the contract (parts/core.ts, with the dialect-specific methods below)
+ * and composes the parts: those written once for both drivers (parts/) over this driver's
+ * PostgresContext (sql-context.ts), extended where a part has methods of its own here. No module
+ * imports this file back.
  */
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DELIVERY_STATES, type DeliveryState, type Purpose } from '../../domain/index.js';
+import type { Purpose } from '../../domain/index.js';
 import type {
+  ApiKeyRecord,
   BatchItemOutcome,
   BatchKeyTerms,
   BatchNotification,
-  ApiKeyRecord,
   ClaimedDelivery,
   ClaimRequest,
   CreatedNotification,
-  DeliveryFacts,
-  DeliveryFilter,
-  DeliveryListItem,
-  DeliveryStateCounts,
-  DeliveryView,
-  IdempotencyKeyRef,
   IdempotencyRequest,
-  LateOutcome,
   LeaseRenewal,
-  NewApiKey,
   NewNotification,
-  NewTenant,
-  NotificationView,
-  Page,
   ReadyListener,
   Reservation,
   TenantIdempotencyCompletion,
@@ -40,51 +31,37 @@ import type {
   TransitionWrite,
   Unsubscribe,
 } from '../core-store.js';
-import { bindTo, type ContentCipher, openContent } from '../content-cipher.js';
+import type { ContentCipher } from '../content-cipher.js';
 import { loadMigrations } from '../named-sql.js';
-import { toAttemptView, toDeliveryFacts, toDeliveryView, json, jsonOrNull } from '../rows.js';
+import { AlertsPart } from '../parts/alerts.js';
+import { AuditPart } from '../parts/audit.js';
+import { CorePart } from '../parts/core.js';
+import { EventStreamPart } from '../parts/event-stream.js';
+import { FallbacksPart } from '../parts/fallbacks.js';
+import { HealthPart } from '../parts/health.js';
+import { ObservabilityPart } from '../parts/observability.js';
+import { PreferencesPart } from '../parts/preferences.js';
+import { PushPart } from '../parts/push.js';
+import { ReportsPart } from '../parts/reports.js';
+import { ReviewPart } from '../parts/review.js';
+import { SessionsPart } from '../parts/sessions.js';
+import { TemplatesPart } from '../parts/templates.js';
+import { TenantsPart } from '../parts/tenants.js';
 import type { Store } from '../store.js';
+import { toApiKeyRecord } from '../tenant-rows.js';
 import { PostgresCampaigns } from './campaigns.js';
-import { PostgresDevices } from './devices.js';
 import { claimOn, nextDue } from './claims.js';
 import { Coalescer } from './coalescer.js';
+import { PostgresDevices } from './devices.js';
 import { PostgresEvidence } from './evidence.js';
-import { PostgresFallbacks } from './fallbacks.js';
-import { PostgresHealth } from './health.js';
-import { PostgresPush } from './push.js';
-import { PostgresReports } from './reports.js';
-import { PostgresIntakeLimits } from './intake-limits.js';
-import { PostgresAlerts } from './alerts.js';
-import { PostgresSessions } from './sessions.js';
-import { PostgresAudit } from './audit.js';
-import { PostgresTenants } from './tenants.js';
-import { scopesText, toApiKeyRecord } from '../tenant-rows.js';
-import { PostgresEventStream } from './event-stream.js';
-import { DELIVERY_LIST_PARAMS, isSearch, planDeliveryList, toDeliveryPage, type DrivingFilter } from '../delivery-list.js';
-import { PostgresTemplates } from './templates.js';
-import { PostgresObservability } from './observability.js';
 import { IdempotencyReservations } from './idempotency.js';
+import { PostgresIntakeLimits } from './intake-limits.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
-import { PostgresPreferences } from './preferences.js';
-import { PostgresReview } from './review.js';
-import { PostgresContext } from './sql-context.js';
-import { applyRun } from './transitions.js';
 import { PostgresRetention } from './retention.js';
+import { PostgresContext } from './sql-context.js';
+import { applyRun, guardedTransition } from './transitions.js';
 import { PostgresWebhooks } from './webhooks.js';
-
-/** The delivery list's statement per driving filter (queries/delivery_list.sql). */
-const LIST_STATEMENTS: Record<DrivingFilter, string> = {
-  none: 'deliveries_list',
-  state: 'deliveries_list_by_state',
-  terminal_reason: 'deliveries_list_by_terminal_reason',
-  downstream_status: 'deliveries_list_by_downstream_status',
-  provider_account: 'deliveries_list_by_provider_account',
-  campaign: 'deliveries_list_by_campaign',
-  device: 'deliveries_list_by_device',
-  delivery_id: 'deliveries_list_by_id',
-  notification: 'deliveries_list_by_notification',
-};
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Any constant works; it only has to be the same in every Herald process. */
@@ -106,7 +83,24 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   return new PostgresStore(options);
 }
 
-export class PostgresStore implements Store {
+/** The pool (one per store) and the context every part of it shares. */
+function contextFor(options: PostgresStoreOptions): PostgresContext {
+  const schema = options.schema ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,50}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    // search_path per connection: every named statement stays schema-agnostic.
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client's error (server restart) must not crash the process: the pool drops that
+  // client and connects a new one when next asked, and the caller of the next query sees any
+  // lasting failure; nothing here has a caller to tell.
+  pool.on('error', () => {});
+  return new PostgresContext(pool, schema, options.contentCipher ?? null);
+}
+
+export class PostgresStore extends CorePart<PostgresContext> implements Store {
   readonly driver = 'postgres' as const;
   private readonly sql: PostgresContext;
   private readonly notifications: NotificationWriter;
@@ -115,56 +109,47 @@ export class PostgresStore implements Store {
   readonly limiter: PostgresLimiter;
   readonly webhooks: PostgresWebhooks;
   readonly campaigns: PostgresCampaigns;
-  readonly preferences: PostgresPreferences;
-  readonly review: PostgresReview;
-  readonly fallbacks: PostgresFallbacks;
-  readonly health: PostgresHealth;
+  readonly preferences: PreferencesPart;
+  readonly review: ReviewPart;
+  readonly fallbacks: FallbacksPart;
+  readonly health: HealthPart;
   readonly devices: PostgresDevices;
-  readonly push: PostgresPush;
-  readonly reports: PostgresReports;
+  readonly push: PushPart;
+  readonly reports: ReportsPart;
   readonly intakeLimits: PostgresIntakeLimits;
-  readonly alerts: PostgresAlerts;
-  readonly sessions: PostgresSessions;
-  readonly audit: PostgresAudit;
-  readonly tenants: PostgresTenants;
-  readonly eventStream: PostgresEventStream;
-  readonly templates: PostgresTemplates;
-  readonly observability: PostgresObservability;
+  readonly alerts: AlertsPart;
+  readonly sessions: SessionsPart;
+  readonly audit: AuditPart;
+  readonly tenants: TenantsPart;
+  readonly eventStream: EventStreamPart;
+  readonly templates: TemplatesPart;
+  readonly observability: ObservabilityPart;
   readonly retention: PostgresRetention;
 
   constructor(private readonly options: PostgresStoreOptions) {
-    const schema = options.schema ?? 'public';
-    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-    const pool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.maxConnections ?? 10,
-      // search_path per connection: every named statement stays schema-agnostic.
-      options: `-c search_path=${schema}`,
-    });
-    // An idle client's error (server restart) must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
-    this.sql = new PostgresContext(pool, schema, options.contentCipher ?? null);
+    super(contextFor(options));
+    this.sql = this.x;
     this.notifications = new NotificationWriter(this.sql);
     this.reservations = new IdempotencyReservations(this.sql);
     this.evidence = new PostgresEvidence(this.sql);
     this.limiter = new PostgresLimiter(this.sql);
     this.webhooks = new PostgresWebhooks(this.sql);
     this.campaigns = new PostgresCampaigns(this.sql);
-    this.preferences = new PostgresPreferences(this.sql);
-    this.review = new PostgresReview(this.sql);
-    this.fallbacks = new PostgresFallbacks(this.sql);
-    this.health = new PostgresHealth(this.sql);
+    this.preferences = new PreferencesPart(this.sql);
+    this.review = new ReviewPart(this.sql, guardedTransition);
+    this.fallbacks = new FallbacksPart(this.sql);
+    this.health = new HealthPart(this.sql);
     this.devices = new PostgresDevices(this.sql, options.connectionString);
-    this.push = new PostgresPush(this.sql);
-    this.reports = new PostgresReports(this.sql);
+    this.push = new PushPart(this.sql);
+    this.reports = new ReportsPart(this.sql);
     this.intakeLimits = new PostgresIntakeLimits(this.sql);
-    this.alerts = new PostgresAlerts(this.sql);
-    this.sessions = new PostgresSessions(this.sql);
-    this.audit = new PostgresAudit(this.sql);
-    this.tenants = new PostgresTenants(this.sql);
-    this.eventStream = new PostgresEventStream(this.sql);
-    this.templates = new PostgresTemplates(this.sql);
-    this.observability = new PostgresObservability(this.sql);
+    this.alerts = new AlertsPart(this.sql);
+    this.sessions = new SessionsPart(this.sql);
+    this.audit = new AuditPart(this.sql);
+    this.tenants = new TenantsPart(this.sql);
+    this.eventStream = new EventStreamPart(this.sql);
+    this.templates = new TemplatesPart(this.sql);
+    this.observability = new ObservabilityPart(this.sql);
     this.retention = new PostgresRetention(this.sql);
   }
 
@@ -204,13 +189,7 @@ export class PostgresStore implements Store {
     await this.sql.close();
   }
 
-  async ensureTenant(tenant: NewTenant, now: number): Promise<void> {
-    await this.sql.q('tenant_ensure', [tenant.id, tenant.name, now]);
-  }
-
-  async createApiKey(k: NewApiKey): Promise<void> {
-    await this.sql.q('api_key_insert', [k.id, k.tenantId, k.keyHash, k.label, scopesText(k), k.expiresAt ?? null, k.now]);
-  }
+  // ---- dialect-specific: PostgreSQL's own way of doing these (see parts/core.ts for the list and SQLite's)
 
   /** Every API request looks its key up: concurrent look-ups share one query (see Coalescer). */
   async findApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
@@ -219,7 +198,7 @@ export class PostgresStore implements Store {
 
   private readonly keyLookups = new Coalescer<string, ApiKeyRecord | null>(
     async (hashes) => {
-      const rows = await this.sql.q('api_keys_find', [hashes]);
+      const rows = await this.sql.all('api_keys_find', { key_hashes: hashes });
       const found = new Map(rows.map((r) => [String(r.key_hash), toApiKeyRecord(r)]));
       return hashes.map((h) => ({ ok: true, value: found.get(h) ?? null }));
     },
@@ -227,26 +206,9 @@ export class PostgresStore implements Store {
     256,
   );
 
-  async hasApiKeys(): Promise<boolean> {
-    const [r] = await this.sql.q('api_keys_exist');
-    return r?.e === true;
-  }
-
   /** A new key is taken by a coalesced insert; one that exists is decided in a transaction (see IdempotencyReservations). */
   async reserveIdempotencyKey(r: IdempotencyRequest): Promise<Reservation> {
     return this.reservations.reserve(r);
-  }
-
-  async releaseIdempotencyKey(r: IdempotencyKeyRef): Promise<void> {
-    await this.sql.q('idempotency_release', [r.tenantId, r.key]);
-  }
-
-  async completeIdempotencyKey(r: TenantIdempotencyCompletion): Promise<void> {
-    await this.sql.q('idempotency_complete', [r.tenantId, r.key, r.fingerprint, r.statusCode, JSON.stringify(r.body)]);
-  }
-
-  async pruneIdempotencyKeys(now: number): Promise<number> {
-    return this.sql.count('idempotency_prune', [now]);
   }
 
   /** Group-committed with concurrent intake writes where it can be (see NotificationWriter). */
@@ -259,64 +221,19 @@ export class PostgresStore implements Store {
     return this.notifications.createBatch(items, keys);
   }
 
-  async getNotification(tenantId: string, id: string): Promise<NotificationView | null> {
-    // REPEATABLE READ: the notification, its deliveries and their attempts from one snapshot.
-    const c = await this.sql.pool.connect();
-    try {
-      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const [n] = await this.sql.q('notification_get', [tenantId, id], c);
-      if (!n) return null;
-      const deliveries = (await this.sql.q('deliveries_by_notification', [id], c)).map(toDeliveryView);
-      const attempts = await this.sql.q('attempts_by_notification', [id], c);
-      return {
-        id: String(n.id),
-        tenantId: String(n.tenant_id),
-        recipientId: String(n.recipient_id),
-        purpose: n.purpose as NotificationView['purpose'],
-        channels: json(n.channels_json),
-        groupKey: String(n.group_key),
-        generation: Number(n.generation),
-        metadata: jsonOrNull(n.metadata_json),
-        content: openContent(this.sql.cipher, n.content_json, bindTo('notifications', 'content_json', String(n.id))),
-        expiresAt: Number(n.expires_at),
-        createdAt: Number(n.created_at),
-        deliveries: deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id).map(toAttemptView) })),
-      };
-    } finally {
-      await c.query('COMMIT').catch(() => {});
-      c.release();
-    }
-  }
-
-  async listDeliveries(tenantId: string, filter: DeliveryFilter, cursor: string | null, limit: number): Promise<Page<DeliveryListItem>> {
-    const plan = planDeliveryList(tenantId, filter, cursor, limit);
-    const names = isSearch(plan.driving) ? DELIVERY_LIST_PARAMS : DELIVERY_LIST_PARAMS.filter((p) => p !== 'q');
-    return toDeliveryPage(
-      await this.sql.qPlanned(
-        LIST_STATEMENTS[plan.driving],
-        names.map((p) => plan.params[p]),
-      ),
-      limit,
-    );
-  }
-
-  async getDelivery(id: string): Promise<DeliveryView | null> {
-    const [r] = await this.sql.q('delivery_get', [id]);
-    return r ? toDeliveryView(r) : null;
-  }
-
-  async latestGeneration(tenantId: string, groupKey: string): Promise<number | null> {
-    const [r] = await this.sql.q('latest_generation', [tenantId, groupKey]);
-    return r && r.generation !== null ? Number(r.generation) : null;
-  }
-
   async claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]> {
     return claimOn(this.sql, req, this.sql.pool);
   }
 
   async renewLeases(r: LeaseRenewal): Promise<string[]> {
     if (r.leases.length === 0) return [];
-    const rows = await this.sql.q('lease_renew', [r.leases.map((l) => l.deliveryId), r.leases.map((l) => l.leaseVersion), r.workerId, r.leaseUntil, r.now]);
+    const rows = await this.sql.all('lease_renew', {
+      ids: r.leases.map((l) => l.deliveryId),
+      lease_versions: r.leases.map((l) => l.leaseVersion),
+      worker_id: r.workerId,
+      lease_until: r.leaseUntil,
+      now: r.now,
+    });
     return rows.map((x) => String(x.id));
   }
 
@@ -351,31 +268,8 @@ export class PostgresStore implements Store {
     return writes.map((w, i) => ({ deliveryId: w.deliveryId, applied: applied[i]! }));
   }
 
-  async recordLateOutcome(r: LateOutcome): Promise<void> {
-    await this.sql.q('attempt_late_outcome', [
-      r.deliveryId,
-      r.attemptNumber,
-      r.outcome.kind,
-      r.outcome.kind === 'accepted' ? r.outcome.providerMessageId : null,
-    ]);
-  }
-
-  async listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]> {
-    return (await this.sql.q('leases_expired', [now, Math.max(0, limit)])).map(toDeliveryFacts);
-  }
-
-  async listExpiredPending(now: number, limit: number): Promise<DeliveryFacts[]> {
-    return (await this.sql.q('pending_expired', [now, Math.max(0, limit)])).map(toDeliveryFacts);
-  }
-
   async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
     return nextDue(this.sql, providerAccount, now, purposes);
-  }
-
-  async countByState(): Promise<DeliveryStateCounts> {
-    const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-    for (const r of await this.sql.q('count_by_state')) out[r.state as DeliveryState] = Number(r.n);
-    return out;
   }
 
   async listenForReady(onReady: ReadyListener): Promise<Unsubscribe> {

@@ -1,22 +1,24 @@
 /**
  * What every table module of the PostgreSQL driver works over: the pool, its named statements
- * (prepared per connection under a schema-qualified name), transactions, and the NOTIFY that
- * wakes workers in other processes after a commit that made work ready.
+ * (prepared per connection under a schema-qualified name), the executor the shared parts run on
+ * (sql-executor.ts: named parameters bound to `$n` by each statement's header), transactions,
+ * and the NOTIFY that wakes workers in other processes after a commit that made work ready.
  */
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ContentCipher, openContent, sealContent, type SealBinding } from '../content-cipher.js';
-import { loadNamedSql } from '../named-sql.js';
+import { loadNamedSql, type NamedStatement } from '../named-sql.js';
 import type { Row } from '../rows.js';
+import { type Body, driveAsync, type Executor, ListParam, type Params, type Step, type TransactionOptions } from '../sql-executor.js';
 
 const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
 
 export type Client = pg.PoolClient;
 
 /** The pool and statements one PostgreSQL store and all its parts share. */
-export class PostgresContext {
-  private readonly sql = loadNamedSql(queries);
+export class PostgresContext implements Executor {
+  private readonly sql = loadNamedSql(queries, 'postgres');
   /** NOTIFY channel, per schema, so stores sharing a server (tests) do not wake each other. */
   readonly readyChannel: string;
   private closed = false;
@@ -48,13 +50,87 @@ export class PostgresContext {
     return { ...row, content_json: JSON.stringify(openContent(this.cipher, row.content_json, binding)) };
   }
 
-  private text(name: string): string {
+  private named(name: string): NamedStatement {
     const t = this.sql.get(name);
     if (!t) throw new Error(`no SQL statement named ${name}`);
     return t;
   }
 
-  /** Runs the named statement (queries/*.sql) on `client` (a transaction's) or the pool, and returns its rows. */
+  private text(name: string): string {
+    return this.named(name).text;
+  }
+
+  /** The positional values of `name` for named `params`, in its header's `$n` order (a list becomes an array). */
+  values(name: string, params: Params): unknown[] {
+    return this.named(name).params.map((p) => {
+      if (!(p in params)) throw new Error(`statement ${name}: missing named parameter ${p}`);
+      const v = params[p];
+      return v instanceof ListParam ? [...v.values] : v;
+    });
+  }
+
+  /** Runs the named statement with named parameters on `client` (a transaction's) or the pool; returns pg's result. */
+  private query(name: string, params: Params, client: pg.Pool | Client): Promise<pg.QueryResult> {
+    return client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: this.values(name, params) });
+  }
+
+  async one(name: string, params: Params = {}): Promise<Row | undefined> {
+    return (await this.query(name, params, this.pool)).rows[0] as Row | undefined;
+  }
+
+  async all(name: string, params: Params = {}): Promise<Row[]> {
+    return (await this.query(name, params, this.pool)).rows as Row[];
+  }
+
+  async count(name: string, params: Params = {}): Promise<number> {
+    return (await this.query(name, params, this.pool)).rowCount ?? 0;
+  }
+
+  run<T>(body: () => Body<T>): Promise<T> {
+    return this.drive(body(), this.pool);
+  }
+
+  transaction<T>(body: () => Body<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.tx((c) => this.drive(body(), c), options);
+  }
+
+  reads<T>(body: () => Body<T>): Promise<T> {
+    return this.drive(body(), this.pool);
+  }
+
+  /** REPEATABLE READ: every read of the body from one snapshot. */
+  snapshot<T>(body: () => Body<T>): Promise<T> {
+    return this.tx((c) => this.drive(body(), c), { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' });
+  }
+
+  wake(accounts: Iterable<string>): void {
+    this.wakeListeners([...accounts]);
+  }
+
+  isConflict(err: unknown): boolean {
+    return (err as { code?: string } | null)?.code === '23505';
+  }
+
+  /** Runs a body, awaiting each statement on `client` (a transaction's) or the pool. */
+  drive<T>(body: Body<T>, client: pg.Pool | Client): Promise<T> {
+    return driveAsync(body, (step) => this.exec(step, client));
+  }
+
+  private async exec(step: Step, client: pg.Pool | Client): Promise<unknown> {
+    if (step.want === 'allOf') {
+      // Side by side on the pool (a connection each); one after the other on a transaction's connection.
+      if (client === this.pool) return Promise.all(step.steps.map(async ([name, params]) => (await this.query(name, params, client)).rows as Row[]));
+      const out: Row[][] = [];
+      for (const [name, params] of step.steps) out.push((await this.query(name, params, client)).rows as Row[]);
+      return out;
+    }
+    const r = await this.query(step.name, step.params, client);
+    if (step.want === 'one') return r.rows[0];
+    if (step.want === 'all') return r.rows;
+    return r.rowCount ?? 0;
+  }
+
+  /** Runs the named statement (queries/*.sql) with positional parameters on `client` (a transaction's) or the pool, and returns its rows. */
   async q(name: string, params: unknown[] = [], client: pg.Pool | Client = this.pool): Promise<Row[]> {
     const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
     return r.rows as Row[];
@@ -67,13 +143,13 @@ export class PostgresContext {
    * and, estimating every filter as selective, walks the primary key past a million rows
    * (bench/list-deliveries.ts: 50 ms at 20,000 rows). Planning costs ~1 ms instead.
    */
-  async qPlanned(name: string, params: unknown[] = []): Promise<Row[]> {
-    const r = await this.pool.query({ text: this.text(name), values: params });
+  async allPlanned(name: string, params: Params = {}): Promise<Row[]> {
+    const r = await this.pool.query({ text: this.text(name), values: this.values(name, params) });
     return r.rows as Row[];
   }
 
-  /** Runs the named statement on the pool and returns how many rows it changed (for statements without RETURNING). */
-  async count(name: string, params: unknown[], client: pg.Pool | Client = this.pool): Promise<number> {
+  /** Runs the named statement with positional parameters and returns how many rows it changed. */
+  async qCount(name: string, params: unknown[], client: pg.Pool | Client = this.pool): Promise<number> {
     const r = await client.query({ name: `${this.schema}.${name}`, text: this.text(name), values: params });
     return r.rowCount ?? 0;
   }
@@ -83,11 +159,12 @@ export class PostgresContext {
    * `asyncCommit`: the COMMIT returns without waiting for its WAL flush (synchronous_commit off
    * for this transaction alone), for writes a crash may lose safely (the limiter's reservations).
    */
-  async tx<T>(fn: (c: Client) => Promise<T>, opts: { asyncCommit?: boolean } = {}): Promise<T> {
+  async tx<T>(fn: (c: Client) => Promise<T>, opts: TransactionOptions & { begin?: string } = {}): Promise<T> {
     const c = await this.pool.connect();
     try {
       // One round trip for both: the simple protocol runs several statements without parameters.
-      await c.query(opts.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
+      const begin = opts.begin ?? 'BEGIN';
+      await c.query(opts.asyncCommit ? `${begin}; SET LOCAL synchronous_commit TO off` : begin);
       const out = await fn(c);
       await c.query('COMMIT');
       return out;

@@ -1,38 +1,21 @@
 /**
- * The SQLite driver's evidence part (see src/store/evidence-store.ts). Each method runs one
- * synchronous transaction, like the rest of the driver.
+ * The SQLite driver's own part of `store.evidence` (the rest: parts/evidence.ts): the two batch
+ * writes, one row per statement inside one synchronous transaction. Dialect-specific: PostgreSQL
+ * writes each batch in a few statements over arrays.
  */
-import {
-  changesDelivery,
-  downstreamEvent,
-  lookupParams,
-  toCallbackEvidence,
-  toLookupEvidence,
-  toPendingEvidence,
-  toUnknownDelivery,
-} from '../evidence-rows.js';
-import type {
-  DeliveryEvidence,
-  EventPruning,
-  EvidenceStore,
-  EvidenceWrite,
-  PendingEvidence,
-  PrunedEvents,
-  ProviderEventRecord,
-  ReconcileDeferral,
-  RecordedEvents,
-  UnknownDelivery,
-  UnknownDueQuery,
-  UnknownResolution,
-} from '../evidence-store.js';
+import { changesDelivery, downstreamEvent } from '../evidence-rows.js';
+import type { EvidenceWrite, ProviderEventRecord, RecordedEvents } from '../evidence-store.js';
+import { EvidencePart } from '../parts/evidence.js';
 import type { Row } from '../rows.js';
 import { transitionPayload } from '../transition-fields.js';
 import type { SqliteContext } from './sql-context.js';
-import { applyTransition } from './transitions.js';
+import { guardedTransition } from './transitions.js';
 
-/** `store.evidence` of the SQLite store, over its connection and named statements. */
-export class SqliteEvidence implements EvidenceStore {
-  constructor(private readonly sql: SqliteContext) {}
+/** `store.evidence` of the SQLite store. */
+export class SqliteEvidence extends EvidencePart {
+  constructor(private readonly sql: SqliteContext) {
+    super(sql, guardedTransition);
+  }
 
   async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
     return this.sql.write(() => {
@@ -51,10 +34,6 @@ export class SqliteEvidence implements EvidenceStore {
       }
       return { inserted, duplicates: events.length - inserted };
     });
-  }
-
-  async listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
-    return (this.sql.stmt('evidence_pending').all({ limit: Math.max(1, limit) }) as Row[]).map(toPendingEvidence);
   }
 
   async applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {
@@ -111,44 +90,5 @@ export class SqliteEvidence implements EvidenceStore {
       now: w.now,
     });
     return true;
-  }
-
-  async pruneProviderEvents(r: EventPruning): Promise<PrunedEvents> {
-    return this.sql.write(() => ({
-      orphaned: this.sql.stmt('provider_events_orphan').run({ before: r.before, now: r.now }).changes,
-      deleted: this.sql.stmt('provider_events_delete').run({ before: r.before }).changes,
-    }));
-  }
-
-  async listUnknownDue(r: UnknownDueQuery): Promise<UnknownDelivery[]> {
-    const accounts = r.providerAccounts ? JSON.stringify(r.providerAccounts) : null;
-    return (this.sql.stmt('unknown_due').all({ now: r.now, limit: Math.max(1, r.limit), accounts }) as Row[]).map(toUnknownDelivery);
-  }
-
-  async deferReconcile(r: ReconcileDeferral): Promise<boolean> {
-    return this.sql.write(() => {
-      const changed = this.sql.stmt('reconcile_defer').run({ id: r.deliveryId, lease_version: r.leaseVersion, at: r.at }).changes;
-      if (changed === 0) return false;
-      if (r.policy) this.sql.stmt('attempt_resolve').run({ delivery_id: r.deliveryId, number: r.attemptNumber, resolution: null, policy: r.policy });
-      if (r.lookup) this.sql.stmt('reconcile_lookup_insert').run(lookupParams(r.deliveryId, r.attemptNumber, r.lookup));
-      return true;
-    });
-  }
-
-  async resolveUnknown(r: UnknownResolution): Promise<boolean> {
-    return this.sql.write(() => {
-      if (!applyTransition(this.sql, r.write)) return false;
-      this.sql.stmt('attempt_resolve').run({ delivery_id: r.write.deliveryId, number: r.attemptNumber, resolution: r.resolution, policy: r.policy });
-      if (r.lookup) this.sql.stmt('reconcile_lookup_insert').run(lookupParams(r.write.deliveryId, r.attemptNumber, r.lookup));
-      return true;
-    });
-  }
-
-  async deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence> {
-    const params = { delivery_id: deliveryId, limit: Math.max(1, limit) };
-    // Both read newest first so the limit keeps the latest; shown oldest first.
-    const callbacks = (this.sql.stmt('delivery_callbacks').all(params) as Row[]).map(toCallbackEvidence).reverse();
-    const lookups = (this.sql.stmt('delivery_lookups').all(params) as Row[]).map(toLookupEvidence).reverse();
-    return { callbacks, lookups };
   }
 }

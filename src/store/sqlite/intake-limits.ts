@@ -3,15 +3,22 @@
  * intake's group commit (`grouped`): a request's count and a notification's velocity take cost no
  * fsync of their own, and a take's read-then-write runs inside the group's BEGIN IMMEDIATE, which
  * holds SQLite's one write lock, so no other process can take the same slot meanwhile.
+ *
+ * Dialect-specific: these two join SQLite's group commit (PostgreSQL: one upsert, and a take in a
+ * transaction of its own behind advisory locks, with one multi-row insert); the rest of the part
+ * is parts/intake-limits.ts.
  */
 import { velocityVerdict } from '../../domain/index.js';
-import type { IntakeLimitStore, VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
+import type { VelocityTake, VelocityTakeResult } from '../intake-limit-store.js';
+import { IntakeLimitsPart } from '../parts/intake-limits.js';
 import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.intakeLimits` of the SQLite store. */
-export class SqliteIntakeLimits implements IntakeLimitStore {
-  constructor(private readonly sql: SqliteContext) {}
+export class SqliteIntakeLimits extends IntakeLimitsPart {
+  constructor(private readonly sql: SqliteContext) {
+    super(sql);
+  }
 
   countRequest(subjectId: string, windowStart: number): Promise<number> {
     return this.sql.grouped(() => Number((this.sql.stmt('request_window_count').get({ subject_id: subjectId, window_start: windowStart }) as Row).count));
@@ -43,15 +50,5 @@ export class SqliteIntakeLimits implements IntakeLimitStore {
       );
       return { ok: true, eventIds };
     });
-  }
-
-  async releaseVelocity(eventIds: readonly string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    this.sql.stmt('velocity_release').run({ ids: JSON.stringify(eventIds.map(Number)) });
-  }
-
-  async velocityCount(tenantId: string, rule: 'destination' | 'recipient', hash: string, purpose: string, since: number): Promise<number> {
-    const row = this.sql.stmt('velocity_count').get({ tenant_id: tenantId, rule, subject_hash: hash, purpose, since }) as Row;
-    return Number(row.n);
   }
 }

@@ -1,8 +1,10 @@
 /**
  * What every table module of the SQLite driver works over: the connection, its named
- * statements (prepared once, on first use) and intake's group commit. better-sqlite3 is
- * synchronous, so a transaction runs to completion before anything else does: one never spans
- * an await, and the parts need no locking of their own.
+ * statements (prepared once, on first use), the executor the shared parts run on
+ * (sql-executor.ts) and intake's group commit. better-sqlite3 is synchronous, so a transaction
+ * runs to completion before anything else does: one never spans an await, and the parts need no
+ * locking of their own. A shared part's body is driven here synchronously, inside the
+ * transaction when it is one.
  */
 import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
@@ -12,6 +14,7 @@ import { type ContentCipher, openContent, sealContent, type SealBinding } from '
 import { StoreConflictError } from '../core-store.js';
 import { loadNamedSql } from '../named-sql.js';
 import type { Row } from '../rows.js';
+import { type Body, driveSync, type Executor, ListParam, type Params, type Step } from '../sql-executor.js';
 
 const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
 
@@ -22,8 +25,8 @@ interface PendingWrite {
 }
 
 /** The connection and statements one SQLite store and all its parts share. */
-export class SqliteContext {
-  private readonly sql = loadNamedSql(queries);
+export class SqliteContext implements Executor {
+  private readonly sql = loadNamedSql(queries, 'sqlite');
   private readonly statements = new Map<string, Database.Statement>();
   private pendingWrites: PendingWrite[] = [];
 
@@ -52,12 +55,66 @@ export class SqliteContext {
   stmt(name: string): Database.Statement {
     let s = this.statements.get(name);
     if (!s) {
-      const text = this.sql.get(name);
-      if (!text) throw new Error(`no SQL statement named ${name}`);
-      s = this.db.prepare(text);
+      const named = this.sql.get(name);
+      if (!named) throw new Error(`no SQL statement named ${name}`);
+      s = this.db.prepare(named.text);
       this.statements.set(name, s);
     }
     return s;
+  }
+
+  async one(name: string, params: Params = {}): Promise<Row | undefined> {
+    return this.stmt(name).get(bind(params)) as Row | undefined;
+  }
+
+  async all(name: string, params: Params = {}): Promise<Row[]> {
+    return this.stmt(name).all(bind(params)) as Row[];
+  }
+
+  allPlanned(name: string, params: Params = {}): Promise<Row[]> {
+    return this.all(name, params);
+  }
+
+  async count(name: string, params: Params = {}): Promise<number> {
+    return this.stmt(name).run(bind(params)).changes;
+  }
+
+  async run<T>(body: () => Body<T>): Promise<T> {
+    return this.drive(body());
+  }
+
+  async transaction<T>(body: () => Body<T>): Promise<T> {
+    return this.write(() => this.drive(body()));
+  }
+
+  async reads<T>(body: () => Body<T>): Promise<T> {
+    // DEFERRED: a read transaction, one snapshot for every statement, and no write lock.
+    return this.db.transaction(() => this.drive(body())).deferred();
+  }
+
+  snapshot<T>(body: () => Body<T>): Promise<T> {
+    return this.reads(body);
+  }
+
+  /** One SQLite process per file: intake wakes its own workers in memory (delivery/wake-signal.ts). */
+  wake(): void {}
+
+  isConflict(err: unknown): boolean {
+    return isConstraintError(err);
+  }
+
+  /** Runs a body synchronously, here and now (inside the caller's transaction, if any). */
+  drive<T>(body: Body<T>): T {
+    return driveSync(body, (step) => this.exec(step));
+  }
+
+  private exec(step: Step): unknown {
+    if (step.want === 'allOf') return step.steps.map(([name, params]) => this.stmt(name).all(bind(params)));
+    const s = this.stmt(step.name);
+    const params = bind(step.params);
+    if (step.want === 'one') return s.get(params);
+    if (step.want === 'all') return s.all(params);
+    return s.run(params).changes;
   }
 
   /**
@@ -126,6 +183,19 @@ export class SqliteContext {
       item.reject(err);
     }
   }
+}
+
+/** Named parameters as better-sqlite3 binds them: a boolean as 1 or 0, a list as JSON text (for `json_each`). */
+function bind(params: Params): Params {
+  let out: Record<string, unknown> | null = null;
+  for (const key in params) {
+    const v = params[key];
+    if (typeof v === 'boolean' || v instanceof ListParam) {
+      out ??= { ...params };
+      out[key] = typeof v === 'boolean' ? (v ? 1 : 0) : JSON.stringify(v.values);
+    }
+  }
+  return out ?? params;
 }
 
 /** True for a SQLite constraint violation (unique, check, foreign key, ...). */

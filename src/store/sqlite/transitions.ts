@@ -1,21 +1,24 @@
 /**
  * The SQLite driver's guarded transition: the delivery update, its attempt close and its outbox
  * event, three statements in the caller's transaction. Shared by every write that moves a
- * delivery (applyTransitions, supersede, replays, reconciliation).
+ * delivery (applyTransitions, supersede, replays, reconciliation, the heartbeat sweep).
+ * Dialect-specific because SQLite has no data-modifying CTEs: PostgreSQL writes a whole batch of
+ * transitions in one statement (postgres/transitions.ts).
  */
 import type { TransitionWrite } from '../core-store.js';
-import type { Row } from '../rows.js';
+import { type Body, count, one } from '../sql-executor.js';
 import { attemptFields, decisionFields, transitionPayload } from '../transition-fields.js';
 import type { SqliteContext } from './sql-context.js';
 
 /**
- * Applies one guarded transition with its attempt close and outbox event; runs inside the
- * caller's transaction. False when the delivery is no longer in the expected state and lease version.
+ * One guarded transition with its attempt close and outbox event, as a body step (parts/ run it
+ * inside their transaction): the delivery's provider account when the guard held, null when the
+ * delivery is no longer in the expected state and lease version.
  */
-export function applyTransition(sql: SqliteContext, w: TransitionWrite): boolean {
+export function* guardedTransition(w: TransitionWrite): Body<string | null> {
   const t = w.transition;
   const attempt = w.attempt ? attemptFields(w.attempt.outcome) : null;
-  const row = sql.stmt('delivery_transition').get({
+  const row = yield* one('delivery_transition', {
     id: w.deliveryId,
     expect_state: w.expect.state,
     expect_lease_version: w.expect.leaseVersion,
@@ -26,12 +29,12 @@ export function applyTransition(sql: SqliteContext, w: TransitionWrite): boolean
     downstream_status: t.to === 'accepted' ? 'accepted' : null,
     last_error_code: attempt?.error_code ?? null,
     now: w.now,
-  }) as Row | undefined;
-  if (!row) return false;
+  });
+  if (!row) return null;
   if (w.attempt && attempt) {
-    sql.stmt('attempt_finish').run({ delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt, ...decisionFields(w.attempt) });
+    yield* count('attempt_finish', { delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt, ...decisionFields(w.attempt) });
   }
-  sql.stmt('outbox_insert').run({
+  yield* count('outbox_insert', {
     tenant_id: row.tenant_id,
     notification_id: row.notification_id,
     delivery_id: w.deliveryId,
@@ -39,5 +42,10 @@ export function applyTransition(sql: SqliteContext, w: TransitionWrite): boolean
     payload_json: transitionPayload(w),
     now: w.now,
   });
-  return true;
+  return String(row.provider_account);
+}
+
+/** Applies one guarded transition now, inside the caller's transaction; false when its guard refused. */
+export function applyTransition(sql: SqliteContext, w: TransitionWrite): boolean {
+  return sql.drive(guardedTransition(w)) !== null;
 }

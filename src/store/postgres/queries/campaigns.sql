@@ -86,7 +86,7 @@ SELECT * FROM campaigns WHERE id = $2 AND tenant_id = $1;
 -- name: campaign_transition
 -- A guarded status change: applies only from one of $3. Leaving `paused` clears paused_at;
 -- entering `running` the first time sets started_at.
--- params: $1 tenant_id, $2 id, $3 from statuses[], $4 to, $5 now, $6 plan_json (NULL: keep the stored plan)
+-- params: $1 tenant_id, $2 id, $3 from_statuses[], $4 to, $5 now, $6 plan_json (NULL: keep the stored plan)
 UPDATE campaigns
 SET status = $4::text, updated_at = $5::bigint,
     paused_at = CASE WHEN $4::text = 'paused' THEN $5::bigint ELSE NULL END,
@@ -115,8 +115,7 @@ WHERE campaign_id = $1 AND held_next_attempt_at IS NOT NULL;
 -- params: $1 hold_until
 UPDATE deliveries SET held_next_attempt_at = next_attempt_at, next_attempt_at = $1
 WHERE campaign_id IN (SELECT id FROM campaigns WHERE status = 'paused')
-  AND state IN ('ready', 'retryable') AND held_next_attempt_at IS NULL
-RETURNING 1;
+  AND state IN ('ready', 'retryable') AND held_next_attempt_at IS NULL;
 
 -- name: campaigns_list
 -- A page of the tenant's campaigns, newest first (campaigns_tenant); one row more than the page tells there is a next one.

@@ -82,12 +82,9 @@ RETURNING id;
 
 -- name: attempt_resolve
 -- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force.
--- Returns the delivery's provider account (to wake its workers after a resolution that resends).
 -- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
-UPDATE attempts a SET resolution = COALESCE(a.resolution, $3::text), ambiguity_policy = COALESCE($4::text, a.ambiguity_policy)
-FROM deliveries d
-WHERE a.delivery_id = $1 AND a.number = $2 AND d.id = a.delivery_id
-RETURNING d.provider_account;
+UPDATE attempts SET resolution = COALESCE(resolution, $3::text), ambiguity_policy = COALESCE($4::text, ambiguity_policy)
+WHERE delivery_id = $1 AND number = $2;
 
 -- name: unknown_due
 -- params: $1 now, $2 limit, $3 accounts[] (NULL for every account)

@@ -35,7 +35,7 @@ ORDER BY lane FOR UPDATE SKIP LOCKED;
 -- name: limiter_refund
 -- Gives permits back only on rows still at the state the reservation wrote (compare and set:
 -- src/domain/rate-limit.ts refundedState); returns the rows refunded.
--- params: $1 provider_account, $2 lanes[], $3 reserved tat_us[], $4 refunded tat_us[]
+-- params: $1 provider_account, $2 lanes[], $3 reserved_tat_us[], $4 refunded_tat_us[]
 UPDATE rate_limiters r SET tat_us = w.refunded
 FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS w(lane, reserved, refunded)
 WHERE r.provider_account = $1 AND r.lane = w.lane AND r.tat_us = w.reserved

@@ -10,9 +10,9 @@ FROM notifications WHERE id = $2 AND tenant_id = $1;
 -- given and rolls back if not. Returns the provider accounts to wake.
 -- params: $1 id, $2 tenant_id, $3 recipient_id, $4 recipient_json, $5 purpose, $6 channels_json, $7 content_json,
 --         $8 group_key, $9 generation, $10 metadata_json, $11 expires_at, $12 created_at,
---         $13 delivery ids[], $14 positions[], $15 channels[], $16 provider_accounts[], $17 destinations[],
---         $18 idempotency_keys[], $19 outbox payload_json,
---         $20 idempotency key (NULL = none), $21 fingerprint, $22 response_status, $23 response_body, $24 key's tenant_id
+--         $13 delivery_ids[], $14 positions[], $15 channels[], $16 provider_accounts[], $17 destinations[],
+--         $18 idempotency_keys[], $19 outbox_payload_json,
+--         $20 key (NULL: no idempotency key), $21 fingerprint, $22 response_status, $23 response_body, $24 key_tenant_id
 WITH n AS (
   INSERT INTO notifications (id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
                              group_key, generation, metadata_json, expires_at, created_at)
@@ -49,12 +49,13 @@ SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
 -- one was still reserved.
 -- params: $1 ids[], $2 tenant_ids[], $3 recipient_ids[], $4 recipient_jsons[], $5 purposes[], $6 channels_jsons[],
 --         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
---         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
---         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
---         $21 key tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[],
---         $26 campaign_id of every delivery (NULL: intake). A campaign's fan-out names its campaign here
---         instead of updating each delivery afterwards: that update rewrote every row and every one of
---         its index entries (campaign_id is indexed, so it was never a HOT update).
+--         $13 delivery_ids[], $14 delivery_notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
+--         $18 destinations[], $19 idempotency_keys[], $20 outbox_payloads[] (one per notification),
+--         $21 key_tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[],
+--         $26 campaign_id (NULL: intake)
+-- The campaign ($26) is one for every delivery: a campaign's fan-out names it here instead of
+-- updating each delivery afterwards: that update rewrote every row and every one of its index
+-- entries (campaign_id is indexed, so it was never a HOT update).
 WITH nn AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                        $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[])
@@ -120,10 +121,10 @@ VALUES ($1, $2, $3, $4, $5, $6);
 -- same keys wait for each other instead of deadlocking. Returns the keys taken and the accounts.
 -- params: $1 ids[], $2 tenant_ids[], $3 recipient_ids[], $4 recipient_jsons[], $5 purposes[], $6 channels_jsons[],
 --         $7 content_jsons[], $8 group_keys[], $9 generations[], $10 metadata_jsons[], $11 expires_ats[], $12 created_ats[],
---         $13 delivery ids[], $14 delivery notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
---         $18 destinations[], $19 idempotency_keys[], $20 outbox payloads[] (one per notification),
---         $21 key tenant_ids[] (one per notification, NULL = no key), $22 keys[], $23 fingerprints[],
---         $24 response_statuses[], $25 response_bodies[], $26 locked_until, $27 now, $28 key expires_at
+--         $13 delivery_ids[], $14 delivery_notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
+--         $18 destinations[], $19 idempotency_keys[], $20 outbox_payloads[] (one per notification),
+--         $21 key_tenant_ids[] (one per notification, NULL: no key), $22 keys[], $23 fingerprints[],
+--         $24 response_statuses[], $25 response_bodies[], $26 locked_until, $27 now, $28 key_expires_at
 WITH w AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                        $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[],

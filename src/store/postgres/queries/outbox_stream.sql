@@ -5,4 +5,5 @@ SELECT id, event_type, notification_id, delivery_id, payload_json, created_at FR
 WHERE id > $2 AND tenant_id = $1 ORDER BY id LIMIT $3;
 
 -- name: outbox_stream_last_id
+-- params: none
 SELECT COALESCE(MAX(id), 0) AS id FROM outbox;

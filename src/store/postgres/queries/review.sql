@@ -24,13 +24,11 @@ ORDER BY id DESC
 LIMIT $5;
 
 -- name: replay_insert
--- The audit row of a replay, written in the transaction of its guarded transition. Returns the
--- provider account to wake.
+-- The audit row of a replay, written in the transaction of its guarded transition.
 -- params: $1 delivery_id, $2 requested_by, $3 from_state, $4 from_reason, $5 accept_duplicate_risk, $6 note, $7 now
 INSERT INTO replays (delivery_id, tenant_id, requested_by, from_state, from_reason, accept_duplicate_risk, note, created_at)
 SELECT id, tenant_id, $2::text, $3::text, $4::text, $5::boolean, $6::text, $7::bigint
-FROM deliveries WHERE id = $1
-RETURNING (SELECT provider_account FROM deliveries WHERE id = $1) AS provider_account;
+FROM deliveries WHERE id = $1;
 
 -- name: replays_by_delivery
 -- params: $1 tenant_id, $2 delivery_id

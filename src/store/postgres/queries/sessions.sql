@@ -14,6 +14,7 @@ ON CONFLICT (username) DO NOTHING;
 SELECT id, tenant_id, username, password_hash, role, created_at FROM users WHERE username = $1;
 
 -- name: users_list
+-- params: none
 SELECT id, tenant_id, username, password_hash, role, created_at FROM users ORDER BY username;
 
 -- name: sessions_insert

@@ -5,6 +5,7 @@ INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3)
 ON CONFLICT (id) DO NOTHING RETURNING id;
 
 -- name: tenants_list
+-- params: none
 SELECT id, name, created_at FROM tenants ORDER BY id;
 
 -- name: tenant_get
@@ -22,6 +23,7 @@ INSERT INTO api_keys (id, tenant_id, key_hash, label, scopes, expires_at, create
 SELECT id, tenant_id, key_hash, scopes, expires_at, last_used_at FROM api_keys WHERE key_hash = ANY($1::text[]) AND revoked_at IS NULL;
 
 -- name: api_keys_exist
+-- params: none
 SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS e;
 
 -- name: api_keys_list
@@ -82,6 +84,7 @@ WHERE provider_account = $1 AND rate_share IS NOT NULL ORDER BY tenant_id;
 DELETE FROM tenant_provider_accounts WHERE tenant_id = $1 AND provider_account = $2 RETURNING tenant_id;
 
 -- name: tenant_accounts_list
+-- params: none
 SELECT tenant_id, provider_account, created_at, rate_share FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
 
 -- name: tenant_account_access

@@ -2,7 +2,7 @@
 -- A batch of guarded transitions in one statement. Each row applies only if the delivery is
 -- still in the expected state under the expected fencing token; applied rows close their
 -- attempt and write an outbox event. The ids in one batch are distinct (the driver splits
--- batches that name a delivery twice).
+-- batches that name a delivery twice). Returns each applied delivery's id and provider account.
 -- params: $1 ids[], $2 expect_states[], $3 expect_lease_versions[], $4 to_states[], $5 terminal_reasons[],
 --         $6 next_attempt_ats[], $7 provider_message_ids[], $8 downstream_statuses[], $9 last_error_codes[],
 --         $10 now, $11 attempt_numbers[] (NULL = no attempt to close), $12 outcomes[], $13 attempt_pmids[],
@@ -31,7 +31,7 @@ applied AS (
       updated_at = $10
   FROM w
   WHERE d.id = w.id AND d.state = w.expect_state AND d.lease_version = w.expect_lv
-  RETURNING d.id, d.tenant_id, d.notification_id
+  RETURNING d.id, d.tenant_id, d.notification_id, d.provider_account
 ),
 closed AS (
   UPDATE attempts a
@@ -47,7 +47,7 @@ events AS (
   SELECT applied.tenant_id, applied.notification_id, applied.id, 'delivery.' || w.to_state, w.payload, $10
   FROM applied JOIN w ON w.id = applied.id
 )
-SELECT id FROM applied;
+SELECT id, provider_account FROM applied;
 
 -- name: attempt_late_outcome
 -- params: $1 delivery_id, $2 number, $3 late_outcome, $4 provider_message_id

@@ -77,21 +77,15 @@ SELECT (SELECT COUNT(*) FROM marked)::int AS published, (SELECT COUNT(*) FROM fa
 
 -- name: outbox_prune
 -- params: $1 before, $2 limit
-WITH d AS (
-  DELETE FROM outbox WHERE id IN (
-    SELECT id FROM outbox WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY published_at LIMIT $2
-  ) RETURNING 1
-)
-SELECT COUNT(*)::int AS n FROM d;
+DELETE FROM outbox WHERE id IN (
+  SELECT id FROM outbox WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY published_at LIMIT $2
+);
 
 -- name: webhook_messages_prune
 -- params: $1 before, $2 limit
-WITH d AS (
-  DELETE FROM webhook_messages WHERE seq IN (
-    SELECT seq FROM webhook_messages WHERE delivered_at IS NOT NULL AND delivered_at < $1 ORDER BY delivered_at LIMIT $2
-  ) RETURNING 1
-)
-SELECT COUNT(*)::int AS n FROM d;
+DELETE FROM webhook_messages WHERE seq IN (
+  SELECT seq FROM webhook_messages WHERE delivered_at IS NOT NULL AND delivered_at < $1 ORDER BY delivered_at LIMIT $2
+);
 
 -- name: webhook_endpoints_claim
 -- params: $1 now, $2 owner, $3 lease_until, $4 limit

@@ -11,9 +11,9 @@ SET email = excluded.email, phone = excluded.phone, push_token = excluded.push_t
 RETURNING id, email, phone, push_token, locale, created_at, updated_at;
 
 -- name: recipients_get_many
--- params: @tenant_id, @ids_json (a JSON array of ids)
+-- params: @tenant_id, @ids (a JSON array of ids)
 SELECT id, email, phone, push_token, locale, created_at, updated_at
-FROM recipients WHERE tenant_id = @tenant_id AND id IN (SELECT value FROM json_each(@ids_json));
+FROM recipients WHERE tenant_id = @tenant_id AND id IN (SELECT value FROM json_each(@ids));
 
 -- name: audience_insert
 -- params: @id, @tenant_id, @source, @now
@@ -80,15 +80,15 @@ VALUES (@id, @tenant_id, @name, @status, @channel, @purpose, @provider_account, 
 SELECT * FROM campaigns WHERE id = @id AND tenant_id = @tenant_id;
 
 -- name: campaign_transition
--- A guarded status change: applies only from one of @from_json (a JSON array of statuses).
+-- A guarded status change: applies only from one of @from_statuses (a JSON array of statuses).
 -- Leaving `paused` clears paused_at; entering `running` the first time sets started_at.
--- params: @tenant_id, @id, @from_json, @to, @now, @plan_json (NULL: keep the stored plan)
+-- params: @tenant_id, @id, @from_statuses, @to, @now, @plan_json (NULL: keep the stored plan)
 UPDATE campaigns
 SET status = @to, updated_at = @now,
     paused_at = CASE WHEN @to = 'paused' THEN @now ELSE NULL END,
     started_at = CASE WHEN @to = 'running' THEN COALESCE(started_at, @now) ELSE started_at END,
     plan_json = COALESCE(@plan_json, plan_json)
-WHERE id = @id AND tenant_id = @tenant_id AND status IN (SELECT value FROM json_each(@from_json))
+WHERE id = @id AND tenant_id = @tenant_id AND status IN (SELECT value FROM json_each(@from_statuses))
 RETURNING id;
 
 -- name: campaign_hold_deliveries

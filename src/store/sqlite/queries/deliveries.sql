@@ -22,4 +22,5 @@ SELECT a.* FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
 WHERE d.notification_id = @notification_id ORDER BY a.delivery_id, a.number;
 
 -- name: count_by_state
+-- params: none
 SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state;

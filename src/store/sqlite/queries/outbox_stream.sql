@@ -5,4 +5,5 @@ SELECT id, event_type, notification_id, delivery_id, payload_json, created_at FR
 WHERE id > @after_id AND tenant_id = @tenant_id ORDER BY id LIMIT @limit;
 
 -- name: outbox_stream_last_id
+-- params: none
 SELECT COALESCE(MAX(id), 0) AS id FROM outbox;

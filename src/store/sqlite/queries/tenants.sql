@@ -4,6 +4,7 @@ INSERT INTO tenants (id, name, created_at) VALUES (@id, @name, @now)
 ON CONFLICT (id) DO NOTHING;
 
 -- name: tenants_list
+-- params: none
 SELECT id, name, created_at FROM tenants ORDER BY id;
 
 -- name: tenant_get
@@ -22,6 +23,7 @@ VALUES (@id, @tenant_id, @key_hash, @label, @scopes, @expires_at, @now);
 SELECT id, tenant_id, scopes, expires_at, last_used_at FROM api_keys WHERE key_hash = @key_hash AND revoked_at IS NULL;
 
 -- name: api_keys_exist
+-- params: none
 SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS e;
 
 -- name: api_keys_list
@@ -84,6 +86,7 @@ WHERE provider_account = @provider_account AND rate_share IS NOT NULL ORDER BY t
 DELETE FROM tenant_provider_accounts WHERE tenant_id = @tenant_id AND provider_account = @provider_account;
 
 -- name: tenant_accounts_list
+-- params: none
 SELECT tenant_id, provider_account, created_at, rate_share FROM tenant_provider_accounts ORDER BY tenant_id, provider_account;
 
 -- name: tenant_account_access

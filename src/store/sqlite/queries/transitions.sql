@@ -15,7 +15,7 @@ SET state = @to_state,
     lease_until = NULL,
     updated_at = @now
 WHERE id = @id AND state = @expect_state AND lease_version = @expect_lease_version
-RETURNING tenant_id, notification_id;
+RETURNING tenant_id, notification_id, provider_account;
 
 -- name: attempt_finish
 -- The rollout decisions (@decision .. @next_stage_retry_at) are NULL where the write has none.

@@ -1,0 +1,89 @@
+/**
+ * `store.evidence`, written once for both drivers (see ../evidence-store.ts), but for the two
+ * batch writes on the evidence path, which are the drivers' own (sqlite/evidence.ts,
+ * postgres/evidence.ts). Writes that touch several rows run in one transaction; guarded updates
+ * make a concurrent writer a no-op.
+ */
+import { lookupParams, toCallbackEvidence, toLookupEvidence, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
+import type {
+  DeliveryEvidence,
+  EventPruning,
+  EvidenceStore,
+  EvidenceWrite,
+  PendingEvidence,
+  PrunedEvents,
+  ProviderEventRecord,
+  ReconcileDeferral,
+  RecordedEvents,
+  UnknownDelivery,
+  UnknownDueQuery,
+  UnknownResolution,
+} from '../evidence-store.js';
+import { type Body, type Executor, allOf, count, list } from '../sql-executor.js';
+import type { GuardedTransition } from '../transition-fields.js';
+
+/** Callback events, their application to deliveries, and the reconciler's queue. */
+export abstract class EvidencePart implements EvidenceStore {
+  constructor(
+    protected readonly x: Executor,
+    private readonly transition: GuardedTransition,
+  ) {}
+
+  abstract recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents>;
+
+  abstract applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]>;
+
+  async listPendingEvidence(limit: number): Promise<PendingEvidence[]> {
+    return (await this.x.all('evidence_pending', { limit: Math.max(1, limit) })).map(toPendingEvidence);
+  }
+
+  pruneProviderEvents(r: EventPruning): Promise<PrunedEvents> {
+    return this.x.transaction(function* () {
+      const orphaned = yield* count('provider_events_orphan', { before: r.before, now: r.now });
+      const deleted = yield* count('provider_events_delete', { before: r.before });
+      return { orphaned, deleted };
+    });
+  }
+
+  async listUnknownDue(r: UnknownDueQuery): Promise<UnknownDelivery[]> {
+    const accounts = r.providerAccounts ? list(r.providerAccounts) : null;
+    return (await this.x.all('unknown_due', { now: r.now, limit: Math.max(1, r.limit), accounts })).map(toUnknownDelivery);
+  }
+
+  deferReconcile(r: ReconcileDeferral): Promise<boolean> {
+    return this.x.transaction(function* () {
+      if ((yield* count('reconcile_defer', { id: r.deliveryId, lease_version: r.leaseVersion, at: r.at })) === 0) return false;
+      if (r.policy) yield* count('attempt_resolve', { delivery_id: r.deliveryId, number: r.attemptNumber, resolution: null, policy: r.policy });
+      if (r.lookup) yield* count('reconcile_lookup_insert', lookupParams(r.deliveryId, r.attemptNumber, r.lookup));
+      return true;
+    });
+  }
+
+  async resolveUnknown(r: UnknownResolution): Promise<boolean> {
+    const account = await this.x.transaction(() => this.resolveBody(r));
+    if (account === null) return false;
+    // A resend is due now: wake workers in other processes.
+    if (r.write.transition.to === 'retryable' || r.write.transition.to === 'ready') this.x.wake([account]);
+    return true;
+  }
+
+  private *resolveBody(r: UnknownResolution): Body<string | null> {
+    const account = yield* this.transition(r.write);
+    if (account === null) return null;
+    yield* count('attempt_resolve', { delivery_id: r.write.deliveryId, number: r.attemptNumber, resolution: r.resolution, policy: r.policy });
+    if (r.lookup) yield* count('reconcile_lookup_insert', lookupParams(r.write.deliveryId, r.attemptNumber, r.lookup));
+    return account;
+  }
+
+  deliveryEvidence(deliveryId: string, limit: number): Promise<DeliveryEvidence> {
+    const params = { delivery_id: deliveryId, limit: Math.max(1, limit) };
+    return this.x.reads(function* () {
+      // Both read newest first so the limit keeps the latest; shown oldest first.
+      const [callbacks, lookups] = yield* allOf([
+        ['delivery_callbacks', params],
+        ['delivery_lookups', params],
+      ]);
+      return { callbacks: callbacks!.map(toCallbackEvidence).reverse(), lookups: lookups!.map(toLookupEvidence).reverse() };
+    });
+  }
+}
