@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   not_replayable: { status: 409, title: 'This delivery cannot be replayed in its current state' },
   campaign_state_conflict: { status: 409, title: 'The campaign is not in a state that allows this' },
   template_exists: { status: 409, title: 'A template with this id already exists' },
+  // Time-aware sending (docs/scheduling.md).
+  send_at_conflict: { status: 409, title: 'This Idempotency-Key was used with the same request and another send_at' },
   payload_too_large: { status: 413, title: 'The body is larger than 256 KiB' },
   batch_too_large: { status: 413, title: 'A batch has more than 1,000 items or is larger than 16 MiB' },
   audience_too_large: { status: 413, title: 'The audience upload is larger than 200 MiB' },
@@ -39,6 +41,8 @@ export const ERROR_CODES = {
   template_render_failed: { status: 422, title: 'The template did not render with this data (an undefined variable or a filter error)' },
   template_content_too_large: { status: 422, title: "A rendered template part is over its channel's limit" },
   content_too_large: { status: 422, title: "A part of the message is larger than the provider account's limit" },
+  send_at_after_expiry: { status: 422, title: 'send_at is at or after expires_at: the message would expire before it may go' },
+  send_at_beyond_horizon: { status: 422, title: 'send_at is further ahead than this Herald schedules' },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },

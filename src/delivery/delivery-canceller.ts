@@ -11,7 +11,37 @@
 import type { Clock } from '../clock.js';
 import { decide, defaultLadderFor, LADDERS } from '../domain/index.js';
 import { HeraldError } from '../errors.js';
-import type { DeliveryView, Store } from '../store/store.js';
+import type { DeliveryFilter, DeliveryListItem, DeliveryView, Store } from '../store/store.js';
+
+/** What bulk cancel may select (docs/scheduling.md "Bulk cancel"): the delivery list's filters, a recipient, and only pending states. */
+export interface CancelFilter {
+  campaignId?: string;
+  purpose?: DeliveryFilter['purpose'];
+  recipientId?: string;
+  providerAccount?: string;
+  state?: 'ready' | 'retryable';
+  /** Created at or after (epoch ms). */
+  createdFrom?: number;
+  /** Created before (epoch ms). */
+  createdTo?: number;
+}
+
+export interface BulkCancelResult {
+  /** Deliveries the filter selected, in any state. */
+  matched: number;
+  /** Cancelled (or, in a dry run, would be): `ready` or `retryable` ones. */
+  cancelled: number;
+  /** `submitting` or `unknown`: a provider may already have them, so they are reported and left alone. */
+  inFlight: number;
+  /** Already ended or accepted: nothing to cancel. */
+  ended: number;
+  /** Pending when read, but a worker claimed (or someone else ended) them before the guarded write. */
+  changed: number;
+  cancelledDeliveries: { id: string; notificationId: string }[];
+}
+
+/** Rows per page of the walk and per guarded write: a page is one statement, a write one transaction. */
+export const BULK_CANCEL_BATCH = 500;
 
 function stateOf(d: DeliveryView): string {
   return d.state === 'terminal' ? `terminal/${d.terminalReason}` : d.state;
@@ -40,6 +70,60 @@ export class DeliveryCanceller {
     }
     return (await store.getDelivery(d.id)) ?? d;
   }
+}
+
+/** Cancels every pending delivery a filter selects, a batch at a time, and reports the in-flight ones it leaves alone. */
+export async function cancelMany(opts: { store: Store; clock: Clock }, tenantId: string, f: CancelFilter, run: { dryRun: boolean }): Promise<BulkCancelResult> {
+  const { store, clock } = opts;
+  const filter: DeliveryFilter = {
+    ...(f.state !== undefined ? { state: f.state } : {}),
+    ...(f.purpose !== undefined ? { purpose: f.purpose } : {}),
+    ...(f.providerAccount !== undefined ? { providerAccount: f.providerAccount } : {}),
+    ...(f.campaignId !== undefined ? { campaignId: f.campaignId } : {}),
+    ...(f.createdFrom !== undefined ? { since: f.createdFrom } : {}),
+    ...(f.createdTo !== undefined ? { until: f.createdTo } : {}),
+    // The list's exact-id search finds a recipient's deliveries; the check below keeps only theirs.
+    ...(f.recipientId !== undefined ? { q: f.recipientId } : {}),
+  };
+  const result: BulkCancelResult = { matched: 0, cancelled: 0, inFlight: 0, ended: 0, changed: 0, cancelledDeliveries: [] };
+  let cursor: string | null = null;
+  do {
+    const page = await store.listDeliveries(tenantId, filter, cursor, BULK_CANCEL_BATCH);
+    cursor = page.nextCursor;
+    const mine = page.items.filter((d: DeliveryListItem) => f.recipientId === undefined || d.recipientId === f.recipientId);
+    const now = clock.now();
+    const writes = [];
+    for (const d of mine) {
+      result.matched++;
+      if (d.state === 'submitting' || d.state === 'unknown') {
+        result.inFlight++;
+        continue;
+      }
+      const decision = decide(
+        { state: d.state, terminalReason: d.terminalReason, attemptCount: d.attemptCount, expiresAt: d.expiresAt, nextAttemptAt: d.nextAttemptAt },
+        { type: 'cancel' },
+        { now, policy: LADDERS[defaultLadderFor(d.purpose)], random: () => 0.5 },
+      );
+      if (!decision.ok) {
+        result.ended++;
+        continue;
+      }
+      writes.push({ d, write: { deliveryId: d.id, expect: { state: d.state, leaseVersion: d.leaseVersion }, transition: decision, now } });
+    }
+    if (run.dryRun) {
+      result.cancelled += writes.length;
+      continue;
+    }
+    const applied = writes.length === 0 ? [] : await store.applyTransitions(writes.map((w) => w.write));
+    const ok = new Set(applied.filter((r) => r.applied).map((r) => r.deliveryId));
+    for (const { d } of writes) {
+      if (ok.has(d.id)) {
+        result.cancelled++;
+        result.cancelledDeliveries.push({ id: d.id, notificationId: d.notificationId });
+      } else result.changed++;
+    }
+  } while (cursor !== null);
+  return result;
 }
 
 function refusal(d: DeliveryView): string {

@@ -8,7 +8,7 @@ import type { Random, RetryPolicy } from './retry-policy.js';
 import { nextDelayMs } from './retry-policy.js';
 import { budgetSpreadMs, type BudgetState } from './retry-budget.js';
 import { REPLAYABLE_REASONS, type TransitionEvent } from './transitions.js';
-import type { AmbiguityPolicy, DeliveryState, TerminalReason } from './vocabulary.js';
+import type { AmbiguityPolicy, DeliveryState, HoldReason, TerminalReason } from './vocabulary.js';
 
 /** The facts about a delivery that decisions depend on. Times are epoch milliseconds. */
 export interface DeliverySnapshot {
@@ -37,7 +37,14 @@ export type DeliveryEvent =
    * The send-time check found the recipient unsubscribed or the address suppressed: nothing
    * may be sent. From `submitting` the claim's attempt row is closed as not sent by the caller.
    */
-  | { type: 'suppress'; reason: 'suppressed' | 'unsubscribed' }
+  | { type: 'suppress'; reason: 'suppressed' | 'unsubscribed'; detail?: HoldReason }
+  /**
+   * The send-time check found the recipient's quiet hours or frequency cap (docs/scheduling.md):
+   * nothing is sent now. Before expiry the delivery is `ready` again, due at `until`, and the
+   * claim's attempt is withdrawn by the caller (a deferral is not an attempt); at or after
+   * expiry it ends `terminal/expired`. From `submitting` only: the check runs after a claim.
+   */
+  | { type: 'defer'; until: number; reason: HoldReason }
   /** An operator's replay; from `unknown` only with the duplicate risk accepted explicitly. */
   | { type: 'replay'; acceptDuplicateRisk: boolean }
   | { type: 'evidence'; found: true; providerMessageId: string | null }
@@ -69,8 +76,10 @@ export interface Transition {
   from: DeliveryState;
   to: DeliveryState;
   terminalReason: TerminalReason | null;
-  /** When the next call is allowed; set for `retryable` and for a replay's `ready`, null otherwise. */
+  /** When the next call is allowed; set for `retryable`, a replay's `ready` and a deferral's `ready`, null otherwise. */
   nextAttemptAt: number | null;
+  /** Why time-aware sending held or ended it (quiet hours, a frequency cap); null otherwise. */
+  detail?: HoldReason | null;
   /** Set when the decision learned the provider's id for the message. */
   providerMessageId?: string | null;
 }
@@ -156,7 +165,11 @@ export function decide(d: DeliverySnapshot, event: DeliveryEvent, ctx: DecisionC
       // Not from `unknown` or `accepted`: a submission that may be out cannot be taken back,
       // and recording it as not sent would be a lie. The claim's own check runs before the call.
       if (state !== 'ready' && state !== 'retryable' && state !== 'submitting') return { ok: false, reason: `nothing unsent to stop in ${state}` };
-      return terminal(state, 'suppress', event.reason);
+      return move(state, 'suppress', 'terminal', { terminalReason: event.reason, ...(event.detail ? { detail: event.detail } : {}) });
+    case 'defer':
+      if (state !== 'submitting') return { ok: false, reason: `a deferral follows a claim, not ${state}` };
+      if (event.until >= d.expiresAt) return move(state, 'defer', 'terminal', { terminalReason: 'expired', detail: event.reason });
+      return move(state, 'defer', 'ready', { nextAttemptAt: Math.max(ctx.now, event.until), detail: event.reason });
     case 'evidence':
       return evidence(d, event, ctx);
     case 'ambiguity_policy':

@@ -26,3 +26,8 @@ export * from './alert-rules.js';
 export * from './alerting.js';
 export * from './alert-targets.js';
 export * from './intake-limits.js';
+export * from './quiet-hours.js';
+export * from './frequency-caps.js';
+export * from './campaign-waves.js';
+export * from './send-at.js';
+export * from './scheduling-policy.js';

@@ -25,8 +25,3 @@ export type SubmitOutcome =
 export type OutcomeKind = SubmitOutcome['kind'];
 
 export const OUTCOME_KINDS: readonly OutcomeKind[] = ['accepted', 'retryable', 'throttled', 'permanent', 'unknown'];
-
-/** True when the outcome leaves the submission's fate open. */
-export function isAmbiguous(outcome: SubmitOutcome): boolean {
-  return outcome.kind === 'unknown';
-}

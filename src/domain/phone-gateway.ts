@@ -23,9 +23,6 @@ export type PhoneState = (typeof PHONE_STATES)[number];
 export const OFFER_STATES = ['offered', 'pulled', 'reoffered', 'withdrawn', 'reported'] as const;
 export type OfferState = (typeof OFFER_STATES)[number];
 
-/** The offer states `GET /message` lists: waiting for the phone to pull them. */
-export const LISTED_OFFER_STATES: readonly OfferState[] = ['offered', 'reoffered'];
-
 export function isPhoneState(value: unknown): value is PhoneState {
   return typeof value === 'string' && (PHONE_STATES as readonly string[]).includes(value);
 }
@@ -70,8 +67,6 @@ export function reportMeaning(state: PhoneState, sent: boolean): ReportMeaning {
   }
 }
 
-/** The app and the reference server take message ids of at most 36 characters (client-go `Message.ID max=36`). */
-export const MAX_MESSAGE_ID_LENGTH = 36;
 const MAX_SEQ = 9_999_999;
 
 /**

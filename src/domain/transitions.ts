@@ -5,7 +5,7 @@
 import type { DeliveryState } from './vocabulary.js';
 
 export type TransitionEvent =
-  'claim' | 'outcome' | 'lease_expired' | 'expire' | 'cancel' | 'evidence' | 'supersede' | 'suppress' | 'replay' | 'ambiguity_policy' | 'not_sent';
+  'claim' | 'outcome' | 'lease_expired' | 'expire' | 'cancel' | 'evidence' | 'supersede' | 'suppress' | 'replay' | 'ambiguity_policy' | 'not_sent' | 'defer';
 
 export interface TransitionRow {
   from: DeliveryState;
@@ -42,6 +42,18 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
     to: 'terminal',
     on: 'suppress',
     when: 'the check after the claim, before the call, found the recipient unsubscribed or the address suppressed: the attempt closes as not sent',
+  },
+  {
+    from: 'submitting',
+    to: 'ready',
+    on: 'defer',
+    when: "the check after the claim, before the call, found the recipient's quiet hours or frequency cap: due again when it allows, before expiry; the claim's attempt is withdrawn",
+  },
+  {
+    from: 'submitting',
+    to: 'terminal',
+    on: 'defer',
+    when: "the recipient's quiet hours or frequency cap would hold it until expires_at or later: expired, no call",
   },
   { from: 'retryable', to: 'submitting', on: 'claim', when: 'next_attempt_at reached, before expiry' },
   { from: 'retryable', to: 'terminal', on: 'claim', when: 'claimed at or after expires_at: expired, no call' },
@@ -113,11 +125,6 @@ export const TRANSITION_TABLE: readonly TransitionRow[] = [
 
 /** Terminal reasons an operator may replay (`held`: a rollout stage gave the answer to a person); the others mean "do not send this" (expired, superseded, suppressed, unsubscribed). */
 export const REPLAYABLE_REASONS = ['exhausted', 'rejected', 'unresolved', 'cancelled', 'held'] as const;
-
-/** Every state reachable in one step from `from`, derived from the table. */
-export function allowedTargets(from: DeliveryState): DeliveryState[] {
-  return [...new Set(TRANSITION_TABLE.filter((r) => r.from === from).map((r) => r.to))];
-}
 
 /** True when the table has an edge from `from` to `to` (staying put is never an edge). */
 export function isAllowedTransition(from: DeliveryState, to: DeliveryState, on?: TransitionEvent): boolean {

@@ -16,6 +16,14 @@ export type DeliveryState = (typeof DELIVERY_STATES)[number];
 export const TERMINAL_REASONS = ['expired', 'exhausted', 'rejected', 'superseded', 'suppressed', 'unsubscribed', 'unresolved', 'cancelled', 'held'] as const;
 export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
+/**
+ * Why a delivery waits or ended the way it did when the reason is time-aware sending
+ * (docs/scheduling.md): shown on the delivery beside its state (`ready` until the window ends,
+ * `terminal/expired`, `terminal/suppressed`) and counted in /metrics.
+ */
+export const HOLD_REASONS = ['quiet_hours', 'frequency_capped'] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
 /** Ambiguity policy of a provider account: what to do when a submission's fate is unknown. */
 export const AMBIGUITY_POLICIES = ['wait_for_evidence', 'resend_same_key', 'user_resend', 'accept_duplicate'] as const;
 export type AmbiguityPolicy = (typeof AMBIGUITY_POLICIES)[number];
@@ -27,12 +35,4 @@ export function ambiguityPolicyFor(purpose: Purpose, policy: AmbiguityPolicy, pe
 
 export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
-}
-
-export function isPurpose(value: unknown): value is Purpose {
-  return typeof value === 'string' && (PURPOSES as readonly string[]).includes(value);
-}
-
-export function isDeliveryState(value: unknown): value is DeliveryState {
-  return typeof value === 'string' && (DELIVERY_STATES as readonly string[]).includes(value);
 }

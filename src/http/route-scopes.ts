@@ -79,6 +79,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'POST /v1/deliveries/:id/retry': 'operate',
   'POST /v1/deliveries/retry': 'operate',
   'POST /v1/deliveries/:id/cancel': 'operate',
+  'POST /v1/deliveries/cancel': 'operate',
   'POST /v1/notifications/:id/resend': 'operate',
   'POST /v1/devices/:id/retry-failed': 'operate',
   'POST /v1/devices/:id/messages/:messageId/retry': 'operate',

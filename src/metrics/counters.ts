@@ -73,10 +73,8 @@ export const REFUSAL_CLASSES = ['retryable', 'permanent', 'throttled'] as const;
 export type RefusalClass = (typeof REFUSAL_CLASSES)[number];
 /** What a provider's throttle (429) limits: the whole account, or one destination (e.g. one device). */
 export const THROTTLE_SCOPES = ['account', 'destination'] as const;
-export type ThrottleScope = (typeof THROTTLE_SCOPES)[number];
 /** Why a callback was refused: a bad or stale signature, or a body the scheme cannot read. */
 export const CALLBACK_REFUSAL_REASONS = ['signature', 'malformed'] as const;
-export type CallbackRefusalReason = (typeof CALLBACK_REFUSAL_REASONS)[number];
 
 /**
  * Latency buckets in seconds: a code's provider call takes tens of milliseconds, a slow

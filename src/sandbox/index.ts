@@ -1,26 +1,7 @@
-/** The sandbox provider's public surface: start it, read its ledger, steer its faults and behaviour. */
-export { startSandbox, type SandboxHandle, type SandboxOptions } from './server.js';
-export { Ledger, type LedgerEntry, type LedgerFilter, type NewLedgerEntry, type SecondCount } from './ledger.js';
-export {
-  FAULT_MODES,
-  FaultController,
-  FaultSpecError,
-  parseFaultSpec,
-  THROTTLE_HEADER_SETS,
-  type FaultMode,
-  type FaultSpec,
-  type ThrottleHeaderSet,
-} from './faults.js';
-export { BehaviourController, BehaviourSpecError, defaultBehaviour, type BehaviourPatch, type SandboxBehaviour } from './behaviour.js';
-export {
-  CallbackDispatcher,
-  CallbackSpecError,
-  callbackEventBody,
-  type CallbackCounters,
-  type CallbackEventFields,
-  type CallbackRegistration,
-} from './callback-dispatcher.js';
-export type { CallbackStatus } from './callback-plan.js';
-export { QuotaController, QuotaSpecError, type QuotaSetting } from './quota.js';
-export { DEDUPE_WINDOW_MS } from './acceptance-memory.js';
-export { MAGIC_REJECT_EMAIL_DOMAIN, MAGIC_REJECT_PHONE, MAGIC_REJECT_PUSH_TOKEN_PREFIX } from './send-requests.js';
+/** The sandbox provider's public surface: start it (its handle carries the ledger and the fault, behaviour, callback and quota controllers), and what a caller reads or refuses of its settings. */
+export { startSandbox, type SandboxHandle } from './server.js';
+export type { NewLedgerEntry } from './ledger.js';
+export { FaultSpecError, type ThrottleHeaderSet } from './faults.js';
+export { BehaviourSpecError, defaultBehaviour, type SandboxBehaviour } from './behaviour.js';
+export { CallbackSpecError, callbackEventBody } from './callback-dispatcher.js';
+export { QuotaSpecError } from './quota.js';

@@ -41,11 +41,6 @@ export async function heraldSeries(): Promise<Map<string, readonly string[]>> {
   }
 }
 
-/** Every series name a scrape of Herald can carry. */
-export async function heraldSeriesNames(): Promise<Set<string>> {
-  return new Set((await heraldSeries()).keys());
-}
-
 /** Labels Prometheus adds to every scraped series. */
 const SCRAPE_LABELS = ['job', 'instance'];
 

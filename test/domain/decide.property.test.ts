@@ -105,6 +105,14 @@ const eventArb: fc.Arbitrary<DeliveryEvent> = fc.oneof(
   { arbitrary: fc.constant({ type: 'supersede' as const }), weight: 1 },
   { arbitrary: fc.constantFrom('suppressed' as const, 'unsubscribed' as const).map((reason) => ({ type: 'suppress' as const, reason })), weight: 1 },
   { arbitrary: fc.boolean().map((acceptDuplicateRisk) => ({ type: 'replay' as const, acceptDuplicateRisk })), weight: 2 },
+  // The send-time quiet-hours or frequency-cap check; `until` is an offset from the step's clock
+  // here (run() makes it absolute), up to two days: either side of expiry.
+  {
+    arbitrary: fc
+      .record({ until: fc.integer({ min: 0, max: 2 * 86_400_000 }), reason: fc.constantFrom('quiet_hours' as const, 'frequency_capped' as const) })
+      .map((e) => ({ type: 'defer' as const, ...e })),
+    weight: 2,
+  },
   // A gateway phone's definite "failed before sending" (accepted or unknown → retry or end).
   // Weight 3, mostly retryable: `unknown -> retryable on not_sent` needs an unknown with attempts and time left.
   {
@@ -247,15 +255,18 @@ function run(s: Scenario): Run {
   let ambiguous = s.initial?.reason === 'unresolved';
   let countAtLastReplay: number | null = null;
   const trace: TraceEntry[] = [];
-  for (const { step, event } of s.steps) {
+  for (const { step, event: generated } of s.steps) {
     now = advance(now, step, d);
+    const event: DeliveryEvent = generated.type === 'defer' ? { ...generated, until: now + generated.until } : generated;
     const decision = decide(d, event, { now, policy: s.policy, random });
     trace.push({ before: d, now, event, decision, ambiguousBefore: ambiguous, countAtLastReplay });
     if (!decision.ok) continue;
     d = {
       state: decision.to,
       terminalReason: decision.terminalReason,
-      attemptCount: d.attemptCount + (decision.on === 'claim' && decision.to === 'submitting' ? 1 : 0),
+      // A deferral withdraws the claim's attempt (the store deletes its row): it was never a try.
+      attemptCount:
+        d.attemptCount + (decision.on === 'claim' && decision.to === 'submitting' ? 1 : 0) - (decision.on === 'defer' && decision.to === 'ready' ? 1 : 0),
       expiresAt,
       nextAttemptAt: decision.nextAttemptAt,
     };
@@ -674,13 +685,19 @@ describe('decide over random event sequences', () => {
     let lateReplays = 0;
     let lateClaims = 0;
     let earlyClaims = 0;
+    let deferred = 0;
     property(({ trace, expiresAt }) => {
       for (const t of trace) {
         if (t.decision.ok) {
           const { to, on, nextAttemptAt } = t.decision;
           // next_attempt_at belongs to retryable (strictly inside (now, expires_at)) and to a
           // replay's ready (exactly now, before expires_at); every other decision clears it.
-          expect(nextAttemptAt !== null).toBe(to === 'retryable' || on === 'replay');
+          // A deferral's ready is due when the window ends or the cap allows (at or after now).
+          expect(nextAttemptAt !== null).toBe(to === 'retryable' || on === 'replay' || (on === 'defer' && to === 'ready'));
+          if (on === 'defer' && to === 'ready') {
+            deferred++;
+            expect(nextAttemptAt as number).toBeGreaterThanOrEqual(t.now);
+          }
           if (nextAttemptAt !== null) {
             expect(Number.isFinite(nextAttemptAt), `nextAttemptAt=${nextAttemptAt}`).toBe(true);
             expect(nextAttemptAt).toBeLessThan(expiresAt);
@@ -724,6 +741,7 @@ describe('decide over random event sequences', () => {
     expect(lateReplays).toBeGreaterThan(0);
     expect(lateClaims).toBeGreaterThan(0);
     expect(earlyClaims).toBeGreaterThan(0);
+    expect(deferred).toBeGreaterThan(0);
   });
 
   it('treats terminal as final except by a replay of a replayable reason before expiry, and sets a terminal reason exactly on terminal decisions', () => {
@@ -786,6 +804,11 @@ describe('decide over random event sequences', () => {
       let sinceReplay = 0;
       for (const t of trace) {
         if (t.decision.ok && t.decision.on === 'replay') sinceReplay = 0;
+        // A deferral withdraws the submission its claim started: nothing was sent.
+        if (t.decision.ok && t.decision.on === 'defer' && t.decision.to === 'ready') {
+          submissions--;
+          sinceReplay--;
+        }
         if (t.decision.ok && t.decision.on === 'claim' && t.decision.to === 'submitting') {
           submissions++;
           sinceReplay++;

@@ -100,6 +100,45 @@ const ROW_EXAMPLES: Record<string, RowExample[]> = {
       now: T0,
       expected: { terminalReason: 'unsubscribed' },
     },
+    {
+      name: "the purpose's frequency cap is reached and its action is suppress",
+      d: snap('submitting', { attemptCount: 1 }),
+      event: { type: 'suppress', reason: 'suppressed', detail: 'frequency_capped' },
+      now: T0,
+      expected: { terminalReason: 'suppressed', detail: 'frequency_capped' },
+    },
+  ],
+  'submitting -> ready on defer': [
+    {
+      name: "the recipient's quiet hours end before expiry: due then, the reason kept",
+      d: snap('submitting', { attemptCount: 1 }),
+      event: { type: 'defer', until: T0 + HOUR / 2, reason: 'quiet_hours' },
+      now: T0,
+      expected: { terminalReason: null, nextAttemptAt: T0 + HOUR / 2, detail: 'quiet_hours' },
+    },
+    {
+      name: 'the frequency cap allows it one ms before expiry',
+      d: snap('submitting', { attemptCount: 2 }),
+      event: { type: 'defer', until: T0 + HOUR - 1, reason: 'frequency_capped' },
+      now: T0,
+      expected: { nextAttemptAt: T0 + HOUR - 1, detail: 'frequency_capped' },
+    },
+  ],
+  'submitting -> terminal on defer': [
+    {
+      name: 'the window ends exactly at expiry: expired, reason quiet_hours',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: { type: 'defer', until: T0 + HOUR, reason: 'quiet_hours' },
+      now: T0,
+      expected: { terminalReason: 'expired', nextAttemptAt: null, detail: 'quiet_hours' },
+    },
+    {
+      name: 'the cap allows it only after expiry',
+      d: snap('submitting', { attemptCount: 1 }),
+      event: { type: 'defer', until: T0 + 2 * HOUR, reason: 'frequency_capped' },
+      now: T0,
+      expected: { terminalReason: 'expired', detail: 'frequency_capped' },
+    },
   ],
   'retryable -> terminal on suppress': [
     {

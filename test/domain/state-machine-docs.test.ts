@@ -66,6 +66,9 @@ const GRID_EVENTS: DeliveryEvent[] = [
   { type: 'ambiguity_policy', policy: 'accept_duplicate', dedupesByKey: false, windowClosed: false },
   { type: 'suppress', reason: 'suppressed' },
   { type: 'suppress', reason: 'unsubscribed' },
+  { type: 'suppress', reason: 'suppressed', detail: 'frequency_capped' },
+  { type: 'defer', until: 10_000, reason: 'quiet_hours' },
+  { type: 'defer', until: 2_000_000, reason: 'frequency_capped' },
   { type: 'replay', acceptDuplicateRisk: false },
   { type: 'replay', acceptDuplicateRisk: true },
   { type: 'not_sent', permanent: false },
@@ -140,13 +143,20 @@ describe('docs/state-machine.md', () => {
   });
 });
 
-/** Imports leaving src/domain (other than node: builtins) and hidden clock/randomness calls. */
+/**
+ * Packages the domain may import: computation only, no I/O, no clock of their own used.
+ * temporal-polyfill: time zone rules for quiet hours (docs/scheduling.md); its clock,
+ * `Temporal.Now`, is refused below like `Date.now`.
+ */
+const PURE_PACKAGES = ['temporal-polyfill'];
+
+/** Imports leaving src/domain (other than node: builtins and PURE_PACKAGES) and hidden clock/randomness calls. */
 function purityViolations(fileName: string, source: string): string[] {
   const sf = ts.createSourceFile(fileName, source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
   const out: string[] = [];
   const where = (n: ts.Node): string => `${relative(ROOT, fileName)}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}`;
   const checkSpecifier = (spec: string, n: ts.Node): void => {
-    if (spec.startsWith('node:')) return;
+    if (spec.startsWith('node:') || PURE_PACKAGES.includes(spec)) return;
     const target = resolve(dirname(fileName), spec);
     if (!spec.startsWith('.') || !(target === DOMAIN_DIR || target.startsWith(DOMAIN_DIR + '/'))) {
       out.push(`${where(n)} imports '${spec}'`);
@@ -171,7 +181,7 @@ function purityViolations(fileName: string, source: string): string[] {
         else out.push(`${where(n)} has a dynamic import`);
       }
       const name = callee.getText(sf).replace(/\s/g, '');
-      if (['Date.now', 'Math.random', 'Date', 'performance.now'].includes(name)) out.push(`${where(n)} calls ${name}()`);
+      if (['Date.now', 'Math.random', 'Date', 'performance.now'].includes(name) || name.startsWith('Temporal.Now.')) out.push(`${where(n)} calls ${name}()`);
     }
     // `new Date()` reads the clock; `new Date(ms)` only converts a time that came in as an argument.
     if (ts.isNewExpression(n) && n.expression.getText(sf).trim() === 'Date' && !n.arguments?.length) out.push(`${where(n)} calls new Date()`);
@@ -207,6 +217,8 @@ describe('src/domain purity', () => {
       '// Date.now() in a comment is fine',
       'const e = new Date(0).toISOString();',
       "const e = 'Math.random() in a string is fine';",
+      "import { Temporal } from 'temporal-polyfill';",
+      'const f = Temporal.Now.instant();',
     ].join('\n');
     expect(purityViolations(join(DOMAIN_DIR, 'probe.ts'), bad)).toEqual([
       "src/domain/probe.ts:1 imports '../store/store.js'",
@@ -216,6 +228,7 @@ describe('src/domain purity', () => {
       'src/domain/probe.ts:7 calls new Date()',
       'src/domain/probe.ts:8 calls Math.random()',
       "src/domain/probe.ts:9 imports '../delivery/worker.js'",
+      'src/domain/probe.ts:14 calls Temporal.Now.instant()',
     ]);
   });
 });

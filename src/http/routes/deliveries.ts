@@ -21,6 +21,7 @@ import type { Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
 import { decodeCursor, encodeCursor } from '../list-cursor.js';
 import { deliveryDetailSchema } from '../evidence-schema.js';
+import { bulkCancelRoute } from './bulk-cancel.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -63,6 +64,7 @@ const EVIDENCE_LIMIT = 100;
 export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
   const clock = deps.clock;
   const canceller = new DeliveryCanceller({ store: deps.store, clock });
+  bulkCancelRoute(app, { store: deps.store, clock });
   const word = { type: 'string', minLength: 1, maxLength: 200 } as const;
   app.get<{ Querystring: ListQuery }>(
     '/v1/deliveries',

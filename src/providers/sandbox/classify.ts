@@ -10,7 +10,7 @@ import { parseRetryAfterMs } from '../http/retry-after.js';
 // Transport failures are classified by how far the request got, the same for every HTTP
 // adapter: src/providers/http/. Re-exported here because the sandbox's classification (and its
 // table tests) cover both halves.
-export { classifyTransportFailure, type ExchangeStage, type TransportFailure } from '../http/transport-failure.js';
+export { classifyTransportFailure, type TransportFailure } from '../http/transport-failure.js';
 export { parseRetryAfterMs } from '../http/retry-after.js';
 
 /** A complete (or at least status-bearing) HTTP answer from the provider. */

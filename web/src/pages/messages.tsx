@@ -1,7 +1,8 @@
 /**
  * Messages: one row per delivery, newest first, filtered on the server (GET /v1/deliveries) by
  * the filters in the URL, one cursor page at a time; a row opens the detail dialog at
- * /dashboard/messages/<delivery id>, over the same list.
+ * /dashboard/messages/<delivery id>, over the same list. "Cancel matching…" cancels what the
+ * filters select after the server's preview (bulk-cancel.tsx).
  */
 import type { JSX } from 'preact';
 import { CHANNELS, DELIVERY_STATES, PURPOSES, TERMINAL_REASONS } from '../../../src/domain/vocabulary.js';
@@ -13,6 +14,7 @@ import { useLive } from '../live.js';
 import { Link, navigate, withQuery } from '../router.js';
 import type { Delivery, Page } from '../types.js';
 import { MessageDialog } from './message-dialog.js';
+import { BulkCancel } from './bulk-cancel.js';
 
 /** The list filters GET /v1/deliveries takes, all kept in the page's URL. */
 export const FILTERS = [
@@ -123,6 +125,7 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
           </Link>
         ) : null}
       </div>
+      <BulkCancel params={params} role={props.role} onDone={list.reload} />
       <ErrorNote error={list.error} />
       <div class="table-wrap">
         <table class="list">
