@@ -3,7 +3,7 @@
  * alerts-config.ts, so the main file only names the sections. Reading key material (a file, an
  * environment variable) happens in runtime/content-keys.ts; here is only shape and defaults.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { PURPOSES, type Purpose } from '../domain/index.js';
 import { section, withDefault, type Settled } from '../schema/setting.js';
 
@@ -94,11 +94,6 @@ export const RetentionSection = section(
   },
   { description: 'How long rendered content and destinations are kept (docs/retention.md).' },
 );
-
-export type RawEncryptionConfig = Static<typeof EncryptionSection>;
-
-/** What the retention job keeps, per purpose: the section with its defaults. */
-export type RetentionConfig = Settled<typeof RetentionSection>;
 
 /** The encryption section (settled) as key sources: the primary (id k1 unless named) and the older keys, files resolved by `resolvePath`. */
 export function resolveEncryption(r: Settled<typeof EncryptionSection>, resolvePath: (p: string) => string): EncryptionConfig {
