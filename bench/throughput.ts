@@ -814,10 +814,7 @@ async function noHttpPhase(driver: 'sqlite' | 'postgres', sandbox: { child: Chil
     clock: clockMod.systemClock,
     logger: silent,
     workerId: `bench-${process.pid}`,
-    batchSize: db.config.worker.batch_size,
-    loopsPerAccount: db.config.worker.loops_per_account,
-    leaseMs: db.config.worker.lease_ms,
-    pollIntervalMs: db.config.worker.poll_interval_ms,
+    settings: db.config.worker,
   });
   const quiet = await awaitQuiet();
   const cpu = startCpuMeter(await cpuGroups(db, []));

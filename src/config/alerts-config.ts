@@ -3,52 +3,180 @@
  * alerts"): targets, rule thresholds, timing. Defaults and the checks the schema cannot
  * express live here, beside config.ts, so the section reads as one piece.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import ipaddr from 'ipaddr.js';
-import { DEFAULT_ALERT_RULES, type AlertRulesConfig, type Channel } from '../domain/index.js';
+import { DEFAULT_ALERT_RULES, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
+import { section, settle, withDefault, type Settled } from '../schema/setting.js';
 
-export interface AlertWebhookTarget {
-  url: string;
-  secret: string | null;
-  secret_env: string | null;
+const COUNT = { minimum: 1, maximum: 100_000 } as const;
+const SECONDS = { minimum: 1, maximum: 86_400 } as const;
+
+/** A channel's target list: who gets each alert message, and through which of Herald's own accounts. */
+function channelTargets(to: ReturnType<typeof Type.String>, toDescription: string, channel: string) {
+  return section(
+    {
+      to: Type.Array(to, { minItems: 1, maxItems: 10, description: toDescription }),
+      accounts: Type.Optional(
+        Type.Array(Type.String({ minLength: 1 }), {
+          minItems: 1,
+          description: `Herald's own ${channel} provider accounts to send through, in order of preference. Default: every ${channel} account, in configuration order. An account an alert is about is skipped while another one exists.`,
+        }),
+      ),
+    },
+    {},
+  );
 }
 
+/** Whether a rule is evaluated, on by default like every rule (DEFAULT_ALERT_RULES). */
+const enabled = (rule: keyof typeof DEFAULT_ALERT_RULES) =>
+  withDefault(Type.Boolean({ description: 'Whether this rule is evaluated.' }), DEFAULT_ALERT_RULES[rule].enabled);
+
+/** Each rule's threshold; the defaults are the domain's (domain/alert-rules.ts DEFAULT_ALERT_RULES). */
+const RulesSection = section(
+  {
+    provider_failures: withDefault(
+      section({
+        enabled: enabled('provider_failures'),
+        min_failures: withDefault(
+          Type.Integer({ ...COUNT, description: 'Attempts not accepted on one account in 15 minutes.' }),
+          DEFAULT_ALERT_RULES.provider_failures.min_failures,
+        ),
+      }),
+      {},
+    ),
+    unknown_old: withDefault(
+      section({
+        enabled: enabled('unknown_old'),
+        older_than_seconds: withDefault(
+          Type.Integer({ ...SECONDS, description: 'An unknown delivery older than this.' }),
+          DEFAULT_ALERT_RULES.unknown_old.older_than_seconds,
+        ),
+      }),
+      {},
+    ),
+    otp_due_old: withDefault(
+      section({
+        enabled: enabled('otp_due_old'),
+        older_than_seconds: withDefault(
+          Type.Integer({ ...SECONDS, description: 'A due otp delivery waiting longer than this.' }),
+          DEFAULT_ALERT_RULES.otp_due_old.older_than_seconds,
+        ),
+      }),
+      {},
+    ),
+    retry_budget_degraded: withDefault(section({ enabled: enabled('retry_budget_degraded') }), {}),
+    throttle_pause_long: withDefault(
+      section({
+        enabled: enabled('throttle_pause_long'),
+        longer_than_seconds: withDefault(
+          Type.Integer({ ...SECONDS, description: 'A throttle pause with more than this left.' }),
+          DEFAULT_ALERT_RULES.throttle_pause_long.longer_than_seconds,
+        ),
+      }),
+      {},
+    ),
+    device_away: withDefault(section({ enabled: enabled('device_away') }), {}),
+    deadline_misses: withDefault(
+      section({
+        enabled: enabled('deadline_misses'),
+        min_misses: withDefault(Type.Integer({ ...COUNT, description: 'Deadline misses in the last hour.' }), DEFAULT_ALERT_RULES.deadline_misses.min_misses),
+      }),
+      {},
+    ),
+    review_queue_growing: withDefault(
+      section({
+        enabled: enabled('review_queue_growing'),
+        min_growth: withDefault(
+          Type.Integer({ ...COUNT, description: 'Growth of the review queue across the window.' }),
+          DEFAULT_ALERT_RULES.review_queue_growing.min_growth,
+        ),
+        window_seconds: withDefault(
+          Type.Integer({ minimum: 60, maximum: 86_400, description: 'The window the growth is measured over.' }),
+          DEFAULT_ALERT_RULES.review_queue_growing.window_seconds,
+        ),
+      }),
+      {},
+    ),
+  },
+  { description: "Each rule's threshold; every rule is on by default." },
+);
+
+/** The `alerts:` section's shape and defaults. */
+export const AlertsSection = section(
+  {
+    email: Type.Optional(
+      channelTargets(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', maxLength: 254 }), 'Addresses each alert message goes to.', 'e-mail'),
+    ),
+    sms: Type.Optional(channelTargets(Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$' }), 'E.164 numbers each alert message goes to.', 'SMS')),
+    webhooks: withDefault(
+      Type.Array(
+        section({
+          url: Type.String({
+            minLength: 1,
+            maxLength: 2048,
+            description: 'http(s) URL that receives a signed JSON body per alert message (Standard Webhooks headers).',
+          }),
+          secret: Type.Optional(
+            Type.String({ pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'Signing secret (whsec_ + base64 of 24-64 bytes). Prefer secret_env.' }),
+          ),
+          secret_env: Type.Optional(
+            Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Name of the environment variable holding the signing secret.' }),
+          ),
+        }),
+        {
+          maxItems: 10,
+          description:
+            'URLs that receive each alert message as a JSON body signed like customer webhooks (Standard Webhooks), through the SSRF address policy with alerts.allow_networks.',
+        },
+      ),
+      [],
+    ),
+    allow_networks: withDefault(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'CIDR networks alert webhook URLs may reach although they are not public (e.g. an internal chat bridge at 10.1.2.3: ["10.1.2.3/32"]). Default none, as for customer webhooks.',
+      }),
+      [],
+    ),
+    interval_seconds: withDefault(Type.Integer({ minimum: 5, maximum: 3600, description: 'How often the rules are evaluated.' }), 30),
+    min_gap_seconds: withDefault(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86_400,
+        description: 'The least time between two messages to one target; what happens inside the gap goes out together at its end.',
+      }),
+      300,
+    ),
+    reminder_seconds: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: 604_800, description: 'Repeat a firing alert this often while it keeps firing. Default: never.' }),
+    ),
+    resolve_hold_seconds: withDefault(
+      Type.Integer({
+        minimum: 0,
+        maximum: 86_400,
+        description: 'How long a condition must stay clear before its alert resolves (0: the first evaluation that finds it clear).',
+      }),
+      0,
+    ),
+    history_days: withDefault(Type.Integer({ minimum: 1, maximum: 3650, description: 'How long the history of sent alerts (GET /v1/alerts) is kept.' }), 90),
+    timeout_ms: withDefault(Type.Integer({ minimum: 1000, maximum: 60_000, description: 'Deadline of one webhook request.' }), 10_000),
+    rules: withDefault(RulesSection, {}),
+  },
+  {
+    description:
+      'Operator alerts without Prometheus (docs/operations.md, Operator alerts): Herald evaluates its own signals in the worker role and tells the targets below when a rule fires and when it resolves. Off while no target is configured.',
+  },
+);
+
+/** The section as a file may give it. */
+export type RawAlertsConfig = Static<typeof AlertsSection>;
+
+/** The effective section: every default filled in; a target list, a reminder, a secret the file leaves out is null. */
+export type AlertsConfig = Settled<typeof AlertsSection>;
+export type AlertWebhookTarget = AlertsConfig['webhooks'][number];
 /** An e-mail or SMS target list and the accounts to send through (null: every account of the channel, in configuration order). */
-export interface AlertChannelTargets {
-  to: string[];
-  accounts: string[] | null;
-}
-
-export interface AlertsConfig {
-  email: AlertChannelTargets | null;
-  sms: AlertChannelTargets | null;
-  webhooks: AlertWebhookTarget[];
-  allow_networks: string[];
-  interval_seconds: number;
-  min_gap_seconds: number;
-  /** Null: no reminders. */
-  reminder_seconds: number | null;
-  resolve_hold_seconds: number;
-  timeout_ms: number;
-  /** How long history rows are kept. */
-  history_days: number;
-  rules: AlertRulesConfig;
-}
-
-/** The section as the schema admits it. */
-export interface RawAlertsConfig {
-  email?: { to: string[]; accounts?: string[] };
-  sms?: { to: string[]; accounts?: string[] };
-  webhooks?: Array<{ url: string; secret?: string; secret_env?: string }>;
-  allow_networks?: string[];
-  interval_seconds?: number;
-  min_gap_seconds?: number;
-  reminder_seconds?: number;
-  resolve_hold_seconds?: number;
-  timeout_ms?: number;
-  history_days?: number;
-  rules?: { [K in keyof AlertRulesConfig]?: Partial<AlertRulesConfig[K]> };
-}
+export type AlertChannelTargets = NonNullable<AlertsConfig['email']>;
 
 /** A problem with the section: the field path and the message (config.ts turns it into a ConfigError). */
 export interface AlertsConfigProblem {
@@ -56,25 +184,9 @@ export interface AlertsConfigProblem {
   message: string;
 }
 
-/** The effective section: defaults under what the file says. */
+/** The effective section: defaults under what the file says (tests build one from a partial section). */
 export function resolveAlerts(raw: RawAlertsConfig | undefined): AlertsConfig {
-  const r = raw ?? {};
-  const rules = Object.fromEntries(
-    Object.entries(DEFAULT_ALERT_RULES).map(([name, defaults]) => [name, { ...defaults, ...(r.rules?.[name as keyof AlertRulesConfig] ?? {}) }]),
-  ) as unknown as AlertRulesConfig;
-  return {
-    email: r.email ? { to: r.email.to, accounts: r.email.accounts ?? null } : null,
-    sms: r.sms ? { to: r.sms.to, accounts: r.sms.accounts ?? null } : null,
-    webhooks: (r.webhooks ?? []).map((w) => ({ url: w.url, secret: w.secret ?? null, secret_env: w.secret_env ?? null })),
-    allow_networks: r.allow_networks ?? [],
-    interval_seconds: r.interval_seconds ?? 30,
-    min_gap_seconds: r.min_gap_seconds ?? 300,
-    reminder_seconds: r.reminder_seconds ?? null,
-    resolve_hold_seconds: r.resolve_hold_seconds ?? 0,
-    timeout_ms: r.timeout_ms ?? 10_000,
-    history_days: r.history_days ?? 90,
-    rules,
-  };
+  return settle(AlertsSection, raw);
 }
 
 /** True when at least one target is configured (the alerter runs only then). */

@@ -1,7 +1,7 @@
 /**
- * Herald's configuration: a JSON or YAML file validated against the published schema
- * (src/config/herald-config.schema.json), then defaults, then command-line overrides.
- * A bad file fails with a message naming the field.
+ * Herald's configuration: a JSON or YAML file validated against the schema declared in
+ * config-schema.ts (published as herald-config.schema.json), then defaults from the same
+ * declarations, then command-line overrides. A bad file fails with a message naming the field.
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { readFileSync } from 'node:fs';
@@ -10,123 +10,43 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
 import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
+import { providerAccountSchema, type RawProviderAccount } from '../providers/account-schema.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
-import { checkAlerts, resolveAlerts, type AlertsConfig, type RawAlertsConfig } from './alerts-config.js';
-import {
-  checkEncryption,
-  resolveEncryption,
-  resolveRetention,
-  type EncryptionConfig,
-  type RawEncryptionConfig,
-  type RawRetentionConfig,
-  type RetentionConfig,
-} from './retention-config.js';
-import { resolveLimits, type LimitsConfig, type RawLimitsConfig } from './limits-config.js';
+import { settle, withDefaults, type Settled } from '../schema/setting.js';
+import { checkAlerts } from './alerts-config.js';
+import { publishedConfigSchema, SettingsSchema, SandboxSection } from './config-schema.js';
+import { checkEncryption, resolveEncryption, type EncryptionConfig } from './retention-config.js';
+import { limitsPolicy, type LimitsConfig } from './limits-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** The published schema, written from config-schema.ts by `npm run config:schema` (a test keeps it in step). */
 export const CONFIG_SCHEMA_PATH = join(here, 'herald-config.schema.json');
 
-export interface WorkerConfig {
-  batch_size: number;
-  loops_per_account: number;
-  lease_ms: number;
-  poll_interval_ms: number;
-  sweep_interval_ms: number;
-  /**
-   * The code fast path (docs/campaign-planning.md, "The code fast path"): an API process sends a one-time code it has just
-   * committed itself, claimed, leased and fenced like a worker's claim, when the auth lane has a
-   * permit now. Default true; the process then holds provider adapters (`herald start`, `herald api`).
-   */
-  otp_fast_path: boolean;
-}
+type Settings = Settled<typeof SettingsSchema>;
 
-export interface HeraldConfig {
-  host: string;
-  port: number;
+/**
+ * The effective configuration: every section settled from config-schema.ts (each setting its
+ * value, its default, or null where it has none), and what is worked out from the file rather
+ * than read from it: the public URL, whether the sandbox runs, each provider account with its
+ * kind's defaults, the limits as the domain's policy, the content keys.
+ */
+export type HeraldConfig = Omit<Settings, '$schema' | 'public_url' | 'sandbox' | 'limits' | 'encryption'> & {
   /**
    * The base URL recipients and providers reach Herald at (no trailing slash), for links Herald
    * puts in messages, e.g. one-click unsubscribe. Default http://<host>:<port>.
    */
   public_url: string;
-  data_dir: string;
-  database: { synchronous: 'FULL' | 'NORMAL' };
-  sandbox: { enabled: boolean; port: number; api_key?: string };
-  worker: WorkerConfig;
+  sandbox: Omit<Settled<typeof SandboxSection>, 'enabled' | 'api_key'> & { enabled: boolean; api_key?: string };
   provider_accounts: ProviderAccountConfig[];
-  webhooks: WebhooksConfig;
-  devices: DevicesConfig;
-  /** Serve the API over HTTPS with this certificate and key (PEM files, reloaded when they change); absent: plain HTTP. */
-  tls: TlsConfig | null;
-  metrics: MetricsConfig;
-  /** Operator alerts (alerts-config.ts); off while no target is configured. */
-  alerts: AlertsConfig;
-  /** Message content encrypted at rest, and how long it and destinations are kept (retention-config.ts). */
-  encryption: EncryptionConfig;
-  retention: RetentionConfig;
-  dashboard: DashboardConfig;
   /** The limits on the way in: per-key request quota, velocity per purpose, SMS countries (limits-config.ts). */
   limits: LimitsConfig;
-  /** Limits of the API's HTTP server against slow and greedy clients (docs/security.md). */
-  http: HttpConfig;
-}
+  /** Message content encrypted at rest: the primary key and the older ones (retention-config.ts). */
+  encryption: EncryptionConfig;
+};
 
-/**
- * The API server's connection limits (node:http's own, set on Herald's server): a client that
- * sends its headers or its body too slowly (slowloris) is answered 408 and disconnected, an idle
- * keep-alive connection is closed, and a connection is recycled after so many requests.
- */
-export interface HttpConfig {
-  /** All request headers must arrive within this many seconds of the connection's first byte. Default 10. */
-  headers_timeout_s: number;
-  /** The whole request, body included, within this many seconds (a 200 MiB audience upload needs ~1.7 MB/s). Default 120. */
-  request_timeout_s: number;
-  /** An idle keep-alive connection is closed after this many seconds (above a load balancer's 60 s idle timeout). Default 72. */
-  keep_alive_timeout_s: number;
-  /** A keep-alive connection is closed after this many requests (0: no limit). Default 1000. */
-  max_requests_per_socket: number;
-}
-
-/** The web dashboard and its sessions (docs/dashboard.md). */
-export interface DashboardConfig {
-  enabled: boolean;
-  session_ttl_s: number;
-  session_idle_s: number;
-}
-
-/** GET /metrics: open unless a bearer token is configured, literally or by environment variable (metricsToken resolves it). */
-export interface MetricsConfig {
-  token: string | null;
-  token_env: string | null;
-  /** An accepted delivery whose downstream status has not moved past `accepted` for this long counts in herald_accepted_without_progress. Default 1800. */
-  accepted_progress_after_s: number;
-}
-
-/** Herald's own HTTPS: files, so a renewal replaces them in place (src/runtime/tls.ts). */
-export interface TlsConfig {
-  cert_file: string;
-  key_file: string;
-}
-
-/** The device API for Android gateway phones (accounts of kind android_gateway). */
-export interface DevicesConfig {
-  /** Where the SMSGate app's API URL points, below Herald's URL. Default /mobile/v1 (the reference server's). */
-  base_path: string;
-  /** A device silent for longer than this is away; its next call is a return, and its heartbeat sweep runs. Default 120. */
-  away_after_seconds: number;
-  /** How far back a heartbeat sweep looks for failed and unknown messages. Default 24. */
-  sweep_lookback_hours: number;
-  /** Keep-alive comments on each SSE connection. Default 15 (the reference server's). */
-  keepalive_seconds: number;
-}
-
-/** Customer webhooks (outbound). */
-export interface WebhooksConfig {
-  /** CIDR networks webhook URLs may reach although they are not public (e.g. 10.0.0.0/8 for an internal receiver). */
-  allow_networks: string[];
-  timeout_ms: number;
-  concurrency_per_endpoint: number;
-}
+export type TlsConfig = NonNullable<HeraldConfig['tls']>;
+export type DevicesConfig = HeraldConfig['devices'];
 
 /** A configuration problem, with the path of the offending field (e.g. `provider_accounts[0].channel`). */
 export class ConfigError extends Error {
@@ -140,11 +60,9 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_SANDBOX_PORT = 8025;
 /** The automatic sandbox accounts' limit: far above what one machine sends (~3,000/s measured), so only a quota set on the sandbox limits it. */
 export const SANDBOX_RATE_PER_SECOND = 100_000;
 export const SANDBOX_BURST = 10_000;
-const DEFAULT_ACCOUNT = { rate_per_second: 100, burst: 100, ambiguity_policy: 'wait_for_evidence', timeout_ms: 10_000 } as const;
 
 function fieldPath(instancePath: string): string {
   return instancePath
@@ -178,7 +96,7 @@ function describe(err: ErrorObject): { field: string; message: string } {
  * fails at load naming its field, like every other.
  */
 export function composedConfigSchema(): Record<string, unknown> {
-  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as {
+  const schema = publishedConfigSchema() as {
     definitions: { provider_account: { allOf?: unknown[] } & Record<string, unknown> };
   } & Record<string, unknown>;
   schema.definitions.provider_account.allOf = [...PROVIDER_KINDS.values()].map((k) => ({
@@ -229,90 +147,39 @@ export interface ConfigOverrides {
   sandbox?: boolean;
 }
 
-/** A configuration file as the schema admits it: `validate` has checked every field before this type is trusted. */
-interface RawConfig {
-  host?: string;
-  port?: number;
-  public_url?: string;
-  data_dir?: string;
-  database?: { synchronous?: 'FULL' | 'NORMAL' };
-  sandbox?: { enabled?: boolean; port?: number; api_key?: string };
-  worker?: Partial<WorkerConfig>;
-  provider_accounts?: Array<Partial<ProviderAccountConfig> & { kind: string }>;
-  webhooks?: Partial<WebhooksConfig>;
-  devices?: Partial<DevicesConfig>;
-  tls?: TlsConfig;
-  metrics?: { token?: string; token_env?: string; accepted_progress_after_s?: number };
-  alerts?: RawAlertsConfig;
-  dashboard?: Partial<DashboardConfig>;
-  http?: Partial<HttpConfig>;
-  encryption?: RawEncryptionConfig;
-  retention?: RawRetentionConfig;
-  limits?: RawLimitsConfig;
+const accountSchema = providerAccountSchema([...PROVIDER_KINDS.keys()]);
+
+/** An account (validated) with its kind's defaults (from its provider's own guidance) under what it says, and the schema's under both. */
+function resolveAccount(a: RawProviderAccount): ProviderAccountConfig {
+  const kind = providerKind(a.kind).defaults;
+  const capabilities = { ...kind.capabilities, ...a.capabilities };
+  return withDefaults(accountSchema, { ...kind, ...a, capabilities });
 }
 
 /** Builds the effective configuration from a validated raw object (or none) and overrides. */
 export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): HeraldConfig {
   if (raw !== undefined) validate(raw);
-  const r = (raw ?? {}) as RawConfig;
-  // Each kind's defaults (from its provider's own guidance) under what the account says.
-  const accounts = (r.provider_accounts ?? []).map((a) => {
-    const kind = providerKind(a.kind).defaults;
-    const capabilities = { ...kind.capabilities, ...a.capabilities };
-    return { ...DEFAULT_ACCOUNT, ...kind, ...a, capabilities } as ProviderAccountConfig;
-  });
-  const sandboxEnabled = overrides.sandbox ?? r.sandbox?.enabled ?? accounts.length === 0;
-  const sandboxPort = overrides.sandboxPort ?? r.sandbox?.port ?? DEFAULT_SANDBOX_PORT;
+  const { provider_accounts: rawAccounts, ...rest } = (raw ?? {}) as { provider_accounts?: RawProviderAccount[] };
+  const { $schema: _pointer, ...s } = settle(SettingsSchema, rest);
+  const accounts = (rawAccounts ?? []).map(resolveAccount);
   const cfg: HeraldConfig = {
-    host: overrides.host ?? r.host ?? '127.0.0.1',
-    port: overrides.port ?? r.port ?? 8080,
+    ...s,
+    host: overrides.host ?? s.host,
+    port: overrides.port ?? s.port,
     public_url: '',
-    data_dir: resolve(overrides.dataDir ?? r.data_dir ?? './herald-data'),
-    database: { synchronous: r.database?.synchronous ?? 'FULL' },
-    sandbox: { enabled: sandboxEnabled, port: sandboxPort, ...(r.sandbox?.api_key ? { api_key: r.sandbox.api_key } : {}) },
-    worker: {
-      batch_size: r.worker?.batch_size ?? 64,
-      loops_per_account: r.worker?.loops_per_account ?? 2,
-      lease_ms: r.worker?.lease_ms ?? 30_000,
-      poll_interval_ms: r.worker?.poll_interval_ms ?? 1_000,
-      sweep_interval_ms: r.worker?.sweep_interval_ms ?? 1_000,
-      otp_fast_path: r.worker?.otp_fast_path ?? true,
+    data_dir: resolve(overrides.dataDir ?? s.data_dir),
+    sandbox: {
+      enabled: overrides.sandbox ?? s.sandbox.enabled ?? accounts.length === 0,
+      port: overrides.sandboxPort ?? s.sandbox.port,
+      ...(s.sandbox.api_key ? { api_key: s.sandbox.api_key } : {}),
     },
     provider_accounts: accounts,
-    tls: r.tls ? { cert_file: resolve(r.tls.cert_file), key_file: resolve(r.tls.key_file) } : null,
-    webhooks: {
-      allow_networks: r.webhooks?.allow_networks ?? [],
-      timeout_ms: r.webhooks?.timeout_ms ?? 15_000,
-      concurrency_per_endpoint: r.webhooks?.concurrency_per_endpoint ?? 8,
-    },
-    metrics: {
-      token: r.metrics?.token ?? null,
-      token_env: r.metrics?.token_env ?? null,
-      accepted_progress_after_s: r.metrics?.accepted_progress_after_s ?? 1800,
-    },
-    alerts: resolveAlerts(r.alerts),
-    dashboard: {
-      enabled: r.dashboard?.enabled ?? true,
-      session_ttl_s: r.dashboard?.session_ttl_s ?? 28_800,
-      session_idle_s: r.dashboard?.session_idle_s ?? 3_600,
-    },
-    http: {
-      headers_timeout_s: r.http?.headers_timeout_s ?? 10,
-      request_timeout_s: r.http?.request_timeout_s ?? 120,
-      keep_alive_timeout_s: r.http?.keep_alive_timeout_s ?? 72,
-      max_requests_per_socket: r.http?.max_requests_per_socket ?? 1000,
-    },
-    encryption: resolveEncryption(r.encryption, (p) => resolve(p)),
-    retention: resolveRetention(r.retention),
-    limits: resolveLimits(r.limits),
-    devices: {
-      base_path: (r.devices?.base_path ?? '/mobile/v1').replace(/\/+$/, ''),
-      away_after_seconds: r.devices?.away_after_seconds ?? 120,
-      sweep_lookback_hours: r.devices?.sweep_lookback_hours ?? 24,
-      keepalive_seconds: r.devices?.keepalive_seconds ?? 15,
-    },
+    tls: s.tls ? { cert_file: resolve(s.tls.cert_file), key_file: resolve(s.tls.key_file) } : null,
+    encryption: resolveEncryption(s.encryption, (p) => resolve(p)),
+    limits: limitsPolicy(s.limits),
+    devices: { ...s.devices, base_path: s.devices.base_path.replace(/\/+$/, '') },
   };
-  cfg.public_url = publicUrl(r.public_url, cfg.host, cfg.port, cfg.tls !== null);
+  cfg.public_url = publicUrl(s.public_url ?? undefined, cfg.host, cfg.port, cfg.tls !== null);
   checkConsistency(cfg);
   return cfg;
 }
@@ -336,17 +203,18 @@ export function publicUrl(configured: string | undefined, host: string, port: nu
 
 /** The accounts `herald start` uses when none are configured: one sandbox account per channel. */
 export function sandboxAccounts(sandboxUrl: string, apiKey?: string): ProviderAccountConfig[] {
-  return (['email', 'sms', 'push'] as Channel[]).map((channel) => ({
-    ...DEFAULT_ACCOUNT,
-    // The sandbox has no quota unless one is set on it: do not let a made-up one slow it down.
-    rate_per_second: SANDBOX_RATE_PER_SECOND,
-    burst: SANDBOX_BURST,
-    id: `sandbox-${channel}`,
-    kind: 'sandbox' as const,
-    channel,
-    base_url: sandboxUrl,
-    ...(apiKey ? { api_key: apiKey } : {}),
-  }));
+  return (['email', 'sms', 'push'] as Channel[]).map((channel) =>
+    withDefaults(accountSchema, {
+      // The sandbox has no quota unless one is set on it: do not let a made-up one slow it down.
+      rate_per_second: SANDBOX_RATE_PER_SECOND,
+      burst: SANDBOX_BURST,
+      id: `sandbox-${channel}`,
+      kind: 'sandbox',
+      channel,
+      base_url: sandboxUrl,
+      ...(apiKey ? { api_key: apiKey } : {}),
+    }),
+  );
 }
 
 /** The bearer token GET /metrics requires, or null when the endpoint is open. */

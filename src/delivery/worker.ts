@@ -44,10 +44,8 @@ export interface WorkerOptions {
   clock: Clock;
   workerId: string;
   logger: Logger;
-  batchSize?: number;
-  loopsPerAccount?: number;
-  leaseMs?: number;
-  pollIntervalMs?: number;
+  /** The configuration's `worker:` section, defaults filled in there: the worker has none of its own. */
+  settings: WorkerSettings;
   /** The retry policy for a claimed delivery. Default: the ladder of its purpose (src/domain/ladders.ts). */
   policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
   /** Provider accounts' ladder choices per purpose, replacing `accounts[].retry_ladders` (tests use it). */
@@ -64,6 +62,17 @@ export interface WorkerOptions {
   accounts?: readonly ProviderAccountConfig[];
   /** Builds the one-click unsubscribe header fields put in marketing e-mail (from config `public_url`). Without it, none are added. */
   unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
+}
+
+/**
+ * What the worker reads of the configuration's `worker:` section (config/config-schema.ts,
+ * WorkerSection, where the defaults are): `config.worker` is passed as it is.
+ */
+export interface WorkerSettings {
+  batch_size: number;
+  loops_per_account: number;
+  lease_ms: number;
+  poll_interval_ms: number;
 }
 
 /**
@@ -117,9 +126,9 @@ export class DeliveryWorker {
   private readonly turns = new Map<string, number>();
 
   constructor(private readonly opts: WorkerOptions) {
-    this.batchSize = opts.batchSize ?? 64;
-    this.leaseMs = opts.leaseMs ?? 30_000;
-    this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+    this.batchSize = opts.settings.batch_size;
+    this.leaseMs = opts.settings.lease_ms;
+    this.pollIntervalMs = opts.settings.poll_interval_ms;
     const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
     this.configs = configs;
     // Without an account's configuration (tests with in-process fakes) its timeout is unknown:
@@ -142,7 +151,7 @@ export class DeliveryWorker {
     this.wake = opts.wake ?? new WakeSignal();
     this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links: opts.unsubscribeLinks ?? null });
     this.lanes = new Map(
-      [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.loopsPerAccount ?? 2 })] as const),
+      [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.settings.loops_per_account })] as const),
     );
   }
 
@@ -542,11 +551,11 @@ export class DeliveryWorker {
     await this.opts.store.applyTransitions(evidence);
   }
 
-  /** Starts the claim loops: `loopsPerAccount` per provider account. */
+  /** Starts the claim loops: `loops_per_account` per lane of each provider account. */
   start(): void {
     if (this.running) return;
     this.running = true;
-    const loops = this.opts.loopsPerAccount ?? 2;
+    const loops = this.opts.settings.loops_per_account;
     for (const [account, lanes] of this.lanes) {
       // Every lane has its own loops: a full marketing backlog never sits in front of a code.
       for (const lane of lanes) for (let i = 0; i < loops; i++) this.loops.push(this.loop(account, lane));

@@ -4,7 +4,7 @@
  * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
  * on `kind`.
  */
-import type { AmbiguityPolicy, Channel, LadderName, Purpose, PushTarget } from '../domain/index.js';
+import type { Channel, PushTarget } from '../domain/index.js';
 import type { DeviceGatewayPort } from './device-gateway.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
@@ -27,20 +27,8 @@ export interface AccountProblem {
  * What a kind's accounts get when they do not say otherwise, taken from the provider's own
  * published guidance (each kind's `docs/providers/<kind>.md` gives the source).
  */
-export interface ProviderDefaults {
-  timeout_ms: number;
-  rate_per_second: number;
-  burst: number;
-  ambiguity_policy: AmbiguityPolicy;
-  /** Per purpose, where the provider calls for another policy than `ambiguity_policy`. */
-  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
-  retry_ladders?: Partial<Record<Purpose, LadderName>>;
-  capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
-  /** How long an `unknown` waits for evidence (a phone that is away for hours still reports when it returns). */
-  evidence_window_seconds?: number;
-  /** E-mail kinds: the account's `max_html_bytes` unless it sets one (intake refuses larger HTML with 422). */
-  max_html_bytes?: number;
-}
+export type ProviderDefaults = Pick<ProviderAccountConfig, 'timeout_ms' | 'rate_per_second' | 'burst' | 'ambiguity_policy'> &
+  Partial<Pick<ProviderAccountConfig, 'ambiguity_policies' | 'retry_ladders' | 'capabilities' | 'evidence_window_seconds' | 'max_html_bytes'>>;
 
 /** What an adapter may need from the Herald it runs in. */
 export interface AdapterContext {

@@ -3,7 +3,7 @@
  * passes the adapter conformance suite. An adapter classifies every answer into a
  * `SubmitOutcome` and never throws for a provider's failure.
  */
-import type { AmbiguityPolicy, CallbackEvent, Channel, LadderName, LaneConfig, MessageContent, Purpose, RolloutStage, SubmitOutcome } from '../domain/index.js';
+import type { CallbackEvent, Channel, MessageContent, Purpose, SubmitOutcome } from '../domain/index.js';
 
 export type { CallbackEvent, MessageContent } from '../domain/index.js';
 
@@ -91,53 +91,5 @@ export interface ProviderAdapter {
   close(): Promise<void>;
 }
 
-/** One configured provider account, as read from configuration. */
-export interface ProviderAccountConfig {
-  id: string;
-  /** A name in `PROVIDER_KINDS` (registry.ts). */
-  kind: string;
-  channel: Channel;
-  /** The provider's endpoint; required by the sandbox, an override (e.g. a regional or test endpoint) for other kinds. */
-  base_url?: string;
-  /** The kind's own settings (host, sender, credentials), validated by the kind's `settingsSchema`. */
-  settings?: Record<string, unknown>;
-  /** A literal credential, or the name of an environment variable holding it. */
-  api_key?: string;
-  api_key_env?: string;
-  rate_per_second: number;
-  burst: number;
-  ambiguity_policy: AmbiguityPolicy;
-  /** Per purpose, a policy other than `ambiguity_policy` (see `ambiguityPolicyFor`). */
-  ambiguity_policies?: Partial<Record<Purpose, AmbiguityPolicy>>;
-  /**
-   * The account's rollout stage (src/domain/rollout.ts): `shadow` holds every answer but an
-   * acceptance for review, `definite_retries` holds only `unknown`, `full` (the default) applies
-   * every rule, reconciliation included.
-   */
-  rollout?: RolloutStage;
-  /** Per purpose, the ladder this account's deliveries retry on (a notification's own choice wins). */
-  retry_ladders?: Partial<Record<Purpose, LadderName>>;
-  /** Per-request timeout; a timeout is `unknown`, never `failed`. */
-  timeout_ms: number;
-  /** SMS: how one-time codes are marked up for the phone (WebOTP domain, SMS Retriever hash) when a notification gives its code (content.otp). */
-  otp_sms_format?: { webotp_domain?: string; app_hash?: string };
-  /** E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses larger ones with 422 content_too_large. */
-  max_html_bytes?: number;
-  /**
-   * What the provider behind this account can do (sandbox accounts declare which provider
-   * they imitate). Defaults per kind; for the sandbox: lookup true, dedupes_by_key false.
-   */
-  capabilities?: { lookup?: boolean; dedupes_by_key?: boolean };
-  /**
-   * Secrets that verify this account's delivery callbacks (the current one first; an old one
-   * stays listed while the provider rotates). Literal, or `callback_secret_env` names a variable.
-   */
-  callback_secrets?: string[];
-  callback_secret_env?: string;
-  /** How long an `unknown` submission waits for evidence before `terminal/unresolved` (wait_for_evidence). Default 3600. */
-  evidence_window_seconds?: number;
-  /** How long after a submission went `unknown` a look-up's "not found" counts as authoritative. Default 30. */
-  lookup_grace_seconds?: number;
-  /** How the account's rate and worker concurrency split between purposes. Default DEFAULT_LANES (auth 20% for otp and alert, bulk the rest). */
-  lanes?: LaneConfig[];
-}
+/** One configured provider account, as read from configuration (declared once, in account-schema.ts). */
+export type { ProviderAccountConfig } from './account-schema.js';

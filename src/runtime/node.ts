@@ -234,10 +234,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     logger,
     wake,
     workerId,
-    batchSize: config.worker.batch_size,
-    loopsPerAccount: config.worker.loops_per_account,
-    leaseMs: config.worker.lease_ms,
-    pollIntervalMs: config.worker.poll_interval_ms,
+    settings: config.worker,
     // Marketing e-mail carries one-click unsubscribe links to this URL (RFC 8058).
     unsubscribeLinks: new UnsubscribeLinks({ store, clock, publicUrl: config.public_url }),
     ...(opts.random ? { random: opts.random } : {}),

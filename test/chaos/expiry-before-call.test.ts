@@ -22,6 +22,7 @@ import { postOnce } from '../../src/providers/http/exchange.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { WORKER_DEFAULTS } from '../helpers/harness.js';
 import { openTestPostgresStore } from '../helpers/postgres.js';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -104,7 +105,7 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (driver) => {
       clock,
       logger: pino({ level: 'silent' }),
       workerId: 'w1',
-      leaseMs: 30_000,
+      settings: WORKER_DEFAULTS,
       random: () => 0.5,
     });
 
@@ -156,7 +157,7 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (driver) => {
       clock,
       logger: pino({ level: 'silent' }),
       workerId: 'w1',
-      leaseMs: 30_000,
+      settings: WORKER_DEFAULTS,
     });
     await worker.runOnce(ACCOUNT);
     expect(calls).toHaveLength(1);

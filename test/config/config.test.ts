@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA_PATH, ConfigError, readConfigFile, resolveConfig } from '../../src/config/config.js';
+import { publishedConfigSchema } from '../../src/config/config-schema.js';
 import { PROVIDER_KINDS } from '../../src/providers/registry.js';
 
 let dir: string;
@@ -370,6 +371,10 @@ describe('a bad field yields a ConfigError naming it', () => {
 
 describe('the published schema', () => {
   const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as Record<string, any>;
+
+  it('is written from its one source, src/config/config-schema.ts (run `npm run config:schema` after changing a setting)', () => {
+    expect(schema).toEqual(publishedConfigSchema());
+  });
 
   it('is a valid JSON Schema draft-07 that compiles in strict mode', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');

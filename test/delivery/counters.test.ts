@@ -10,7 +10,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { CounterName } from '../../src/metrics/counters.js';
 import type { ProviderAdapter } from '../../src/providers/provider.js';
 import type { Store } from '../../src/store/store.js';
-import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 
 const smsOtp = { channel: 'sms', purpose: 'otp' } as const;
 
@@ -87,6 +87,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: 'slow-claim',
+      settings: WORKER_DEFAULTS,
       counters: h.counters,
     });
     expect(await worker.runOnce('sandbox-sms')).toMatchObject({ claimed: 1, applied: 1 });

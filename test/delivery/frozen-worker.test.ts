@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import type { Store } from '../../src/store/store.js';
-import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 
 const LEASE_MS = 30_000;
 const CALL_DEADLINE_MS = LEASE_MS - 2_000 - 3_000;
@@ -171,7 +171,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: 'w-recorder',
-      leaseMs: LEASE_MS,
+      settings: { ...WORKER_DEFAULTS, lease_ms: LEASE_MS },
       accounts: h.config.provider_accounts,
     });
     // Herald's clock stands still during a run, so the time the transport is given is exact; it

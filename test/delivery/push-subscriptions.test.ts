@@ -10,7 +10,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { encodePushTarget, type SubmitOutcome } from '../../src/domain/index.js';
 import type { ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
-import { createHarness, DRIVERS, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 
 const PHONE = { type: 'fcm', token: 'fcm-token-of-a-phone-that-was-wiped' } as const;
 const BROWSER = {
@@ -53,7 +53,7 @@ describe.each(DRIVERS)('push subscriptions on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: 'w-push',
-      batchSize,
+      settings: { ...WORKER_DEFAULTS, batch_size: batchSize },
       random: () => 0,
       accounts: h.config.provider_accounts,
     });

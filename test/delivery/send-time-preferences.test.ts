@@ -11,7 +11,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { ProviderAdapter } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
 import type { Store } from '../../src/store/store.js';
-import { createHarness, DRIVERS, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 import { UnsubscribeLinks } from '../../src/preferences/unsubscribe-links.js';
 
 const ADA = 'ada@example.com';
@@ -46,7 +46,7 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: 'w-prefs',
-      batchSize,
+      settings: { ...WORKER_DEFAULTS, batch_size: batchSize },
       random: () => 0.5,
       unsubscribeLinks: new UnsubscribeLinks({ store, clock: h.clock, publicUrl: PUBLIC_URL }),
     });

@@ -8,7 +8,7 @@ import { resolveConfig } from '../../src/config/config.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
-import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 
 describe.each(DRIVERS)('SMS content on %s', (driver) => {
   let h: Harness;
@@ -53,6 +53,7 @@ describe.each(DRIVERS)('SMS content on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: 'w-sms',
+      settings: WORKER_DEFAULTS,
       accounts: h.config.provider_accounts,
     }).drain();
     expect(h.sandbox.ledger.entries({ channel: 'sms' })).toHaveLength(2);

@@ -8,7 +8,7 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { SubmitOutcome } from '../../src/domain/index.js';
 import type { ProviderAdapter } from '../../src/providers/provider.js';
 import { createAdapter } from '../../src/runtime/node.js';
-import { createHarness, DRIVERS, otpBody, silentLogger, type Harness } from '../helpers/harness.js';
+import { createHarness, DRIVERS, otpBody, silentLogger, type Harness, WORKER_DEFAULTS } from '../helpers/harness.js';
 
 describe.each(DRIVERS)('throttle scope on %s', (driver) => {
   let h: Harness;
@@ -50,6 +50,7 @@ describe.each(DRIVERS)('throttle scope on %s', (driver) => {
       clock: h.clock,
       logger: silentLogger,
       workerId: `w-${scope}`,
+      settings: WORKER_DEFAULTS,
       random: () => 0,
       accounts: h.config.provider_accounts,
     });

@@ -39,6 +39,8 @@ export const DRIVERS: Driver[] = ['sqlite', 'postgres'];
 
 export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 export const silentLogger = pino({ level: 'silent' });
+/** The configuration's `worker:` section with its defaults (a DeliveryWorker has none of its own). */
+export const WORKER_DEFAULTS = resolveConfig(undefined).worker;
 
 export interface Harness {
   dir: string;
@@ -267,8 +269,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       clock,
       logger: log,
       workerId: o.workerId ?? `worker-${workers.length + 1}`,
-      leaseMs: o.leaseMs ?? 30_000,
-      batchSize: o.batchSize ?? 16,
+      settings: { ...WORKER_DEFAULTS, lease_ms: o.leaseMs ?? WORKER_DEFAULTS.lease_ms, batch_size: o.batchSize ?? 16 },
       random: o.random ?? (() => 0.5),
       counters,
       accounts: config.provider_accounts,
