@@ -1,6 +1,7 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
 import type { RolloutDecisionKind } from '../domain/index.js';
-import type { AttemptView, DeliveryFacts, DeliveryView } from './core-store.js';
+import { bindTo, type ContentCipher, openContent } from './content-cipher.js';
+import type { AttemptView, ClaimedDelivery, DeliveryFacts, DeliveryView } from './core-store.js';
 import type { DueFallback } from './fallback-store.js';
 import type { ProviderErrorCount, RolloutDecisionCount } from './health-store.js';
 import type { NotificationSource, ReplayRecord } from './review-store.js';
@@ -23,6 +24,30 @@ export const strOrNull = (v: unknown): string | null => (v === null || v === und
 export const json = <T>(v: unknown): T => JSON.parse(str(v)) as T;
 /** A nullable JSON text column. */
 export const jsonOrNull = <T>(v: unknown): T | null => (v === null || v === undefined ? null : json<T>(v));
+
+/**
+ * A claimed delivery's row (the delivery's columns after its claim, with its notification's
+ * content_json, retry_ladder and notification_created_at) as the contract's ClaimedDelivery.
+ */
+export function toClaimedDelivery(r: Row, cipher: ContentCipher | null, leaseUntil: number): ClaimedDelivery {
+  return {
+    deliveryId: String(r.id),
+    notificationId: String(r.notification_id),
+    tenantId: String(r.tenant_id),
+    channel: r.channel as ClaimedDelivery['channel'],
+    purpose: r.purpose as ClaimedDelivery['purpose'],
+    providerAccount: String(r.provider_account),
+    destination: String(r.destination),
+    content: openContent(cipher, r.content_json, bindTo('notifications', 'content_json', String(r.notification_id))),
+    retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
+    notificationCreatedAt: Number(r.notification_created_at),
+    idempotencyKey: String(r.idempotency_key),
+    expiresAt: Number(r.expires_at),
+    attemptNumber: Number(r.attempt_count),
+    leaseVersion: Number(r.lease_version),
+    leaseUntil,
+  };
+}
 
 /** A `deliveries` row as the contract's DeliveryView. */
 export function toDeliveryView(r: Row): DeliveryView {

@@ -60,5 +60,16 @@ export function auditConformance(driver: string, fixture: () => Promise<StoreFix
       expect((await store.audit.listForCampaign('t_alpha', 'cmp_1')).map((a) => a.action)).toEqual(['campaign_pause', 'campaign_resume']);
       expect((await store.audit.listForDevice('t_alpha', 'dev_1')).map((a) => [a.id, a.detail])).toEqual([['act_d1', { retried: 3 }]]);
     });
+
+    // SQLite reads a negative LIMIT as "no limit" and PostgreSQL refuses it; a page of 0 once
+    // failed on a row beyond it. The part clamps to a page of at least one, as the other pages do.
+    it('a page limit below 1 answers a page of one, in both dialects', async () => {
+      await store.audit.record([action({}), action({ id: 'act_2', at: T0 + SECOND })]);
+      for (const limit of [0, -2]) {
+        const page = await store.audit.list('t_alpha', null, limit);
+        expect(page.items).toHaveLength(1);
+        expect(page.next).toBe(page.items[0]!.id);
+      }
+    });
   });
 }

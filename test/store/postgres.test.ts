@@ -28,6 +28,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { eventStreamConformance } from './event-stream-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -66,6 +67,7 @@ auditConformance('postgres', postgresFixture);
 tenantConformance('postgres', postgresFixture);
 batchConformance('postgres', postgresFixture);
 dashboardReadsConformance('postgres', postgresFixture);
+eventStreamConformance('postgres', postgresFixture);
 
 describe('Postgres migrations', () => {
   it('apply once when several processes migrate a new schema at the same time', async () => {

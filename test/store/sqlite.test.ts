@@ -30,6 +30,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { eventStreamConformance } from './event-stream-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -72,6 +73,7 @@ auditConformance('sqlite', sqliteFixture);
 tenantConformance('sqlite', sqliteFixture);
 batchConformance('sqlite', sqliteFixture);
 dashboardReadsConformance('sqlite', sqliteFixture);
+eventStreamConformance('sqlite', sqliteFixture);
 
 describe('SQLite migrations on a new file', () => {
   it('apply once when two instances migrate the same new file', async () => {

@@ -76,8 +76,10 @@ export class AlertsPart implements AlertStore {
   }
 
   async listHistory(before: number | null, limit: number): Promise<AlertHistoryPage> {
-    const rows = (await this.x.all('alert_history_page', { before, limit: limit + 1 })).map(toAlertSent);
-    const items = rows.slice(0, limit);
-    return { items, nextBefore: rows.length > limit ? items[items.length - 1]!.id : null };
+    // A page of at least one: SQLite reads a negative LIMIT as none, PostgreSQL refuses it.
+    const size = Math.max(1, limit);
+    const rows = (await this.x.all('alert_history_page', { before, limit: size + 1 })).map(toAlertSent);
+    const items = rows.slice(0, size);
+    return { items, nextBefore: rows.length > size ? items[items.length - 1]!.id : null };
   }
 }

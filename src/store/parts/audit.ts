@@ -31,7 +31,8 @@ export class AuditPart implements AuditStore {
   }
 
   async list(tenantId: string, cursor: string | null, limit: number): Promise<OperatorActionPage> {
-    const rows = (await this.x.all('operator_actions_page', { tenant_id: tenantId, cursor, limit: limit + 1 })).map(toOperatorActionRecord);
-    return pageOf(rows, limit);
+    const size = Math.max(1, limit);
+    const rows = (await this.x.all('operator_actions_page', { tenant_id: tenantId, cursor, limit: size + 1 })).map(toOperatorActionRecord);
+    return pageOf(rows, size);
   }
 }

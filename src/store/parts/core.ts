@@ -5,9 +5,9 @@
  * postgres/postgres-store.ts): intake's writes and idempotency reservations (SQLite's group
  * commit; PostgreSQL's coalesced multi-row statements), the API key look-up (coalesced in
  * PostgreSQL), claims, lease renewals and transitions (one statement per batch in PostgreSQL),
- * the next due time, and the wake-up between processes (LISTEN/NOTIFY).
+ * and the wake-up between processes (LISTEN/NOTIFY).
  */
-import { DELIVERY_STATES, type DeliveryState, type Purpose } from '../../domain/index.js';
+import { DELIVERY_STATES, type DeliveryState, PURPOSES, type Purpose } from '../../domain/index.js';
 import { bindTo, openContent } from '../content-cipher.js';
 import type {
   ApiKeyRecord,
@@ -40,9 +40,24 @@ import type {
   Unsubscribe,
 } from '../core-store.js';
 import { LIST_STATEMENTS, planDeliveryList, toDeliveryPage } from '../delivery-list.js';
-import { json, jsonOrNull, toAttemptView, toDeliveryFacts, toDeliveryView } from '../rows.js';
-import { type Executor, all, one } from '../sql-executor.js';
+import { json, jsonOrNull, type Row, toAttemptView, toDeliveryFacts, toDeliveryView } from '../rows.js';
+import { type Executor, all, list, one } from '../sql-executor.js';
 import { apiKeyParams } from './tenants.js';
+
+/**
+ * reserveIdempotencyKey's rule for a key that already has a row: the answer, or 'take' when the
+ * row's retention or lock ran out and the caller replaces it (idempotency_replace). Both drivers
+ * decide with it, after their own way of trying the insert first.
+ */
+export function decideExistingKey(row: Row, r: IdempotencyRequest): Reservation | 'take' {
+  if (row.status === 'completed') {
+    if (Number(row.expires_at) <= r.now) return 'take';
+    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+    return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
+  }
+  if (Number(row.locked_until) > r.now) return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+  return 'take';
+}
 
 /** The core's methods both dialects write the same way; a driver's store extends it with the rest. */
 export abstract class CorePart<X extends Executor = Executor> implements CoreStore {
@@ -55,7 +70,6 @@ export abstract class CorePart<X extends Executor = Executor> implements CoreSto
   abstract claimBatch(req: ClaimRequest): Promise<ClaimedDelivery[]>;
   abstract renewLeases(r: LeaseRenewal): Promise<string[]>;
   abstract applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]>;
-  abstract nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null>;
   abstract listenForReady(onReady: ReadyListener): Promise<Unsubscribe>;
 
   async ensureTenant(tenant: NewTenant, now: number): Promise<void> {
@@ -136,6 +150,12 @@ export abstract class CorePart<X extends Executor = Executor> implements CoreSto
       late_outcome: r.outcome.kind,
       provider_message_id: r.outcome.kind === 'accepted' ? r.outcome.providerMessageId : null,
     });
+  }
+
+  /** One index probe per purpose (the lane's purposes; all when absent). */
+  async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
+    const r = await this.x.one('next_due_at', { provider_account: providerAccount, now, purposes: list(purposes ?? PURPOSES) });
+    return r && r.at !== null ? Number(r.at) : null;
   }
 
   async listExpiredLeases(now: number, limit: number): Promise<DeliveryFacts[]> {

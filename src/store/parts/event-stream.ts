@@ -8,7 +8,7 @@ export class EventStreamPart implements EventStreamStore {
   constructor(private readonly x: Executor) {}
 
   async readOutbox(tenantId: string, afterId: number, limit: number): Promise<OutboxEvent[]> {
-    return (await this.x.all('outbox_stream_read', { tenant_id: tenantId, after_id: afterId, limit })).map(toOutboxEvent);
+    return (await this.x.all('outbox_stream_read', { tenant_id: tenantId, after_id: afterId, limit: Math.max(0, limit) })).map(toOutboxEvent);
   }
 
   async lastOutboxId(): Promise<number> {

@@ -1,34 +1,96 @@
 /**
  * `store.retention`, written once for both drivers (see ../retention-store.ts), but for the
- * per-row writes that PostgreSQL does over arrays and SQLite one row per statement: erasing and
- * masking (body steps here) and re-sealing under a new key (sqlite/retention.ts, postgres/retention.ts).
+ * per-row writes that PostgreSQL does over arrays and SQLite one row per statement: erasing,
+ * masking and replacing re-sealed content (body steps declared here, written in
+ * sqlite/retention.ts and postgres/retention.ts).
  */
 import type { Purpose } from '../../domain/index.js';
+import { audienceDataBinding } from '../campaign-rows.js';
+import { bindTo } from '../content-cipher.js';
 import type { DeliveryFacts } from '../core-store.js';
 import type { DestinationToMask, ErasedContent, ErasureRecord, ErasureTemplate, RecipientErasure, RetentionStore } from '../retention-store.js';
-import { toDestinationToMask, toErasureRecord } from '../retention-rows.js';
+import { splitAfter, toDestinationToMask, toErasureRecord } from '../retention-rows.js';
 import { toDeliveryFacts } from '../rows.js';
 import { type Body, type Executor, all, count } from '../sql-executor.js';
 
 export type Masks = ReadonlyArray<{ deliveryId: string; hash: string }>;
 
+/** A sealed column's new text, replacing `expected` (compare-and-set: a row changed meanwhile is left alone). */
+export interface Resealed {
+  readonly expected: string;
+  readonly stored: string;
+}
+
+/** Content re-sealed for a notification or campaign row. */
+export type ResealedContent = ReadonlyArray<Resealed & { readonly id: string }>;
+
+/** Audience data re-sealed for an audience row. */
+export type ResealedAudienceData = ReadonlyArray<Resealed & { readonly audienceId: string; readonly position: number }>;
+
+/** The rotation's statements per table (named in full, so the dialect parity test sees them used). */
+export const RESEAL = {
+  notifications: { page: 'content_page_notifications', replace: 'content_replace_notifications' },
+  campaigns: { page: 'content_page_campaigns', replace: 'content_replace_campaigns' },
+} as const;
+
+/** What one page of a re-sealing pass did. */
+interface ResealPage {
+  scanned: number;
+  resealed: number;
+  lastId: string | null;
+}
+
 /** Erasing content, masking destinations, erasing a recipient, and re-sealing content under a new key. */
 export abstract class RetentionPart implements RetentionStore {
   constructor(protected readonly x: Executor) {}
 
-  abstract resealContent(
-    table: 'notifications' | 'campaigns',
-    afterId: string,
-    limit: number,
-  ): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
+  /** Replaces re-sealed content of `table`'s rows, inside the caller's transaction; how many rows changed. */
+  protected abstract replaceContent(table: 'notifications' | 'campaigns', rows: ResealedContent): Body<number>;
 
-  abstract resealAudienceData(after: string, limit: number): Promise<{ scanned: number; resealed: number; lastId: string | null }>;
+  /** Replaces re-sealed audience data, inside the caller's transaction; how many rows changed. */
+  protected abstract replaceAudienceData(rows: ResealedAudienceData): Body<number>;
 
   /** Erases these notifications' content, inside the caller's transaction; how many changed, per tenant. */
   protected abstract eraseIds(ids: readonly string[], marker: ErasedContent): Body<Map<string, number>>;
 
   /** Masks these deliveries' destinations (and their notifications' addresses), inside the caller's transaction; how many changed, per tenant. */
   protected abstract mask(masks: Masks): Body<Map<string, number>>;
+
+  async resealContent(table: 'notifications' | 'campaigns', afterId: string, limit: number): Promise<ResealPage> {
+    const cipher = this.x.cipher;
+    const rows = await this.x.all(RESEAL[table].page, { after: afterId, limit: Math.max(0, limit) });
+    let resealed = 0;
+    if (cipher) {
+      const todo = rows
+        .map((r) => ({ id: String(r.id), expected: String(r.content_json) }))
+        .filter((r) => cipher.needsReseal(r.expected))
+        .map((r) => {
+          const at = bindTo(table, 'content_json', r.id);
+          return { ...r, stored: cipher.seal(cipher.open(r.expected, at), at) };
+        });
+      if (todo.length > 0) resealed = await this.x.transaction(() => this.replaceContent(table, todo));
+    }
+    return { scanned: rows.length, resealed, lastId: rows.length < limit ? null : String(rows[rows.length - 1]!.id) };
+  }
+
+  async resealAudienceData(after: string, limit: number): Promise<ResealPage> {
+    const cipher = this.x.cipher;
+    const [a, p] = splitAfter(after);
+    const rows = await this.x.all('data_page_audience_recipients', { after_audience: a, after_position: p, limit: Math.max(0, limit) });
+    let resealed = 0;
+    if (cipher) {
+      const todo = rows
+        .map((r) => ({ audienceId: String(r.audience_id), position: Number(r.position), expected: String(r.data_json) }))
+        .filter((r) => cipher.needsReseal(r.expected))
+        .map((r) => {
+          const at = audienceDataBinding(r.audienceId, r.position);
+          return { ...r, stored: cipher.seal(cipher.open(r.expected, at), at) };
+        });
+      if (todo.length > 0) resealed = await this.x.transaction(() => this.replaceAudienceData(todo));
+    }
+    const last = rows[rows.length - 1];
+    return { scanned: rows.length, resealed, lastId: rows.length < limit || !last ? null : `${String(last.audience_id)}/${Number(last.position)}` };
+  }
 
   async otpContentDue(now: number, limit: number): Promise<string[]> {
     return (await this.x.all('retention_otp_due', { now, limit: Math.max(0, limit) })).map((r) => String(r.id));

@@ -5,8 +5,8 @@
  */
 import pg from 'pg';
 import type { IdempotencyRequest, Reservation } from '../core-store.js';
+import { decideExistingKey } from '../parts/core.js';
 import type { Row } from '../rows.js';
-import { json } from '../rows.js';
 import { Coalescer } from './coalescer.js';
 import type { Client, PostgresContext } from './sql-context.js';
 
@@ -66,17 +66,8 @@ export async function decideKey(sql: PostgresContext, r: IdempotencyRequest, c: 
     await sql.q('idempotency_insert', params, c);
     return { kind: 'reserved' };
   }
-  if (row.status === 'completed') {
-    if (Number(row.expires_at) <= r.now) {
-      await sql.q('idempotency_replace', params, c);
-      return { kind: 'reserved' };
-    }
-    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
-    return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
-  }
-  if (Number(row.locked_until) > r.now) {
-    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
-  }
+  const decided = decideExistingKey(row, r);
+  if (decided !== 'take') return decided;
   await sql.q('idempotency_replace', params, c);
   return { kind: 'reserved' };
 }

@@ -12,7 +12,6 @@
 import pg from 'pg';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Purpose } from '../../domain/index.js';
 import type {
   ApiKeyRecord,
   BatchItemOutcome,
@@ -50,7 +49,7 @@ import { TenantsPart } from '../parts/tenants.js';
 import type { Store } from '../store.js';
 import { toApiKeyRecord } from '../tenant-rows.js';
 import { PostgresCampaigns } from './campaigns.js';
-import { claimOn, nextDue } from './claims.js';
+import { claimOn } from './claims.js';
 import { Coalescer } from './coalescer.js';
 import { PostgresDevices } from './devices.js';
 import { PostgresEvidence } from './evidence.js';
@@ -266,10 +265,6 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
       }
     });
     return writes.map((w, i) => ({ deliveryId: w.deliveryId, applied: applied[i]! }));
-  }
-
-  async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
-    return nextDue(this.sql, providerAccount, now, purposes);
   }
 
   async listenForReady(onReady: ReadyListener): Promise<Unsubscribe> {

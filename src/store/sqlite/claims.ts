@@ -5,8 +5,7 @@
  */
 import type { Purpose } from '../../domain/index.js';
 import type { ClaimedDelivery, ClaimRequest } from '../core-store.js';
-import { bindTo, openContent } from '../content-cipher.js';
-import type { Row } from '../rows.js';
+import { type Row, toClaimedDelivery } from '../rows.js';
 import { purposeFlags, type SqliteContext } from './sql-context.js';
 
 type TenantFilter = { tenantId?: string | undefined; exceptTenants?: readonly string[] | undefined };
@@ -39,40 +38,17 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       now: req.now,
     }) as Row | undefined;
     if (!r) continue;
-    const attemptNumber = Number(r.attempt_count);
-    const leaseVersion = Number(r.lease_version);
     sql.stmt('attempt_insert').run({
       delivery_id: r.id,
-      number: attemptNumber,
-      lease_version: leaseVersion,
+      number: r.attempt_count,
+      lease_version: r.lease_version,
       worker_id: req.workerId,
       now: req.now,
     });
-    claimed.push({
-      deliveryId: String(r.id),
-      notificationId: String(r.notification_id),
-      tenantId: String(r.tenant_id),
-      channel: r.channel as ClaimedDelivery['channel'],
-      purpose: r.purpose as ClaimedDelivery['purpose'],
-      providerAccount: String(r.provider_account),
-      destination: String(r.destination),
-      content: openContent(sql.cipher, row.content_json, bindTo('notifications', 'content_json', String(r.notification_id))),
-      retryLadder: (row.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
-      notificationCreatedAt: Number(row.notification_created_at),
-      idempotencyKey: String(r.idempotency_key),
-      expiresAt: Number(r.expires_at),
-      attemptNumber,
-      leaseVersion,
-      leaseUntil,
-    });
+    // The claim's own columns over the select's (content, retry ladder, the notification's creation).
+    claimed.push(toClaimedDelivery({ ...row, ...r }, sql.cipher, leaseUntil));
   }
   return claimed;
-}
-
-/** The earliest `next_attempt_at` of an account's pending deliveries (of these purposes) not expired at `now`, or null. */
-export function nextDue(sql: SqliteContext, providerAccount: string, now: number, purposes?: readonly Purpose[]): number | null {
-  const r = sql.stmt('next_due_at').get({ provider_account: providerAccount, now, ...purposeFlags(purposes) }) as Row | undefined;
-  return r && r.at !== null ? Number(r.at) : null;
 }
 
 /** How many of the lane's deliveries (of `ids` only, when given) are due at `now`, counting no further than `limit`. */

@@ -5,7 +5,8 @@
  * intake write, which takes its items' keys in its own transaction.
  */
 import type { IdempotencyRequest, Reservation } from '../core-store.js';
-import { json, type Row } from '../rows.js';
+import { decideExistingKey } from '../parts/core.js';
+import type { Row } from '../rows.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** Decides the key for `r` as CoreStore.reserveIdempotencyKey promises; writes the reservation when it is taken. */
@@ -23,17 +24,8 @@ export function takeIdempotencyKey(sql: SqliteContext, r: IdempotencyRequest): R
     sql.stmt('idempotency_insert').run(params);
     return { kind: 'reserved' };
   }
-  if (row.status === 'completed') {
-    if (Number(row.expires_at) <= r.now) {
-      sql.stmt('idempotency_replace').run(params);
-      return { kind: 'reserved' };
-    }
-    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
-    return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
-  }
-  if (Number(row.locked_until) > r.now) {
-    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
-  }
+  const decided = decideExistingKey(row, r);
+  if (decided !== 'take') return decided;
   sql.stmt('idempotency_replace').run(params);
   return { kind: 'reserved' };
 }

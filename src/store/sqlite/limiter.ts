@@ -1,6 +1,6 @@
 /**
- * The SQLite driver's limiter part (see src/store/limiter-store.ts): one IMMEDIATE transaction
- * per request. SQLite has one lock, the database's write lock, so there is no row lock to hold
+ * The SQLite driver's limiter part (see src/store/limiter-store.ts; what both drivers share is
+ * parts/limiter.ts): one IMMEDIATE transaction per request. SQLite has one lock, the database's write lock, so there is no row lock to hold
  * short: a claim reserves, claims and refunds inside one transaction (one commit, one fsync),
  * with the same steps and the same refund rule as PostgreSQL's three transactions. Reservations
  * and refunds on their own (reservePermits, refundPermits) are a transaction each.
@@ -9,21 +9,21 @@ import { acquireJoint, refundedState, throttle, type LimiterRow } from '../../do
 import {
   ACCOUNT_LANE,
   type AccountThrottle,
-  type LimiterStore,
-  type PermitGrant,
-  type PermitRequest,
   type PermitReservation,
   type PermitReservationRequest,
   type PermittedClaim,
   type PermittedClaimRequest,
 } from '../limiter-store.js';
+import { LimiterPart, permitSources } from '../parts/limiter.js';
 import type { Row } from '../rows.js';
 import { claimDue, dueCount } from './claims.js';
 import type { SqliteContext } from './sql-context.js';
 
 /** `store.limiter` of the SQLite store. */
-export class SqliteLimiter implements LimiterStore {
-  constructor(private readonly sql: SqliteContext) {}
+export class SqliteLimiter extends LimiterPart {
+  constructor(private readonly sql: SqliteContext) {
+    super();
+  }
 
   /** The row's theoretical arrival time; inside the IMMEDIATE transaction, which holds SQLite's one write lock. */
   private tat(account: string, lane: string, wait = true): number {
@@ -60,19 +60,6 @@ export class SqliteLimiter implements LimiterStore {
     return refunded;
   }
 
-  async acquirePermits(r: PermitRequest): Promise<PermitGrant> {
-    const res = await this.reservePermits({
-      providerAccount: r.providerAccount,
-      now: r.now,
-      requested: r.requested,
-      rows: [
-        { row: r.lane, limit: r.laneLimit },
-        { row: ACCOUNT_LANE, limit: r.accountLimit },
-      ],
-    });
-    return { granted: res.granted, retryAt: res.retryAt };
-  }
-
   async reservePermits(r: PermitReservationRequest): Promise<PermitReservation> {
     return this.sql.write(() => this.reserve(r));
   }
@@ -83,12 +70,7 @@ export class SqliteLimiter implements LimiterStore {
   }
 
   async claimWithPermits(r: PermittedClaimRequest): Promise<PermittedClaim> {
-    const sources = r.sources ?? [
-      [
-        { row: r.lane, limit: r.laneLimit },
-        { row: ACCOUNT_LANE, limit: r.accountLimit },
-      ],
-    ];
+    const sources = permitSources(r);
     // Nothing due: answer without writing (a write transaction is the one lock SQLite has).
     // And no more permits than there is work, as PostgreSQL's claim reserves.
     const want = dueCount(this.sql, { ...r, limit: Math.max(0, r.limit) });

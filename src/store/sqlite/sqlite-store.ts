@@ -13,7 +13,6 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Purpose } from '../../domain/index.js';
 import type {
   ApiKeyRecord,
   BatchItemOutcome,
@@ -51,7 +50,7 @@ import type { Row } from '../rows.js';
 import type { Store } from '../store.js';
 import { toApiKeyRecord } from '../tenant-rows.js';
 import { SqliteCampaigns } from './campaigns.js';
-import { claimDue, nextDue } from './claims.js';
+import { claimDue } from './claims.js';
 import { SqliteDevices } from './devices.js';
 import { SqliteEvidence } from './evidence.js';
 import { takeIdempotencyKey } from './idempotency.js';
@@ -227,10 +226,6 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
   async applyTransitions(writes: TransitionWrite[]): Promise<TransitionResult[]> {
     if (writes.length === 0) return [];
     return this.sql.write((): TransitionResult[] => writes.map((w) => ({ deliveryId: w.deliveryId, applied: applyTransition(this.sql, w) })));
-  }
-
-  async nextDueAt(providerAccount: string, now: number, purposes?: readonly Purpose[]): Promise<number | null> {
-    return nextDue(this.sql, providerAccount, now, purposes);
   }
 
   async listenForReady(): Promise<Unsubscribe> {

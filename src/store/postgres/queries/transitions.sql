@@ -68,6 +68,7 @@ ORDER BY expires_at LIMIT $2;
 
 -- name: next_due_at
 -- The earliest next_attempt_at among the lane's purposes, one index probe per purpose.
+-- Expired rows are left out: they wait for the sweeper, not for a claim.
 -- params: $1 provider_account, $2 now, $3 purposes[]
 SELECT MIN(d.next_attempt_at) AS at FROM unnest($3::text[]) AS p(purpose)
 CROSS JOIN LATERAL (

@@ -47,32 +47,11 @@ WHERE state IN ('ready', 'retryable') AND expires_at <= @now
 ORDER BY expires_at LIMIT @limit;
 
 -- name: next_due_at
--- The earliest next_attempt_at among the lane's purposes (flags as in claim_select_due).
--- Expired rows are left out: they wait for the sweeper, not for a claim.
--- params: @provider_account, @now, @otp, @transactional, @conversational, @marketing, @alert
-SELECT MIN(at) AS at FROM (
-  SELECT (SELECT next_attempt_at FROM deliveries
-    WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
+-- The earliest next_attempt_at among the lane's purposes, one index probe per purpose
+-- (deliveries_due_purpose). Expired rows are left out: they wait for the sweeper, not for a claim.
+-- params: @provider_account, @now, @purposes (JSON array)
+SELECT MIN((SELECT next_attempt_at FROM deliveries
+    WHERE provider_account = @provider_account AND purpose = p.value
       AND state IN ('ready', 'retryable') AND expires_at > @now
-    ORDER BY next_attempt_at LIMIT 1) AS at
-  UNION ALL
-  SELECT (SELECT next_attempt_at FROM deliveries
-    WHERE @transactional AND provider_account = @provider_account AND purpose = 'transactional'
-      AND state IN ('ready', 'retryable') AND expires_at > @now
-    ORDER BY next_attempt_at LIMIT 1) AS at
-  UNION ALL
-  SELECT (SELECT next_attempt_at FROM deliveries
-    WHERE @conversational AND provider_account = @provider_account AND purpose = 'conversational'
-      AND state IN ('ready', 'retryable') AND expires_at > @now
-    ORDER BY next_attempt_at LIMIT 1) AS at
-  UNION ALL
-  SELECT (SELECT next_attempt_at FROM deliveries
-    WHERE @marketing AND provider_account = @provider_account AND purpose = 'marketing'
-      AND state IN ('ready', 'retryable') AND expires_at > @now
-    ORDER BY next_attempt_at LIMIT 1) AS at
-  UNION ALL
-  SELECT (SELECT next_attempt_at FROM deliveries
-    WHERE @alert AND provider_account = @provider_account AND purpose = 'alert'
-      AND state IN ('ready', 'retryable') AND expires_at > @now
-    ORDER BY next_attempt_at LIMIT 1) AS at
-);
+    ORDER BY next_attempt_at LIMIT 1)) AS at
+FROM json_each(@purposes) AS p;
