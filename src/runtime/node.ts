@@ -35,6 +35,7 @@ import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { NewNotification, Store } from '../store/store.js';
+import type { StoreLogger } from '../store/store-log.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
@@ -115,8 +116,8 @@ export function describeDatabase(config: HeraldConfig, env: NodeJS.ProcessEnv = 
  * (postgres://…; HERALD_PG_SCHEMA picks a schema other than public), else the SQLite file
  * in the data directory.
  */
-export async function openStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
-  const store = connectStore(config, env);
+export async function openStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env, logger?: StoreLogger): Promise<Store> {
+  const store = connectStore(config, env, logger);
   try {
     await store.migrate();
   } catch (err) {
@@ -129,7 +130,7 @@ export async function openStore(config: HeraldConfig, env: NodeJS.ProcessEnv = p
 }
 
 /** Opens the store without migrating (for `herald migrate`, which reports what it applies). */
-export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env): Store {
+export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = process.env, logger?: StoreLogger): Store {
   const url = env.DATABASE_URL;
   if (url !== undefined && url !== '') {
     if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('DATABASE_URL must be a postgres:// URL', 'DATABASE_URL');
@@ -138,12 +139,14 @@ export function connectStore(config: HeraldConfig, env: NodeJS.ProcessEnv = proc
       ...(env.HERALD_PG_SCHEMA ? { schema: env.HERALD_PG_SCHEMA } : {}),
       ...(env.HERALD_PG_POOL ? { maxConnections: Number(env.HERALD_PG_POOL) } : {}),
       contentCipher: contentCipherFor(config, 'postgres', env),
+      ...(logger ? { logger } : {}),
     });
   }
   return openSqliteStore({
     path: databasePath(config.data_dir),
     synchronous: config.database.synchronous,
     contentCipher: contentCipherFor(config, 'sqlite', env),
+    ...(logger ? { logger } : {}),
   });
 }
 
@@ -175,7 +178,7 @@ export function callbackVerifiers(accounts: readonly ProviderAccountConfig[]): M
 export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
-  const store = opts.store ?? (await openStore(config));
+  const store = opts.store ?? (await openStore(config, process.env, logger));
   const wake = new WakeSignal();
   const counters = new DeliveryCounters();
   const adapters = new Map<string, ProviderAdapter>();

@@ -60,7 +60,7 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
     if (sandbox) config.provider_accounts = config.provider_accounts.map((a) => ({ ...a, callback_secrets: [generateWebhookSecret()] }));
     checkConsistency(config);
   }
-  const store = await openStore(config);
+  const store = await openStore(config, process.env, logger);
   let bootstrap: BootstrapResult | null = null;
   if (roles.includes('api')) bootstrap = await ensureBootstrapKey(store, config.data_dir, systemClock.now());
   const node = await createHeraldNode({ config, roles, logger, store, ...(metricsPort !== undefined ? { metricsPort } : {}) });

@@ -10,6 +10,8 @@ import pg from 'pg';
 import type { Unsubscribe } from '../core-store.js';
 import type { OfferListener, ReportWrite } from '../device-store.js';
 import { DevicesPart } from '../parts/devices.js';
+import { errorFields } from '../store-log.js';
+import { listen } from './listen.js';
 import type { PostgresContext } from './sql-context.js';
 import { guardedTransition } from './transitions.js';
 
@@ -50,35 +52,24 @@ export class PostgresDevices extends DevicesPart {
   }
 
   async signalOffers(deviceIds: string[], origin: string): Promise<void> {
-    for (const id of new Set(deviceIds)) await this.sql.q('ready_notify', [this.channel, `${origin}|${id}`]).catch(() => {});
+    for (const id of new Set(deviceIds))
+      await this.sql
+        .q('ready_notify', [this.channel, `${origin}|${id}`])
+        .catch((err: unknown) =>
+          this.sql.log.warn({ deviceId: id, ...errorFields(err) }, 'store: NOTIFY of a device offer failed; the phone finds it on its next pull'),
+        );
   }
 
   async listenForOffers(onOffer: OfferListener): Promise<Unsubscribe> {
-    // A dedicated connection (LISTEN is per session); reconnects after errors with a short backoff.
-    let stopped = false;
-    let client: pg.Client | null = null;
-    const connect = async (): Promise<void> => {
-      if (stopped) return;
-      const c = new pg.Client({ connectionString: this.connectionString });
-      c.on('notification', (msg) => {
-        const bar = msg.payload?.indexOf('|') ?? -1;
-        if (msg.channel === this.channel && msg.payload && bar > 0) onOffer(msg.payload.slice(bar + 1), msg.payload.slice(0, bar));
-      });
-      c.on('error', () => {
-        client = null;
-        c.end().catch(() => {});
-        if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
-      });
-      await c.connect();
-      await c.query(`LISTEN ${this.channel}`);
-      client = c;
-    };
-    await connect();
-    return async () => {
-      stopped = true;
-      await client?.end().catch(() => {});
-      client = null;
-    };
+    return listen({
+      channel: this.channel,
+      onPayload: (payload) => {
+        const bar = payload.indexOf('|');
+        if (bar > 0) onOffer(payload.slice(bar + 1), payload.slice(0, bar));
+      },
+      log: this.sql.log,
+      connect: () => new pg.Client({ connectionString: this.connectionString }),
+    });
   }
 }
 

@@ -25,6 +25,7 @@ import {
 } from '../limiter-store.js';
 import { LimiterPart, permitSources } from '../parts/limiter.js';
 import type { ClaimedDelivery } from '../core-store.js';
+import { errorFields } from '../store-log.js';
 import { claimOn, dueCount } from './claims.js';
 import type { Client, PostgresContext } from './sql-context.js';
 
@@ -112,7 +113,12 @@ export class PostgresLimiter extends LimiterPart {
       claimed = await claimOn(this.sql, { ...r, limit: reserved }, this.sql.pool);
     } catch (err) {
       // Nothing was claimed (the statement is atomic): every permit goes back if it can.
-      await this.refundAll(reservations, reserved).catch(() => {});
+      await this.refundAll(reservations, reserved).catch((e: unknown) =>
+        this.sql.log.warn(
+          { providerAccount: r.providerAccount, permits: reserved, ...errorFields(e) },
+          'store: refunding the permits of a failed claim failed; they are forfeited',
+        ),
+      );
       throw err;
     }
     await this.refundAll(reservations, reserved - claimed.length);

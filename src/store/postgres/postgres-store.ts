@@ -47,6 +47,7 @@ import { SessionsPart } from '../parts/sessions.js';
 import { TemplatesPart } from '../parts/templates.js';
 import { TenantsPart } from '../parts/tenants.js';
 import type { Store } from '../store.js';
+import { errorFields, QUIET_STORE_LOGGER, type StoreLogger } from '../store-log.js';
 import { toApiKeyRecord } from '../tenant-rows.js';
 import { PostgresCampaigns } from './campaigns.js';
 import { claimOn } from './claims.js';
@@ -60,6 +61,7 @@ import { NotificationWriter } from './notifications.js';
 import { PostgresRetention } from './retention.js';
 import { PostgresContext } from './sql-context.js';
 import { applyRun, guardedTransition } from './transitions.js';
+import { listen } from './listen.js';
 import { PostgresWebhooks } from './webhooks.js';
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -75,6 +77,8 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
   contentCipher?: ContentCipher | null;
+  /** Where errors the store handles itself are logged (store-log.ts). Absent: nowhere (the runtime always passes one). */
+  logger?: StoreLogger;
 }
 
 /** Opens a pooled Postgres store; call `migrate()` before use. */
@@ -92,11 +96,12 @@ function contextFor(options: PostgresStoreOptions): PostgresContext {
     // search_path per connection: every named statement stays schema-agnostic.
     options: `-c search_path=${schema}`,
   });
+  const log = options.logger ?? QUIET_STORE_LOGGER;
   // An idle client's error (server restart) must not crash the process: the pool drops that
   // client and connects a new one when next asked, and the caller of the next query sees any
-  // lasting failure; nothing here has a caller to tell.
-  pool.on('error', () => {});
-  return new PostgresContext(pool, schema, options.contentCipher ?? null);
+  // lasting failure; nothing here has a caller to tell, so it is logged.
+  pool.on('error', (err) => log.warn(errorFields(err), 'store: an idle pooled connection failed; the pool replaces it'));
+  return new PostgresContext(pool, schema, options.contentCipher ?? null, log);
 }
 
 export class PostgresStore extends CorePart<PostgresContext> implements Store {
@@ -171,13 +176,19 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
           await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
           await c.query('COMMIT');
         } catch (err) {
-          await c.query('ROLLBACK').catch(() => {});
+          // The migration's error is the one thrown; a ROLLBACK that fails too is only logged.
+          await c
+            .query('ROLLBACK')
+            .catch((e: unknown) => this.sql.log.warn({ migration: m.name, ...errorFields(e) }, 'store: ROLLBACK of a failed migration failed'));
           throw err;
         }
         applied.push(m.name);
       }
     } finally {
-      await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+      // The lock is the session's: it goes with the connection if the unlock cannot be sent.
+      await c
+        .query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK])
+        .catch((e: unknown) => this.sql.log.warn(errorFields(e), 'store: releasing the migration lock failed; it ends with the connection'));
       c.release();
     }
     return applied;
@@ -268,29 +279,11 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
   }
 
   async listenForReady(onReady: ReadyListener): Promise<Unsubscribe> {
-    // A dedicated connection (LISTEN is per session); reconnects after errors with a short backoff.
-    let stopped = false;
-    let client: pg.Client | null = null;
-    const connect = async (): Promise<void> => {
-      if (stopped) return;
-      const c = new pg.Client({ connectionString: this.options.connectionString });
-      c.on('notification', (msg) => {
-        if (msg.channel === this.sql.readyChannel && msg.payload) onReady(msg.payload);
-      });
-      c.on('error', () => {
-        client = null;
-        c.end().catch(() => {});
-        if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
-      });
-      await c.connect();
-      await c.query(`LISTEN ${this.sql.readyChannel}`);
-      client = c;
-    };
-    await connect();
-    return async () => {
-      stopped = true;
-      await client?.end().catch(() => {});
-      client = null;
-    };
+    return listen({
+      channel: this.sql.readyChannel,
+      onPayload: onReady,
+      log: this.sql.log,
+      connect: () => new pg.Client({ connectionString: this.options.connectionString }),
+    });
   }
 }

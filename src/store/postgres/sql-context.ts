@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type ContentCipher, openContent, sealContent, type SealBinding } from '../content-cipher.js';
 import { loadNamedSql, type NamedStatement } from '../named-sql.js';
 import type { Row } from '../rows.js';
+import { errorFields, QUIET_STORE_LOGGER, type StoreLogger } from '../store-log.js';
 import { type Body, driveAsync, type Executor, ListParam, type Params, type Step, type TransactionOptions } from '../sql-executor.js';
 
 const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
@@ -31,6 +32,8 @@ export class PostgresContext implements Executor {
     readonly schema: string,
     /** Seals content on write and opens it on read (content-cipher.ts); null: content in clear. */
     readonly cipher: ContentCipher | null = null,
+    /** Errors the store handles itself (store-log.ts). */
+    readonly log: StoreLogger = QUIET_STORE_LOGGER,
   ) {
     this.readyChannel = `herald_ready_${schema}`;
   }
@@ -169,7 +172,8 @@ export class PostgresContext implements Executor {
       await c.query('COMMIT');
       return out;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
+      // The caller gets `err`; a ROLLBACK that fails too (a broken connection) is only logged.
+      await c.query('ROLLBACK').catch((e: unknown) => this.log.warn(errorFields(e), 'store: ROLLBACK after a failed transaction failed'));
       throw err;
     } finally {
       c.release();
@@ -191,7 +195,12 @@ export class PostgresContext implements Executor {
       const run = (async () => {
         do {
           this.notifyAgain.delete(account);
-          await this.q('ready_notify', [this.readyChannel, account]).catch(() => {});
+          await this.q('ready_notify', [this.readyChannel, account]).catch((err: unknown) =>
+            this.log.warn(
+              { providerAccount: account, ...errorFields(err) },
+              'store: NOTIFY of ready deliveries failed; workers elsewhere find them by polling',
+            ),
+          );
         } while (this.notifyAgain.has(account) && !this.closed);
         this.notifying.delete(account);
       })();

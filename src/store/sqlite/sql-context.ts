@@ -14,6 +14,7 @@ import { type ContentCipher, openContent, sealContent, type SealBinding } from '
 import { StoreConflictError } from '../core-store.js';
 import { loadNamedSql } from '../named-sql.js';
 import type { Row } from '../rows.js';
+import { errorFields, QUIET_STORE_LOGGER, type StoreLogger } from '../store-log.js';
 import { type Body, driveSync, type Executor, ListParam, type Params, type Step } from '../sql-executor.js';
 
 const queries = join(dirname(fileURLToPath(import.meta.url)), 'queries');
@@ -34,6 +35,8 @@ export class SqliteContext implements Executor {
   constructor(
     readonly db: Database.Database,
     readonly cipher: ContentCipher | null = null,
+    /** Errors the store handles itself (store-log.ts). */
+    readonly log: StoreLogger = QUIET_STORE_LOGGER,
   ) {}
 
   /** The content a driver writes into a sealed column (sealed, bound to its row, when a cipher is configured). */
@@ -163,9 +166,10 @@ export class SqliteContext implements Executor {
           }
         })
         .immediate();
-    } catch {
+    } catch (err) {
       // The group did not commit: run each alone, so every caller gets the answer it would have
-      // had without grouping.
+      // had without grouping (its own error included); the group's error is logged once here.
+      this.log.warn({ writes: group.length, ...errorFields(err) }, 'store: a group commit failed; its writes are retried one by one');
       for (const item of group) this.settleAlone(item);
       return;
     }

@@ -48,6 +48,7 @@ import { TemplatesPart } from '../parts/templates.js';
 import { TenantsPart } from '../parts/tenants.js';
 import type { Row } from '../rows.js';
 import type { Store } from '../store.js';
+import type { StoreLogger } from '../store-log.js';
 import { toApiKeyRecord } from '../tenant-rows.js';
 import { SqliteCampaigns } from './campaigns.js';
 import { claimDue } from './claims.js';
@@ -73,6 +74,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Seals message content at rest (content-cipher.ts). Absent: content in clear (the runtime always passes one). */
   contentCipher?: ContentCipher | null;
+  /** Where errors the store handles itself are logged (store-log.ts). Absent: nowhere (the runtime always passes one). */
+  logger?: StoreLogger;
 }
 
 /** Opens (creating if needed) a SQLite store; call `migrate()` before use. */
@@ -83,7 +86,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   db.pragma('foreign_keys = ON');
-  return new SqliteStore(db, options.contentCipher ?? null);
+  return new SqliteStore(db, options.contentCipher ?? null, options.logger);
 }
 
 export class SqliteStore extends CorePart<SqliteContext> implements Store {
@@ -110,8 +113,8 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
   readonly observability: ObservabilityPart;
   readonly retention: SqliteRetention;
 
-  constructor(db: Database.Database, cipher: ContentCipher | null = null) {
-    super(new SqliteContext(db, cipher));
+  constructor(db: Database.Database, cipher: ContentCipher | null = null, logger?: StoreLogger) {
+    super(new SqliteContext(db, cipher, logger));
     this.sql = this.x;
     this.evidence = new SqliteEvidence(this.sql);
     this.limiter = new SqliteLimiter(this.sql);
