@@ -31,3 +31,4 @@ export * from './frequency-caps.js';
 export * from './campaign-waves.js';
 export * from './send-at.js';
 export * from './scheduling-policy.js';
+export * from './routes.js';
