@@ -21,7 +21,7 @@ import {
   type RouteOrder,
 } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import { oneOf, section, settle, withDefault, type Settled } from '../schema/setting.js';
+import { oneOf, section, withDefault, type Settled } from '../schema/setting.js';
 
 const ACCOUNTS = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   minItems: 1,
@@ -169,11 +169,6 @@ export function routesPolicy(r: Settled<typeof RoutesSection>): RoutesConfig {
     evaluateEveryMs: d.evaluate_every_s * 1000,
     failoverAfterUnknown: r.on_ambiguity === 'follow_policy',
   };
-}
-
-/** The section as a file gives it (validated) as the resolved routes; tests build one from a partial section. */
-export function resolveRoutes(raw: Static<typeof RoutesSection> | undefined): RoutesConfig {
-  return routesPolicy(settle(RoutesSection, raw));
 }
 
 function fieldOf(r: Route, i: number): string {

@@ -51,11 +51,6 @@ export function routeFor(routes: readonly Route[], tenantId: string, channel: Ch
   return find(tenantId, purpose) ?? find(tenantId, 'default') ?? find(EVERY_TENANT, purpose) ?? find(EVERY_TENANT, 'default') ?? null;
 }
 
-/** The key demotions are kept under: one route of one tenant. */
-export function routeKey(r: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): string {
-  return `${r.tenantId}/${r.channel}/${r.purpose}`;
-}
-
 /**
  * Why a delivery's next attempt moved to another account, stored on the attempt that moved it.
  * `accept_duplicate` is the one move after an `unknown`: the account's ambiguity policy for the
