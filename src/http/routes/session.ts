@@ -7,9 +7,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import type { SessionRecord, Store } from '../../store/store.js';
-import { hashApiKey, liveApiKey } from '../auth.js';
+import { liveApiKey } from '../auth.js';
+import { hashApiKey } from '../../tenants/api-keys.js';
 import { LoginLimiter } from '../login-limiter.js';
 import { decoyHash, verifyPassword } from '../passwords.js';
 import { SESSION_COOKIE, checkCsrf, findRequestSession, hashSessionToken, newSecret, type SessionAuth } from '../session-auth.js';
