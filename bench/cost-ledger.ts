@@ -102,19 +102,29 @@ export class RoundTripCounter {
     if (this.original) return;
     const original = pg.Client.prototype.query;
     this.original = original;
-    const self = this;
+    const counts = this.counts;
+    const names = this.names;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const config = args[0];
       let name: string;
-      if (typeof config === 'string') name = config.trim().split(/[\s;]+/)[0]!.toUpperCase();
+      if (typeof config === 'string')
+        name = config
+          .trim()
+          .split(/[\s;]+/)[0]!
+          .toUpperCase();
       else if (config && typeof config === 'object' && 'text' in config) {
         const c = config as { name?: string; text: string };
-        name = c.name ? c.name.slice(c.name.indexOf('.') + 1) : c.text.trim().split(/[\s;]+/)[0]!.toUpperCase();
-        if (c.name) self.names.set(shapeOf(c.text), name);
+        name = c.name
+          ? c.name.slice(c.name.indexOf('.') + 1)
+          : c.text
+              .trim()
+              .split(/[\s;]+/)[0]!
+              .toUpperCase();
+        if (c.name) names.set(shapeOf(c.text), name);
       } else name = '?';
       const role = this.user ?? '?';
-      let byName = self.counts.get(role);
-      if (!byName) self.counts.set(role, (byName = new Map()));
+      let byName = counts.get(role);
+      if (!byName) counts.set(role, (byName = new Map()));
       byName.set(name, (byName.get(name) ?? 0) + 1);
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof pg.Client.prototype.query;
@@ -184,11 +194,14 @@ export function perMessage(ledger: Ledger, messages: number): Ledger {
 export function formatLedger(ledger: Ledger, messages: number): string[] {
   const per = perMessage(ledger, messages);
   const f = (n: number, d = 2) => n.toFixed(d);
-  const total = PHASES.reduce((t, p) => ({ statements: t.statements + per[p].statements, roundTrips: t.roundTrips + per[p].roundTrips, walBytes: t.walBytes + per[p].walBytes }), {
-    statements: 0,
-    roundTrips: 0,
-    walBytes: 0,
-  });
+  const total = PHASES.reduce(
+    (t, p) => ({ statements: t.statements + per[p].statements, roundTrips: t.roundTrips + per[p].roundTrips, walBytes: t.walBytes + per[p].walBytes }),
+    {
+      statements: 0,
+      roundTrips: 0,
+      walBytes: 0,
+    },
+  );
   return [
     `cost per message (${messages} messages): phase   statements  round trips  WAL bytes`,
     ...PHASES.map((p) => `  ${p.padEnd(8)} ${f(per[p].statements).padStart(10)} ${f(per[p].roundTrips).padStart(12)} ${f(per[p].walBytes, 0).padStart(10)}`),
