@@ -19,7 +19,7 @@ import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
 import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
 import { buildApp, type DashboardDeps } from '../../src/http/app.js';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
 import { SystemMetrics } from '../../src/observability/system-metrics.js';
