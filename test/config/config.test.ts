@@ -71,6 +71,8 @@ describe('resolveConfig', () => {
         smsCountries: null,
         smsRefusedNumberTypes: ['PREMIUM_RATE'],
       },
+      // docs/scheduling.md: send_at up to 30 days ahead.
+      scheduling: { send_at_horizon_days: 30 },
       // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
       encryption: { primary: null, previous: [] },
       retention: {
