@@ -52,10 +52,11 @@ import { apiKeyParams } from './tenants.js';
 export function decideExistingKey(row: Row, r: IdempotencyRequest): Reservation | 'take' {
   if (row.status === 'completed') {
     if (Number(row.expires_at) <= r.now) return 'take';
-    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch', fingerprint: String(row.fingerprint) };
     return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
   }
-  if (Number(row.locked_until) > r.now) return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+  if (Number(row.locked_until) > r.now)
+    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch', fingerprint: String(row.fingerprint) };
   return 'take';
 }
 
