@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Purpose, SubmitOutcome } from '../domain/index.js';
-import type { DeviceGatewayPort } from '../providers/device-gateway.js';
+import type { DeviceGatewayPort } from '../providers/device-gateway-port.js';
 import type { LookupRequest, LookupResult, ProviderAccountConfig, SubmitRequest } from '../providers/provider.js';
 import type { Store } from '../store/store.js';
 import { deviceHealth, rankDevices, type DeviceHealth } from './device-choice.js';

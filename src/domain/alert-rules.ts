@@ -4,7 +4,7 @@
  * hold now, each with its subject (a provider account, a device, or `all`) and one short line
  * of text for a person. The lines carry account and device ids, counts and UTC times only:
  * never a destination, a body or a code. The state machine over these observations (dedupe,
- * recovery, reminders, rate limit) is in alerting.ts.
+ * recovery, reminders, rate limit) is in alert-state-machine.ts.
  */
 
 /** Every rule, in the order their lines appear in a message. */

@@ -18,7 +18,7 @@ import type { BatchNotification, KeyRefusal, NewNotification, Store, StoreConfli
 import { notificationFingerprint } from './fingerprint.js';
 import type { NotificationRequest } from './notification-request.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
-import type { IntakeLimiter, VelocityTicket } from './intake-limits.js';
+import type { IntakeLimiter, VelocityTicket } from './intake-limiter.js';
 
 /** Where a batch item's problem documents point (RFC 9457 `instance`); the item's index is in its result. */
 export const BATCH_INSTANCE = '/v1/notifications/batch';

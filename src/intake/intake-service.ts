@@ -19,7 +19,7 @@ import { duplicateChallenge, staleGeneration } from './refusals.js';
 import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';
 import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
-import { IntakeLimiter, type VelocityTicket } from './intake-limits.js';
+import { IntakeLimiter, type VelocityTicket } from './intake-limiter.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
 interface Route {

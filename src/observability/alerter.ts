@@ -1,6 +1,6 @@
 /**
  * The operator alerter (docs/operations.md "Operator alerts"): every
- * `interval` it reads the system's signals, lets `evaluateAlerts` (src/domain/alerting.ts)
+ * `interval` it reads the system's signals, lets `evaluateAlerts` (src/domain/alert-state-machine.ts)
  * decide what fires and resolves, commits the new states with the store's compare-and-set, and
  * only then, if this process won the commit, sends the round to every target. Run by the worker
  * role; several workers may run it at once, and one of them sends each round.

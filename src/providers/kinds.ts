@@ -5,7 +5,7 @@
  * on `kind`.
  */
 import type { Channel, PushTarget } from '../domain/index.js';
-import type { DeviceGatewayPort } from './device-gateway.js';
+import type { DeviceGatewayPort } from './device-gateway-port.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
 /** One finding of `herald doctor`: what was asked of the provider and what it said. */

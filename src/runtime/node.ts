@@ -40,9 +40,9 @@ import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
 import { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
 import { createDeviceGateway, type DeviceGateway } from '../devices/device-gateway.js';
-import type { DeviceGatewayPort } from '../providers/device-gateway.js';
+import type { DeviceGatewayPort } from '../providers/device-gateway-port.js';
 import { readTls, watchTls } from './tls.js';
-import { createAlerter } from './alerting.js';
+import { createAlerter } from './alerter-wiring.js';
 import { contentCipherFor } from './content-keys.js';
 
 export type Role = 'api' | 'worker';

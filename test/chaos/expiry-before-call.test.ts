@@ -18,7 +18,7 @@ import { ManualClock } from '../../src/clock.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
 import { classifyTransportFailure } from '../../src/providers/sandbox/classify.js';
-import { postOnce } from '../../src/providers/http/exchange.js';
+import { postOnce } from '../../src/providers/outbound-http/exchange.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { resolveAlerts, type RawAlertsConfig } from '../../src/config/alerts-config.js';
 import type { ProviderAccountConfig } from '../../src/providers/provider.js';
-import { createAlerter } from '../../src/runtime/alerting.js';
+import { createAlerter } from '../../src/runtime/alerter-wiring.js';
 import { createAdapter } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { generateWebhookSecret, verifyWebhook } from '../../src/signing/standard-webhooks.js';

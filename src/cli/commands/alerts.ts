@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import pino from 'pino';
 import { systemClock } from '../../clock.js';
 import { sandboxAccounts } from '../../config/config.js';
-import { createAlerter } from '../../runtime/alerting.js';
+import { createAlerter } from '../../runtime/alerter-wiring.js';
 import { createAdapter, openStore } from '../../runtime/node.js';
 import { parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../load-config.js';

@@ -6,9 +6,9 @@
  * which re-offers under the same message id: the app never sends an id it already holds.
  */
 import type { SubmitOutcome } from '../../domain/index.js';
-import type { DeviceGatewayPort } from '../device-gateway.js';
+import type { DeviceGatewayPort } from '../device-gateway-port.js';
 import type { LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
-import { describeUnexpected } from '../http/transport-failure.js';
+import { describeUnexpected } from '../outbound-http/transport-failure.js';
 
 /** Builds the adapter; throws when the process runs no device gateway (a configuration error no retry can fix). */
 export function createAndroidGatewayAdapter(account: ProviderAccountConfig, gateway: DeviceGatewayPort | null | undefined): ProviderAdapter {

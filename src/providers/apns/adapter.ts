@@ -9,7 +9,7 @@
  * APNs has no idempotency key, no look-up and no delivery callbacks (docs/providers/apns.md).
  */
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
-import { describeUnexpected } from '../http/transport-failure.js';
+import { describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { buildApnsRequest } from './build-request.js';

@@ -5,8 +5,8 @@
  * Messages are built from the status and the reason code only.
  */
 import type { SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
-import { classifyTransportFailure } from '../http/transport-failure.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
+import { classifyTransportFailure } from '../outbound-http/transport-failure.js';
 import type { Http2Failure } from './http2-exchange.js';
 
 export interface ApnsResponse {
@@ -78,7 +78,7 @@ export function classifyApnsResponse(response: ApnsResponse, nowMs: number): Sub
 /**
  * Classifies an HTTP/2 failure: a stream APNs refused unprocessed, or one that failed before it
  * was completely written (APNs cannot hold a request without its END_STREAM), is retryable;
- * after that it is unknown, as for every transport (http/transport-failure.ts).
+ * after that it is unknown, as for every transport (outbound-http/transport-failure.ts).
  */
 export function classifyApnsTransportFailure(failure: Http2Failure): SubmitOutcome {
   if (failure.refused)

@@ -16,7 +16,7 @@
  */
 import http2 from 'node:http2';
 import tls from 'node:tls';
-import type { TransportFailure } from '../http/transport-failure.js';
+import type { TransportFailure } from '../outbound-http/transport-failure.js';
 
 // 64 KiB: an APNs answer is an empty body or a one-field JSON error; anything larger is cut.
 const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -13,7 +13,7 @@
 import type http from 'node:http';
 import { SignJWT } from 'jose';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { exchangeOnce } from '../http/exchange.js';
+import { exchangeOnce } from '../outbound-http/exchange.js';
 import { classifyTokenResponse, type TokenAnswer } from './classify.js';
 import { FCM_SCOPE, type ServiceAccount } from './settings.js';
 

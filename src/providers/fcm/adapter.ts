@@ -2,7 +2,7 @@
  * Herald's adapter for Firebase Cloud Messaging (HTTP v1). Each submission: an access token from
  * the account's cache (access-token.ts), then one `POST /v1/projects/{project}/messages:send`
  * carrying the delivery's collapse identity and its remaining lifetime, classified by how far it
- * got (http/exchange.ts) and what FCM answered (classify.ts). A 401 means FCM refused the token
+ * got (outbound-http/exchange.ts) and what FCM answered (classify.ts). A 401 means FCM refused the token
  * and did not process the message, so the token is refreshed and the message sent once more;
  * a second 401 is final. The whole submission, token included, fits in `timeout_ms`.
  *
@@ -11,9 +11,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
-import { endpointUrl } from '../http/endpoint.js';
-import { exchangeOnce, type ExchangeResult } from '../http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
+import { endpointUrl } from '../outbound-http/endpoint.js';
+import { exchangeOnce, type ExchangeResult } from '../outbound-http/exchange.js';
+import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { pushCollapseId } from '../push/identity.js';

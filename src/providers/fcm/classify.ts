@@ -7,7 +7,7 @@
  * built from the status and those enum names only: never from FCM's own text.
  */
 import type { SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 /** A status-bearing answer from FCM or from the token endpoint. */
 export interface FcmResponse {

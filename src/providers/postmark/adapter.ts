@@ -8,9 +8,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { endpointUrl, parseBaseUrl } from '../http/endpoint.js';
-import { exchangeOnce, postOnce } from '../http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
+import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { exchangeOnce, postOnce } from '../outbound-http/exchange.js';
+import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildPostmarkEmail } from './build-request.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';

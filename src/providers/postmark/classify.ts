@@ -12,7 +12,7 @@
  * searched for by its metadata before anything is sent again.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface PostmarkResponse {
   status: number;

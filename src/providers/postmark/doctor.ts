@@ -6,7 +6,7 @@
  * the address (`GET /senders`). Those two need account-level access, which a server token lacks.
  */
 import { mailboxDomain, parseMailbox } from '../../domain/index.js';
-import { endpointUrl } from '../http/endpoint.js';
+import { endpointUrl } from '../outbound-http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { postmarkBase } from './adapter.js';

@@ -8,7 +8,7 @@
  * by sending again.
  */
 import type { LookupResult } from '../provider.js';
-import type { ExchangeResult } from '../http/exchange.js';
+import type { ExchangeResult } from '../outbound-http/exchange.js';
 import { REFERENCE_FIELD } from './build-request.js';
 import { postmarkErrorCode } from './classify.js';
 

@@ -12,7 +12,7 @@
  * account's `resend_same_key` policy settles those the same way.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface ResendResponse {
   status: number;

@@ -5,7 +5,7 @@
  * and leaves the domain unchecked.
  */
 import { mailboxDomain, parseMailbox } from '../../domain/index.js';
-import { endpointUrl } from '../http/endpoint.js';
+import { endpointUrl } from '../outbound-http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { resendBase } from './adapter.js';

@@ -13,9 +13,9 @@ import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountC
 import { buildWireRequest } from './build-request.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
 import { classifyResponse, classifyTransportFailure } from './classify.js';
-import { exchangeOnce, postOnce } from '../http/exchange.js';
+import { exchangeOnce, postOnce } from '../outbound-http/exchange.js';
 import { classifyLookup, LOOKUP_PATH } from './lookup.js';
-import { describeUnexpected } from '../http/transport-failure.js';
+import { describeUnexpected } from '../outbound-http/transport-failure.js';
 
 // 64 sockets per account: well above what one worker's batch needs against one provider,
 // and a hard cap so a stalled provider cannot make Herald open sockets without bound.

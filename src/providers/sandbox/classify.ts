@@ -5,13 +5,13 @@
  * point, or definite answers that say "not processed", permit a retry.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 // Transport failures are classified by how far the request got, the same for every HTTP
-// adapter: src/providers/http/. Re-exported here because the sandbox's classification (and its
+// adapter: src/providers/outbound-http/. Re-exported here because the sandbox's classification (and its
 // table tests) cover both halves.
-export { classifyTransportFailure, type TransportFailure } from '../http/transport-failure.js';
-export { parseRetryAfterMs } from '../http/retry-after.js';
+export { classifyTransportFailure, type TransportFailure } from '../outbound-http/transport-failure.js';
+export { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 /** A complete (or at least status-bearing) HTTP answer from the provider. */
 export interface ProviderResponse {

@@ -7,7 +7,7 @@
  */
 import type { Channel } from '../../domain/index.js';
 import type { LookupResult } from '../provider.js';
-import type { ExchangeResult } from '../http/exchange.js';
+import type { ExchangeResult } from '../outbound-http/exchange.js';
 
 /** The look-up path, relative to the account's base URL. */
 export const LOOKUP_PATH = '/v1/messages';

@@ -14,7 +14,7 @@ import https from 'node:https';
 import { CredentialError } from '../credentials.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { exchangeOnce } from '../http/exchange.js';
+import { exchangeOnce } from '../outbound-http/exchange.js';
 import { parseSesError } from './classify.js';
 import { mailboxDomain, parseMailbox } from '../../domain/index.js';
 import { readSesCredentials, readSesSettings, type SesCredentials, type SesSettings } from './settings.js';

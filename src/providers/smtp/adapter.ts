@@ -12,7 +12,7 @@ import { acceptedMessageId, classifyFailure, redactionsFor, type SmtpFailure } f
 import { SessionPool, type Lease } from './session-pool.js';
 import { readSmtpSettings, type SmtpSettings } from './settings.js';
 import { sendOnce, type CallLimits } from './smtp-session.js';
-import { describeUnexpected } from '../http/transport-failure.js';
+import { describeUnexpected } from '../outbound-http/transport-failure.js';
 
 export const SMTP_CAPABILITIES: AdapterCapabilities = { lookup: false, dedupesByKey: false };
 

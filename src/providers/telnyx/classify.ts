@@ -8,7 +8,7 @@
  * key still in progress: retryable. docs/providers/telnyx.md has this table with its sources.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface TelnyxResponse {
   status: number;

@@ -8,8 +8,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { postOnce } from '../http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
+import { postOnce } from '../outbound-http/exchange.js';
+import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';

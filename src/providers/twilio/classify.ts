@@ -6,7 +6,7 @@
  * docs/providers/twilio.md has this table with its sources.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface TwilioResponse {
   status: number;

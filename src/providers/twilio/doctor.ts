@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { exchangeOnce, type ExchangeResult } from '../http/exchange.js';
+import { exchangeOnce, type ExchangeResult } from '../outbound-http/exchange.js';
 import { CredentialError } from '../credentials.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';

@@ -1,7 +1,7 @@
 /**
  * Herald's adapter for Web Push (RFC 8030 push message requests, RFC 8291 encryption, RFC 8292
  * VAPID). Each submission is encrypted and signed by the `web-push` library (build-request.ts) and
- * sent by Herald's own exchange (http/exchange.ts), not by the library's sendNotification, so that
+ * sent by Herald's own exchange (outbound-http/exchange.ts), not by the library's sendNotification, so that
  * how far the request got decides the outcome: a failure before it was written is retryable,
  * after it unknown. Every subscription names its own push service (FCM, Mozilla, Apple, WNS...).
  *
@@ -12,8 +12,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
-import { exchangeOnce } from '../http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../http/transport-failure.js';
+import { exchangeOnce } from '../outbound-http/exchange.js';
+import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWebPushRequest, PayloadTooLargeError, type WebPushRequest } from './build-request.js';
 import { classifyWebPushResponse } from './classify.js';

@@ -4,7 +4,7 @@
  * capability, and a body may quote it.
  */
 import type { SubmitOutcome } from '../../domain/index.js';
-import { parseRetryAfterMs } from '../http/retry-after.js';
+import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface WebPushResponse {
   status: number;

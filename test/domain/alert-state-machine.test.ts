@@ -1,4 +1,4 @@
-/** The operator alert rules and state machine (src/domain/alert-rules.ts, alerting.ts, alert-targets.ts), case by case. */
+/** The operator alert rules and state machine (src/domain/alert-rules.ts, alert-state-machine.ts, alert-targets.ts), case by case. */
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_ALERT_RULES,
