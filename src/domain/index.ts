@@ -31,3 +31,7 @@ export * from './frequency-caps.js';
 export * from './campaign-waves.js';
 export * from './send-at.js';
 export * from './scheduling-policy.js';
+export * from './inbound-keywords.js';
+export * from './phone-webhooks.js';
+export * from './device-health.js';
+export * from './inbound-message.js';

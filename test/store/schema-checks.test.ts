@@ -44,7 +44,7 @@ import { PUSH_DEACTIVATION_REASONS } from '../../src/store/push-store.js';
 import { REPORT_KINDS } from '../../src/store/report-store.js';
 import { ERASURE_CAUSES, ERASURE_KINDS } from '../../src/store/retention-store.js';
 import { ALERT_HISTORY_KINDS, ALERT_OUTCOMES, ALERT_TARGET_KINDS } from '../../src/store/alert-store.js';
-import { ALERT_STATUSES, ANNOUNCEMENT_KINDS } from '../../src/domain/index.js';
+import { ALERT_STATUSES, ANNOUNCEMENT_KINDS, INBOUND_KINDS, INBOUND_SOURCES, KEYWORD_ACTIONS } from '../../src/domain/index.js';
 import { SESSION_SUBJECT_KINDS, USER_ROLES } from '../../src/store/session-store.js';
 import { ACTOR_KINDS, OPERATOR_ACTIONS } from '../../src/store/audit-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -117,6 +117,10 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'reconcile_lookups.led_to': LOOKUP_LED_TO,
   'velocity_events.rule': VELOCITY_SUBJECTS,
   'velocity_events.purpose': PURPOSES,
+  // Two-way SMS (0026).
+  'inbound_messages.source': INBOUND_SOURCES,
+  'inbound_messages.kind': INBOUND_KINDS,
+  'inbound_messages.keyword': KEYWORD_ACTIONS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */
