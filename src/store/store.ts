@@ -25,6 +25,7 @@
  *   store.templates    message templates and their immutable versions    template-store.ts
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
+ *   store.scheduling   a tenant's scheduling policy, frequency-cap sends   scheduling-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -49,9 +50,11 @@ import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { TemplateStore } from './template-store.js';
 import type { IntakeLimitStore } from './intake-limit-store.js';
+import type { SchedulingStore } from './scheduling-store.js';
 
 export * from './core-store.js';
 export type * from './review-store.js';
+export type * from './scheduling-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
 export type * from './device-store.js';
@@ -95,4 +98,5 @@ export interface Store extends CoreStore {
   readonly eventStream: EventStreamStore;
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;
+  readonly scheduling: SchedulingStore;
 }
