@@ -11,6 +11,7 @@ const ALLOWED = {
   domain: [],
   clock: [],
   errors: [],
+  ids: [],
   signing: [],
   periodic: [],
   schema: [],
@@ -21,13 +22,13 @@ const ALLOWED = {
   metrics: ['domain'],
   observability: ['domain', 'clock', 'metrics', 'periodic', 'providers', 'signing', 'store', 'webhooks'],
   config: ['domain', 'providers', 'schema'],
-  intake: ['domain', 'clock', 'errors', 'metrics', 'providers', 'store', 'templates'],
+  intake: ['domain', 'clock', 'errors', 'ids', 'metrics', 'providers', 'store', 'templates'],
   preferences: ['domain', 'clock', 'store'],
   delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
-  campaigns: ['domain', 'clock', 'errors', 'intake', 'periodic', 'providers', 'store', 'templates'],
+  campaigns: ['domain', 'clock', 'errors', 'ids', 'intake', 'periodic', 'providers', 'store', 'templates'],
   devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
-  http: ['domain', 'clock', 'errors', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'webhooks'],
+  http: ['domain', 'clock', 'errors', 'ids', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'webhooks'],
   runtime: [
     'domain',
     'clock',
@@ -42,9 +43,10 @@ const ALLOWED = {
     'preferences',
     'providers',
     'store',
+    'templates',
     'webhooks',
   ],
-  cli: ['domain', 'clock', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
+  cli: ['domain', 'ids', 'clock', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */

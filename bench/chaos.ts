@@ -144,6 +144,8 @@ export interface ChaosReport {
   errorLogLines: { worker: number; api: number };
   /** Most deliveries seen pending past expires_at + grace at one sample during the run. */
   maxOverdueDuringRun: number;
+  /** Once-a-second samples at which no worker was running (every one killed or still starting). */
+  uncoveredSamples: number;
   verdict: Verdict | null;
 }
 
@@ -171,6 +173,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   let kills = 0;
   let workerProcesses = 0;
   let maxOverdueDuringRun = 0;
+  /** Samples at which no worker was running (all killed or still starting): nobody could sweep. */
+  let uncoveredSamples = 0;
   let load: LoadResult | null = null;
   let loadMs = 0;
   let settleMs = 0;
@@ -282,14 +286,23 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           await sleep(1_000);
           if (!sampling) break;
           const now = Date.now();
+          // Only a running worker sweeps. The killer does not wait for a replacement to start,
+          // so on a busy machine every worker may be down or starting for a few seconds: a
+          // delivery counts as overdue when its grace has passed since both its expiry and the
+          // start of the current stretch in which some worker has been running without a break
+          // (the earliest start among the live, running workers). Gaps are counted apart.
+          const running = workers.filter((w) => w.exit === null && w.runningAt !== null).map((w) => w.runningAt!);
+          const coveredSince = running.length > 0 ? Math.min(...running) : now;
+          if (running.length === 0) uncoveredSamples += 1;
+          const cut = (grace: number) => (coveredSince <= now - grace ? now - grace : 0);
           const r = await db
             .query(
-              `SELECT count(*) FILTER (WHERE state IN ('ready','retryable') AND expires_at < $1::bigint - $2::bigint)::int
-                    + count(*) FILTER (WHERE state = 'submitting' AND expires_at < $1::bigint - $3::bigint)::int AS overdue,
+              `SELECT count(*) FILTER (WHERE state IN ('ready','retryable') AND expires_at < $1::bigint)::int
+                    + count(*) FILTER (WHERE state = 'submitting' AND expires_at < $2::bigint)::int AS overdue,
                       count(*) FILTER (WHERE state IN ('ready','retryable','submitting'))::int AS pending,
                       count(*)::int AS total
                FROM deliveries`,
-              [now, pendingGrace, submittingGrace],
+              [cut(pendingGrace), cut(submittingGrace)],
             )
             .catch(() => null);
           if (!r) continue;
@@ -483,6 +496,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     unexpectedExits,
     errorLogLines,
     maxOverdueDuringRun,
+    uncoveredSamples,
     verdict,
   };
 }
@@ -512,7 +526,7 @@ export function formatReport(r: ChaosReport): string {
       `${r.intake.ratePerSecond}/s, ${r.options.concurrency} in flight, p50 ${r.intake.p50Ms} ms, p99 ${r.intake.p99Ms} ms` +
       (r.intake.retriedRequests > 0 ? `; ${r.intake.retriedRequests} retried (${counts(r.intake.tryStatuses)})` : '') +
       (Object.keys(r.intake.otherFinal).length > 0 ? `; final non-202: ${counts(r.intake.otherFinal)}` : ''),
-    `  kills               ${r.kills} SIGKILLs of a worker, each replaced by a new process`,
+    `  kills               ${r.kills} SIGKILLs of a worker, each replaced by a new process; ${r.uncoveredSamples} samples with no worker running`,
   ];
   if (v) {
     lines.push(

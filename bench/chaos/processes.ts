@@ -40,6 +40,8 @@ export class HeraldChild {
   readonly proc: ChildProcess;
   readonly pid: number;
   readonly startedAt = Date.now();
+  /** When the process first printed "Herald is running" (its services, the sweeper among them, started); null before. */
+  runningAt: number | null = null;
   private out = '';
   private errTail = '';
   /** Log lines at level error (50) or fatal (60), counted over the whole life of the process. */
@@ -63,6 +65,7 @@ export class HeraldChild {
     this.pid = this.proc.pid ?? -1;
     this.proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
       if (this.out.length < 64 * 1024) this.out += d;
+      if (this.runningAt === null && this.out.includes('Herald is running')) this.runningAt = Date.now();
       this.changed();
     });
     this.proc.stderr!.setEncoding('utf8').on('data', (d: string) => {

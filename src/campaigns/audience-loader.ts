@@ -9,7 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { HeraldError, type FieldError } from '../errors.js';
-import { newId } from '../intake/ids.js';
+import { newId } from '../ids.js';
 import { notificationRequestSchema, recipientAddressError } from '../intake/notification-request.js';
 import type { AudienceRow, AudienceSource, AudienceView } from '../store/campaign-store.js';
 import type { RecipientInput, Store } from '../store/store.js';

@@ -10,7 +10,7 @@ import { planCampaign, type CampaignPlan } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type CampaignStatus } from '../domain/campaign-status.js';
 import { fieldError, HeraldError } from '../errors.js';
 import { requestFingerprint } from '../intake/fingerprint.js';
-import { isId, newId } from '../intake/ids.js';
+import { isId, newId } from '../ids.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiKey, hashApiKey } from '../http/auth.js';
-import { newId } from '../intake/ids.js';
+import { newId } from '../ids.js';
 import { DEFAULT_TENANT_ID, type Store } from '../store/store.js';
 
 export const DEFAULT_TENANT = { id: DEFAULT_TENANT_ID, name: 'Default tenant' };

@@ -3,7 +3,7 @@
  * operating-system user, since a shell with the database's credentials is beyond API keys.
  */
 import { userInfo } from 'node:os';
-import { newId } from '../intake/ids.js';
+import { newId } from '../ids.js';
 import type { OperatorAction, Store } from '../store/store.js';
 
 /** Records one CLI action on `tenantId`'s trail. */

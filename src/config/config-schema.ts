@@ -13,6 +13,7 @@ import { jsonSchemaOf, oneOf, section, withDefault } from '../schema/setting.js'
 import { AlertsSection } from './alerts-config.js';
 import { LimitsSection } from './limits-config.js';
 import { EncryptionSection, RetentionSection } from './retention-config.js';
+import { RoutesSection } from './routes-config.js';
 
 const PORT = { minimum: 0, maximum: 65535 } as const;
 
@@ -211,6 +212,7 @@ export const SettingsSchema = section({
   devices: sectionOrEmpty(DevicesSection),
   alerts: sectionOrEmpty(AlertsSection),
   limits: sectionOrEmpty(LimitsSection),
+  routes: sectionOrEmpty(RoutesSection),
 });
 
 /**

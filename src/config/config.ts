@@ -18,6 +18,7 @@ import { checkAlerts } from './alerts-config.js';
 import { publishedConfigSchema, SettingsSchema, SandboxSection } from './config-schema.js';
 import { checkEncryption, resolveEncryption, type EncryptionConfig } from './retention-config.js';
 import { limitsPolicy, type LimitsConfig } from './limits-config.js';
+import { checkRoutes, routesPolicy, type RoutesConfig } from './routes-config.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The published schema, written from config-schema.ts by `npm run config:schema` (a test keeps it in step). */
@@ -31,7 +32,7 @@ type Settings = Settled<typeof SettingsSchema>;
  * than read from it: the public URL, whether the sandbox runs, each provider account with its
  * kind's defaults, the limits as the domain's policy, the content keys.
  */
-export type HeraldConfig = Omit<Settings, '$schema' | 'public_url' | 'sandbox' | 'limits' | 'encryption'> & {
+export type HeraldConfig = Omit<Settings, '$schema' | 'public_url' | 'sandbox' | 'limits' | 'encryption' | 'routes'> & {
   /**
    * The base URL recipients and providers reach Herald at (no trailing slash), for links Herald
    * puts in messages, e.g. one-click unsubscribe. Default http://<host>:<port>.
@@ -43,6 +44,8 @@ export type HeraldConfig = Omit<Settings, '$schema' | 'public_url' | 'sandbox' |
   limits: LimitsConfig;
   /** Message content encrypted at rest: the primary key and the older ones (retention-config.ts). */
   encryption: EncryptionConfig;
+  /** The routes per tenant, channel and purpose, and the demotion rule (routes-config.ts). */
+  routes: RoutesConfig;
 };
 
 export type TlsConfig = NonNullable<HeraldConfig['tls']>;
@@ -177,6 +180,7 @@ export function resolveConfig(raw: unknown, overrides: ConfigOverrides = {}): He
     tls: s.tls ? { cert_file: resolve(s.tls.cert_file), key_file: resolve(s.tls.key_file) } : null,
     encryption: resolveEncryption(s.encryption, (p) => resolve(p)),
     limits: limitsPolicy(s.limits),
+    routes: routesPolicy(s.routes),
     devices: { ...s.devices, base_path: s.devices.base_path.replace(/\/+$/, '') },
   };
   cfg.public_url = publicUrl(s.public_url ?? undefined, cfg.host, cfg.port, cfg.tls !== null);
@@ -240,6 +244,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
   const [keyProblem] = checkEncryption(cfg.encryption);
   if (keyProblem) throw new ConfigError(`${keyProblem.field} ${keyProblem.message}`, keyProblem.field);
   const [alertProblem] = checkAlerts(cfg.alerts, cfg.provider_accounts);
+  const [routeProblem] = checkRoutes(cfg.routes, cfg.provider_accounts);
+  if (routeProblem) throw new ConfigError(`${routeProblem.field} ${routeProblem.message}`, routeProblem.field);
   if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
   // node:http refuses a headers timeout above the request timeout (the headers are part of the request).
   if (cfg.http.headers_timeout_s > cfg.http.request_timeout_s) {

@@ -35,3 +35,4 @@ export * from './inbound-keywords.js';
 export * from './phone-webhooks.js';
 export * from './device-health.js';
 export * from './inbound-message.js';
+export * from './routes.js';

@@ -38,6 +38,7 @@ import { pushSubscriptionRoutes } from './routes/push-subscriptions.js';
 import { reportRoutes } from './routes/reports.js';
 import { alertRoutes } from './routes/alerts.js';
 import { templateRoutes } from './routes/templates.js';
+import { TemplateRenderer } from '../templates/template-renderer.js';
 import { keyRoutes } from './routes/keys.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { auditRoutes } from './routes/audit.js';
@@ -66,6 +67,8 @@ export interface AppDeps {
   serverLimits?: ServerLimits;
   store: Store;
   intake: IntakeService;
+  /** Template previews' renderer (the one intake renders with, so they share its parse cache). Default: a new one over the store. */
+  templates?: TemplateRenderer;
   /** Operator replays and the review queue. */
   replay: ReplayService;
   /** How long an `unknown` delivery waits for reconciliation before the review queue lists it. Default 15 minutes. */
@@ -327,7 +330,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
       ...(deps.eventStreamSessionCheckMs !== undefined ? { sessionCheckMs: deps.eventStreamSessionCheckMs } : {}),
       sessions,
     });
-    templateRoutes(v1, deps);
+    templateRoutes(v1, { ...deps, renderer: deps.templates ?? new TemplateRenderer(deps.store) });
     keyRoutes(v1, deps);
     tenantRoutes(v1, deps);
     auditRoutes(v1, deps);

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import { newId } from '../intake/ids.js';
+import { newId } from '../ids.js';
 import type { NewOperatorAction, OperatorAction, OperatorActionRecord, Store } from '../store/store.js';
 
 /** What an action was done to. */

@@ -4,7 +4,7 @@
  * made-up or foreign cursor is a 400 `invalid_cursor`, never a silent empty page.
  */
 import { HeraldError } from '../errors.js';
-import { isId, type IdPrefix } from '../intake/ids.js';
+import { isId, type IdPrefix } from '../ids.js';
 
 /** The cursor that continues after `id`. */
 export function encodeCursor(id: string): string {

@@ -14,7 +14,7 @@ import type { ActivePushTarget } from '../store/push-store.js';
 import { mayUseAccount, StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
-import { newId } from './ids.js';
+import { newId } from '../ids.js';
 import { duplicateChallenge, staleGeneration } from './refusals.js';
 import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';

@@ -35,6 +35,7 @@ import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { NewNotification, Store } from '../store/store.js';
+import { TemplateRenderer } from '../templates/template-renderer.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
 import { WebhookSender } from '../webhooks/webhook-sender.js';
@@ -251,8 +252,11 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     for (const w of limitsWarnings(config.limits, config.provider_accounts.filter((a) => a.channel === 'sms').length)) logger.warn(w);
     // The dashboard's event streams in this process hear of intake's and replays' outbox rows at once.
     const outboxSignal = new OutboxSignal();
+    // One renderer (and parse cache) for intake and the template previews.
+    const templates = new TemplateRenderer(store);
     const intake = new IntakeService({
       store,
+      templates,
       accounts: config.provider_accounts,
       clock,
       logger,
@@ -283,6 +287,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       },
       store,
       intake,
+      templates,
       replay,
       counters,
       accounts: config.provider_accounts,

@@ -71,6 +71,21 @@ describe('resolveConfig', () => {
         smsCountries: null,
         smsRefusedNumberTypes: ['PREMIUM_RATE'],
       },
+      // docs/routing.md: no routes (each channel's first account); Notify's demotion figures.
+      routes: {
+        routes: [],
+        demotion: {
+          slowRatio: 0.15,
+          windowMs: 900_000,
+          slowAfterMs: 300_000,
+          minAccepted: 10,
+          pausedLongerThanMs: 600_000,
+          coolDownMs: 300_000,
+          budget: { minCalls: 20, degradedAbove: 0.5, spreadFactor: 2, maxSpreadMs: 300_000 },
+        },
+        evaluateEveryMs: 60_000,
+        failoverAfterUnknown: true,
+      },
       // docs/retention.md: no key (SQLite generates one, PostgreSQL refuses), 30 days of content, 90 of destinations.
       encryption: { primary: null, previous: [] },
       retention: {

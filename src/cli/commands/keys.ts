@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { systemClock } from '../../clock.js';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
 import { newContentKey, rotateContent } from '../../runtime/content-keys.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';

@@ -8,7 +8,7 @@ import { systemClock } from '../../clock.js';
 import { generateApiKey, hashApiKey } from '../../http/auth.js';
 import { rateShareError } from '../../domain/index.js';
 import { sharesExceedError, TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
 import { parseFlags, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { systemClock } from '../../clock.js';
 import { hashPassword } from '../../http/passwords.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
 import { USER_ROLES, type UserRole } from '../../store/store.js';
 import { parseFlags, UsageError } from '../args.js';

@@ -11,7 +11,7 @@ import { AudienceLoader } from '../../campaigns/audience-loader.js';
 import { DEFAULT_PARSE_LIMITS, parseAudience, type AudienceFormat } from '../../campaigns/audience-parser.js';
 import { audienceJson } from '../../campaigns/campaign-progress.js';
 import { HeraldError } from '../../errors.js';
-import { isId } from '../../intake/ids.js';
+import { isId } from '../../ids.js';
 import type { Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { HeraldError } from '../../errors.js';
-import { isId } from '../../intake/ids.js';
+import { isId } from '../../ids.js';
 import type { Store } from '../../store/store.js';
 import { auditEntryJson } from '../audit-trail.js';
 

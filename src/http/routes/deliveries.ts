@@ -13,7 +13,7 @@ import {
   type TerminalReason,
 } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
-import { isId } from '../../intake/ids.js';
+import { isId } from '../../ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
 import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, templateJson } from '../views.js';
 import { actionJson, recordAction } from '../audit-trail.js';

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
 import { generateApiKey, hashApiKey } from '../auth.js';

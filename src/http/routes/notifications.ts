@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
-import { isId } from '../../intake/ids.js';
+import { isId } from '../../ids.js';
 import { notificationRequestSchema, type NotificationRequest } from '../../intake/notification-request.js';
 import type { Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import type { DeliveryCounters } from '../../metrics/counters.js';
 import { REPORT_KINDS, type ReportKind, type ReportRecord } from '../../store/report-store.js';
 import type { Store } from '../../store/store.js';

@@ -9,7 +9,7 @@ import type { ReplayService } from '../../delivery/replay-service.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import { requestFingerprint } from '../../intake/fingerprint.js';
 import type { IntakeService } from '../../intake/intake-service.js';
-import { isId } from '../../intake/ids.js';
+import { isId } from '../../ids.js';
 import { MAX_TTL_SECONDS, type NotificationRequest } from '../../intake/notification-request.js';
 import type { DeliveryCounters } from '../../metrics/counters.js';
 import { REVIEW_REASONS } from '../../store/review-store.js';

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import type { SessionRecord, Store } from '../../store/store.js';
 import { hashApiKey, liveApiKey } from '../auth.js';
 import { LoginLimiter } from '../login-limiter.js';

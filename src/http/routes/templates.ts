@@ -10,9 +10,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { CHANNELS, type Channel } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
-import type { IntakeService } from '../../intake/intake-service.js';
 import type { Store, TemplateRecord, TemplateVersionRecord } from '../../store/store.js';
 import { compileVersion, type TemplateLocaleInput } from '../../templates/template-compiler.js';
+import type { TemplateRenderer } from '../../templates/template-renderer.js';
 
 const problemRef = { $ref: 'problem#' };
 const iso = (t: number) => new Date(t).toISOString();
@@ -81,7 +81,7 @@ interface VersionBody {
 }
 
 /** Registers the template routes on an authenticated scope. */
-export function templateRoutes(app: FastifyInstance, deps: { store: Store; intake: IntakeService; clock: Clock }): void {
+export function templateRoutes(app: FastifyInstance, deps: { store: Store; renderer: TemplateRenderer; clock: Clock }): void {
   const clock = deps.clock;
   const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const;
   const versionParams = {
@@ -225,16 +225,20 @@ export function templateRoutes(app: FastifyInstance, deps: { store: Store; intak
       const ref = { id: t.id, version: version.version, ...(request.body?.locale ? { locale: request.body.locale } : {}), data: request.body?.data ?? {} };
       const pinned = { template: t, version };
       // Without channels: those of the locale the chain resolves to for any channel.
-      const channels = request.body?.channels ?? previewChannels(deps.intake, pinned, ref);
-      const r = deps.intake.templates.render(pinned, ref, null, channels);
+      const channels = request.body?.channels ?? previewChannels(deps.renderer, pinned, ref);
+      const r = deps.renderer.render(pinned, ref, null, channels);
       return { template_id: r.templateId, version: r.version, locale: r.locale, inputs_hash: r.inputsHash, parts: r.parts };
     },
   );
 }
 
 /** The channels a preview renders when none are asked for: those of the first locale of the chain the version has. */
-function previewChannels(intake: IntakeService, pinned: { template: TemplateRecord; version: TemplateVersionRecord }, ref: { locale?: string }): Channel[] {
-  const locale = intake.templates.localeFor(pinned, ref.locale ?? null, []);
+function previewChannels(
+  renderer: TemplateRenderer,
+  pinned: { template: TemplateRecord; version: TemplateVersionRecord },
+  ref: { locale?: string },
+): Channel[] {
+  const locale = renderer.localeFor(pinned, ref.locale ?? null, []);
   const parts = pinned.version.locales[locale]!;
   return CHANNELS.filter((c) => parts[c] !== undefined);
 }

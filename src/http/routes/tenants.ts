@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
-import { newId } from '../../intake/ids.js';
+import { newId } from '../../ids.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { API_KEY_SCOPES, type AccountAssignment, type Store, type TenantRecord } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';

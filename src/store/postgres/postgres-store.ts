@@ -65,7 +65,11 @@ import { applyRun, guardedTransition } from './transitions.js';
 import { PostgresWebhooks } from './webhooks.js';
 
 const migrations = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
-/** Any constant works; it only has to be the same in every Herald process. */
+/**
+ * The advisory lock's class (any constant, the same in every Herald process); its second key is
+ * the schema's hash, so processes migrating one schema queue, and other schemas (a test suite's
+ * one schema per test, several installs on one server) migrate at the same time.
+ */
 const MIGRATION_LOCK = 72_616_001;
 
 export interface PostgresStoreOptions {
@@ -163,7 +167,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
       // Session-level advisory lock: processes starting together queue here, then each sees
       // what the first applied. Taken before CREATE SCHEMA, whose IF NOT EXISTS is not safe
       // against a concurrent creator.
-      await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK, this.sql.schema]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.sql.schema}`);
       await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
       const done = new Set((await c.query('SELECT version FROM schema_migrations')).rows.map((r: { version: unknown }) => Number(r.version)));
@@ -181,7 +185,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
         applied.push(m.name);
       }
     } finally {
-      await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+      await c.query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK, this.sql.schema]).catch(() => {});
       c.release();
     }
     return applied;
