@@ -16,6 +16,7 @@ const ALLOWED = {
   periodic: [],
   schema: [],
   templates: ['domain', 'errors', 'store'],
+  tenants: ['errors', 'ids', 'store'],
   store: ['domain'],
   providers: ['domain', 'schema', 'signing'],
   sandbox: ['domain', 'signing'],
@@ -28,7 +29,7 @@ const ALLOWED = {
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
   campaigns: ['domain', 'clock', 'errors', 'ids', 'intake', 'periodic', 'providers', 'store', 'templates'],
   devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
-  http: ['domain', 'clock', 'errors', 'ids', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'webhooks'],
+  http: ['domain', 'clock', 'errors', 'ids', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'tenants', 'webhooks'],
   runtime: [
     'domain',
     'clock',
@@ -46,7 +47,7 @@ const ALLOWED = {
     'templates',
     'webhooks',
   ],
-  cli: ['domain', 'ids', 'clock', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store'],
+  cli: ['domain', 'ids', 'clock', 'errors', 'config', 'devices', 'http', 'intake', 'providers', 'runtime', 'sandbox', 'signing', 'store', 'tenants'],
 };
 
 /** `src/<part>/` for folders, `src/<part>.ts` for the two root files. */
@@ -70,6 +71,14 @@ module.exports = {
       comment: 'A new folder under src/ gets a line in ALLOWED (and a paragraph in docs/architecture.md).',
       from: { path: '^src/', pathNot: Object.keys(ALLOWED).map(partPath) },
       to: {},
+    },
+    {
+      name: 'cli-not-through-routes',
+      severity: 'error',
+      comment:
+        'The CLI does what the HTTP routes do through the same services (tenants/ for tenants and keys), never by importing a route or the request auth: a route is one way in, not a library.',
+      from: { path: '^src/cli/' },
+      to: { path: ['^src/http/routes/', '^src/http/auth\\.ts$'] },
     },
     {
       name: 'no-file-cycle',

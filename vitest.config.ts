@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that start whole processes (the CLI, `herald start` under Chromium, the chaos run with
@@ -22,8 +23,45 @@ const SERIAL = [
  */
 const PARALLEL_WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 3);
 
+/**
+ * The parallel group's longest files, longest first (measured: `npx vitest run --reporter=json`,
+ * each file's endTime − startTime). Vitest orders files by its results cache, and a clean
+ * clone (CI) has none: it then starts the largest files first, by bytes, so short files of many
+ * lines went first and these, small files that run whole conformance suites or thousands of
+ * requests, started last and ran on alone while the other workers sat idle. Started first, they
+ * overlap the rest. A file missing here only runs in vitest's own order.
+ */
+const LONGEST_FIRST = [
+  'test/store/postgres.test.ts',
+  'test/fuzz/boundary.test.ts',
+  'test/campaigns/campaign-plan-api.test.ts',
+  'test/webhooks/webhook-api.test.ts',
+  'test/delivery/counters.test.ts',
+  'test/store/sqlite.test.ts',
+  'test/observability/alerter.test.ts',
+  'test/delivery/staged-rollout.test.ts',
+  'test/providers/smtp/smtp-delivery.e2e.test.ts',
+  'test/devices/gateway-flow.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(name));
+      return i === -1 ? LONGEST_FIRST.length : i;
+    };
+    // Stable: within a group, the listed files first in their order, then vitest's own order.
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => a.f.project.config.sequence.groupOrder - b.f.project.config.sequence.groupOrder || rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
+  }
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirst },
     // PostgreSQL for the driver tests: DATABASE_URL, or an embedded server started here; and
     // the external programs (promtool, Chromium), looked for once (test/helpers/external-tools.ts).
     globalSetup: ['test/setup/postgres.ts', 'test/setup/external-tools.ts'],

@@ -150,7 +150,7 @@ async function dist<T>(rel: string): Promise<T> {
 }
 const nodeMod = await dist<typeof import('../src/runtime/node.js')>('runtime/node.js');
 const configMod = await dist<typeof import('../src/config/config.js')>('config/config.js');
-const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js');
+const authMod = await dist<typeof import('../src/tenants/api-keys.js')>('tenants/api-keys.js');
 
 /** What `herald api` runs on this database: the api role, no worker (the accounts only have to exist for intake to route to them). */
 function heraldConfig(dataDir: string): HeraldConfig {

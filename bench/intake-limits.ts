@@ -22,7 +22,7 @@ import { resolveLimits } from '../src/config/limits-config.js';
 import { ReplayService } from '../src/delivery/replay-service.js';
 import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../src/domain/index.js';
 import { buildApp } from '../src/http/app.js';
-import { generateApiKey, hashApiKey } from '../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../src/tenants/api-keys.js';
 import { IntakeService } from '../src/intake/intake-service.js';
 import { openPostgresStore } from '../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';

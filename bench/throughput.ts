@@ -59,7 +59,7 @@ async function dist<T>(rel: string): Promise<T> {
 const nodeMod = await dist<typeof import('../src/runtime/node.js')>('runtime/node.js');
 const configMod = await dist<typeof import('../src/config/config.js')>('config/config.js');
 const intakeMod = await dist<typeof import('../src/intake/intake-service.js')>('intake/intake-service.js');
-const authMod = await dist<typeof import('../src/http/auth.js')>('http/auth.js');
+const authMod = await dist<typeof import('../src/tenants/api-keys.js')>('tenants/api-keys.js');
 const clockMod = await dist<typeof import('../src/clock.js')>('clock.js');
 const workerMod = await dist<typeof import('../src/delivery/worker.js')>('delivery/worker.js');
 

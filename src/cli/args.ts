@@ -1,10 +1,25 @@
 /** Command-line parsing shared by the commands: node's parseArgs with errors worth reading. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { HeraldError } from '../errors.js';
 
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
+  }
+}
+
+/**
+ * The result of a service call, with its refusals (HeraldError: a tenant that exists, a key
+ * that does not) turned into usage errors, which the CLI prints and exits 2 on; `message`
+ * replaces the refusal's own wording where the command line says it better.
+ */
+export async function refusalsAsUsage<T>(work: Promise<T>, message?: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof HeraldError) throw new UsageError(message ?? err.message);
+    throw err;
   }
 }
 

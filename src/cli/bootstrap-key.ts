@@ -5,7 +5,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateApiKey, hashApiKey } from '../http/auth.js';
+import { generateApiKey, hashApiKey } from '../tenants/api-keys.js';
 import { newId } from '../ids.js';
 import { DEFAULT_TENANT_ID, type Store } from '../store/store.js';
 

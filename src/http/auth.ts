@@ -5,12 +5,11 @@
  * (`herald_session`, see session-auth.ts): a session request that changes something must carry
  * its CSRF token, and its role decides what it may change.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { ApiKeyRecord, ApiKeyScope, SessionRecord, Store, UserRole } from '../store/store.js';
+import { hashApiKey } from '../tenants/api-keys.js';
 import type { DestinationView } from './masking.js';
 import { requirementOf } from './route-scopes.js';
 import { checkSessionRequest, type SessionAuth } from './session-auth.js';
@@ -40,44 +39,6 @@ declare module 'fastify' {
     /** How this request may see destinations (masking.ts): `full` for API keys and admin sessions. */
     destinationView: DestinationView;
   }
-}
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-function base62(bytes: Buffer, length: number): string {
-  let n = BigInt(`0x${bytes.toString('hex') || '0'}`);
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = BASE62[Number(n % 62n)] + out;
-    n /= 62n;
-  }
-  return out;
-}
-
-/**
- * A new API key, GitHub-token style: `hld_sk_` (vendor and type, so scanners can spot it),
- * 32 base62 characters (190 bits from the CSPRNG) and a 6-character CRC32 checksum that lets
- * a scanner tell a real key from a random string offline. One double-clickable word.
- */
-export function generateApiKey(): string {
-  const body = base62(randomBytes(24), 32);
-  return `hld_sk_${body}${checksum(body)}`;
-}
-
-function checksum(body: string): string {
-  const c = crc32(body) >>> 0;
-  return base62(Buffer.from(c.toString(16).padStart(8, '0'), 'hex'), 6);
-}
-
-/** True when a string has the shape and checksum of a key Herald generated. */
-export function looksLikeApiKey(key: string): boolean {
-  const m = /^hld_sk_([0-9A-Za-z]{32})([0-9A-Za-z]{6})$/.exec(key);
-  return m !== null && checksum(m[1]!) === m[2];
-}
-
-/** The stored form of an API key. */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
 }
 
 // The scheme name is case-insensitive (RFC 9110 §11.1); the key itself is not.

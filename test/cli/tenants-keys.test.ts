@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { keysCommand } from '../../src/cli/commands/keys.js';
 import { tenantsCommand } from '../../src/cli/commands/tenants.js';
-import { hashApiKey } from '../../src/http/auth.js';
+import { hashApiKey } from '../../src/tenants/api-keys.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { resolveConfig } from '../../src/config/config.js';
 

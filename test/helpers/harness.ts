@@ -19,7 +19,7 @@ import { CampaignRunner } from '../../src/campaigns/campaign-runner.js';
 import { Reconciler } from '../../src/delivery/reconciler.js';
 import { generateWebhookSecret } from '../../src/signing/standard-webhooks.js';
 import { buildApp, type DashboardDeps } from '../../src/http/app.js';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { IntakeService, type IntakeOptions } from '../../src/intake/intake-service.js';
 import { DeliveryCounters } from '../../src/metrics/counters.js';
 import { SystemMetrics } from '../../src/observability/system-metrics.js';
@@ -137,6 +137,8 @@ export interface HarnessOptions {
   metrics?: { token?: string; cacheMs?: number; acceptedProgressAfterMs?: number };
   /** The dashboard's server side (its web root, session lifetimes, login limiter); null turns it off. Default: on, defaults. */
   dashboard?: DashboardDeps | null;
+  /** PostgreSQL: the server to use instead of the suite's (test/setup/postgres.ts), e.g. one with pg_stat_statements. */
+  pgConnectionString?: string;
   /** One logger for the app (request logs included) and every service (the log canary test reads it). Default: silent, and the app logs nothing. */
   logger?: Logger;
 }
@@ -179,12 +181,13 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   let openPeerStore: () => Store;
   const peers: Store[] = [];
   if (driver === 'postgres') {
-    const pg = await openTestPostgresStore();
+    const url = opts.pgConnectionString ?? pgUrl();
+    const pg = await openTestPostgresStore(undefined, null, url);
     store = pg.store;
     pgSchema = pg.schema;
     dropSchema = () => pg.drop();
     openPeerStore = () => {
-      const s = openPostgresStore({ connectionString: pgUrl(), schema: pg.schema, maxConnections: 2 });
+      const s = openPostgresStore({ connectionString: url, schema: pg.schema, maxConnections: 2 });
       peers.push(s);
       return s;
     };

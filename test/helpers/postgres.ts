@@ -16,14 +16,15 @@ export function freshSchema(): string {
 export async function openTestPostgresStore(
   schema = freshSchema(),
   contentCipher: ContentCipher | null = null,
+  url: string = pgUrl(),
 ): Promise<{ store: PostgresStore; schema: string; drop(): Promise<void> }> {
-  const store = openPostgresStore({ connectionString: pgUrl(), schema, maxConnections: 4, contentCipher });
+  const store = openPostgresStore({ connectionString: url, schema, maxConnections: 4, contentCipher });
   await store.migrate();
   return {
     store,
     schema,
     async drop() {
-      const c = new pg.Client({ connectionString: pgUrl() });
+      const c = new pg.Client({ connectionString: url });
       await c.connect();
       try {
         await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

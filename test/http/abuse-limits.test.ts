@@ -75,7 +75,7 @@ describe.each(DRIVERS)('limits on the way in (%s)', (driver) => {
   it("gives a key its own quota, and counts one key's requests apart from another's", async () => {
     const hh = await harness(resolveLimits({ requests: { limit: 1, window_s: 60, keys: { key_test: { limit: 2 } } } }));
     const other = 'hld_other_key';
-    const { hashApiKey } = await import('../../src/http/auth.js');
+    const { hashApiKey } = await import('../../src/tenants/api-keys.js');
     await hh.store.createApiKey({ id: 'key_other', tenantId: hh.tenantId, keyHash: hashApiKey(other), label: 'other', now: hh.clock.now() });
     const get = (key: string) => hh.app.inject({ method: 'GET', url: '/v1/limits', headers: { authorization: `Bearer ${key}` } });
     expect([(await get(hh.apiKey)).statusCode, (await get(hh.apiKey)).statusCode, (await get(hh.apiKey)).statusCode]).toEqual([200, 200, 429]);

@@ -5,7 +5,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { createHarness, otpBody, T0, type Harness } from '../helpers/harness.js';
 
 let h: Harness;

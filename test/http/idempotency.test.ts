@@ -5,7 +5,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from '../../src/http/idempotency-header.js';
 import { createHarness, otpBody, T0, type Harness } from '../helpers/harness.js';
 

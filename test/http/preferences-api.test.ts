@@ -9,7 +9,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { buildApp } from '../../src/http/app.js';
-import { hashApiKey, generateApiKey } from '../../src/http/auth.js';
+import { hashApiKey, generateApiKey } from '../../src/tenants/api-keys.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
 import { UnsubscribeLinks } from '../../src/preferences/unsubscribe-links.js';
 import { signUnsubscribeToken } from '../../src/preferences/unsubscribe-token.js';

@@ -4,7 +4,7 @@
  * tenant's recipient of the same id is untouched, and a second request erases nothing more.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
 async function del(h: Harness, url: string) {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { decide, LADDERS } from '../../src/domain/index.js';
 import { HeraldError } from '../../src/errors.js';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
 const MINUTE = 60_000;

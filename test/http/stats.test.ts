@@ -6,7 +6,7 @@
  * window is a problem document; GET /v1/stats/counters is gone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { DELIVERY_STATES, TERMINAL_REASONS } from '../../src/domain/index.js';
 import { createHarness, DRIVERS, otpBody, type Harness, type HarnessOptions, silentLogger } from '../helpers/harness.js';
 

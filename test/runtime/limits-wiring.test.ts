@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig, sandboxAccounts } from '../../src/config/config.js';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { createHeraldNode, type HeraldNode } from '../../src/runtime/node.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 

@@ -15,7 +15,7 @@ import pino from 'pino';
 import selfsigned from 'selfsigned';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../src/config/config.js';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { createHeraldNode, type HeraldNode } from '../../src/runtime/node.js';
 import { watchTls } from '../../src/runtime/tls.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';

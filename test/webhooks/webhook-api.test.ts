@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
 import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
 import { WebhookRelay } from '../../src/webhooks/webhook-relay.js';

@@ -7,12 +7,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { systemClock } from '../../clock.js';
-import { generateApiKey, hashApiKey } from '../../http/auth.js';
-import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
 import { newContentKey, rotateContent } from '../../runtime/content-keys.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
-import { parseFlags, UsageError } from '../args.js';
+import { TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
+import { parseFlags, refusalsAsUsage, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { recordCliAction } from '../operator-record.js';
@@ -126,26 +125,25 @@ async function run(
     for (const k of await store.tenants.listKeys(tenantId)) process.stdout.write(`${keyLine(k)}\n`);
     return 0;
   }
+  const keys = new TenantsAndKeys(store);
   if (sub === 'create') {
-    const key = generateApiKey();
-    const id = newId('key', now);
-    const scopes = f.scopes ?? (tenantId === DEFAULT_TENANT.id ? [...API_KEY_SCOPES] : API_KEY_SCOPES.filter((s) => s !== 'tenants'));
-    await store.createApiKey({ id, tenantId, keyHash: hashApiKey(key), label: f.label, scopes, expiresAt: f.expiresAt, now });
+    const { id, key, scopes } = await keys.createKey(
+      tenantId,
+      { label: f.label, scopes: f.scopes ?? keys.defaultScopes(tenantId), expiresAt: f.expiresAt },
+      now,
+    );
     await recordCliAction(store, tenantId, now, 'key_create', id, { label: f.label, scopes });
     process.stdout.write(`${key}\n`);
     process.stderr.write(`Key ${id} (${scopes.join(', ')}). This key is shown once. Herald stores only its hash.\n`);
     return 0;
   }
   if (sub === 'revoke') {
-    const k = await store.tenants.revokeKey(tenantId, f.id, now);
-    if (!k) throw new UsageError(`tenant ${tenantId} has no key ${f.id}`);
+    const k = await refusalsAsUsage(keys.revokeKey(tenantId, f.id, now), `tenant ${tenantId} has no key ${f.id}`);
     await recordCliAction(store, tenantId, now, 'key_revoke', k.id, { label: k.label });
     process.stdout.write(`${keyLine(k)}\n`);
     return 0;
   }
-  const key = generateApiKey();
-  const k = await store.tenants.rotateKey(tenantId, f.id, { id: newId('key', now), keyHash: hashApiKey(key) }, now);
-  if (!k) throw new UsageError(`tenant ${tenantId} has no live key ${f.id}`);
+  const { info: k, key } = await refusalsAsUsage(keys.rotateKey(tenantId, f.id, now), `tenant ${tenantId} has no live key ${f.id}`);
   await recordCliAction(store, tenantId, now, 'key_rotate', f.id, { replaced_by: k.id });
   process.stdout.write(`${key}\n`);
   process.stderr.write(`Key ${k.id} replaces ${f.id} (revoked). This key is shown once.\n`);

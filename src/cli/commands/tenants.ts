@@ -5,12 +5,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { systemClock } from '../../clock.js';
-import { generateApiKey, hashApiKey } from '../../http/auth.js';
 import { rateShareError } from '../../domain/index.js';
-import { sharesExceedError, TENANT_KEY_SCOPES } from '../../http/routes/tenants.js';
-import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
-import { parseFlags, UsageError } from '../args.js';
+import { TENANT_ID_PATTERN, TENANT_KEY_SCOPES, TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
+import { parseFlags, refusalsAsUsage, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { recordCliAction } from '../operator-record.js';
@@ -29,7 +27,7 @@ assign: lets the tenant send through a configured provider account. Once an acco
 The same as POST /v1/tenants and PUT/DELETE /v1/tenants/{id}/provider-accounts/{account}.
 `;
 
-const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const TENANT_ID = new RegExp(TENANT_ID_PATTERN);
 
 export async function tenantsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -66,11 +64,12 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
   mkdirSync(config.data_dir, { recursive: true });
   const store = await openStore(config);
   const now = systemClock.now();
+  const tenants = new TenantsAndKeys(store);
   try {
     await store.ensureTenant(DEFAULT_TENANT, now);
     if (sub === 'list') {
-      const assignments = await store.tenants.listAssignments();
-      for (const t of await store.tenants.listTenants()) {
+      const { tenants: all, assignments } = await tenants.list();
+      for (const t of all) {
         const accounts = assignments
           .filter((a) => a.tenantId === t.id)
           .map((a) => (a.rateShare === null ? a.providerAccount : `${a.providerAccount}@${a.rateShare}`));
@@ -80,30 +79,20 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     }
     const id = flags.id!;
     if (sub === 'create') {
-      const key = generateApiKey();
-      const keyId = newId('key', now);
-      const ok = await store.tenants.createTenant(
-        { id, name: flags.name! },
-        { id: keyId, tenantId: id, keyHash: hashApiKey(key), label: flags.label ?? 'first key', scopes: TENANT_KEY_SCOPES, now },
-        now,
-      );
-      if (!ok) throw new UsageError(`a tenant ${id} already exists`);
+      const { id: keyId, key } = await refusalsAsUsage(tenants.createTenant({ id, name: flags.name!, keyLabel: flags.label ?? 'first key' }, now));
       await recordCliAction(store, DEFAULT_TENANT.id, now, 'tenant_create', id, { name: flags.name, first_key: keyId });
       process.stdout.write(`${key}\n`);
       process.stderr.write(`Tenant ${id} created with key ${keyId} (${TENANT_KEY_SCOPES.join(', ')}). This key is shown once.\n`);
       return 0;
     }
     const account = flags.account!;
-    if (!(await store.tenants.getTenant(id))) throw new UsageError(`no tenant ${id}`);
     if (sub === 'assign') {
-      if (!config.provider_accounts.some((a) => a.id === account)) throw new UsageError(`no provider account ${account} is configured`);
-      const done = await store.tenants.assignAccount(id, account, now, rateShare);
-      if (!done.ok) throw new UsageError(sharesExceedError(account, rateShare!, done.otherShares).message);
+      await refusalsAsUsage(tenants.assignAccount(id, account, rateShare, config.provider_accounts, now));
       await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_assign', id, { provider_account: account, rate_share: rateShare });
       process.stdout.write(`${account} assigned to ${id}${rateShare === null ? '' : ` with a rate share of ${rateShare}`}\n`);
       return 0;
     }
-    if (!(await store.tenants.unassignAccount(id, account))) throw new UsageError(`${account} is not assigned to ${id}`);
+    await refusalsAsUsage(tenants.unassignAccount(id, account));
     await recordCliAction(store, DEFAULT_TENANT.id, now, 'account_unassign', id, { provider_account: account });
     process.stdout.write(`${account} no longer assigned to ${id}\n`);
     return 0;

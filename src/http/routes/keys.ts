@@ -7,10 +7,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
-import { newId } from '../../ids.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
-import { generateApiKey, hashApiKey } from '../auth.js';
+import { TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
 
 const problemRef = { $ref: 'problem#' };
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] } as const;
@@ -87,6 +86,7 @@ interface CreateBody {
 export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
   const clock = deps.clock;
   const audit = { store: deps.store, clock };
+  const keys = new TenantsAndKeys(deps.store);
   const mustGet = async (tenantId: string, id: string) => {
     const k = await deps.store.tenants.getKey(tenantId, id);
     if (!k) throw new HeraldError('not_found', `no API key ${id}`);
@@ -124,10 +124,7 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
       checkGrantable(request, b.scopes);
       const now = clock.now();
       const expiresAt = parseExpiry(b.expires_at, now);
-      const key = generateApiKey();
-      const id = newId('key', now);
-      const scopes = API_KEY_SCOPES.filter((s) => b.scopes.includes(s));
-      await deps.store.createApiKey({ id, tenantId: request.tenantId, keyHash: hashApiKey(key), label: b.label, scopes, expiresAt, now });
+      const { id, key, scopes } = await keys.createKey(request.tenantId, { label: b.label, scopes: b.scopes, expiresAt }, now);
       await recordAction(audit, request, 'key_create', { subjectId: id }, { label: b.label, scopes });
       const info = await mustGet(request.tenantId, id);
       return reply
@@ -162,8 +159,7 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
       },
     },
     async (request) => {
-      const k = await deps.store.tenants.revokeKey(request.tenantId, request.params.id, clock.now());
-      if (!k) throw new HeraldError('not_found', `no API key ${request.params.id}`);
+      const k = await keys.revokeKey(request.tenantId, request.params.id, clock.now());
       await recordAction(audit, request, 'key_revoke', { subjectId: k.id }, { label: k.label });
       return apiKeyJson(k);
     },
@@ -180,13 +176,9 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const now = clock.now();
-      const key = generateApiKey();
-      const replacement = { id: newId('key', now), keyHash: hashApiKey(key) };
       const old = await mustGet(request.tenantId, request.params.id);
       checkGrantable(request, old.scopes);
-      const k = await deps.store.tenants.rotateKey(request.tenantId, request.params.id, replacement, now);
-      if (!k) throw new HeraldError('not_found', `no live API key ${request.params.id}`);
+      const { info: k, key } = await keys.rotateKey(request.tenantId, request.params.id, clock.now());
       await recordAction(audit, request, 'key_rotate', { subjectId: request.params.id }, { replaced_by: k.id });
       return reply
         .code(201)

@@ -17,7 +17,8 @@ import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { DeliveryView, Store } from '../../store/store.js';
-import { checkScope, liveApiKey, looksLikeApiKey } from '../auth.js';
+import { checkScope, liveApiKey } from '../auth.js';
+import { looksLikeApiKey } from '../../tenants/api-keys.js';
 
 /** Where the compatible API lives; SMSGate's cloud serves it at https://api.sms-gate.app/3rdparty/v1. */
 export const THIRD_PARTY_PREFIX = '/3rdparty/v1';

@@ -6,12 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { HeraldError } from '../../errors.js';
-import { newId } from '../../ids.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
-import { API_KEY_SCOPES, type AccountAssignment, type Store, type TenantRecord } from '../../store/store.js';
+import type { AccountAssignment, Store, TenantRecord } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
-import { generateApiKey, hashApiKey } from '../auth.js';
+import { TENANT_ID_PATTERN, TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
 import { apiKeyJson, apiKeySchema } from './keys.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -21,9 +19,6 @@ const assignParams = {
   properties: { id: { type: 'string', maxLength: 64 }, accountId: { type: 'string', maxLength: 128 } },
   required: ['id', 'accountId'],
 } as const;
-
-/** What a tenant's first key may do: everything in the tenant, nothing of the operator's. */
-export const TENANT_KEY_SCOPES = API_KEY_SCOPES.filter((s) => s !== 'tenants');
 
 export interface TenantRouteDeps {
   store: Store;
@@ -68,32 +63,18 @@ function tenantJson(t: TenantRecord, assignments: AccountAssignment[]) {
   };
 }
 
-/** The refusal of a share that would take the account's shares past 1. */
-export function sharesExceedError(accountId: string, share: number, otherShares: number): HeraldError {
-  const left = Math.max(0, Math.round((1 - otherShares) * 1e9) / 1e9);
-  return new HeraldError(
-    'rate_shares_exceed_account',
-    `the other tenants of ${accountId} hold ${Math.round(otherShares * 1e9) / 1e9} of its rate; a share of ${share} would take the sum past 1 (at most ${left} is left)`,
-    [{ field: 'rate_share', message: `at most ${left} of ${accountId}'s rate is not held by other tenants` }],
-  );
-}
-
 /** Registers the operator's tenant routes on an authenticated scope. */
 export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void {
   const clock = deps.clock;
   const audit = { store: deps.store, clock };
-  const mustGet = async (id: string) => {
-    const t = await deps.store.tenants.getTenant(id);
-    if (!t) throw new HeraldError('not_found', `no tenant ${id}`);
-    return t;
-  };
+  const tenants = new TenantsAndKeys(deps.store);
 
   app.get(
     '/v1/tenants',
     { schema: { summary: 'Every tenant, by id (operator)', tags: ['tenants'], response: { 401: problemRef, 403: problemRef } } },
     async () => {
-      const assignments = await deps.store.tenants.listAssignments();
-      return { items: (await deps.store.tenants.listTenants()).map((t) => tenantJson(t, assignments)) };
+      const { tenants: all, assignments } = await tenants.list();
+      return { items: all.map((t) => tenantJson(t, assignments)) };
     },
   );
 
@@ -108,7 +89,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
           additionalProperties: false,
           required: ['id', 'name'],
           properties: {
-            id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'Lower-case letters, digits, _ and -' },
+            id: { type: 'string', pattern: TENANT_ID_PATTERN, description: 'Lower-case letters, digits, _ and -' },
             name: { type: 'string', minLength: 1, maxLength: 200 },
             key_label: { type: 'string', minLength: 1, maxLength: 100 },
           },
@@ -118,22 +99,13 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
     },
     async (request, reply) => {
       const b = request.body;
-      const now = clock.now();
-      const key = generateApiKey();
-      const keyId = newId('key', now);
-      const label = b.key_label ?? 'first key';
-      const created = await deps.store.tenants.createTenant(
-        { id: b.id, name: b.name },
-        { id: keyId, tenantId: b.id, keyHash: hashApiKey(key), label, scopes: TENANT_KEY_SCOPES, now },
-        now,
-      );
-      if (!created) throw new HeraldError('tenant_exists', `a tenant ${b.id} already exists`);
+      const { id: keyId, key } = await tenants.createTenant({ id: b.id, name: b.name, keyLabel: b.key_label ?? 'first key' }, clock.now());
       await recordAction(audit, request, 'tenant_create', { subjectId: b.id }, { name: b.name, first_key: keyId });
       const info = (await deps.store.tenants.getKey(b.id, keyId))!;
       return reply
         .code(201)
         .header('cache-control', 'no-store')
-        .send({ ...tenantJson(await mustGet(b.id), []), key: { ...apiKeyJson(info), key } });
+        .send({ ...tenantJson(await tenants.get(b.id), []), key: { ...apiKeyJson(info), key } });
     },
   );
 
@@ -147,7 +119,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
         response: { 401: problemRef, 403: problemRef, 404: problemRef },
       },
     },
-    async (request) => tenantJson(await mustGet(request.params.id), await deps.store.tenants.listAssignments()),
+    async (request) => tenantJson(await tenants.get(request.params.id), await deps.store.tenants.listAssignments()),
   );
 
   app.put<{ Params: { id: string; accountId: string }; Body: { rate_share?: number | null } | undefined }>(
@@ -176,10 +148,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
     async (request) => {
       const { id, accountId } = request.params;
       const share = request.body?.rate_share ?? null;
-      const tenant = await mustGet(id);
-      if (!(deps.accounts ?? []).some((a) => a.id === accountId)) throw new HeraldError('not_found', `no provider account ${accountId} is configured`);
-      const done = await deps.store.tenants.assignAccount(id, accountId, clock.now(), share);
-      if (!done.ok) throw sharesExceedError(accountId, share!, done.otherShares);
+      const tenant = await tenants.assignAccount(id, accountId, share, deps.accounts ?? [], clock.now());
       await recordAction(audit, request, 'account_assign', { subjectId: id }, { provider_account: accountId, rate_share: share });
       return tenantJson(tenant, await deps.store.tenants.listAssignments());
     },
@@ -197,9 +166,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
     },
     async (request) => {
       const { id, accountId } = request.params;
-      const tenant = await mustGet(id);
-      if (!(await deps.store.tenants.unassignAccount(id, accountId)))
-        throw new HeraldError('not_found', `provider account ${accountId} is not assigned to ${id}`);
+      const tenant = await tenants.unassignAccount(id, accountId);
       await recordAction(audit, request, 'account_unassign', { subjectId: id }, { provider_account: accountId });
       return tenantJson(tenant, await deps.store.tenants.listAssignments());
     },

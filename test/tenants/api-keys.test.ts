@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/http/auth.js';
+import { generateApiKey, hashApiKey, looksLikeApiKey } from '../../src/tenants/api-keys.js';
 
 describe('API keys', () => {
   it('are prefixed, random, checksummed, and one word', () => {
