@@ -26,6 +26,7 @@
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
  *   store.inbound      incoming SMS, keyword suppressions, phones' health inbound-store.ts
+ *   store.routes       route demotions and the figures they are made on  route-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -35,6 +36,7 @@ import type { DeviceStore } from './device-store.js';
 import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
+import type { RouteStore } from './route-store.js';
 import type { PushStore } from './push-store.js';
 import type { ReportStore } from './report-store.js';
 import type { AlertStore } from './alert-store.js';
@@ -56,6 +58,7 @@ export * from './core-store.js';
 export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
+export type * from './route-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
@@ -99,4 +102,5 @@ export interface Store extends CoreStore {
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;
   readonly inbound: InboundStore;
+  readonly routes: RouteStore;
 }
