@@ -16,6 +16,8 @@ import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
+import { RouteEvaluator } from '../delivery/route-evaluator.js';
+import { routeAssignmentProblems } from '../config/routes-config.js';
 import { RetentionService } from '../delivery/retention-service.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
@@ -34,7 +36,7 @@ import { CampaignRunner } from '../campaigns/campaign-runner.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { NewNotification, Store } from '../store/store.js';
+import { mayUseAccount, type NewNotification, type Store } from '../store/store.js';
 import { TemplateRenderer } from '../templates/template-renderer.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
@@ -55,6 +57,8 @@ export interface HeraldNode {
   metricsApp: FastifyInstance | null;
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
+  /** Demotes and restores accounts within their routes (every role; docs/routing.md), or null without a route of two accounts. */
+  routeEvaluator: RouteEvaluator | null;
   /** Erases content and masks destinations past their retention (worker role; docs/retention.md). */
   retention: RetentionService | null;
   fallbacks: FallbackScheduler | null;
@@ -172,13 +176,29 @@ export function callbackVerifiers(accounts: readonly ProviderAccountConfig[]): M
   return out;
 }
 
+/**
+ * Refuses to start when a tenant's own route names an account the tenant is not assigned
+ * (assignments live in the database, so the schema cannot check it; docs/routing.md).
+ */
+async function checkRouteAssignments(config: HeraldConfig, store: Store): Promise<void> {
+  const tenants = [...new Set(config.routes.routes.map((r) => r.tenantId).filter((t) => t !== '*'))];
+  const access = new Map(await Promise.all(tenants.map(async (t) => [t, await store.tenants.accountAccess(t)] as const)));
+  const [problem] = routeAssignmentProblems(config.routes, (t, a) => mayUseAccount(access.get(t)!, t, a));
+  if (problem) throw new ConfigError(`${problem.field} ${problem.message}`, problem.field);
+}
+
 /** Assembles the requested roles; nothing listens or loops until `start()`. */
 export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   const store = opts.store ?? (await openStore(config));
+  await checkRouteAssignments(config, store);
   const wake = new WakeSignal();
   const counters = new DeliveryCounters();
+  // Every process evaluates the routes: the store makes one of them record each change.
+  const routeEvaluator = config.routes.routes.some((r) => r.accounts.length > 1)
+    ? new RouteEvaluator({ store, clock, logger, routes: config.routes.routes, policy: config.routes.demotion, intervalMs: config.routes.evaluateEveryMs })
+    : null;
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
@@ -378,6 +398,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     metricsApp,
     worker,
     sweeper,
+    routeEvaluator,
     retention,
     fallbacks,
     reconciler,
@@ -400,6 +421,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       }
       worker?.start();
       sweeper?.start();
+      routeEvaluator?.start();
       retention?.start();
       fallbacks?.start();
       reconciler?.start();
@@ -430,6 +452,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await unlisten?.();
       await worker?.stop();
       await sweeper?.stop();
+      await routeEvaluator?.stop();
       await retention?.stop();
       await fallbacks?.stop();
       await reconciler?.stop();

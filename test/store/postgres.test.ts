@@ -30,6 +30,7 @@ import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
+import { schedulingConformance } from './scheduling-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -61,6 +62,7 @@ reportsConformance('postgres', postgresFixture);
 intakeLimitsConformance('postgres', postgresFixture);
 inboundConformance('postgres', postgresFixture);
 routesConformance('postgres', postgresFixture);
+schedulingConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
 templatesConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);

@@ -32,6 +32,7 @@ import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
+import { schedulingConformance } from './scheduling-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -67,6 +68,7 @@ reportsConformance('sqlite', sqliteFixture);
 intakeLimitsConformance('sqlite', sqliteFixture);
 inboundConformance('sqlite', sqliteFixture);
 routesConformance('sqlite', sqliteFixture);
+schedulingConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
 templatesConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);
