@@ -29,6 +29,7 @@ import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { eventStreamConformance } from './event-stream-conformance.js';
+import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
 import { schedulingConformance } from './scheduling-conformance.js';
 
@@ -60,6 +61,7 @@ deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 intakeLimitsConformance('postgres', postgresFixture);
+inboundConformance('postgres', postgresFixture);
 routesConformance('postgres', postgresFixture);
 schedulingConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);

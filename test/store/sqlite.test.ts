@@ -31,6 +31,7 @@ import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { eventStreamConformance } from './event-stream-conformance.js';
+import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
 import { schedulingConformance } from './scheduling-conformance.js';
 
@@ -66,6 +67,7 @@ deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 intakeLimitsConformance('sqlite', sqliteFixture);
+inboundConformance('sqlite', sqliteFixture);
 routesConformance('sqlite', sqliteFixture);
 schedulingConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
