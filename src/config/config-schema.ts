@@ -181,6 +181,20 @@ export const DevicesSection = section(
   { description: 'The device API for Android gateway phones (provider accounts of kind android_gateway, docs/phone-gateway.md).' },
 );
 
+export const SchedulingSection = section(
+  {
+    send_at_horizon_days: withDefault(
+      Type.Integer({
+        minimum: 1,
+        maximum: 365,
+        description: 'How far ahead a send_at may be (notifications, batch items, campaigns); one further ahead is refused with send_at_beyond_horizon.',
+      }),
+      30,
+    ),
+  },
+  { description: 'Time-aware sending: send later, quiet hours, frequency caps (docs/scheduling.md).' },
+);
+
 /** A section that a file may leave out whole: its settings' defaults then apply as if it said `{}`. */
 function sectionOrEmpty<S extends TSchema>(schema: S) {
   return withDefault(schema, {});
@@ -212,6 +226,7 @@ export const SettingsSchema = section({
   devices: sectionOrEmpty(DevicesSection),
   alerts: sectionOrEmpty(AlertsSection),
   limits: sectionOrEmpty(LimitsSection),
+  scheduling: sectionOrEmpty(SchedulingSection),
   routes: sectionOrEmpty(RoutesSection),
 });
 

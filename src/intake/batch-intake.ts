@@ -17,7 +17,7 @@ import type { DeliveryCounters } from '../metrics/counters.js';
 import type { BatchNotification, KeyRefusal, NewNotification, Store, StoreConflictError, TenantIdempotencyCompletion } from '../store/store.js';
 import { notificationFingerprint } from './fingerprint.js';
 import type { NotificationRequest } from './notification-request.js';
-import { duplicateChallenge, staleGeneration } from './refusals.js';
+import { duplicateChallenge, keyMismatch, staleGeneration } from './refusals.js';
 import type { IntakeLimiter, VelocityTicket } from './intake-limiter.js';
 
 /** Where a batch item's problem documents point (RFC 9457 `instance`); the item's index is in its result. */
@@ -183,7 +183,7 @@ async function acceptRound(deps: BatchDeps, tenantId: string, now: number, candi
     }
     notWritten.push(p);
     if ('key' in o) {
-      out.push([p.index, keyAnswer(o.key), []]);
+      out.push([p.index, keyAnswer(o.key, p.fingerprint), []]);
       return;
     }
     const refusal = refusalFor(o.conflict, p.plan.notification);
@@ -226,7 +226,7 @@ async function velocityRefusal(
     lockMs: deps.lockMs,
     retentionMs: deps.retentionMs,
   });
-  if (r.kind !== 'reserved') return [p.index, keyAnswer(r), []];
+  if (r.kind !== 'reserved') return [p.index, keyAnswer(r, p.fingerprint), []];
   await deps.store.releaseIdempotencyKey({ tenantId, key: p.key });
   return [p.index, answer, []];
 }
@@ -235,16 +235,15 @@ async function velocityRefusal(
 async function storeRefusal(deps: BatchDeps, tenantId: string, now: number, p: Pending, answer: BatchItemAnswer): Promise<[number, BatchItemAnswer, string[]]> {
   const key = p.key!;
   const r = await deps.store.reserveIdempotencyKey({ tenantId, key, fingerprint: p.fingerprint, now, lockMs: deps.lockMs, retentionMs: deps.retentionMs });
-  if (r.kind !== 'reserved') return [p.index, keyAnswer(r), []];
+  if (r.kind !== 'reserved') return [p.index, keyAnswer(r, p.fingerprint), []];
   await deps.store.completeIdempotencyKey({ tenantId, key, fingerprint: p.fingerprint, statusCode: answer.status, body: answer.problem });
   return [p.index, answer, []];
 }
 
 /** The answer to an item whose key the store did not take: a replay, another body (422), or a request still holding it (409). */
-function keyAnswer(k: KeyRefusal): BatchItemAnswer {
+function keyAnswer(k: KeyRefusal, fingerprint: string): BatchItemAnswer {
   if (k.kind === 'replay') return replayAnswer(k.statusCode, k.body);
-  if (k.kind === 'mismatch')
-    return problemAnswer(new HeraldError('idempotency_key_mismatch', 'this idempotency_key was already used with a different request body'));
+  if (k.kind === 'mismatch') return problemAnswer(keyMismatch(k.fingerprint, fingerprint));
   return problemAnswer(new HeraldError('idempotency_key_in_use', 'a request with this idempotency_key is still being processed; retry shortly'));
 }
 

@@ -22,7 +22,25 @@ export function requestFingerprint(method: string, route: string, body: unknown)
     .digest('hex');
 }
 
-/** The fingerprint of a POST /v1/notifications body, which a batch item with the same body shares (one key namespace). */
+/**
+ * The fingerprint of a POST /v1/notifications body, which a batch item with the same body shares
+ * (one key namespace). It has two parts, so a repeated key can tell "the same request at another
+ * time" (`send_at_conflict`) from "another request" (`idempotency_key_mismatch`): the hash of the
+ * body without `send_at`, then `@` and `send_at` as epoch milliseconds (so `…+01:00` and the same
+ * instant in `Z` are one time). A body without `send_at` is the hash alone, as before.
+ */
 export function notificationFingerprint(body: unknown): string {
-  return requestFingerprint('POST', 'POST /v1/notifications', body);
+  if (body === null || typeof body !== 'object' || !('send_at' in body) || typeof body.send_at !== 'string') {
+    return requestFingerprint('POST', 'POST /v1/notifications', body);
+  }
+  const { send_at: sendAt, ...rest } = body as { send_at: string };
+  return `${requestFingerprint('POST', 'POST /v1/notifications', rest)}@${Date.parse(sendAt)}`;
+}
+
+/**
+ * Whether a key's stored fingerprint and a repeated request's differ only in `send_at`: the
+ * repeat is then a `send_at_conflict`, not a silent move of the scheduled message.
+ */
+export function differsOnlyInSendAt(stored: string, repeated: string): boolean {
+  return stored !== repeated && stored.split('@')[0] === repeated.split('@')[0];
 }

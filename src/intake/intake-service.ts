@@ -15,10 +15,10 @@ import { mayUseAccount, StoreConflictError, type AccountAccess, type NewNotifica
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from '../ids.js';
-import { duplicateChallenge, staleGeneration } from './refusals.js';
+import { duplicateChallenge, keyMismatch, staleGeneration } from './refusals.js';
 import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';
-import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
+import { DEFAULT_SEND_AT_HORIZON_MS, NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
 import { IntakeLimiter, type VelocityTicket } from './intake-limiter.js';
 
 /** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
@@ -54,6 +54,8 @@ export interface IntakeOptions {
   templates?: TemplateRenderer;
   /** The limits on the way in (config `limits`, docs/abuse-limits.md). Default: none. */
   limits?: IntakeLimitsPolicy;
+  /** How far ahead `send_at` may be (config `scheduling.send_at_horizon_days`); default 30 days. */
+  sendAtHorizonMs?: number;
 }
 
 export interface IntakeResult {
@@ -86,6 +88,7 @@ interface CommitContext {
   tenantId: string;
   routes: Route[];
   expiresAt: number;
+  dueAt: number;
   now: number;
   idempotencyKey: string | null;
   fingerprint: string;
@@ -97,6 +100,7 @@ interface CommitContext {
 export class IntakeService {
   private readonly lockMs: number;
   private readonly retentionMs: number;
+  private readonly horizonMs: number;
   /** The renderer intake uses (the template API's preview uses the same one, and its cache). */
   readonly templates: TemplateRenderer;
   /** The SMS country and number-type checks and the velocity takes (GET /v1/limits shows its policy). */
@@ -105,6 +109,7 @@ export class IntakeService {
   constructor(private readonly opts: IntakeOptions) {
     this.lockMs = opts.idempotencyLockMs ?? 60_000;
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
+    this.horizonMs = opts.sendAtHorizonMs ?? DEFAULT_SEND_AT_HORIZON_MS;
     this.templates = opts.templates ?? new TemplateRenderer(opts.store);
     this.limits = new IntakeLimiter({
       store: opts.store,
@@ -173,13 +178,13 @@ export class IntakeService {
   prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion, access?: AccountAccess): NewNotification {
     if (request.template !== undefined && pinned === undefined) throw new Error('prepare: a template body needs its pinned version');
     const body = pinned === undefined ? request : this.withRendered(request, pinned);
-    const { expiresAt, fallback } = checkNotificationRequest(body, now);
+    const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
     const routes = this.routes(body, null, accountFilter(tenantId, access ?? null));
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
-    return { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
+    return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
   }
 
   /**
@@ -225,7 +230,7 @@ export class IntakeService {
    * has no token, provider accounts and their limits. Throws HeraldError for a body it refuses.
    */
   private async check(tenantId: string, body: NotificationRequest, now: number): Promise<CheckedRequest & { routes: Route[] }> {
-    const { expiresAt, fallback } = checkNotificationRequest(body, now);
+    const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
       subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
@@ -241,7 +246,7 @@ export class IntakeService {
     const routes = this.routes(body, subscriptions, accountFilter(tenantId, access));
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
-    return { expiresAt, fallback, routes };
+    return { expiresAt, dueAt, fallback, routes };
   }
 
   /**
@@ -252,8 +257,8 @@ export class IntakeService {
     // The template rendered once, as for a single POST (the item's key fingerprints the request as sent).
     const body = await this.renderTemplate(tenantId, request);
     // One check per item: the recipient's phone-number check is the costliest part of a batch item.
-    const { expiresAt, fallback, routes } = await this.check(tenantId, body, now);
-    const notification = { ...this.build(tenantId, body, routes, expiresAt, now), fallback };
+    const { expiresAt, dueAt, fallback, routes } = await this.check(tenantId, body, now);
+    const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
     return { notification, response: acceptedBody(notification, now), accounts: [...new Set(routes.map((r) => r.account.id))] };
   }
 
@@ -288,7 +293,7 @@ export class IntakeService {
     // so a 400 does not poison the key and the corrected request may reuse it: the template
     // is rendered (and its limits checked) here too.
     const body = await this.renderTemplate(tenantId, request);
-    const { expiresAt, routes } = await this.check(tenantId, body, now);
+    const { expiresAt, dueAt, routes } = await this.check(tenantId, body, now);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
@@ -300,9 +305,7 @@ export class IntakeService {
         retentionMs: this.retentionMs,
       });
       if (r.kind === 'replay') return { statusCode: r.statusCode, body: r.body, replayed: true };
-      if (r.kind === 'mismatch') {
-        throw new HeraldError('idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body');
-      }
+      if (r.kind === 'mismatch') throw keyMismatch(r.fingerprint, fingerprint);
       if (r.kind === 'in_progress') {
         throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
       }
@@ -312,6 +315,7 @@ export class IntakeService {
       tenantId,
       routes,
       expiresAt,
+      dueAt,
       now,
       idempotencyKey,
       fingerprint,
@@ -369,10 +373,10 @@ export class IntakeService {
     body: NotificationRequest,
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
   ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
-    const { tenantId, routes, expiresAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
+    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
     // The body was checked before the key was taken; this only reads its fallback plan again.
-    const { fallback } = checkNotificationRequest(body, now);
-    const notification = { ...this.build(tenantId, body, routes, expiresAt, now, ctx.notificationId), fallback };
+    const { fallback } = checkNotificationRequest(body, now, this.horizonMs);
+    const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now, ctx.notificationId), fallback };
     const response = { ...acceptedBody(notification, now), ...extra };
     try {
       await this.opts.beforeCommit?.();
@@ -404,7 +408,7 @@ export class IntakeService {
           try {
             next = await retry(body);
             // The same request with another generation: the same checks, the same expiry.
-            if (next !== null) checkNotificationRequest(next, now);
+            if (next !== null) checkNotificationRequest(next, now, this.horizonMs);
           } catch (retryErr) {
             // Nothing was committed: free the key so the client's retry is processed normally.
             await this.releaseKey(tenantId, idempotencyKey);
@@ -439,7 +443,14 @@ export class IntakeService {
     return { statusCode: 202, body: response, replayed: false };
   }
 
-  private build(tenantId: string, body: NotificationRequest, routes: Route[], expiresAt: number, now: number, notificationId?: string): NewNotification {
+  private build(
+    tenantId: string,
+    body: NotificationRequest,
+    routes: Route[],
+    { expiresAt, dueAt }: { expiresAt: number; dueAt: number },
+    now: number,
+    notificationId?: string,
+  ): NewNotification {
     const id = notificationId ?? newId('ntf', now);
     const groupKey = body.group?.key ?? `ntf:${id}`;
     const generation = body.group?.generation ?? 1;
@@ -456,6 +467,7 @@ export class IntakeService {
       retryLadder: body.retry?.ladder ?? null,
       expiresAt,
       createdAt: now,
+      ...(dueAt > now ? { dueAt } : {}),
       deliveries: routes.map((r) => ({
         id: newId('dlv', now),
         channel: r.channel,
@@ -485,6 +497,7 @@ function acceptedBody(notification: NewNotification, now: number): Record<string
     id: notification.id,
     purpose: notification.purpose,
     created_at: new Date(now).toISOString(),
+    ...(notification.dueAt === undefined ? {} : { send_at: new Date(notification.dueAt).toISOString() }),
     expires_at: new Date(notification.expiresAt).toISOString(),
     ...(fallback
       ? {

@@ -7,6 +7,8 @@ import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
   otpSmsFormatError,
   parseMailbox,
+  scheduleOf,
+  DEFAULT_SEND_AT_HORIZON_MS,
   CHANNELS,
   FALLBACK_EVIDENCE,
   LADDER_NAMES,
@@ -16,7 +18,7 @@ import {
   type LadderName,
   type Purpose,
 } from '../domain/index.js';
-import { fieldError } from '../errors.js';
+import { fieldError, HeraldError } from '../errors.js';
 import type { RecipientInput } from '../store/store.js';
 import type { MessageContent } from '../domain/index.js';
 
@@ -28,6 +30,8 @@ export interface NotificationRequest {
   template?: { id: string; version?: number; locale?: string; data?: Record<string, unknown> };
   expires_at?: string;
   ttl_seconds?: number;
+  /** When it becomes due (RFC 3339); absent or past: now (docs/scheduling.md, "Send later"). */
+  send_at?: string;
   group?: { key: string; generation: number };
   metadata?: Record<string, unknown>;
   fallback_after_seconds?: number;
@@ -117,6 +121,12 @@ export const notificationRequestSchema = {
       },
     },
     expires_at: { type: 'string', format: 'date-time' },
+    send_at: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'When the message becomes due (up to scheduling.send_at_horizon_days ahead, 30 by default); until then its deliveries are ready and cancellable. ttl_seconds counts from it; an expires_at must be after it.',
+    },
     ttl_seconds: { type: 'integer', minimum: 1, maximum: MAX_TTL_SECONDS },
     group: {
       type: 'object',
@@ -177,6 +187,8 @@ const ADDRESS_FIELD: Record<Channel, string> = { email: 'recipient.email', sms: 
  */
 export interface CheckedRequest {
   expiresAt: number;
+  /** When its deliveries become due: `send_at` if it is ahead, else now. */
+  dueAt: number;
   /** Sequential channels, or null when every channel is sent at once. */
   fallback: { afterMs: number; evidence: FallbackEvidence } | null;
 }
@@ -193,7 +205,7 @@ export function recipientAddressError(r: RecipientInput): { field: 'email' | 'ph
   return null;
 }
 
-export function checkNotificationRequest(body: NotificationRequest, now: number): CheckedRequest {
+export function checkNotificationRequest(body: NotificationRequest, now: number, horizonMs: number = DEFAULT_SEND_AT_HORIZON_MS): CheckedRequest {
   const r = body.recipient;
   const bad = recipientAddressError(r);
   if (bad) throw fieldError(`recipient.${bad.field}`, bad.message);
@@ -228,15 +240,7 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
   if (body.expires_at !== undefined && body.ttl_seconds !== undefined) {
     throw fieldError('expires_at', 'and ttl_seconds are exclusive: give one');
   }
-  let expiresAt: number;
-  if (body.expires_at !== undefined) {
-    expiresAt = Date.parse(body.expires_at);
-    if (Number.isNaN(expiresAt)) throw fieldError('expires_at', 'must be an RFC 3339 date-time');
-    if (expiresAt <= now) throw fieldError('expires_at', 'is in the past');
-    if (expiresAt > now + MAX_TTL_SECONDS * 1000) throw fieldError('expires_at', 'is more than 30 days ahead');
-  } else {
-    expiresAt = now + (body.ttl_seconds ?? DEFAULT_TTL_SECONDS[body.purpose]) * 1000;
-  }
+  const { dueAt, expiresAt } = scheduleOfRequest(body, now, horizonMs);
   if (body.metadata !== undefined && JSON.stringify(body.metadata).length > 16_384) {
     throw fieldError('metadata', 'must serialize to at most 16 KiB');
   }
@@ -245,10 +249,46 @@ export function checkNotificationRequest(body: NotificationRequest, now: number)
     if (body.channels.length < 2) throw fieldError('fallback_after_seconds', 'needs at least two channels to fall back between');
     const afterMs = body.fallback_after_seconds * 1000;
     // A fallback that could only start at or after expiry would never be created: say so now.
-    if (now + afterMs >= expiresAt) throw fieldError('fallback_after_seconds', 'must be shorter than the time until expires_at');
+    if (dueAt + afterMs >= expiresAt) throw fieldError('fallback_after_seconds', 'must be shorter than the time until expires_at');
     fallback = { afterMs, evidence: body.fallback_evidence ?? 'accepted' };
   } else if (body.fallback_evidence !== undefined) {
     throw fieldError('fallback_evidence', 'applies only with fallback_after_seconds');
   }
-  return { expiresAt, fallback };
+  return { expiresAt, dueAt, fallback };
+}
+
+/**
+ * When a request is due and when it expires (`scheduleOf`), or the refusal naming its field:
+ * `send_at` beyond the horizon or at or after `expires_at` has a problem code of its own.
+ */
+function scheduleOfRequest(body: NotificationRequest, now: number, horizonMs: number): { dueAt: number; expiresAt: number } {
+  const sendAt = body.send_at === undefined ? undefined : Date.parse(body.send_at);
+  if (sendAt !== undefined && Number.isNaN(sendAt)) throw fieldError('send_at', 'must be an RFC 3339 date-time');
+  const expiresAt = body.expires_at === undefined ? undefined : Date.parse(body.expires_at);
+  if (expiresAt !== undefined && Number.isNaN(expiresAt)) throw fieldError('expires_at', 'must be an RFC 3339 date-time');
+  const s = scheduleOf({
+    now,
+    ...(sendAt === undefined ? {} : { sendAt }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ttlMs: (body.ttl_seconds ?? DEFAULT_TTL_SECONDS[body.purpose]) * 1000,
+    horizonMs,
+    maxLifetimeMs: MAX_TTL_SECONDS * 1000,
+  });
+  if (s.ok) return { dueAt: s.dueAt, expiresAt: s.expiresAt };
+  switch (s.problem) {
+    case 'send_at_beyond_horizon': {
+      const days = Math.floor(horizonMs / 86_400_000);
+      throw new HeraldError('send_at_beyond_horizon', `send_at is more than ${days} days ahead`, [
+        { field: 'send_at', message: `must be at most ${days} days ahead` },
+      ]);
+    }
+    case 'send_at_after_expiry':
+      throw new HeraldError('send_at_after_expiry', 'send_at is at or after expires_at: the message would expire before it may go', [
+        { field: 'send_at', message: 'must be before expires_at' },
+      ]);
+    case 'expires_in_past':
+      throw fieldError('expires_at', 'is in the past');
+    case 'expires_beyond_lifetime':
+      throw fieldError('expires_at', sendAt === undefined ? 'is more than 30 days ahead' : 'is more than 30 days after send_at');
+  }
 }

@@ -268,6 +268,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       ...(fastPath ? { onCommitted: (n: NewNotification) => fastPath.offer(n) } : {}),
       counters,
       limits: config.limits,
+      sendAtHorizonMs: config.scheduling.send_at_horizon_days * 86_400_000,
     });
     const replay = new ReplayService({
       store,
@@ -343,7 +344,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       clock,
       logger,
       // Fan-out builds each notification with intake's own rules (no idempotency keys, no wake: the runner wakes).
-      intake: new IntakeService({ store, accounts: config.provider_accounts, clock, logger, limits: config.limits }),
+      intake: new IntakeService({
+        store,
+        accounts: config.provider_accounts,
+        clock,
+        logger,
+        limits: config.limits,
+        sendAtHorizonMs: config.scheduling.send_at_horizon_days * 86_400_000,
+      }),
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),
       intervalMs: config.worker.sweep_interval_ms,

@@ -97,6 +97,11 @@ export interface NewNotification {
   expiresAt: number;
   createdAt: number;
   /**
+   * When its deliveries become due (`send_at`, docs/scheduling.md): their `next_attempt_at`.
+   * Absent: at once (`createdAt`).
+   */
+  dueAt?: number;
+  /**
    * With fallback, only deliveries[0] is created now; each later one waits as a pending
    * fallback until the previous channel misses its deadline (afterMs) or ends.
    */
@@ -179,7 +184,9 @@ export interface TenantIdempotencyCompletion extends IdempotencyCompletion {
   tenantId: string;
 }
 
-export type Reservation = { kind: 'reserved' } | { kind: 'replay'; statusCode: number; body: unknown } | { kind: 'mismatch' } | { kind: 'in_progress' };
+/** `mismatch` carries the key's stored fingerprint, so intake can tell a `send_at_conflict` (see intake/fingerprint.ts). */
+export type Reservation =
+  { kind: 'reserved' } | { kind: 'replay'; statusCode: number; body: unknown } | { kind: 'mismatch'; fingerprint: string } | { kind: 'in_progress' };
 
 /** How an attempt's ambiguity ended, recorded on the attempt; the schema's CHECK repeats the list. */
 export const ATTEMPT_RESOLUTIONS = ['found_by_lookup', 'not_found_by_lookup', 'callback', 'window_closed', 'policy_resend', 'policy_user_resend'] as const;

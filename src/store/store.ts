@@ -25,6 +25,7 @@
  *   store.templates    message templates and their immutable versions    template-store.ts
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
+ *   store.routes       route demotions and the figures they are made on  route-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -34,6 +35,7 @@ import type { DeviceStore } from './device-store.js';
 import type { EvidenceStore } from './evidence-store.js';
 import type { FallbackStore } from './fallback-store.js';
 import type { HealthStore } from './health-store.js';
+import type { RouteStore } from './route-store.js';
 import type { PushStore } from './push-store.js';
 import type { ReportStore } from './report-store.js';
 import type { AlertStore } from './alert-store.js';
@@ -54,6 +56,7 @@ export * from './core-store.js';
 export type * from './review-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
+export type * from './route-store.js';
 export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
@@ -95,4 +98,5 @@ export interface Store extends CoreStore {
   readonly eventStream: EventStreamStore;
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;
+  readonly routes: RouteStore;
 }

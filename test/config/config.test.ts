@@ -71,6 +71,8 @@ describe('resolveConfig', () => {
         smsCountries: null,
         smsRefusedNumberTypes: ['PREMIUM_RATE'],
       },
+      // docs/scheduling.md: send_at up to 30 days ahead.
+      scheduling: { send_at_horizon_days: 30 },
       // docs/routing.md: no routes (each channel's first account); Notify's demotion figures.
       routes: {
         routes: [],

@@ -182,7 +182,7 @@ export function batchConformance(name: string, makeStore: () => Promise<StoreFix
       expect(outcomes).toEqual([
         { ok: true, superseded: [] },
         { ok: false, key: { kind: 'replay', statusCode: 202, body: { id: done.id } } },
-        { ok: false, key: { kind: 'mismatch' } },
+        { ok: false, key: { kind: 'mismatch', fingerprint: 'fp-done' } },
         { ok: false, key: { kind: 'in_progress' } },
         { ok: true, superseded: [] },
         { ok: true, superseded: [] },

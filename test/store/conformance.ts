@@ -161,7 +161,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
       it('reserves first, then says in_progress for the same body and mismatch for another while locked', async () => {
         expect(await reserve('k1', 'fp1', T0)).toEqual({ kind: 'reserved' });
         expect(await reserve('k1', 'fp1', T0 + SECOND)).toEqual({ kind: 'in_progress' });
-        expect(await reserve('k1', 'fp2', T0 + SECOND)).toEqual({ kind: 'mismatch' });
+        expect(await reserve('k1', 'fp2', T0 + SECOND)).toEqual({ kind: 'mismatch', fingerprint: 'fp1' });
       });
 
       it('replays the stored status and body after the notification committed with its completion', async () => {
@@ -170,7 +170,7 @@ export function storeConformance(name: string, makeStore: () => Promise<StoreFix
         const body = { id: n.id, deliveries: n.deliveries.map((d) => ({ id: d.id, state: 'ready' })), note: 'ünïcode ✓' };
         await store.createNotification(n, { tenantId: TENANT, key: 'k1', fingerprint: 'fp1', statusCode: 202, body });
         expect(await reserve('k1', 'fp1', T0 + 2 * MINUTE)).toEqual({ kind: 'replay', statusCode: 202, body });
-        expect(await reserve('k1', 'fp2', T0 + 2 * MINUTE)).toEqual({ kind: 'mismatch' });
+        expect(await reserve('k1', 'fp2', T0 + 2 * MINUTE)).toEqual({ kind: 'mismatch', fingerprint: 'fp1' });
       });
 
       it('takes over a lock older than lockMs (its holder crashed), not a younger one', async () => {

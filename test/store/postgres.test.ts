@@ -28,6 +28,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { routesConformance } from './routes-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -57,6 +58,7 @@ deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 intakeLimitsConformance('postgres', postgresFixture);
+routesConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
 templatesConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);

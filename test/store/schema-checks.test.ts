@@ -47,6 +47,7 @@ import { ALERT_HISTORY_KINDS, ALERT_OUTCOMES, ALERT_TARGET_KINDS } from '../../s
 import { ALERT_STATUSES, ANNOUNCEMENT_KINDS, INBOUND_KINDS, INBOUND_SOURCES, KEYWORD_ACTIONS } from '../../src/domain/index.js';
 import { SESSION_SUBJECT_KINDS, USER_ROLES } from '../../src/store/session-store.js';
 import { ACTOR_KINDS, OPERATOR_ACTIONS } from '../../src/store/audit-store.js';
+import { ROUTE_CHANGE_ACTIONS } from '../../src/store/route-store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WEBHOOK_DISABLED_REASONS, WEBHOOK_ENDPOINT_STATUSES } from '../../src/store/webhook-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
@@ -121,6 +122,8 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'inbound_messages.source': INBOUND_SOURCES,
   'inbound_messages.kind': INBOUND_KINDS,
   'inbound_messages.keyword': KEYWORD_ACTIONS,
+  // Routes (0027): a demotion or a restoration.
+  'route_changes.action': ROUTE_CHANGE_ACTIONS,
 };
 
 /** One CHECK constraint: its table, the columns it reads (sorted), and the allowed values of an enum-like one. */

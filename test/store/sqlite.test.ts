@@ -30,6 +30,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { routesConformance } from './routes-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -63,6 +64,7 @@ deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 intakeLimitsConformance('sqlite', sqliteFixture);
+routesConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
 templatesConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);

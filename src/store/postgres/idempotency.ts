@@ -71,11 +71,11 @@ export async function decideKey(sql: PostgresContext, r: IdempotencyRequest, c: 
       await sql.q('idempotency_replace', params, c);
       return { kind: 'reserved' };
     }
-    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch', fingerprint: String(row.fingerprint) };
     return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
   }
   if (Number(row.locked_until) > r.now) {
-    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch', fingerprint: String(row.fingerprint) };
   }
   await sql.q('idempotency_replace', params, c);
   return { kind: 'reserved' };

@@ -136,7 +136,7 @@ export class NotificationWriter {
           later.map((d) => d.destination),
           later.map((d) => d.idempotencyKey),
           // Only the next channel has a deadline; the ones after it start theirs in turn.
-          later.map((_, i) => (i === 0 ? n.createdAt + n.fallback!.afterMs : null)),
+          later.map((_, i) => (i === 0 ? (n.dueAt ?? n.createdAt) + n.fallback!.afterMs : null)),
         ],
         c,
       );
@@ -358,6 +358,7 @@ export function createManyParams(
     withKey.map((i) => i.idem!.statusCode),
     withKey.map((i) => JSON.stringify(i.idem!.body)),
     campaignId,
+    nts.map((n) => n.dueAt ?? n.createdAt),
   ];
 }
 
@@ -375,10 +376,11 @@ function createManyKeyedParams(sql: PostgresContext, items: BatchNotification[],
     const y = sortKey(b);
     return x < y ? -1 : x > y ? 1 : a - b;
   });
-  const base = createManyParams(
+  const all = createManyParams(
     sql,
     ordered.map((i) => ({ n: items[i]!.notification })),
-  ).slice(0, 20);
+  );
+  const base = all.slice(0, 20);
   const idem = ordered.map((i) => items[i]!.idempotency);
   return [
     ...base,
@@ -390,6 +392,7 @@ function createManyKeyedParams(sql: PostgresContext, items: BatchNotification[],
     keys.now + keys.lockMs,
     keys.now,
     keys.now + keys.retentionMs,
+    all[26],
   ];
 }
 
@@ -421,6 +424,7 @@ function createParams(sql: PostgresContext, n: NewNotification, idem: TenantIdem
     idem ? idem.statusCode : null,
     idem ? JSON.stringify(idem.body) : null,
     idem ? idem.tenantId : null,
+    n.dueAt ?? n.createdAt,
   ];
 }
 

@@ -28,11 +28,11 @@ export function takeIdempotencyKey(sql: SqliteContext, r: IdempotencyRequest): R
       sql.stmt('idempotency_replace').run(params);
       return { kind: 'reserved' };
     }
-    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch' };
+    if (row.fingerprint !== r.fingerprint) return { kind: 'mismatch', fingerprint: String(row.fingerprint) };
     return { kind: 'replay', statusCode: Number(row.response_status), body: json(row.response_body) };
   }
   if (Number(row.locked_until) > r.now) {
-    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch' };
+    return row.fingerprint === r.fingerprint ? { kind: 'in_progress' } : { kind: 'mismatch', fingerprint: String(row.fingerprint) };
   }
   sql.stmt('idempotency_replace').run(params);
   return { kind: 'reserved' };

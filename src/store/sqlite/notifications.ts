@@ -56,6 +56,7 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
       destination: d.destination,
       idempotency_key: d.idempotencyKey,
       expires_at: n.expiresAt,
+      next_attempt_at: n.dueAt ?? n.createdAt,
       now: n.createdAt,
     });
   });
@@ -96,7 +97,7 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
         destination: d.destination,
         idempotency_key: d.idempotencyKey,
         // Only the next channel has a deadline; the ones after it start theirs in turn.
-        due_at: i === 0 ? n.createdAt + n.fallback!.afterMs : null,
+        due_at: i === 0 ? (n.dueAt ?? n.createdAt) + n.fallback!.afterMs : null,
       });
     });
   }

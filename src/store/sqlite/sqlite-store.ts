@@ -39,6 +39,7 @@ import { CorePart } from '../parts/core.js';
 import { EventStreamPart } from '../parts/event-stream.js';
 import { FallbacksPart } from '../parts/fallbacks.js';
 import { HealthPart } from '../parts/health.js';
+import { RoutesPart } from '../parts/routes.js';
 import { ObservabilityPart } from '../parts/observability.js';
 import { PreferencesPart } from '../parts/preferences.js';
 import { PushPart } from '../parts/push.js';
@@ -98,6 +99,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
   readonly review: ReviewPart;
   readonly fallbacks: FallbacksPart;
   readonly health: HealthPart;
+  readonly routes: RoutesPart;
   readonly devices: SqliteDevices;
   readonly push: PushPart;
   readonly reports: ReportsPart;
@@ -122,6 +124,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
     this.review = new ReviewPart(this.sql, guardedTransition);
     this.fallbacks = new FallbacksPart(this.sql);
     this.health = new HealthPart(this.sql);
+    this.routes = new RoutesPart(this.sql);
     this.devices = new SqliteDevices(this.sql);
     this.push = new PushPart(this.sql);
     this.reports = new ReportsPart(this.sql);

@@ -12,7 +12,8 @@ FROM notifications WHERE id = $2 AND tenant_id = $1;
 --         $8 group_key, $9 generation, $10 metadata_json, $11 expires_at, $12 created_at,
 --         $13 delivery_ids[], $14 positions[], $15 channels[], $16 provider_accounts[], $17 destinations[],
 --         $18 idempotency_keys[], $19 outbox_payload_json,
---         $20 key (NULL: no idempotency key), $21 fingerprint, $22 response_status, $23 response_body, $24 key_tenant_id
+--         $20 key (NULL: no idempotency key), $21 fingerprint, $22 response_status, $23 response_body, $24 key_tenant_id,
+--         $25 due_at (the deliveries' next_attempt_at: send_at, else created_at)
 WITH n AS (
   INSERT INTO notifications (id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
                              group_key, generation, metadata_json, expires_at, created_at)
@@ -23,7 +24,7 @@ d AS (
   INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
                           idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
   SELECT d.id, n.id, $2, d.position, d.channel, $5, d.provider_account, d.destination, d.idempotency_key,
-         'ready', $12, $11, $12, $12
+         'ready', $25, $11, $12, $12
   FROM n, unnest($13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[])
        AS d(id, position, channel, provider_account, destination, idempotency_key)
   RETURNING provider_account
@@ -52,15 +53,15 @@ SELECT ($20::text IS NULL OR EXISTS (SELECT 1 FROM k)) AS completed,
 --         $13 delivery_ids[], $14 delivery_notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
 --         $18 destinations[], $19 idempotency_keys[], $20 outbox_payloads[] (one per notification),
 --         $21 key_tenant_ids[], $22 keys[], $23 fingerprints[], $24 response_statuses[], $25 response_bodies[],
---         $26 campaign_id (NULL: intake)
+--         $26 campaign_id (NULL: intake), $27 due_ats[] (one per notification: send_at, else created_at)
 -- The campaign ($26) is one for every delivery: a campaign's fan-out names it here instead of
 -- updating each delivery afterwards: that update rewrote every row and every one of its index
 -- entries (campaign_id is indexed, so it was never a HOT update).
 WITH nn AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                       $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[])
+                       $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[], $27::bigint[])
     AS nn(id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json, group_key,
-          generation, metadata_json, expires_at, created_at, payload)
+          generation, metadata_json, expires_at, created_at, payload, due_at)
 ),
 n AS (
   INSERT INTO notifications (id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json,
@@ -73,7 +74,7 @@ d AS (
   INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
                           idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at, campaign_id)
   SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
-         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at, $26::text
+         'ready', nn.due_at, nn.expires_at, nn.created_at, nn.created_at, $26::text
   FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
        AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
   JOIN nn ON nn.id = d.notification_id
@@ -124,14 +125,15 @@ VALUES ($1, $2, $3, $4, $5, $6);
 --         $13 delivery_ids[], $14 delivery_notification_ids[], $15 positions[], $16 channels[], $17 provider_accounts[],
 --         $18 destinations[], $19 idempotency_keys[], $20 outbox_payloads[] (one per notification),
 --         $21 key_tenant_ids[] (one per notification, NULL: no key), $22 keys[], $23 fingerprints[],
---         $24 response_statuses[], $25 response_bodies[], $26 locked_until, $27 now, $28 key_expires_at
+--         $24 response_statuses[], $25 response_bodies[], $26 locked_until, $27 now, $28 key_expires_at,
+--         $29 due_ats[] (one per notification: send_at, else created_at)
 WITH w AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                        $9::int[], $10::text[], $11::bigint[], $12::bigint[], $20::text[],
-                       $21::text[], $22::text[], $23::text[], $24::int[], $25::text[]) WITH ORDINALITY
+                       $21::text[], $22::text[], $23::text[], $24::int[], $25::text[], $29::bigint[]) WITH ORDINALITY
     AS w(id, tenant_id, recipient_id, recipient_json, purpose, channels_json, content_json, group_key,
          generation, metadata_json, expires_at, created_at, payload,
-         key_tenant_id, key, fingerprint, response_status, response_body, ord)
+         key_tenant_id, key, fingerprint, response_status, response_body, due_at, ord)
 ),
 k AS (
   INSERT INTO idempotency_keys (tenant_id, key, fingerprint, status, response_status, response_body, locked_until, created_at, expires_at)
@@ -155,7 +157,7 @@ d AS (
   INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
                           idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
   SELECT d.id, nn.id, nn.tenant_id, d.position, d.channel, nn.purpose, d.provider_account, d.destination, d.idempotency_key,
-         'ready', nn.created_at, nn.expires_at, nn.created_at, nn.created_at
+         'ready', nn.due_at, nn.expires_at, nn.created_at, nn.created_at
   FROM unnest($13::text[], $14::text[], $15::int[], $16::text[], $17::text[], $18::text[], $19::text[])
        AS d(id, notification_id, position, channel, provider_account, destination, idempotency_key)
   JOIN nn ON nn.id = d.notification_id

@@ -2,11 +2,11 @@
 
 -- name: delivery_insert
 -- params: @id, @notification_id, @tenant_id, @position, @channel, @purpose, @provider_account,
---         @destination, @idempotency_key, @expires_at, @now
+--         @destination, @idempotency_key, @expires_at, @next_attempt_at (send_at, else @now), @now
 INSERT INTO deliveries (id, notification_id, tenant_id, position, channel, purpose, provider_account, destination,
                         idempotency_key, state, next_attempt_at, expires_at, created_at, updated_at)
 VALUES (@id, @notification_id, @tenant_id, @position, @channel, @purpose, @provider_account, @destination,
-        @idempotency_key, 'ready', @now, @expires_at, @now, @now);
+        @idempotency_key, 'ready', @next_attempt_at, @expires_at, @now, @now);
 
 -- name: delivery_get
 -- params: @id

@@ -1,0 +1,108 @@
+/**
+ * The routes part of the Store contract, run against every driver: a change is recorded once per
+ * route change number (a second process that evaluated the same state records nothing), the
+ * latest change of each account in each route is what the evaluator starts from, and the
+ * figures count each account's accepted deliveries of the window and the slow ones among them.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AccountFigures } from '../../src/domain/index.js';
+import type { ClaimedDelivery, RouteChangeRecord, Store } from '../../src/store/store.js';
+import type { StoreFixture } from './conformance.js';
+import { MINUTE, SECOND, T0, mustDecide, seedDeliveries } from './fixtures.js';
+
+const TENANT = 'tnt_routes';
+const figures = (account: string, over: Partial<AccountFigures> = {}): AccountFigures => ({
+  account,
+  accepted: 20,
+  slow: 5,
+  calls: 40,
+  failures: 3,
+  pausedSince: null,
+  ...over,
+});
+const change = (over: Partial<RouteChangeRecord>): RouteChangeRecord => ({
+  routeKey: '*/sms/otp',
+  seq: 1,
+  providerAccount: 'sms-a',
+  action: 'demote',
+  reasons: ['slow_delivery'],
+  figures: figures(over.providerAccount ?? 'sms-a'),
+  decidedAt: T0,
+  ...over,
+});
+
+async function acceptAll(store: Store, account: string, now: number): Promise<void> {
+  const claimed: ClaimedDelivery[] = await store.claimBatch({ providerAccount: account, workerId: 'w1', now, leaseMs: 30 * SECOND, limit: 50 });
+  const results = await store.applyTransitions(
+    claimed.map((c) => {
+      const outcome = { kind: 'accepted' as const, providerMessageId: `m-${c.deliveryId}` };
+      const transition = mustDecide(
+        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+        { type: 'outcome', outcome },
+        now,
+      );
+      return {
+        deliveryId: c.deliveryId,
+        expect: { state: 'submitting' as const, leaseVersion: c.leaseVersion },
+        transition,
+        now,
+        attempt: { number: c.attemptNumber, outcome },
+      };
+    }),
+  );
+  expect(results.every((r) => r.applied)).toBe(true);
+}
+
+export function routesConformance(name: string, makeStore: () => Promise<StoreFixture>): void {
+  describe(`Routes store conformance: ${name}`, () => {
+    let fx: StoreFixture;
+    let store: Store;
+    beforeEach(async () => {
+      fx = await makeStore();
+      store = fx.store;
+      await store.ensureTenant({ id: TENANT, name: 'Routes' }, T0);
+    });
+    afterEach(async () => {
+      await fx.cleanup();
+    });
+
+    it('records a change once per change number, with its figures, and reads each account’s latest', async () => {
+      expect(await store.routes.recordChange(change({}))).toBe(true);
+      // Another process evaluated the same state: the number is taken, nothing is written.
+      expect(await store.routes.recordChange(change({ providerAccount: 'sms-b' }))).toBe(false);
+      expect(await store.routes.recordChange(change({ seq: 2, action: 'restore', reasons: [], decidedAt: T0 + 10 * MINUTE }))).toBe(true);
+      expect(await store.routes.recordChange(change({ routeKey: 'acme/sms/default', seq: 1, providerAccount: 'sms-b', decidedAt: T0 + MINUTE }))).toBe(true);
+      const latest = (await store.routes.latestChanges()).sort((a, b) => a.routeKey.localeCompare(b.routeKey));
+      expect(latest).toEqual(
+        [
+          change({ seq: 2, action: 'restore', reasons: [], decidedAt: T0 + 10 * MINUTE }),
+          change({ routeKey: 'acme/sms/default', seq: 1, providerAccount: 'sms-b', decidedAt: T0 + MINUTE }),
+        ].sort((a, b) => a.routeKey.localeCompare(b.routeKey)),
+      );
+      const recent = await store.routes.recentChanges(T0 + 30 * SECOND, 10);
+      expect(recent.map((c) => [c.routeKey, c.seq])).toEqual([
+        ['*/sms/otp', 2],
+        ['acme/sms/default', 1],
+      ]);
+      expect(recent[0]!.figures).toEqual(figures('sms-a'));
+    });
+
+    it('counts each account’s accepted deliveries of the window, slow once not delivered after the threshold', async () => {
+      await seedDeliveries(store, { tenantId: TENANT, count: 3, providerAccount: 'sms-a', channel: 'sms', createdAt: T0 });
+      await acceptAll(store, 'sms-a', T0 + 5 * SECOND);
+      await seedDeliveries(store, { tenantId: TENANT, count: 2, providerAccount: 'sms-b', channel: 'sms', createdAt: T0 + 5 * MINUTE });
+      await acceptAll(store, 'sms-b', T0 + 6 * MINUTE);
+      const at = (now: number) =>
+        store.routes
+          .acceptedFigures({ since: now - 15 * MINUTE, now, slowAfterMs: 5 * MINUTE })
+          .then((r) => r.sort((a, b) => a.providerAccount.localeCompare(b.providerAccount)));
+      // At T0 + 7 min: sms-a's three were accepted 7 min ago and are not delivered (slow); sms-b's one minute ago (not yet).
+      expect(await at(T0 + 7 * MINUTE)).toEqual([
+        { providerAccount: 'sms-a', accepted: 3, slow: 3 },
+        { providerAccount: 'sms-b', accepted: 2, slow: 0 },
+      ]);
+      // At T0 + 16 min sms-a's acceptances left the window.
+      expect(await at(T0 + 16 * MINUTE)).toEqual([{ providerAccount: 'sms-b', accepted: 2, slow: 2 }]);
+    });
+  });
+}
