@@ -3,7 +3,8 @@
  * official `android-sms-gateway` client among them) switch to Herald by changing a URL:
  * `POST /message` sends, `GET /message/:id` reads its state back, `GET /devices` lists the
  * phones, `GET /health` answers. HTTP Basic credentials map to a Herald API key: any login,
- * the key as the password. Each phone number becomes one Herald notification (purpose
+ * any valid key as the password (whatever its shape, as with a Bearer token on /v1), with the
+ * route's scope; `/health` too, since the official client sends its credentials there. Each phone number becomes one Herald notification (purpose
  * `transactional`, or `otp` with `priority` ≥ 100, the app's expedited level) through the
  * tenant's Android gateway account, so it gets Herald's whole state machine: a message is
  * offered to a phone, never sent twice, and retried on its ladder. Errors answer as SMSGate's
@@ -16,9 +17,8 @@ import { HeraldError } from '../../errors.js';
 import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
-import type { DeliveryView, Store } from '../../store/store.js';
-import { checkScope, liveApiKey } from '../auth.js';
-import { looksLikeApiKey } from '../../tenants/api-keys.js';
+import type { DeliveryView, NotificationView, Store } from '../../store/store.js';
+import { bearerKey, checkScope, liveApiKey } from '../auth.js';
 
 /** Where the compatible API lives; SMSGate's cloud serves it at https://api.sms-gate.app/3rdparty/v1. */
 export const THIRD_PARTY_PREFIX = '/3rdparty/v1';
@@ -71,6 +71,9 @@ function recipientState(d: DeliveryView | undefined): { state: ProcessState; err
   return { state: 'Pending' };
 }
 
+// The reference server's words for a known message id (modules/messages ErrMessageAlreadyExists).
+const DUPLICATE_ID = 'duplicate id';
+
 /** SMSGate's roll-up of recipients' states into the message's. */
 function rollUp(states: ProcessState[]): ProcessState {
   if (states.includes('Pending')) return 'Pending';
@@ -109,7 +112,9 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.authorization ?? '');
         const decoded = m ? Buffer.from(m[1]!, 'base64').toString('utf8') : '';
         const password = decoded.slice(decoded.indexOf(':') + 1);
-        const found = m && decoded.includes(':') && looksLikeApiKey(password) ? await liveApiKey(deps.store, password, clock.now()) : null;
+        // Any key a Bearer header may carry (bearerKey's characters and length), looked up by its hash.
+        const key = m && decoded.includes(':') ? bearerKey(`Bearer ${password}`) : null;
+        const found = key !== null ? await liveApiKey(deps.store, key, clock.now()) : null;
         if (!found) {
           void reply.header('www-authenticate', 'Basic realm="herald"');
           return fail(reply, 401, 'Unauthorized: use HTTP Basic with any login and a Herald API key as the password');
@@ -143,6 +148,18 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         }));
       });
 
+      /**
+       * True when recipient `i` stored under a message id is recipient `i` of this message: the
+       * same text, phone number, pinned device and number of recipients. Compared with what is
+       * stored (the content is sealed at rest), so no digest of a body is kept anywhere.
+       */
+      const sameRecipient = async (n: NotificationView, body: SendBody, text: string, i: number): Promise<boolean> => {
+        if (n.content.text !== text || n.metadata?.smsgate_recipients !== body.phoneNumbers.length) return false;
+        if ((n.metadata?.herald_device_id ?? null) !== (body.deviceId ?? null)) return false;
+        const source = await deps.store.review.getNotificationSource(n.tenantId, n.id);
+        return source?.recipient.phone === body.phoneNumbers[i];
+      };
+
       const send = async (request: FastifyRequest<{ Body: SendBody }>, reply: FastifyReply) => {
         if (!gateway) return fail(reply, 400, 'Herald has no android_gateway provider account to send through');
         const body = request.body;
@@ -152,16 +169,30 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         const tenantId = tenantOf(request);
         const now = clock.now();
         const messageId = body.id ?? `sg${now.toString(36)}${Math.random().toString(36).slice(2, 10)}`;
-        const ttlSeconds = body.validUntil ? Math.max(1, Math.floor((Date.parse(body.validUntil) - now) / 1000)) : (body.ttl ?? DEFAULT_TTL_S);
+        // A validUntil already past would reach the phone as "TTL expired" (the app's words, at
+        // send time); refused here, before anything is stored or offered.
+        const validFor = body.validUntil ? Math.floor((Date.parse(body.validUntil) - now) / 1000) : null;
+        if (validFor !== null && validFor < 1) return fail(reply, 400, 'Invalid request: validUntil is in the past (TTL expired)');
+        const ttlSeconds = validFor ?? body.ttl ?? DEFAULT_TTL_S;
         const urgent = (body.priority ?? 0) >= 100;
         // Every number is checked before any is accepted: a bad one refuses the whole message, nothing half-written.
         const badAt = body.phoneNumbers.findIndex((phone) => recipientAddressError({ id: 'x', phone }) !== null);
         if (badAt >= 0) return fail(reply, 400, `Invalid request: phoneNumbers[${badAt}] must be a valid phone number in E.164 form`);
+        // The same message id again is the same message only with the same content: its stored
+        // recipients are answered, not sent again. Other content under a known id is refused as
+        // the reference server refuses it; recipient 0 is checked (or written) first, so a refused
+        // request has written nothing. A recipient a concurrent repeat has not written yet is
+        // written here under the same id, so whichever request writes it, it is written once.
         const recipients: Array<{ phoneNumber: string; state: ProcessState }> = [];
         for (const [i, phone] of body.phoneNumbers.entries()) {
           const id = notificationIdOf(tenantId, messageId, i);
-          // The same message id again is the same message: answer its state, send nothing new.
-          if (!(await deps.store.getNotification(tenantId, id))) {
+          const stored = await deps.store.getNotification(tenantId, id);
+          if (stored) {
+            if (!(await sameRecipient(stored, body, text, i))) return fail(reply, 409, DUPLICATE_ID);
+            recipients.push({ phoneNumber: phone, state: 'Pending' });
+            continue;
+          }
+          try {
             await deps.intake.submit(
               tenantId,
               {
@@ -171,11 +202,22 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
                 content: { text },
                 ttl_seconds: Math.min(ttlSeconds, 30 * 24 * 3600),
                 provider_accounts: { sms: gateway.id },
-                metadata: { smsgate_message_id: messageId, ...(body.deviceId ? { herald_device_id: body.deviceId } : {}) },
+                metadata: {
+                  smsgate_message_id: messageId,
+                  smsgate_recipients: body.phoneNumbers.length,
+                  ...(body.deviceId ? { herald_device_id: body.deviceId } : {}),
+                },
               },
               null,
               { notificationId: id },
             );
+          } catch (error) {
+            // A concurrent request with the same id wrote this recipient first (Herald's own
+            // words for that differ by driver): the same message if its content is the same,
+            // else a duplicate id; never the internal error. Anything else is a real failure.
+            const raced = await deps.store.getNotification(tenantId, id);
+            if (!raced) throw error;
+            if (!(await sameRecipient(raced, body, text, i))) return fail(reply, 409, DUPLICATE_ID);
           }
           recipients.push({ phoneNumber: phone, state: 'Pending' });
         }

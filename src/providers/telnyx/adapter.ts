@@ -1,9 +1,9 @@
 /**
  * Herald's adapter for Telnyx Messaging (SMS). One POST per submission through the staged
  * HTTP exchange (a failure says whether the request was completely written), carrying the
- * delivery's Idempotency-Key, classified by classify.ts. Telnyx replays a completed request's
- * answer for the same key for 24 h, which is what makes `resend_same_key` the safe way to
- * settle an `unknown` here (docs/providers/telnyx.md).
+ * delivery's Idempotency-Key, classified by classify.ts. Where Telnyx honours the key it replays
+ * a completed request's answer for 24 h; that the messages endpoint does is not documented, so
+ * the default settles an `unknown` by waiting for evidence (docs/providers/telnyx.md).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -20,9 +20,12 @@ import { readTelnyxSettings, TELNYX_API_URL, type TelnyxSettings } from './setti
 // 16 sockets: far more than one account's sends at Telnyx's documented rates need.
 const MAX_SOCKETS = 16;
 
-/** What Telnyx can do: dedupe by key (24 h), no look-up by Herald's reference. `dedupes_by_key: false` may be declared to be safe. */
+/**
+ * What Telnyx can do: no look-up by Herald's reference; dedupe by key only where the account
+ * declares it (the messages endpoint's reference does not declare Idempotency-Key).
+ */
 export function telnyxCapabilities(account: ProviderAccountConfig): AdapterCapabilities {
-  return { lookup: false, dedupesByKey: account.capabilities?.dedupes_by_key ?? true };
+  return { lookup: false, dedupesByKey: account.capabilities?.dedupes_by_key ?? false };
 }
 
 /** The account's webhook verifier, or null without a public key. */

@@ -13,16 +13,18 @@ import type { TelnyxSettings } from './settings.js';
 
 export const MESSAGES_PATH = '/v2/messages';
 
-// Telnyx's key format: "1 to 255 letters, numbers, hyphens, underscores, or colons".
-const TELNYX_KEY = /^[A-Za-z0-9_:-]{1,255}$/;
+// Letters, digits, `-` and `_`, 1-255. Telnyx's general idempotency page also allows colons,
+// but other Telnyx surfaces and keys quoted back in URLs do not; this set fits every reading
+// (docs/providers/telnyx.md, "What goes on the wire").
+const TELNYX_KEY = /^[A-Za-z0-9_-]{1,255}$/;
 
 /**
- * The Idempotency-Key for Herald's key: the key itself when Telnyx's format allows it (Herald's
- * `hk_<base64url>` keys do), else a deterministic digest of it, so every attempt of a delivery
- * still carries one value and different deliveries different ones.
+ * The Idempotency-Key for Herald's key: the key itself when it is made only of letters, digits,
+ * `-` and `_` (Herald's `hk_<base64url>` keys are), else `sha256_<hex>` of it, so every attempt
+ * of a delivery still carries one value and different deliveries different ones.
  */
 export function telnyxIdempotencyKey(idempotencyKey: string): string {
-  return TELNYX_KEY.test(idempotencyKey) ? idempotencyKey : `sha256:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
+  return TELNYX_KEY.test(idempotencyKey) ? idempotencyKey : `sha256_${createHash('sha256').update(idempotencyKey).digest('hex')}`;
 }
 
 export interface TelnyxMessageOptions {

@@ -3,9 +3,9 @@
  * fields and body in, outcome out, time passed in. Telnyx's errors are
  * `{"errors": [{"code": "40300", "title": "...", "detail": "..."}]}`; `detail` quotes the
  * numbers, so outcomes carry Herald's words and Telnyx's code only. Every attempt carries the
- * delivery's Idempotency-Key, so a retry after a 5xx cannot send twice inside Telnyx's 24 h
- * window: a request Telnyx had completed is answered from its record. docs/providers/telnyx.md
- * has this table with its sources.
+ * delivery's Idempotency-Key; a 5xx is retried as Telnyx advises ("Please retest"), and where
+ * Telnyx honours the key a request it had completed is answered from its record. A 409 is a
+ * key still in progress: retryable. docs/providers/telnyx.md has this table with its sources.
  */
 import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
 import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
@@ -106,6 +106,18 @@ export function classifyTelnyxResponse(response: TelnyxResponse, nowMs: number):
     };
   }
   const label = code === null ? `HTTP ${status}` : `HTTP ${status}, error ${code}`;
+  if (status === 409) {
+    // "A request with this key is already in progress": the first request is still being
+    // worked on, and may well send. Not a refusal: ask again later with the same key, and the
+    // completed request's answer comes back (as Resend's concurrent_idempotent_requests). The
+    // messages API documents no other 409.
+    return {
+      kind: 'retryable',
+      code: 'telnyx_key_in_progress',
+      message: `Telnyx answered ${label}: a request with this Idempotency-Key is still in progress; asking again later with the same key`,
+      retryAfterMs: parseRetryAfterMs(response.headers['retry-after'] ?? null, nowMs),
+    };
+  }
   if (status >= 500) {
     // With the same Idempotency-Key, a retry is answered from Telnyx's record if it had completed the send.
     return {

@@ -16,10 +16,13 @@ export const telnyxKind: ProviderKind = {
     // Telnyx queues, and an OTP waits: 1/s is the conservative default. Set yours.
     rate_per_second: 1,
     burst: 1,
-    // "Only successful responses are replayed, for up to 24 hours" for the same
-    // Idempotency-Key: resending an unknown with its key cannot send twice inside that window.
-    ambiguity_policy: 'resend_same_key',
-    capabilities: { lookup: false, dedupes_by_key: true },
+    // Telnyx's idempotency page says to send Idempotency-Key only where an endpoint's reference
+    // declares it, and neither the reference for POST /v2/messages nor the SDK generated from it
+    // does: that the messages endpoint dedupes is not shown, so a lost answer is not resent
+    // blindly (docs/providers/telnyx.md, "Default ambiguity policy"). An operator who has
+    // Telnyx's word for it declares dedupes_by_key and chooses resend_same_key.
+    ambiguity_policy: 'wait_for_evidence',
+    capabilities: { lookup: false, dedupes_by_key: false },
   },
   settingsSchema: telnyxSettingsSchema,
   check: telnyxProblems,

@@ -50,6 +50,7 @@ export const apnsSubject: AdapterSubject = {
   destinations: { push: encodePushTarget({ type: 'apns', token: 'ca1a2b3c'.repeat(8), environment: 'production' }) },
   throttleHints: { none: true, retry_after_seconds: NO_RETRY_AFTER, retry_after_date: NO_RETRY_AFTER, provider_header: NO_RETRY_AFTER },
   idempotency: { carried: (key) => pushCollapseId(key) },
+  keyInProgress: { skip: 'APNs dedupes by apns-collapse-id on the device; the service holds no key in progress and has no such answer' },
   // The .p8 key, and every provider token's signed header (the same for all of them).
   credentials: [apnsSigningKeys().pem.split('\n')[1]!, Buffer.from(JSON.stringify({ alg: 'ES256', kid: KEY_ID })).toString('base64url')],
   async start(channel: Channel): Promise<ConformanceFake> {

@@ -9,6 +9,8 @@
  * - a failure after it was written (reset, timeout, malformed or late answer, abort) is
  *   `unknown`, never `retryable`: the provider may have accepted it;
  * - every attempt of a delivery carries its idempotency key, exactly as the provider expects;
+ * - a repeat while the provider still works on the first request is `retryable`, never a
+ *   refusal: the delivery ends accepted with the first message's id, and one message exists;
  * - no outcome quotes the destination, the body, the one-time code or a credential.
  *
  * Usage, one line per adapter: `describeAdapterConformance(sandboxSubject)`.
@@ -280,6 +282,29 @@ function describeChannel(subject: AdapterSubject, channel: Channel): void {
         expectKind(await submit(adapter, other), 'accepted');
         expect((await fake.received()).at(-1)?.carriedKey).toBe(idempotency.carried(other.idempotencyKey));
         expect(idempotency.carried(other.idempotencyKey)).not.toBe(expected);
+      });
+
+      const inProgress = subject.keyInProgress;
+      const held = 'a repeat while the first request is still in progress is retryable; the delivery ends accepted with the first id, one message';
+      if (inProgress !== true) {
+        it.skip(`${held} (skipped: ${inProgress.skip})`, () => {});
+        return;
+      }
+      it(held, async () => {
+        const req = request();
+        // The first call outlives the timeout while the provider works on it: unknown.
+        await fake.script({ kind: 'accept_held' });
+        expectKind(await submit(build(SHORT_TIMEOUT_MS), req), 'unknown');
+        // The policy's resend with the same key, while the first is still in progress.
+        const adapter = build();
+        expectKind(await submit(adapter, req), 'retryable');
+        expect(await fake.acceptedIds()).toEqual([]);
+        await fake.release!();
+        // Asked again later: the first request's answer.
+        const ids = await fake.acceptedIds();
+        expect(ids).toHaveLength(1);
+        expect(await submit(adapter, req)).toEqual({ kind: 'accepted', providerMessageId: ids[0] });
+        expect(await fake.acceptedIds()).toEqual(ids);
       });
     });
   });

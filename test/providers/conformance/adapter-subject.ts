@@ -36,7 +36,13 @@ export type ScriptedAnswer =
   /** Let the fake receive the request and answer bytes that are not a protocol answer. */
   | { kind: 'malformed_answer'; canaries: readonly string[] }
   /** Let the fake receive the request and accept it, with the answer held for `delayMs`. */
-  | { kind: 'slow_answer'; delayMs: number };
+  | { kind: 'slow_answer'; delayMs: number }
+  /**
+   * Take the submission and keep working on it until `release()`: its answer is lost, and its
+   * idempotency key is in progress, so a repeat with the key gets the provider's "still in
+   * progress" answer; on release the message is created, and a repeat replays its answer.
+   */
+  | { kind: 'accept_held' };
 
 /** One submission the fake received whole. */
 export interface ReceivedSubmission {
@@ -54,6 +60,8 @@ export interface ConformanceFake {
   received(): Promise<ReceivedSubmission[]>;
   /** The provider message ids the fake assigned to the submissions it accepted, in order. */
   acceptedIds(): Promise<string[]>;
+  /** Finishes the submission held by `accept_held` (only fakes whose subject supports `keyInProgress`). */
+  release?(): Promise<void>;
   /** Stops the fake and whatever stands in front of it; rejects if a scripted fault could not apply. */
   close(): Promise<void>;
 }
@@ -75,6 +83,12 @@ export interface AdapterSubject {
   readonly throttleHints: Readonly<Record<ThrottleHint, Support>>;
   /** How the provider expects Herald's idempotency key to be carried (e.g. the header value), or why it takes none. */
   readonly idempotency: { carried(idempotencyKey: string): string } | { skip: string };
+  /**
+   * Whether the provider answers a repeat whose key is still in progress (Resend's 409
+   * `concurrent_idempotent_requests`, Telnyx's 409), which the fake then plays for
+   * `accept_held`; or why that case does not arise.
+   */
+  readonly keyInProgress: Support;
   /**
    * The credentials and secrets the adapter is configured with (API keys, tokens, callback
    * secrets): canaries that no outcome may contain.

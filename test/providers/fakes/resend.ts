@@ -35,6 +35,8 @@ export type ResendScript =
   | { kind: 'accept_then_reset' }
   /** Create the e-mail and answer after `delayMs` (the key is in progress meanwhile). */
   | { kind: 'slow'; delayMs: number }
+  /** Keep the key in progress and never answer; `release()` creates the e-mail (the answer stays lost). */
+  | { kind: 'held' }
   /** Read the request, create nothing, never answer. */
   | { kind: 'hang' }
   /** Answer bytes that are not HTTP. */
@@ -71,6 +73,8 @@ export interface ResendFake {
   script(...answers: ResendScript[]): void;
   readonly received: ResendReceived[];
   readonly emails: ResendEmail[];
+  /** Finishes every `held` send: creates its e-mail and ends its key's progress. */
+  release(): void;
   refuse(): Promise<void>;
   close(): Promise<void>;
 }
@@ -167,6 +171,7 @@ export async function startResendFake(options: ResendFakeOptions): Promise<Resen
   /** Idempotency-Key → the body it was used with and the id it answered; Resend keeps them 24 h. */
   const keys = new Map<string, { raw: string; id: string }>();
   const inProgress = new Set<string>();
+  const held: Array<() => void> = [];
 
   const authorize = (request: FakeRequest, sending: boolean): FakeReply | null => {
     const auth = header(request, 'authorization');
@@ -224,6 +229,13 @@ export async function startResendFake(options: ResendFakeOptions): Promise<Resen
       case 'accept_then_reset':
         create();
         return { kind: 'reset' };
+      case 'held':
+        if (key !== null) inProgress.add(key);
+        held.push(() => {
+          if (key !== null) inProgress.delete(key);
+          create();
+        });
+        return { kind: 'hang' };
       case 'slow':
         if (key !== null) inProgress.add(key);
         setTimeout(() => {
@@ -270,6 +282,9 @@ export async function startResendFake(options: ResendFakeOptions): Promise<Resen
     },
     received,
     emails,
+    release: () => {
+      for (const finish of held.splice(0)) finish();
+    },
     refuse: http.refuse,
     close: http.close,
   };

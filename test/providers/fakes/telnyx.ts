@@ -7,7 +7,10 @@
  * 40305), an Idempotency-Key outside `^[A-Za-z0-9_:-]{1,255}$` (400 10015). Idempotency as
  * Telnyx documents it: a key seen with a successful answer replays that answer (no second
  * message) for 24 h; the same key with a body that is not byte-for-byte the same is 422 while
- * the record exists; failures are not recorded. It answers `GET /v2/phone_numbers` and
+ * the record exists; failures are not recorded; a repeat while the first request with the key
+ * is still being worked on (scripted `accept_held`, finished by `release()`) is 409 "a request
+ * with this key is already in progress" (Telnyx publishes no error code for it, so the fake
+ * sends none the adapter could lean on). It answers `GET /v2/phone_numbers` and
  * `/v2/messaging_profiles` for `herald doctor`, and posts webhooks signed as Telnyx signs them
  * (Ed25519 over `${timestamp}|${body}`) with a key pair of its own.
  */
@@ -95,6 +98,8 @@ export interface TelnyxFake {
   script: (answer: ScriptedAnswer) => Promise<void>;
   received: () => Promise<ReceivedSubmission[]>;
   acceptedIds: () => Promise<string[]>;
+  /** Finishes every `accept_held` send: creates its message and records its key (its answer stays lost). */
+  release: () => Promise<void>;
   /** A signed webhook for one message, as Telnyx would post it to its webhook_url. */
   webhook: (
     messageId: string,
@@ -133,6 +138,8 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
   const scripted: DefiniteAnswer[] = [];
   // Idempotency records: successful answers only, by key (one organisation, one path).
   const records = new Map<string, { body: Buffer; answer: string; at: number }>();
+  const inProgress = new Set<string>();
+  const held: Array<() => void> = [];
   let skew = 0;
   const now = (): number => Date.now() + skew;
 
@@ -162,8 +169,13 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
     if (payload === null) return telnyxError(res, 400, '10015', 'Bad Request', 'The request failed because it was not well-formed.');
     const to = typeof payload.to === 'string' ? payload.to : '';
     const next = scripted.shift();
-    if (next !== undefined && next.kind !== 'accept') return answerScripted(res, next, to);
+    if (next !== undefined && next.kind !== 'accept' && next.kind !== 'accept_held') return answerScripted(res, next, to);
     if (key !== null && !KEY_FORMAT.test(key)) return telnyxError(res, 400, '10015', 'Bad Request', 'Idempotency-Key has an invalid format.');
+    if (key !== null && inProgress.has(key)) {
+      res.writeHead(409, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: [{ title: 'Conflict', detail: 'A request with this key is already in progress.' }] }));
+      return;
+    }
     if (key !== null) {
       const record = records.get(key);
       if (record !== undefined && now() - record.at < DAY_MS) {
@@ -198,7 +210,6 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
       if (!ok) return telnyxError(res, 400, '10003', 'Invalid URL', 'The URL provided was invalid, malformed, or too long.');
     }
     const id = randomUUID();
-    messages.push({ id, payload, idempotencyKey: key });
     const answer = JSON.stringify({
       data: {
         record_type: 'message',
@@ -216,7 +227,20 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
         valid_until: new Date(now() + 3_600_000).toISOString(),
       },
     });
-    if (key !== null) records.set(key, { body: raw, answer, at: now() });
+    const create = (): void => {
+      messages.push({ id, payload, idempotencyKey: key });
+      if (key !== null) records.set(key, { body: raw, answer, at: now() });
+    };
+    if (next?.kind === 'accept_held') {
+      // Telnyx is still working on it: the key is in progress and the answer never comes.
+      if (key !== null) inProgress.add(key);
+      held.push(() => {
+        if (key !== null) inProgress.delete(key);
+        create();
+      });
+      return;
+    }
+    create();
     res.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '1' });
     res.end(answer);
   };
@@ -297,6 +321,9 @@ export async function startTelnyxFake(options: TelnyxFakeOptions): Promise<Telny
         .filter((head) => head.method === 'POST' && head.path === '/v2/messages')
         .map((head) => ({ carriedKey: head.headers['idempotency-key'] ?? null })),
     acceptedIds: async () => messages.map((m) => m.id),
+    release: async () => {
+      for (const finish of held.splice(0)) finish();
+    },
     webhook,
     async postWebhook(messageId, eventType, status, o = {}) {
       const signed = webhook(messageId, eventType, status, o);

@@ -49,6 +49,7 @@ export const fcmSubject: AdapterSubject = {
     provider_header: { skip: 'FCM sends no rate-limit header of its own; a 429 carries at most Retry-After' },
   },
   idempotency: { carried: (key) => pushCollapseId(key) },
+  keyInProgress: { skip: 'FCM dedupes by collapse key on the device; the service holds no key in progress and has no such answer' },
   // The service account's private key, and every access token the fake issues.
   credentials: [serviceAccountKeys().privateKeyPem.split('\n')[1]!, ACCESS_TOKEN_PREFIX],
   async start(channel: Channel): Promise<ConformanceFake> {

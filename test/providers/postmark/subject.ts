@@ -24,6 +24,7 @@ export const postmarkSubject: AdapterSubject = {
   // No idempotency key: the reference travels as Metadata.herald_reference on every attempt,
   // which is what the look-up searches by.
   idempotency: { carried: (key) => key },
+  keyInProgress: { skip: 'Postmark documents no idempotency key, so no key is ever in progress' },
   credentials: [SERVER_TOKEN, WEBHOOK_PASSWORD],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startPostmarkFake({ serverToken: SERVER_TOKEN });

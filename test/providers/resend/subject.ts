@@ -30,6 +30,8 @@ export const resendSubject: AdapterSubject = {
   throttleHints: { none: true, retry_after_seconds: true, retry_after_date: true, provider_header: true },
   // Idempotency-Key: <key>, verbatim.
   idempotency: { carried: (key) => key },
+  // 409 concurrent_idempotent_requests: "safe to retry this request later".
+  keyInProgress: true,
   credentials: [API_KEY, CALLBACK_SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startResendFake({ apiKey: API_KEY });
@@ -62,8 +64,12 @@ export const resendSubject: AdapterSubject = {
           case 'throttled':
             fake.script({ kind: 'throttled', hint: HINTS[answer.hint], seconds: answer.seconds });
             return;
+          case 'accept_held':
+            fake.script({ kind: 'held' });
+            return;
         }
       },
+      release: async () => fake.release(),
       received: async () => fake.received.map((r) => ({ carriedKey: r.idempotencyKey })),
       acceptedIds: async () => fake.emails.map((e) => e.id),
       close: () => closeProxyAndFake(proxy, fake),

@@ -28,6 +28,7 @@ export const sandboxSubject: AdapterSubject = {
   throttleHints: { none: true, retry_after_seconds: true, retry_after_date: true, provider_header: true },
   // The sandbox reads `Idempotency-Key: <key>` (Resend's header), the key verbatim.
   idempotency: { carried: (key) => key },
+  keyInProgress: { skip: 'the sandbox does not dedupe by key' },
   credentials: [API_KEY, CALLBACK_SECRET],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startSandboxFake({ apiKey: API_KEY });

@@ -54,6 +54,7 @@ export const smtpSubject: AdapterSubject = {
   throttleHints: { none: true, retry_after_seconds: NO_RETRY_AFTER, retry_after_date: NO_RETRY_AFTER, provider_header: NO_RETRY_AFTER },
   // The Message-ID derived from the key, at the sender's domain (settings.from is @acme.test).
   idempotency: { carried: (key) => messageIdFor(key, 'acme.test') },
+  keyInProgress: { skip: 'SMTP servers do not dedupe by Message-ID, so no key is ever in progress' },
   credentials: [SMTP_USER, SMTP_PASSWORD],
   async start(channel: Channel): Promise<ConformanceFake> {
     const fake = await startSmtpFake({ users: { [SMTP_USER]: SMTP_PASSWORD } });

@@ -107,7 +107,7 @@ describe('what goes on the wire', () => {
     await a.submit(req);
     expect(fake.messages).toHaveLength(1);
     expect(fake.sends[0]!.idempotencyKey).toBe(telnyxIdempotencyKey('key with spaces/and+slashes'));
-    expect(fake.sends[0]!.idempotencyKey).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(fake.sends[0]!.idempotencyKey).toMatch(/^sha256_[0-9a-f]{64}$/);
   });
 
   it('after Telnyx’s 24 h window the same key sends again (why the window is documented against purposes’ lifetimes)', async () => {
@@ -250,9 +250,23 @@ describe('settings, checked at load', () => {
   const load = (settings: Record<string, unknown>, over: Record<string, unknown> = {}) =>
     resolveConfig({ provider_accounts: [{ id: 'telnyx-sms', kind: 'telnyx', channel: 'sms', settings, ...over }] });
 
-  it('the smallest account loads with the kind’s defaults: dedupes by key, resend_same_key', () => {
+  it('the smallest account loads with the kind’s defaults: no dedupe declared, wait_for_evidence (the messages reference declares no Idempotency-Key)', () => {
     const [account] = load({ api_key: 'KEY1', from: TELNYX_FROM }).provider_accounts;
-    expect(account).toMatchObject({ rate_per_second: 1, burst: 1, ambiguity_policy: 'resend_same_key', capabilities: { lookup: false, dedupes_by_key: true } });
+    expect(account).toMatchObject({
+      rate_per_second: 1,
+      burst: 1,
+      ambiguity_policy: 'wait_for_evidence',
+      capabilities: { lookup: false, dedupes_by_key: false },
+    });
+  });
+
+  it('an operator with Telnyx’s word that the endpoint dedupes may declare it and choose resend_same_key; without the declaration it is refused', () => {
+    const [account] = load(
+      { api_key: 'KEY1', from: TELNYX_FROM },
+      { ambiguity_policy: 'resend_same_key', capabilities: { dedupes_by_key: true } },
+    ).provider_accounts;
+    expect(account).toMatchObject({ ambiguity_policy: 'resend_same_key', capabilities: { dedupes_by_key: true } });
+    expect(() => load({ api_key: 'KEY1', from: TELNYX_FROM }, { ambiguity_policy: 'resend_same_key' })).toThrow(/dedupes_by_key/);
   });
 
   it.each([

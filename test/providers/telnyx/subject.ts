@@ -40,6 +40,8 @@ export const telnyxSubject: AdapterSubject = {
   // Telnyx's rate-limit header is x-ratelimit-reset (seconds until the window resets).
   throttleHints: { none: true, retry_after_seconds: true, retry_after_date: true, provider_header: true },
   idempotency: { carried: (key) => telnyxIdempotencyKey(key) },
+  // 409 "a request with this key is already in progress".
+  keyInProgress: true,
   credentials: [TELNYX_API_KEY],
   async start(channel: Channel): Promise<ConformanceFake> {
     if (channel !== 'sms') throw new Error('telnyx sends sms');
@@ -52,6 +54,7 @@ export const telnyxSubject: AdapterSubject = {
       script: fake.script,
       received: fake.received,
       acceptedIds: fake.acceptedIds,
+      release: fake.release,
       close: fake.close,
     };
   },

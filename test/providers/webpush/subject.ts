@@ -51,6 +51,7 @@ export const webPushSubject: AdapterSubject = {
     provider_header: { skip: 'push services send no rate-limit header of their own; RFC 8030 §8.4 names Retry-After only' },
   },
   idempotency: { carried: (key) => pushCollapseId(key) },
+  keyInProgress: { skip: 'push services replace by Topic on delivery; none holds a key in progress or has such an answer' },
   largeRequests: { skip: 'the adapter refuses a payload over 3993 octets (RFC 8291 §4) before encrypting it: nothing of many megabytes is ever written' },
   // The VAPID private key, and the subscriber's auth secret.
   credentials: [VAPID.privateKey, BROWSER.target.keys.auth],
