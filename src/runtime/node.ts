@@ -16,6 +16,8 @@ import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
+import { RouteEvaluator } from '../delivery/route-evaluator.js';
+import { routeAssignmentProblems } from '../config/routes-config.js';
 import { RetentionService } from '../delivery/retention-service.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
@@ -35,7 +37,7 @@ import { CampaignRunner } from '../campaigns/campaign-runner.js';
 import { Reconciler } from '../delivery/reconciler.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { NewNotification, Store } from '../store/store.js';
+import { mayUseAccount, type NewNotification, type Store } from '../store/store.js';
 import { TemplateRenderer } from '../templates/template-renderer.js';
 import { AddressPolicy } from '../webhooks/address-policy.js';
 import { WebhookRelay } from '../webhooks/webhook-relay.js';
@@ -56,6 +58,8 @@ export interface HeraldNode {
   metricsApp: FastifyInstance | null;
   worker: DeliveryWorker | null;
   sweeper: Sweeper | null;
+  /** Demotes and restores accounts within their routes (every role; docs/routing.md), or null without a route of two accounts. */
+  routeEvaluator: RouteEvaluator | null;
   /** Erases content and masks destinations past their retention (worker role; docs/retention.md). */
   retention: RetentionService | null;
   fallbacks: FallbackScheduler | null;
@@ -173,13 +177,29 @@ export function callbackVerifiers(accounts: readonly ProviderAccountConfig[]): M
   return out;
 }
 
+/**
+ * Refuses to start when a tenant's own route names an account the tenant is not assigned
+ * (assignments live in the database, so the schema cannot check it; docs/routing.md).
+ */
+async function checkRouteAssignments(config: HeraldConfig, store: Store): Promise<void> {
+  const tenants = [...new Set(config.routes.routes.map((r) => r.tenantId).filter((t) => t !== '*'))];
+  const access = new Map(await Promise.all(tenants.map(async (t) => [t, await store.tenants.accountAccess(t)] as const)));
+  const [problem] = routeAssignmentProblems(config.routes, (t, a) => mayUseAccount(access.get(t)!, t, a));
+  if (problem) throw new ConfigError(`${problem.field} ${problem.message}`, problem.field);
+}
+
 /** Assembles the requested roles; nothing listens or loops until `start()`. */
 export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const { config, logger } = opts;
   const clock = opts.clock ?? systemClock;
   const store = opts.store ?? (await openStore(config));
+  await checkRouteAssignments(config, store);
   const wake = new WakeSignal();
   const counters = new DeliveryCounters();
+  // Every process evaluates the routes: the store makes one of them record each change.
+  const routeEvaluator = config.routes.routes.some((r) => r.accounts.length > 1)
+    ? new RouteEvaluator({ store, clock, logger, routes: config.routes.routes, policy: config.routes.demotion, intervalMs: config.routes.evaluateEveryMs })
+    : null;
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
@@ -379,7 +399,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
    * calls in flight finish and are written while everything it may need still runs.
    */
   const services = (): Array<Pick<PeriodicService, 'start' | 'stop'>> =>
-    [worker, sweeper, retention, fallbacks, reconciler, evidence, campaigns, webhooks?.relay, webhooks?.sender, alerting?.alerter].filter(
+    [worker, sweeper, routeEvaluator, retention, fallbacks, reconciler, evidence, campaigns, webhooks?.relay, webhooks?.sender, alerting?.alerter].filter(
       (s): s is NonNullable<typeof s> => s !== null && s !== undefined,
     );
 
@@ -389,6 +409,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     metricsApp,
     worker,
     sweeper,
+    routeEvaluator,
     retention,
     fallbacks,
     reconciler,

@@ -26,6 +26,7 @@
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
  *   store.routes       route demotions and the figures they are made on  route-store.ts
+ *   store.scheduling   a tenant's scheduling policy, frequency-cap sends   scheduling-store.ts
  *
  * This file re-exports the core's and the parts' shapes so callers import them from one place.
  */
@@ -51,9 +52,11 @@ import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { TemplateStore } from './template-store.js';
 import type { IntakeLimitStore } from './intake-limit-store.js';
+import type { SchedulingStore } from './scheduling-store.js';
 
 export * from './core-store.js';
 export type * from './review-store.js';
+export type * from './scheduling-store.js';
 export type * from './fallback-store.js';
 export type * from './health-store.js';
 export type * from './route-store.js';
@@ -99,4 +102,5 @@ export interface Store extends CoreStore {
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;
   readonly routes: RouteStore;
+  readonly scheduling: SchedulingStore;
 }

@@ -29,6 +29,7 @@ import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { routesConformance } from './routes-conformance.js';
+import { schedulingConformance } from './scheduling-conformance.js';
 
 async function postgresFixture(): Promise<StoreFixture> {
   const { store, schema, drop } = await openTestPostgresStore(undefined, TEST_CONTENT_CIPHER);
@@ -59,6 +60,7 @@ pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 intakeLimitsConformance('postgres', postgresFixture);
 routesConformance('postgres', postgresFixture);
+schedulingConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);
 templatesConformance('postgres', postgresFixture);
 observabilityConformance('postgres', postgresFixture);

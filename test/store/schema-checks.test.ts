@@ -118,6 +118,9 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'reconcile_lookups.led_to': LOOKUP_LED_TO,
   'velocity_events.rule': VELOCITY_SUBJECTS,
   'velocity_events.purpose': PURPOSES,
+  // Frequency caps' counted sends (0024).
+  'cap_sends.channel': CHANNELS,
+  'cap_sends.purpose': PURPOSES,
   // Two-way SMS (0026).
   'inbound_messages.source': INBOUND_SOURCES,
   'inbound_messages.kind': INBOUND_KINDS,

@@ -31,6 +31,7 @@ import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
 import { routesConformance } from './routes-conformance.js';
+import { schedulingConformance } from './scheduling-conformance.js';
 
 /** A fresh database file in its own temp directory; `cleanup` closes every instance and removes it. */
 async function sqliteFixture(): Promise<StoreFixture> {
@@ -65,6 +66,7 @@ pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 intakeLimitsConformance('sqlite', sqliteFixture);
 routesConformance('sqlite', sqliteFixture);
+schedulingConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);
 templatesConformance('sqlite', sqliteFixture);
 observabilityConformance('sqlite', sqliteFixture);

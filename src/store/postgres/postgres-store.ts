@@ -42,6 +42,7 @@ import { HealthPart } from '../parts/health.js';
 import { RoutesPart } from '../parts/routes.js';
 import { ObservabilityPart } from '../parts/observability.js';
 import { PreferencesPart } from '../parts/preferences.js';
+import { SchedulingPart } from '../parts/scheduling.js';
 import { PushPart } from '../parts/push.js';
 import { ReportsPart } from '../parts/reports.js';
 import { ReviewPart } from '../parts/review.js';
@@ -115,6 +116,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
   readonly webhooks: PostgresWebhooks;
   readonly campaigns: PostgresCampaigns;
   readonly preferences: PreferencesPart;
+  readonly scheduling: SchedulingPart;
   readonly review: ReviewPart;
   readonly fallbacks: FallbacksPart;
   readonly health: HealthPart;
@@ -142,6 +144,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
     this.webhooks = new PostgresWebhooks(this.sql);
     this.campaigns = new PostgresCampaigns(this.sql);
     this.preferences = new PreferencesPart(this.sql);
+    this.scheduling = new SchedulingPart(this.sql);
     this.review = new ReviewPart(this.sql, guardedTransition);
     this.fallbacks = new FallbacksPart(this.sql);
     this.health = new HealthPart(this.sql);

@@ -42,6 +42,7 @@ import { HealthPart } from '../parts/health.js';
 import { RoutesPart } from '../parts/routes.js';
 import { ObservabilityPart } from '../parts/observability.js';
 import { PreferencesPart } from '../parts/preferences.js';
+import { SchedulingPart } from '../parts/scheduling.js';
 import { PushPart } from '../parts/push.js';
 import { ReportsPart } from '../parts/reports.js';
 import { ReviewPart } from '../parts/review.js';
@@ -96,6 +97,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
   readonly webhooks: SqliteWebhooks;
   readonly campaigns: SqliteCampaigns;
   readonly preferences: PreferencesPart;
+  readonly scheduling: SchedulingPart;
   readonly review: ReviewPart;
   readonly fallbacks: FallbacksPart;
   readonly health: HealthPart;
@@ -121,6 +123,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
     this.webhooks = new SqliteWebhooks(this.sql);
     this.campaigns = new SqliteCampaigns(this.sql);
     this.preferences = new PreferencesPart(this.sql);
+    this.scheduling = new SchedulingPart(this.sql);
     this.review = new ReviewPart(this.sql, guardedTransition);
     this.fallbacks = new FallbacksPart(this.sql);
     this.health = new HealthPart(this.sql);

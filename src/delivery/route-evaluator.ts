@@ -1,0 +1,130 @@
+/**
+ * The route evaluator (docs/routing.md, "Demotion"): a small periodic service, run on every
+ * process, that reads each account's figures from the store, asks the domain's `evaluateRoute`
+ * whether a route should demote or restore an account, and records the change as the route's
+ * next change number, so that of several processes evaluating the same state exactly one records
+ * it. It keeps what it last read (the demoted accounts per route) for its own process: intake and
+ * the worker ask `demotedIn(route)` without a query of their own.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
+import { HEALTH_WINDOW_MS, evaluateRoute, type AccountFigures, type DemotionPolicy, type Route, type RouteChange } from '../domain/index.js';
+import type { RouteChangeRecord, Store } from '../store/store.js';
+
+export interface RouteEvaluatorOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** The configured routes; only those with two accounts or more can change anything. */
+  routes: readonly Route[];
+  policy: DemotionPolicy;
+  intervalMs: number;
+  /** Told of each change this process recorded (counters, operator alerts). */
+  onChange?: (change: RouteChangeRecord) => void;
+}
+
+/** The key a route's changes are kept under: "<tenant>/<channel>/<purpose>". */
+export function routeKeyOf(r: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): string {
+  return `${r.tenantId}/${r.channel}/${r.purpose}`;
+}
+
+export class RouteEvaluator implements PeriodicService {
+  private readonly loop: PeriodicRunner;
+  /** Per route key, its demoted accounts as last read. */
+  private demoted = new Map<string, Set<string>>();
+
+  constructor(private readonly opts: RouteEvaluatorOptions) {
+    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs, logger: opts.logger, what: 'route evaluation' });
+  }
+
+  /** The accounts of this route demoted as of the last pass (empty before the first). */
+  demotedIn(route: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): ReadonlySet<string> {
+    return this.demoted.get(routeKeyOf(route)) ?? EMPTY;
+  }
+
+  /** One pass: every route evaluated once; returns the changes this process recorded. */
+  async runOnce(): Promise<RouteChangeRecord[]> {
+    const routes = this.opts.routes.filter((r) => r.accounts.length > 1);
+    const latest = await this.opts.store.routes.latestChanges();
+    this.demoted = demotedOf(latest);
+    if (routes.length === 0) return [];
+    const now = this.opts.clock.now();
+    const p = this.opts.policy;
+    const accepted = new Map(
+      (await this.opts.store.routes.acceptedFigures({ since: now - p.windowMs, now, slowAfterMs: p.slowAfterMs })).map((f) => [f.providerAccount, f] as const),
+    );
+    const figures = new Map<string, AccountFigures>();
+    for (const account of new Set(routes.flatMap((r) => r.accounts))) {
+      const health = await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS);
+      const a = accepted.get(account);
+      // Throttling's pause length is not read yet (docs/routing.md, "What is on main").
+      figures.set(account, { account, accepted: a?.accepted ?? 0, slow: a?.slow ?? 0, calls: health.calls, failures: health.failures, pausedSince: null });
+    }
+    const recorded: RouteChangeRecord[] = [];
+    for (const route of routes) {
+      const key = routeKeyOf(route);
+      const own = latest.filter((c) => c.routeKey === key);
+      const last = own.reduce<RouteChangeRecord | null>((m, c) => (m === null || c.seq > m.seq ? c : m), null);
+      const change = evaluateRoute(route.accounts, figures, { demoted: this.demotedIn(route), lastChangeAt: last?.decidedAt ?? null }, now, p);
+      if (change === null) continue;
+      const record = toRecord(key, (last?.seq ?? 0) + 1, change, now);
+      if (!(await this.opts.store.routes.recordChange(record))) continue; // another process recorded this change first
+      recorded.push(record);
+      this.apply(record);
+      this.opts.logger.warn(
+        {
+          route: key,
+          providerAccount: record.providerAccount,
+          action: record.action,
+          reasons: record.reasons,
+          accepted: record.figures.accepted,
+          slow: record.figures.slow,
+          calls: record.figures.calls,
+          failures: record.figures.failures,
+        },
+        record.action === 'demote' ? 'provider account demoted within its route' : 'provider account restored within its route',
+      );
+      this.opts.onChange?.(record);
+    }
+    return recorded;
+  }
+
+  private apply(c: RouteChangeRecord): void {
+    const set = new Set(this.demoted.get(c.routeKey) ?? []);
+    if (c.action === 'demote') set.add(c.providerAccount);
+    else set.delete(c.providerAccount);
+    this.demoted.set(c.routeKey, set);
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function demotedOf(latest: readonly RouteChangeRecord[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const c of latest) {
+    if (c.action !== 'demote') continue;
+    const set = out.get(c.routeKey) ?? new Set<string>();
+    set.add(c.providerAccount);
+    out.set(c.routeKey, set);
+  }
+  return out;
+}
+
+function toRecord(routeKey: string, seq: number, c: RouteChange, now: number): RouteChangeRecord {
+  return { routeKey, seq, providerAccount: c.account, action: c.action, reasons: c.reasons, figures: c.figures, decidedAt: now };
+}

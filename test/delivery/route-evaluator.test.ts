@@ -1,0 +1,66 @@
+/**
+ * The route evaluator on both drivers (docs/routing.md, "Demotion"): codes accepted by the primary
+ * and not delivered five minutes later demote it while the backup stays healthy; a second process
+ * evaluating the same state records nothing; nothing changes within the cool-down; the primary is
+ * restored once its window holds no slow deliveries. Injected clock; no callbacks, so every
+ * accepted code stays undelivered.
+ */
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_DEMOTION_POLICY, EVERY_TENANT, type Route } from '../../src/domain/index.js';
+import { RouteEvaluator } from '../../src/delivery/route-evaluator.js';
+import type { RouteChangeRecord } from '../../src/store/store.js';
+import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+
+const MIN = 60_000;
+const ROUTE: Route = { tenantId: EVERY_TENANT, channel: 'sms', purpose: 'otp', accounts: ['sandbox-sms', 'sms-backup'], order: 'fixed' };
+
+describe.each(DRIVERS)('on %s', (driver) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness({ driver });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const evaluator = (seen: RouteChangeRecord[] = []) =>
+    new RouteEvaluator({
+      store: h.store,
+      clock: h.clock,
+      logger: pino({ level: 'silent' }),
+      routes: [ROUTE],
+      policy: DEFAULT_DEMOTION_POLICY,
+      intervalMs: MIN,
+      onChange: (c) => seen.push(c),
+    });
+
+  it('demotes a primary whose codes are not delivered after five minutes, once across processes, and restores it when its figures recover', async () => {
+    for (let i = 0; i < 12; i++) await h.send(otpBody({ recipient: { id: `u${i}`, phone: '+14155550123' } }));
+    await h.newWorker().drain();
+    const seen: RouteChangeRecord[] = [];
+    const a = evaluator(seen);
+    const b = evaluator();
+    // Within five minutes of acceptance nothing is slow yet.
+    h.clock.advance(4 * MIN);
+    expect(await a.runOnce()).toEqual([]);
+    h.clock.advance(2 * MIN);
+    const [demotion] = await a.runOnce();
+    expect(demotion).toMatchObject({ routeKey: '*/sms/otp', seq: 1, providerAccount: 'sandbox-sms', action: 'demote', reasons: ['slow_delivery'] });
+    expect(demotion!.figures).toMatchObject({ accepted: 12, slow: 12 });
+    expect(seen).toEqual([demotion]);
+    expect([...a.demotedIn(ROUTE)]).toEqual(['sandbox-sms']);
+    // Another process evaluates the same state: it reads the change and records nothing.
+    expect(await b.runOnce()).toEqual([]);
+    expect([...b.demotedIn(ROUTE)]).toEqual(['sandbox-sms']);
+    // The window empties after 15 minutes; the restoration waits for it (and for the cool-down).
+    h.clock.advance(8 * MIN);
+    expect(await a.runOnce()).toEqual([]);
+    h.clock.advance(2 * MIN);
+    const [restore] = await b.runOnce();
+    expect(restore).toMatchObject({ seq: 2, providerAccount: 'sandbox-sms', action: 'restore', reasons: [] });
+    await a.runOnce();
+    expect([...a.demotedIn(ROUTE)]).toEqual([]);
+    expect((await h.store.routes.recentChanges(0, 10)).map((c) => c.action)).toEqual(['restore', 'demote']);
+  });
+});
