@@ -19,6 +19,7 @@ import { DeviceEventHub } from './event-hub.js';
 import { GatewayAccounts } from './gateway-accounts.js';
 import { HeartbeatSweep } from './heartbeat-sweep.js';
 import { OfferGateway } from './offer-gateway.js';
+import { PhoneWebhooks } from './phone-webhooks.js';
 import { ReportApplier } from './report-applier.js';
 
 export interface DeviceGatewayOptions {
@@ -47,6 +48,8 @@ export interface DeviceGateway {
   readonly offers: OfferGateway;
   readonly reports: ReportApplier;
   readonly sweep: HeartbeatSweep;
+  /** The phones' own webhooks: their settings, their endpoints, what a call does. */
+  readonly webhooks: PhoneWebhooks;
   /** Tells a device to pull: its connections here, and (PostgreSQL) those of other processes. */
   signal(deviceId: string): void;
   /** Hears other processes' offers (api role). */
@@ -99,6 +102,7 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     logger,
   });
   const offers = new OfferGateway({ store, clock, logger, accounts, awayMs, windowMs, signal });
+  const webhooks = new PhoneWebhooks({ store, clock, logger, basePath: opts.devices.base_path, onReports: () => reports.poke() });
   const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake });
   return {
     basePath: opts.devices.base_path,
@@ -109,6 +113,7 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     offers,
     reports,
     sweep,
+    webhooks,
     signal,
     async listen() {
       // Only another process's offers: this one's are already signalled in memory.

@@ -96,7 +96,7 @@ export function parsePasswordChange(body: unknown): Parsed<PasswordChangeBody> {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /** The token of an error text kept for the record (classify.ts reads the same); never the raw text. */
-const ERROR_TOKEN = /RESULT_[A-Z_]+|TTL expired|No SIMs found|SIM \d+ not found|Delivery result/;
+export const ERROR_TOKEN = /RESULT_[A-Z_]+|TTL expired|No SIMs found|SIM \d+ not found|Delivery result/;
 
 /**
  * `PATCH /message`: `[{id, state, recipients: [{phoneNumber, state, error?}], states}]`. Herald

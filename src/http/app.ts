@@ -289,7 +289,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   if (deps.metrics) metricsRoutes(app, deps.metrics);
   await callbackRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
-  if (deps.devices) await deviceApiRoutes(app, deps.devices);
+  if (deps.devices) await deviceApiRoutes(app, deps.devices, deps.publicUrl ? deps.publicUrl.replace(/\/+$/, '') : null);
   await smsgateThirdPartyRoutes(app, deps);
   if (dashboard !== null && sessions !== null) {
     await dashboardRoutes(app, dashboard.webRoot ? { webRoot: dashboard.webRoot } : {});

@@ -139,6 +139,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'GET {devices.base_path}/user/code': { none: 'the device registration code flow (its own credentials)' },
   'PATCH {devices.base_path}/user/password': DEVICE_TOKEN,
   'GET {devices.base_path}/events': DEVICE_TOKEN,
+  'POST {devices.base_path}/webhooks/:deviceId/:token': {
+    none: 'the phone-side webhooks: a per-device unguessable path and an HMAC signature with the device key (docs/phone-gateway.md)',
+  },
 };
 
 /** The table's key of a route: its method (HEAD as GET) and pattern, the device API's base path written as a placeholder. */

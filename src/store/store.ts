@@ -25,6 +25,7 @@
  *   store.templates    message templates and their immutable versions    template-store.ts
  *   store.retention    erasing content, masking destinations, rotation   retention-store.ts
  *   store.intakeLimits request windows and velocity events (abuse limits) intake-limit-store.ts
+ *   store.inbound      incoming SMS, keyword suppressions, phones' health inbound-store.ts
  *   store.routes       route demotions and the figures they are made on  route-store.ts
  *   store.scheduling   a tenant's scheduling policy, frequency-cap sends   scheduling-store.ts
  *
@@ -52,6 +53,7 @@ import type { EventStreamStore } from './event-stream-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { TemplateStore } from './template-store.js';
 import type { IntakeLimitStore } from './intake-limit-store.js';
+import type { InboundStore } from './inbound-store.js';
 import type { SchedulingStore } from './scheduling-store.js';
 
 export * from './core-store.js';
@@ -64,6 +66,7 @@ export type * from './device-store.js';
 export type * from './push-store.js';
 export type * from './report-store.js';
 export type * from './alert-store.js';
+export type * from './inbound-store.js';
 export type * from './observability-store.js';
 export * from './session-store.js';
 export * from './audit-store.js';
@@ -101,6 +104,7 @@ export interface Store extends CoreStore {
   readonly eventStream: EventStreamStore;
   readonly templates: TemplateStore;
   readonly intakeLimits: IntakeLimitStore;
+  readonly inbound: InboundStore;
   readonly routes: RouteStore;
   readonly scheduling: SchedulingStore;
 }

@@ -1,12 +1,19 @@
 /**
  * The event types a customer endpoint can subscribe to: the outbox's `event_type` values.
  * Every applied delivery transition writes `delivery.<state>`, intake writes
- * `notification.created`, provider evidence writes `delivery.status` (downstream status).
+ * `notification.created`, provider evidence writes `delivery.status` (downstream status), an
+ * incoming SMS writes `message.received` (docs/inbound.md).
  */
 import { DELIVERY_STATES } from '../domain/index.js';
 
 /** Every event type Herald publishes, and `*` (all of them, including types added later). */
-export const WEBHOOK_EVENT_TYPES = ['*', 'notification.created', 'delivery.status', ...DELIVERY_STATES.map((s) => `delivery.${s}`)] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  '*',
+  'notification.created',
+  'delivery.status',
+  'message.received',
+  ...DELIVERY_STATES.map((s) => `delivery.${s}`),
+] as const;
 
 /** The JSON body of one webhook request (Standard Webhooks' `type` / `timestamp` / `data` shape). */
 export function webhookBody(m: {

@@ -100,8 +100,12 @@ describe.each(DRIVERS)('device API on %s', (driver) => {
     // GET /device answers without a token too: the app reads only externalIp.
     expect((await call('GET', '/device')).json).toEqual({ externalIp: '127.0.0.1' });
     expect((await call('GET', '/device', { auth })).json).toMatchObject({ externalIp: '127.0.0.1', device: { id } });
-    expect(await call('GET', '/settings', { auth })).toMatchObject({ status: 200, json: {} });
-    expect(await call('GET', '/webhooks', { auth })).toMatchObject({ status: 200, json: [] });
+    // The phone's own webhooks (test/devices/phone-webhooks.test.ts): its key, its endpoints.
+    expect(await call('GET', '/settings', { auth })).toMatchObject({ status: 200, json: { webhooks: { signing_key: expect.any(String) } } });
+    expect(await call('GET', '/webhooks', { auth })).toMatchObject({
+      status: 200,
+      json: expect.arrayContaining([expect.objectContaining({ event: 'sms:received' })]),
+    });
     expect((await call('GET', '/settings')).status).toBe(401);
     expect(await call('GET', '/nothing-here', { auth })).toMatchObject({ status: 404, json: { message: expect.any(String) } });
   });

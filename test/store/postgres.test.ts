@@ -28,6 +28,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
 import { schedulingConformance } from './scheduling-conformance.js';
 
@@ -59,6 +60,7 @@ deviceConformance('postgres', postgresFixture);
 pushConformance('postgres', postgresFixture);
 reportsConformance('postgres', postgresFixture);
 intakeLimitsConformance('postgres', postgresFixture);
+inboundConformance('postgres', postgresFixture);
 routesConformance('postgres', postgresFixture);
 schedulingConformance('postgres', postgresFixture);
 alertsConformance('postgres', postgresFixture);

@@ -30,6 +30,7 @@ import { tenantConformance } from './tenant-conformance.js';
 import { batchConformance } from './batch-conformance.js';
 import { dashboardReadsConformance } from './dashboard-reads-conformance.js';
 import { intakeLimitsConformance } from './intake-limits-conformance.js';
+import { inboundConformance } from './inbound-conformance.js';
 import { routesConformance } from './routes-conformance.js';
 import { schedulingConformance } from './scheduling-conformance.js';
 
@@ -65,6 +66,7 @@ deviceConformance('sqlite', sqliteFixture);
 pushConformance('sqlite', sqliteFixture);
 reportsConformance('sqlite', sqliteFixture);
 intakeLimitsConformance('sqlite', sqliteFixture);
+inboundConformance('sqlite', sqliteFixture);
 routesConformance('sqlite', sqliteFixture);
 schedulingConformance('sqlite', sqliteFixture);
 alertsConformance('sqlite', sqliteFixture);

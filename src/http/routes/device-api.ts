@@ -23,7 +23,7 @@ function send(reply: FastifyReply, a: MobileAnswer): FastifyReply {
 }
 
 /** Registers the device API in its own scope under the gateway's base path. */
-export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGateway): Promise<void> {
+export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGateway, origin: string | null = null): Promise<void> {
   const { service, hub } = gateway;
   await app.register(
     async (scope) => {
@@ -73,9 +73,36 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
           return send(reply, await service.report(device, request.body));
         });
       }
-      // Herald pushes no remote settings and no phone-side webhooks: the app applies `{}` and `[]` as no-ops.
-      scope.get('/settings', hidden, async (request, reply) => ((await deviceOf(request)) ? reply.send({}) : unauthorized(reply)));
-      scope.get('/webhooks', hidden, async (request, reply) => ((await deviceOf(request)) ? reply.send([]) : unauthorized(reply)));
+      // The device's signing key and ping interval, and its own webhook endpoints
+      // (docs/phone-gateway.md "Phone-side webhooks"): the app imports both over its own.
+      scope.get('/settings', hidden, async (request, reply) => {
+        const device = await deviceOf(request);
+        return device ? reply.send(await gateway.webhooks.settingsFor(device)) : unauthorized(reply);
+      });
+      scope.get('/webhooks', hidden, async (request, reply) => {
+        const device = await deviceOf(request);
+        return device ? reply.send(await gateway.webhooks.webhooksFor(device, origin ?? `${request.protocol}://${request.host}`)) : unauthorized(reply);
+      });
+      // The endpoints themselves: the signature is over the raw body, so this scope keeps it as bytes.
+      await scope.register(async (hooks) => {
+        hooks.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 256 * 1024 }, (_req, body, done) => done(null, body));
+        hooks.post<{ Params: { deviceId: string; token: string } }>('/webhooks/:deviceId/:token', hidden, async (request, reply) => {
+          const header = (name: string) => {
+            const v = request.headers[name];
+            return typeof v === 'string' ? v : undefined;
+          };
+          const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+          return send(
+            reply,
+            await gateway.webhooks.receive(
+              request.params.deviceId,
+              request.params.token,
+              { timestamp: header('x-timestamp'), signature: header('x-signature') },
+              raw,
+            ),
+          );
+        });
+      });
       scope.get('/user/code', hidden, async (request, reply) => send(reply, await service.userCode(readCredentials(request.headers.authorization))));
       scope.patch('/user/password', hidden, async (request, reply) => {
         const device = await deviceOf(request);
@@ -106,6 +133,10 @@ export async function deviceApiRoutes(app: FastifyInstance, gateway: DeviceGatew
         socket.setKeepAlive(true);
         const detach = hub.attach(device.id, { write: (chunk) => raw.write(chunk), end: () => raw.end(() => socket.destroy()) });
         raw.on('close', detach);
+        // Each connection asks the phone to fetch its settings and webhooks again: a phone that
+        // registered before Herald listed them, or lost them, gets them without a 24 h wait.
+        hub.publish(device.id, { type: 'SettingsUpdated' });
+        hub.publish(device.id, { type: 'WebhooksUpdated' });
       });
     },
     { prefix: gateway.basePath },

@@ -58,6 +58,7 @@ import { PostgresDevices } from './devices.js';
 import { PostgresEvidence } from './evidence.js';
 import { IdempotencyReservations } from './idempotency.js';
 import { PostgresIntakeLimits } from './intake-limits.js';
+import { InboundPart } from '../parts/inbound.js';
 import { PostgresLimiter } from './limiter.js';
 import { NotificationWriter } from './notifications.js';
 import { PostgresRetention } from './retention.js';
@@ -125,6 +126,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
   readonly push: PushPart;
   readonly reports: ReportsPart;
   readonly intakeLimits: PostgresIntakeLimits;
+  readonly inbound: InboundPart;
   readonly alerts: AlertsPart;
   readonly sessions: SessionsPart;
   readonly audit: AuditPart;
@@ -153,6 +155,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
     this.push = new PushPart(this.sql);
     this.reports = new ReportsPart(this.sql);
     this.intakeLimits = new PostgresIntakeLimits(this.sql);
+    this.inbound = new InboundPart(this.sql);
     this.alerts = new AlertsPart(this.sql);
     this.sessions = new SessionsPart(this.sql);
     this.audit = new AuditPart(this.sql);

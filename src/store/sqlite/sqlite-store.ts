@@ -58,6 +58,7 @@ import { SqliteDevices } from './devices.js';
 import { SqliteEvidence } from './evidence.js';
 import { takeIdempotencyKey } from './idempotency.js';
 import { SqliteIntakeLimits } from './intake-limits.js';
+import { InboundPart } from '../parts/inbound.js';
 import { SqliteLimiter } from './limiter.js';
 import { insertNotification, insertNotifications, mapCreateError } from './notifications.js';
 import { SqliteRetention } from './retention.js';
@@ -106,6 +107,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
   readonly push: PushPart;
   readonly reports: ReportsPart;
   readonly intakeLimits: SqliteIntakeLimits;
+  readonly inbound: InboundPart;
   readonly alerts: AlertsPart;
   readonly sessions: SessionsPart;
   readonly audit: AuditPart;
@@ -132,6 +134,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
     this.push = new PushPart(this.sql);
     this.reports = new ReportsPart(this.sql);
     this.intakeLimits = new SqliteIntakeLimits(this.sql);
+    this.inbound = new InboundPart(this.sql);
     this.alerts = new AlertsPart(this.sql);
     this.sessions = new SessionsPart(this.sql);
     this.audit = new AuditPart(this.sql);

@@ -37,7 +37,7 @@ GROUP BY provider_account, channel;
 
 -- name: observability_deadline_misses
 -- Deliveries that ended expired since $1 without any attempt ever accepted (the
--- deliveries_terminal_at index; the attempts primary key for the check).
+-- deliveries_terminal_recent index; the attempts primary key for the check).
 -- params: $1 since, $2 tenant_id
 SELECT d.channel, d.purpose, COUNT(*)::bigint AS n
 FROM deliveries d
@@ -93,7 +93,7 @@ WHERE a.finished_at >= $2::bigint AND a.finished_at < $3::bigint AND d.tenant_id
 GROUP BY 1, a.outcome, d.provider_account;
 
 -- name: observability_series_terminal
--- A tenant's deliveries that ended without getting through in [$2, $3), per bucket (the deliveries_terminal_at index).
+-- A tenant's deliveries that ended without getting through in [$2, $3), per bucket (the deliveries_terminal_recent index).
 -- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
 SELECT (updated_at - $2::bigint) / $4::bigint AS bucket, COUNT(*)::bigint AS n
 FROM deliveries

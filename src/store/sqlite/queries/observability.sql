@@ -37,7 +37,7 @@ GROUP BY provider_account, channel;
 
 -- name: observability_deadline_misses
 -- Deliveries that ended expired since @since without any attempt ever accepted (the
--- deliveries_terminal_at index; the attempts primary key for the check).
+-- deliveries_terminal_recent index; the attempts primary key for the check).
 -- params: @since, @tenant_id
 SELECT d.channel, d.purpose, COUNT(*) AS n
 FROM deliveries d
@@ -93,7 +93,7 @@ WHERE a.finished_at >= @from AND a.finished_at < @until AND d.tenant_id = @tenan
 GROUP BY (a.finished_at - @from) / @bucket_ms, a.outcome, d.provider_account;
 
 -- name: observability_series_terminal
--- A tenant's deliveries that ended without getting through in [@from, @until), per bucket (the deliveries_terminal_at index).
+-- A tenant's deliveries that ended without getting through in [@from, @until), per bucket (the deliveries_terminal_recent index).
 -- params: @tenant_id, @from, @until, @bucket_ms
 SELECT CAST((updated_at - @from) / @bucket_ms AS INTEGER) AS bucket, COUNT(*) AS n
 FROM deliveries

@@ -1,0 +1,210 @@
+/**
+ * The SMSGate app's own webhooks, against Herald's device API over a real socket, on both
+ * drivers: `GET /settings` hands each device its signing key and `GET /webhooks` its endpoints on
+ * a path only it knows; a call signed as the app signs (HMAC-SHA256 over body + X-Timestamp) is
+ * taken once, however often it comes; a forged, stale or replayed one is refused and changes
+ * nothing; an incoming STOP is stored sealed with its suppression and one `message.received`
+ * event; a ping is a health sample; `sms:delivered` settles an offer whose PATCH report was lost.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { signPhoneWebhook } from '../../src/domain/index.js';
+import { DRIVERS, type Harness } from '../helpers/harness.js';
+import { ACCOUNT, deliveryOf, gatewayHarness, messageIdOf, phoneFor, sendSms, until } from './gateway-harness.js';
+
+const UA = { 'user-agent': 'me.capcom.smsgateway/1.40.0' };
+
+describe.each(DRIVERS)('phone-side webhooks on %s', (driver) => {
+  let h: Harness;
+  let base: string;
+  beforeEach(async () => {
+    h = await gatewayHarness(driver);
+    base = `${h.apiUrl}/mobile/v1`;
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const get = async (path: string, token: string) => {
+    const res = await fetch(`${base}${path}`, { headers: { ...UA, authorization: `Bearer ${token}` } });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  /** A device registered with the private token, with its key and endpoint as the app would fetch them. */
+  const device = async () => {
+    const sim = phoneFor(h);
+    const reg = await sim.register();
+    const settings = await get('/settings', reg.token);
+    const hooks = await get('/webhooks', reg.token);
+    // The endpoints are on the configured public_url (the harness's is not where it listens): post to their path here.
+    const url = `${h.apiUrl}${new URL(hooks.json[0].url as string).pathname}`;
+    return { sim, reg, key: settings.json.webhooks.signing_key as string, url, hooks: hooks.json };
+  };
+  /** Posts an event as the app does: its JSON, X-Timestamp in seconds, X-Signature over both. */
+  const post = async (url: string, key: string, body: unknown, opts: { at?: number; signature?: string } = {}) => {
+    const text = JSON.stringify(body);
+    const timestamp = String(Math.floor((opts.at ?? h.clock.now()) / 1000));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...UA, 'content-type': 'application/json', 'x-timestamp': timestamp, 'x-signature': opts.signature ?? signPhoneWebhook(key, text, timestamp) },
+      body: text,
+    });
+    return { status: res.status, json: (await res.json().catch(() => null)) as any };
+  };
+  const received = (deviceId: string, id: string, messageId: string, text: string) => ({
+    id,
+    webhookId: 'herald-sms-received',
+    event: 'sms:received',
+    deviceId,
+    payload: {
+      messageId,
+      sender: '+14155550123',
+      recipient: null,
+      simNumber: 1,
+      phoneNumber: '+14155550123',
+      message: text,
+      receivedAt: new Date(h.clock.now()).toISOString(),
+    },
+  });
+
+  it('hands each device its own signing key, ping interval and endpoints on an unguessable path', async () => {
+    const a = await device();
+    const b = await device();
+    expect((await get('/settings', a.reg.token)).json).toEqual({
+      webhooks: { signing_key: expect.stringMatching(/^[\w-]{32}$/) },
+      ping: { interval_seconds: 300 },
+    });
+    expect(a.key).not.toBe(b.key);
+    expect(a.hooks.map((w: any) => w.event).sort()).toEqual([
+      'mms:received',
+      'sms:data-received',
+      'sms:delivered',
+      'sms:failed',
+      'sms:received',
+      'sms:sent',
+      'system:ping',
+    ]);
+    for (const w of a.hooks) expect(w).toEqual({ id: expect.stringMatching(/^herald-/), url: a.hooks[0].url, event: w.event });
+    expect(a.hooks[0].url).toMatch(new RegExp(`^http://127.0.0.1:8080/mobile/v1/webhooks/${a.reg.id}/[\\w-]{32}$`));
+    expect(a.url.split('/').pop()).not.toBe(b.url.split('/').pop());
+    expect((await fetch(`${base}/settings`)).status).toBe(401);
+  });
+
+  it('stores an incoming STOP once, sealed, suppressed, forwarded once, whatever the app repeats', async () => {
+    const { reg, key, url } = await device();
+    const stop = received(reg.id, 'evt-1', 'sms-1', ' Stop ');
+    expect(await post(url, key, stop)).toMatchObject({ status: 200 });
+    // The app's retry (same event, signed again later) and its known duplicate (a new event id).
+    h.clock.advance(10_000);
+    expect((await post(url, key, stop)).status).toBe(200);
+    expect((await post(url, key, { ...stop, id: 'evt-2' })).status).toBe(200);
+    const rows = await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      source: 'phone',
+      deviceId: reg.id,
+      providerAccount: ACCOUNT,
+      sender: '+14155550123',
+      content: ' Stop ',
+      keyword: 'stop',
+      simNumber: 1,
+    });
+    expect(rows[0]!.senderHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await h.store.inbound.keywordSuppressionsOf('default', ['+14155550123'])).toEqual([
+      expect.objectContaining({ keyword: 'stop', inboundId: rows[0]!.id, providerAccount: ACCOUNT }),
+    ]);
+    const events = (await h.store.eventStream.readOutbox('default', 0, 100)).filter((e) => e.type === 'message.received');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.payload).toMatchObject({ id: rows[0]!.id, from: '+14155550123', text: ' Stop ', keyword: 'stop', device_id: reg.id });
+
+    // START lifts it.
+    expect((await post(url, key, received(reg.id, 'evt-3', 'sms-2', 'start'))).status).toBe(200);
+    expect(await h.store.inbound.keywordSuppressionsOf('default', ['+14155550123'])).toEqual([]);
+  });
+
+  it('refuses a forged, stale, replayed or misaddressed call and changes nothing', async () => {
+    const { reg, key, url } = await device();
+    const other = await device();
+    const body = received(reg.id, 'evt-f', 'sms-f', 'STOP');
+    expect((await post(url, 'not-the-key', body)).status).toBe(401);
+    expect((await post(url, other.key, body)).status).toBe(401);
+    expect((await post(url, key, body, { at: h.clock.now() - 301_000 })).status).toBe(401);
+    // A captured call replayed after the window: its timestamp is signed, so it cannot be refreshed.
+    const text = JSON.stringify(body);
+    const ts = String(Math.floor(h.clock.now() / 1000));
+    const signature = signPhoneWebhook(key, text, ts);
+    h.clock.advance(400_000);
+    const replay = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-timestamp': ts, 'x-signature': signature },
+      body: text,
+    });
+    expect(replay.status).toBe(401);
+    const fresh = String(Math.floor(h.clock.now() / 1000));
+    const refreshed = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-timestamp': fresh, 'x-signature': signature },
+      body: text,
+    });
+    expect(refreshed.status).toBe(401);
+    // Another device's path, or a guessed token.
+    expect((await post(other.url, key, body)).status).toBe(401);
+    expect((await post(url.replace(/[\w-]{32}$/, 'x'.repeat(32)), key, body)).status).toBe(404);
+    // Signed right, but for another device.
+    expect((await post(other.url, other.key, body)).status).toBe(400);
+    expect(await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 })).toEqual([]);
+    expect(await h.store.inbound.keywordSuppressionsOf('default', ['+14155550123'])).toEqual([]);
+  });
+
+  it('keeps a ping as a health sample, once', async () => {
+    const { reg, key, url } = await device();
+    const ping = {
+      id: 'ping-1',
+      webhookId: 'herald-system-ping',
+      event: 'system:ping',
+      deviceId: reg.id,
+      payload: {
+        health: {
+          status: 'warn',
+          version: '1.40.0',
+          releaseId: 140,
+          checks: {
+            'battery:level': { status: 'warn', observedValue: 12, observedUnit: 'percent', description: '' },
+            'battery:charging': { status: 'pass', observedValue: 0, observedUnit: 'flags', description: '' },
+            'connection:status': { status: 'pass', observedValue: 1, observedUnit: 'boolean', description: '' },
+          },
+        },
+      },
+    };
+    expect((await post(url, key, ping)).status).toBe(200);
+    h.clock.advance(1_000);
+    expect((await post(url, key, ping)).status).toBe(200);
+    const history = await h.store.inbound.healthHistory(reg.id, 0);
+    expect(history).toEqual([expect.objectContaining({ batteryPercent: 12, charging: false, internet: true, appVersion: '1.40.0' })]);
+  });
+
+  it('settles an offer by sms:sent and sms:delivered when its PATCH report was lost', async () => {
+    const { sim, reg, key, url } = await device();
+    sim.script({ kind: 'lose_reports' });
+    await sim.start();
+    const id = await sendSms(h);
+    await h.worker.runOnce(ACCOUNT);
+    const messageId = await messageIdOf(h, id);
+    await until(sim, () => expect(sim.message(messageId)?.state).toBe('Delivered'));
+    const state = (event: string, eventId: string, extra: Record<string, unknown>) => ({
+      id: eventId,
+      webhookId: `herald-${event}`,
+      event,
+      deviceId: reg.id,
+      payload: { messageId, sender: null, recipient: '+14155550123', simNumber: 1, phoneNumber: '+14155550123', ...extra },
+    });
+    expect((await post(url, key, state('sms:sent', 's-1', { partsCount: 1, sentAt: new Date(h.clock.now()).toISOString() }))).status).toBe(200);
+    expect((await post(url, key, state('sms:delivered', 's-2', { deliveredAt: new Date(h.clock.now()).toISOString() }))).status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        await h.devices!.reports.runOnce();
+        expect(await deliveryOf(h, id)).toMatchObject({ state: 'accepted', downstream_status: 'delivered', provider_message_id: messageId });
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    await sim.close();
+  });
+});
