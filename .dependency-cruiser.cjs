@@ -41,6 +41,7 @@ const ALLOWED = {
     'intake',
     'metrics',
     'observability',
+    'periodic',
     'preferences',
     'providers',
     'store',

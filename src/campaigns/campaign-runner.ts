@@ -20,6 +20,7 @@ import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import { HeraldError } from '../errors.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -59,7 +60,7 @@ export interface CampaignPass {
   finished: number;
 }
 
-export class CampaignRunner {
+export class CampaignRunner implements PeriodicService {
   private readonly batchSize: number;
   private readonly lookaheadSeconds: number;
   private readonly loop: PeriodicRunner;

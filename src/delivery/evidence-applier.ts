@@ -14,6 +14,7 @@ import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../doma
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 
 export interface EvidenceApplierOptions {
   store: Store;
@@ -42,7 +43,7 @@ export interface EvidencePass {
 
 const HOUR = 3_600_000;
 
-export class EvidenceApplier {
+export class EvidenceApplier implements PeriodicService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
   private lastPrune = -Infinity;

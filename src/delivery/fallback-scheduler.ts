@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import { decideFallback } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 
@@ -29,7 +30,7 @@ export interface FallbackPass {
   expired: number;
 }
 
-export class FallbackScheduler {
+export class FallbackScheduler implements PeriodicService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
 
@@ -71,6 +72,11 @@ export class FallbackScheduler {
 
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {

@@ -24,6 +24,7 @@ import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../pr
 import type { LookupRecord, UnknownDelivery } from '../store/evidence-store.js';
 import type { AttemptResolution, Store } from '../store/store.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 
 export interface ReconcilerOptions {
   store: Store;
@@ -55,7 +56,7 @@ const LOOKUP_RETRY_MS = 15_000;
 /** Look-ups in flight at once per pass: well under a provider's request budget. */
 const LOOKUP_CONCURRENCY = 8;
 
-export class Reconciler {
+export class Reconciler implements PeriodicService {
   private readonly loop: PeriodicRunner;
   private readonly accounts: Map<string, ProviderAccountConfig>;
   private readonly random: Random;
@@ -219,6 +220,11 @@ export class Reconciler {
 
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {

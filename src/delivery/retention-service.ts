@@ -12,6 +12,7 @@ import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY, PURPOSES, type Purpose } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { ErasedContent, ErasureCause, ErasureKind, RecipientErasure, Store, TransitionWrite } from '../store/store.js';
 
 const DAY_MS = 86_400_000;
@@ -49,7 +50,7 @@ export interface RecipientErasureResult extends RecipientErasure {
   deliveriesCancelled: number;
 }
 
-export class RetentionService {
+export class RetentionService implements PeriodicService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
   private secret: string | null = null;
@@ -63,6 +64,11 @@ export class RetentionService {
 
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {

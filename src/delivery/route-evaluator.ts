@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import { HEALTH_WINDOW_MS, evaluateRoute, type AccountFigures, type DemotionPolicy, type Route, type RouteChange } from '../domain/index.js';
 import type { RouteChangeRecord, Store } from '../store/store.js';
 
@@ -29,7 +30,7 @@ export function routeKeyOf(r: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): 
   return `${r.tenantId}/${r.channel}/${r.purpose}`;
 }
 
-export class RouteEvaluator {
+export class RouteEvaluator implements PeriodicService {
   private readonly loop: PeriodicRunner;
   /** Per route key, its demoted accounts as last read. */
   private demoted = new Map<string, Set<string>>();
@@ -99,6 +100,11 @@ export class RouteEvaluator {
 
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   stop(): Promise<void> {

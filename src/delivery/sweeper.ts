@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';
@@ -28,7 +29,7 @@ export interface SweepResult {
   idempotencyKeysPruned: number;
 }
 
-export class Sweeper {
+export class Sweeper implements PeriodicService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
 
@@ -98,6 +99,11 @@ export class Sweeper {
 
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {

@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { DeviceRecord, Store, SweepCause, SweepRecord, SweepWrite } from '../store/store.js';
 
 export interface HeartbeatSweepOptions {
@@ -40,7 +41,7 @@ export interface HeartbeatPass {
   sweeps: SweepRecord[];
 }
 
-export class HeartbeatSweep {
+export class HeartbeatSweep implements PeriodicService {
   private readonly loop: PeriodicRunner;
   private readonly batchSize: number;
 

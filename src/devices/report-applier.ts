@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, ladderFor, mergeDownstream, reportMeaning, type DownstreamStatus, type Random, type Transition } from '../domain/index.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import { classifyPhoneFailure } from '../providers/android-gateway/classify.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { ReportWrite, Store, UnappliedReport } from '../store/store.js';
@@ -93,7 +94,7 @@ export function planReport(r: UnappliedReport, now: number, account: ProviderAcc
   };
 }
 
-export class ReportApplier {
+export class ReportApplier implements PeriodicService {
   private readonly loop: PeriodicRunner;
   private readonly accounts: Map<string, ProviderAccountConfig>;
   private readonly random: Random;

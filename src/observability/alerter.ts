@@ -14,6 +14,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { accountSubject, evaluateAlerts, unannounce, type AlertPolicy, type AlertRulesConfig, type AlertSignals } from '../domain/index.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { Store } from '../store/store.js';
 import { newAlertMessageId, sendToTargets, type AlertMessage, type AlertTarget, type AlertTargetResult } from './alert-delivery.js';
 
@@ -45,7 +46,7 @@ export interface AlerterPass {
 }
 
 /** The periodic evaluation and the test message; `runOnce()` for tests, `start`/`stop` for the worker. */
-export class Alerter {
+export class Alerter implements PeriodicService {
   private readonly runner: PeriodicRunner;
   private readonly sent: Counter<'rule' | 'kind'> | null;
   private lastPruneAt: number | null = null;
@@ -67,6 +68,11 @@ export class Alerter {
 
   start(): void {
     this.runner.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.runner.poke();
   }
 
   async stop(): Promise<void> {

@@ -28,6 +28,7 @@ import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
 import { SystemMetrics } from '../observability/system-metrics.js';
 import type { Alerter } from '../observability/alerter.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
 import type { CallbackVerifier } from '../providers/provider.js';
@@ -395,6 +396,16 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     alerting = createAlerter({ config, accounts: config.provider_accounts, adapters, store, clock, logger, registry: metrics.metrics.registry });
   }
 
+  /**
+   * The worker role's background services, in start order: the worker first, then the periodic
+   * services (each a PeriodicService). Started in this order, stopped in reverse, so the worker's
+   * calls in flight finish and are written while everything it may need still runs.
+   */
+  const services = (): Array<Pick<PeriodicService, 'start' | 'stop'>> =>
+    [worker, sweeper, routeEvaluator, retention, fallbacks, reconciler, evidence, campaigns, webhooks?.relay, webhooks?.sender, alerting?.alerter].filter(
+      (s): s is NonNullable<typeof s> => s !== null && s !== undefined,
+    );
+
   return {
     store,
     app,
@@ -422,17 +433,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
             return null;
           });
       }
-      worker?.start();
-      sweeper?.start();
-      routeEvaluator?.start();
-      retention?.start();
-      fallbacks?.start();
-      reconciler?.start();
-      evidence?.start();
-      campaigns?.start();
-      webhooks?.relay.start();
-      webhooks?.sender.start();
-      alerting?.alerter.start();
+      for (const s of services()) s.start();
       if (worker) devices?.startLoops();
       if (metricsApp) {
         const url = await metricsApp.listen({ host: config.host, port: opts.metricsPort ?? 0 });
@@ -453,17 +454,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       await fastPath?.drain();
       await metricsApp?.close();
       await unlisten?.();
-      await worker?.stop();
-      await sweeper?.stop();
-      await routeEvaluator?.stop();
-      await retention?.stop();
-      await fallbacks?.stop();
-      await reconciler?.stop();
-      await evidence?.stop();
-      await campaigns?.stop();
-      await webhooks?.relay.stop();
-      await webhooks?.sender.stop();
-      await alerting?.alerter.stop();
+      for (const s of services().reverse()) await s.stop();
       alerting?.close();
       await devices?.close();
       await Promise.allSettled([...adapters.values()].map((a) => a.close()));

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { Store } from '../store/store.js';
 
 export interface WebhookRelayOptions {
@@ -31,7 +32,7 @@ export interface RelayPass {
 }
 
 /** The outbox relay service; see the file comment. */
-export class WebhookRelay {
+export class WebhookRelay implements PeriodicService {
   private readonly batchSize: number;
   private readonly loop: PeriodicRunner;
 
@@ -63,6 +64,11 @@ export class WebhookRelay {
   /** Starts the loop (first pass after one interval). */
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   /** Stops the loop and waits for a pass in progress. */

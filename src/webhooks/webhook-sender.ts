@@ -19,6 +19,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { PeriodicRunner } from '../periodic/periodic-runner.js';
+import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { Random } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 import type { WebhookAttemptRecord, WebhookEndpointOutcome, WebhookMessage, WebhookTarget } from '../store/webhook-store.js';
@@ -63,7 +64,7 @@ export interface SendPass {
 }
 
 /** The webhook sender service; see the file comment. */
-export class WebhookSender {
+export class WebhookSender implements PeriodicService {
   private readonly owner: string;
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -183,6 +184,11 @@ export class WebhookSender {
   /** Starts the loop (first pass after one interval). */
   start(): void {
     this.loop.start();
+  }
+
+  /** Asks for a pass now (PeriodicRunner.poke). */
+  poke(): void {
+    this.loop.poke();
   }
 
   /** Stops the loop, waits for a pass in progress, and closes idle connections. */
