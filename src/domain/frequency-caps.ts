@@ -43,42 +43,46 @@ export function longestPeriodMs(caps: readonly FrequencyCap[]): number {
   return caps.reduce((m, c) => Math.max(m, c.periodMs), 0);
 }
 
-/** How many of `sentAt` fall in the rolling window `(at − periodMs, at]`. */
-function countIn(sentAt: readonly number[], at: number, periodMs: number): number {
-  let n = 0;
-  for (const t of sentAt) if (t > at - periodMs && t <= at) n++;
-  return n;
+/**
+ * The most of `sentAt` that one rolling window of `periodMs` holds together with an instant
+ * `at`: windows `[s, s + periodMs)` with `s` in `(at − periodMs, at]`. With every send at or
+ * before `at` this is the count in `(at − periodMs, at]`. A send recorded after `at` counts too:
+ * workers' clocks differ by a little, and one whose clock is behind must not take a slot that a
+ * send stamped a few milliseconds "later" by another worker has already taken.
+ */
+function mostWith(sentAt: readonly number[], at: number, periodMs: number): number {
+  const near = sentAt.filter((t) => t > at - periodMs && t < at + periodMs);
+  // Counts change only where a later send enters: the fullest window starts just after the
+  // period before `at`, or where one of the sends after `at` comes in (whole milliseconds).
+  const starts = [at - periodMs + 1, ...near.filter((t) => t > at).map((t) => t - periodMs + 1)];
+  let most = 0;
+  for (const s of starts) {
+    let n = 0;
+    for (const t of near) if (t >= s && t < s + periodMs) n++;
+    most = Math.max(most, n);
+  }
+  return most;
 }
 
 /**
  * The earliest instant at or after `now` at which one more send keeps every cap, given the
- * times of the sends already counted (any order, none after `now`). `now` itself when the caps
- * allow it. A cap with `max` < 1 never allows a send (infinity).
+ * times of the sends already counted (any order; a few may be after `now`, stamped by a worker
+ * whose clock is ahead). `now` itself when the caps allow it. A cap with `max` < 1 never allows
+ * a send (infinity).
  */
 export function capAllowsAt(sentAt: readonly number[], caps: readonly FrequencyCap[], now: number): number {
   if (caps.some((c) => c.max < 1)) return Number.POSITIVE_INFINITY;
-  const sorted = [...sentAt].sort((a, b) => a - b);
-  let at = now;
-  // Each pass moves `at` to where one binding cap frees a slot; a later cap may then bind, so
-  // repeat until none does. `at` only grows and each move passes a send, so this ends.
-  for (;;) {
-    let next = at;
-    for (const c of caps) {
-      const inWindow = sorted.filter((t) => t > at - c.periodMs && t <= at);
-      if (inWindow.length >= c.max) {
-        // The window must lose `len − max + 1` sends: the oldest ones leave first.
-        const leaving = inWindow[inWindow.length - c.max] as number;
-        next = Math.max(next, leaving + c.periodMs);
-      }
-    }
-    if (next === at) return at;
-    at = next;
-  }
+  // Whether a send at an instant is allowed changes only when a counted send leaves the windows
+  // around it (its time + the period): the earliest allowed instant is `now` or one of those.
+  const candidates = [now, ...caps.flatMap((c) => sentAt.map((t) => t + c.periodMs)).filter((at) => at > now)].sort((a, b) => a - b);
+  for (const at of candidates) if (capAllows(sentAt, caps, at)) return at;
+  // Unreachable: after the last send's longest period every window around it is empty.
+  return Number.POSITIVE_INFINITY;
 }
 
 /** True when one more send at `at` keeps every cap. */
 export function capAllows(sentAt: readonly number[], caps: readonly FrequencyCap[], at: number): boolean {
-  return caps.every((c) => c.max >= 1 && countIn(sentAt, at, c.periodMs) < c.max);
+  return caps.every((c) => c.max >= 1 && mostWith(sentAt, at, c.periodMs) < c.max);
 }
 
 /** What the frequency-cap check decides for one delivery at send time. */

@@ -35,6 +35,15 @@ describe('the default marketing caps', () => {
     expect(longestPeriodMs(MARKETING.caps)).toBe(7 * DAY);
   });
 
+  it('counts a send another worker stamped a little later: a worker whose clock is behind takes no extra slot', () => {
+    // Two sends at T0 + 5 ms and T0 + 7 ms, taken by workers whose clocks are ahead of this one's T0 + 1 ms.
+    const sent = [T0 + 5, T0 + 7];
+    expect(capAllows(sent, MARKETING.caps, T0 + 1)).toBe(false);
+    expect(capAllowsAt(sent, MARKETING.caps, T0 + 1)).toBe(T0 + 5 + DAY);
+    // Only the windows around the instant count: a send a day and more ahead leaves room.
+    expect(capAllows([T0 + DAY], MARKETING.caps, T0)).toBe(true);
+  });
+
   it('a cap of zero never allows a send', () => {
     expect(capAllowsAt([], [{ max: 0, periodMs: DAY }], T0)).toBe(Number.POSITIVE_INFINITY);
   });
