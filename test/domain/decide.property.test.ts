@@ -336,6 +336,16 @@ const EXAMPLES: Scenario[] = [
       at({ type: 'outcome', outcome: { kind: 'accepted', providerMessageId: 'pm_1' } }),
     ],
   },
+  // ... -> unknown -> retryable: a phone's definite "failed before sending" for an ambiguous offer.
+  // Written out because the random mix reaches this row only now and then (CI missed it once).
+  {
+    start: 1_700_000_000_000,
+    initial: null,
+    ttlMs: 3_600_000,
+    policy: EXAMPLE_POLICY,
+    seed: 5,
+    steps: [at({ type: 'claim' }), at({ type: 'lease_expired' }), at({ type: 'not_sent', permanent: false, retryAfterMs: null })],
+  },
   // Two attempts of two: retryable, then exhausted; a claim on the terminal delivery is refused.
   {
     start: 1_700_000_000_000,
