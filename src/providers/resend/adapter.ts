@@ -12,8 +12,7 @@ import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { resolveCallbackSecrets } from '../callback-secrets.js';
 import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterCapabilities, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildResendEmail } from './build-request.js';
 import { createResendCallbackVerifier } from './callbacks.js';
@@ -47,27 +46,26 @@ export function createResendAdapter(account: ProviderAccountConfig): ProviderAda
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} sends email, not ${request.channel}`);
     }
-    try {
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          authorization: `Bearer ${settings.apiKey}`,
-          'idempotency-key': request.idempotencyKey,
-          'user-agent': 'herald-resend-adapter',
+    return unknownOnThrow(async () => {
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            'content-type': 'application/json',
+            authorization: `Bearer ${settings.apiKey}`,
+            'idempotency-key': request.idempotencyKey,
+            'user-agent': 'herald-resend-adapter',
+          },
+          body: buildResendEmail(request, settings),
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: buildResendEmail(request, settings),
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyResendResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyResendResponse,
+      );
+    });
   };
 
   const secrets = resolveCallbackSecrets(account);

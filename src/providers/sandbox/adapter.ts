@@ -12,8 +12,9 @@ import type { SubmitOutcome } from '../../domain/index.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWireRequest } from './build-request.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
-import { classifyResponse, classifyTransportFailure } from './classify.js';
-import { exchangeOnce, postOnce } from '../outbound-http/exchange.js';
+import { classifyResponse } from './classify.js';
+import { exchangeOnce } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import { classifyLookup, LOOKUP_PATH } from './lookup.js';
 import { describeUnexpected } from '../outbound-http/transport-failure.js';
 
@@ -57,7 +58,7 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
     }
-    try {
+    return unknownOnThrow(async () => {
       const wire = buildWireRequest(request.channel, request);
       const url = new URL(base.origin);
       url.pathname = basePath + wire.path;
@@ -70,20 +71,19 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
       const apiKey = resolveApiKey(account);
       if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
 
-      const result = await postOnce({
-        url,
-        headers,
-        body: wire.body,
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+      return postAndClassify(
+        {
+          url,
+          headers,
+          body: wire.body,
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
+        },
+        classifyResponse,
+      );
+    });
   };
 
   const lookup = async (request: LookupRequest, signal?: AbortSignal): Promise<LookupResult> => {

@@ -8,8 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTelnyxMessage, MESSAGES_PATH, telnyxIdempotencyKey } from './build-request.js';
@@ -47,28 +46,28 @@ export function createTelnyxAdapter(account: ProviderAccountConfig, context: Ada
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
-    try {
+    return unknownOnThrow(async () => {
       const url = new URL(base.origin);
       url.pathname = basePath + MESSAGES_PATH;
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          authorization: `Bearer ${settings.apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': telnyxIdempotencyKey(request.idempotencyKey),
-          'user-agent': 'herald-telnyx-adapter',
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            authorization: `Bearer ${settings.apiKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': telnyxIdempotencyKey(request.idempotencyKey),
+            'user-agent': 'herald-telnyx-adapter',
+          },
+          body: buildTelnyxMessage({ settings, request, webhookUrl }),
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: buildTelnyxMessage({ settings, request, webhookUrl }),
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyTelnyxResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyTelnyxResponse,
+      );
+    });
   };
 
   return {

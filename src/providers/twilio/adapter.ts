@@ -8,8 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';
@@ -57,7 +56,7 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
-    try {
+    return unknownOnThrow(async () => {
       const validityPeriod = validityPeriodSeconds(request.expiresAt, Date.now(), account.timeout_ms);
       if (validityPeriod === null) {
         // Twilio's shortest ValidityPeriod (1 s) could still outlive the message: send nothing.
@@ -76,25 +75,24 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
       });
       const url = new URL(base.origin);
       url.pathname = basePath + message.path;
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          authorization,
-          'content-type': 'application/x-www-form-urlencoded',
-          'user-agent': 'herald-twilio-adapter',
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            authorization,
+            'content-type': 'application/x-www-form-urlencoded',
+            'user-agent': 'herald-twilio-adapter',
+          },
+          body: message.body,
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: message.body,
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyTwilioResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyTwilioResponse,
+      );
+    });
   };
 
   return {
