@@ -5,11 +5,9 @@
  * is searched for by its metadata (lookup.ts) before the reconciler lets anything resend. With
  * webhook credentials configured it also authenticates Postmark's webhooks.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
-import { exchangeOnce } from '../outbound-http/exchange.js';
+import { exchangeOnce, keepAliveAgent } from '../outbound-http/exchange.js';
 import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import { describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
@@ -36,8 +34,7 @@ export function postmarkBase(account: ProviderAccountConfig): URL {
 export function createPostmarkAdapter(account: ProviderAccountConfig): ProviderAdapter {
   const settings = readPostmarkSettings(account);
   const base = postmarkBase(account);
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const headers = {
     accept: 'application/json',
     'x-postmark-server-token': settings.serverToken,

@@ -7,11 +7,10 @@
  * the original answer (the kind's default policy, `resend_same_key`). With callback secrets it
  * also verifies Resend's (Svix-signed) webhooks.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { resolveCallbackSecrets } from '../callback-secrets.js';
 import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { keepAliveAgent } from '../outbound-http/exchange.js';
 import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterCapabilities, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildResendEmail } from './build-request.js';
@@ -37,8 +36,7 @@ export function resendBase(account: ProviderAccountConfig): URL {
 export function createResendAdapter(account: ProviderAccountConfig): ProviderAdapter {
   const settings = readResendSettings(account);
   const base = resendBase(account);
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const url = endpointUrl(base, '/emails');
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {

@@ -5,9 +5,9 @@
  * reference, so an `unknown` is settled by evidence: the StatusCallback URL carries the
  * delivery's key as `ref`, signed by Twilio with the rest of the URL (docs/providers/twilio.md).
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
+import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { keepAliveAgent } from '../outbound-http/exchange.js';
 import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
@@ -44,11 +44,8 @@ export function twilioCallbackVerifier(account: ProviderAccountConfig, settings:
  */
 export function createTwilioAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter {
   const settings = readTwilioSettings(account);
-  const base = new URL(account.base_url ?? TWILIO_API_URL);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const base = parseBaseUrl(account.id, account.base_url ?? TWILIO_API_URL);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const authorization = `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString('base64')}`;
   const callbacks = twilioCallbackVerifier(account, settings);
   // A StatusCallback only where Herald can verify what comes back: an unverifiable callback would be refused anyway.
@@ -73,8 +70,7 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
         validityPeriod,
         statusCallback: callbackUrl === null ? null : statusCallbackUrl(callbackUrl, request.idempotencyKey),
       });
-      const url = new URL(base.origin);
-      url.pathname = basePath + message.path;
+      const url = endpointUrl(base, message.path);
       return postAndClassify(
         {
           url,
