@@ -20,7 +20,8 @@ import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { DeliveryView, NotificationView, Store } from '../../store/store.js';
-import { bearerKey, checkScope, liveApiKey } from '../auth.js';
+import { bearerKey, checkScope } from '../auth.js';
+import type { LiveKeys } from '../live-keys.js';
 
 /** Where the compatible API lives; SMSGate's cloud serves it at https://api.sms-gate.app/3rdparty/v1. */
 export const THIRD_PARTY_PREFIX = '/3rdparty/v1';
@@ -100,6 +101,7 @@ export interface ThirdPartyDeps {
   intake: IntakeService;
   accounts?: readonly ProviderAccountConfig[];
   clock: Clock;
+  liveKeys: LiveKeys;
 }
 
 /** Registers the SMSGate-compatible API in its own scope, behind Basic credentials that carry a Herald API key. */
@@ -116,7 +118,7 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         const password = decoded.slice(decoded.indexOf(':') + 1);
         // Any key a Bearer header may carry (bearerKey's characters and length), looked up by its hash.
         const key = m && decoded.includes(':') ? bearerKey(`Bearer ${password}`) : null;
-        const found = key !== null ? await liveApiKey(deps.store, key, clock.now()) : null;
+        const found = key !== null ? await deps.liveKeys.find(key, clock.now()) : null;
         if (!found) {
           void reply.header('www-authenticate', 'Basic realm="herald"');
           return fail(reply, 401, 'Unauthorized: use HTTP Basic with any login and a Herald API key as the password');
