@@ -58,7 +58,7 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
         purpose: r.purpose as Purpose,
         channel: r.channel as Channel,
         suppression: (r.suppression ?? null) as SuppressionCause | null,
-        timeZone: r.time_zone === null || r.time_zone === undefined ? null : String(r.time_zone),
+        timeZone: typeof r.time_zone === 'string' ? r.time_zone : null,
         optOuts: [],
       };
       byId.set(id, d);
