@@ -104,13 +104,22 @@ export class SendTimeChecks {
       this.opts.logger.error({ err, deliveries: go.length }, 'unsubscribe headers could not be built; those deliveries are not sent, they retry');
       return {
         send: [],
-        stopped: [...this.stoppedOf(claimed, verdicts, deadTargets, ctx), ...[...go, ...failed].map((c) => this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' }))],
+        stopped: [
+          ...this.stoppedOf(claimed, verdicts, deadTargets, ctx),
+          ...[...go, ...failed].map((c) => this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' })),
+        ],
         held,
       };
     }
     const stopped = [
       ...this.stoppedOf(claimed, verdicts, deadTargets, ctx),
-      ...failed.map((c) => this.notSent(c, ctx, { kind: 'outcome', code: 'scheduling_check_failed', message: 'not sent: the quiet-hours or frequency-cap check could not be made' })),
+      ...failed.map((c) =>
+        this.notSent(c, ctx, {
+          kind: 'outcome',
+          code: 'scheduling_check_failed',
+          message: 'not sent: the quiet-hours or frequency-cap check could not be made',
+        }),
+      ),
     ];
     return { send, stopped, held };
   }
@@ -164,7 +173,15 @@ export class SendTimeChecks {
           go.push(c);
           continue;
         }
-        const take = { tenantId: c.tenantId, recipientId: check.recipientId, channel: c.channel, purpose: c.purpose, deliveryId: c.deliveryId, caps: caps.caps, now };
+        const take = {
+          tenantId: c.tenantId,
+          recipientId: check.recipientId,
+          channel: c.channel,
+          purpose: c.purpose,
+          deliveryId: c.deliveryId,
+          caps: caps.caps,
+          now,
+        };
         capped.push({ c, caps, take });
       } catch (err) {
         this.opts.logger.error({ err, deliveryId: c.deliveryId }, 'send-time quiet-hours check failed; the delivery is not sent, it retries');

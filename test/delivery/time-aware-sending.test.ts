@@ -100,11 +100,7 @@ describe.each(DRIVERS)('time-aware sending at send time on %s', (driver) => {
   for (const action of ['defer', 'suppress'] as const) {
     it(`the third marketing message of the day to one person is ${action === 'defer' ? 'deferred' : 'suppressed'} across two workers`, async () => {
       h = await createHarness({ driver });
-      await h.store.scheduling.putPolicy(
-        h.tenantId,
-        { frequency_caps: { marketing: { caps: [{ max: 2, period_seconds: 86_400 }], action } } },
-        h.clock.now(),
-      );
+      await h.store.scheduling.putPolicy(h.tenantId, { frequency_caps: { marketing: { caps: [{ max: 2, period_seconds: 86_400 }], action } } }, h.clock.now());
       const ids: string[] = [];
       for (const n of [1, 2, 3]) ids.push((await h.send(marketing({ content: { text: `Offer ${n}` } }))).json.deliveries[0].id as string);
       // A second process on its own connection; each worker claims one delivery at a time, so they interleave.
