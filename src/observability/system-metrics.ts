@@ -228,7 +228,10 @@ export class SystemMetrics {
     /** Configured accounts first (zeros), then any other account the store has rows for. */
     const perAccount = (state: SystemState) => {
       const rows = new Map(
-        accounts.map((a) => [a.id, { providerAccount: a.id, failuresLast15m: 0, refusedAttemptsLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null as number | null }]),
+        accounts.map((a) => [
+          a.id,
+          { providerAccount: a.id, failuresLast15m: 0, refusedAttemptsLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null as number | null },
+        ]),
       );
       for (const r of state.providerAccounts) rows.set(r.providerAccount, r);
       return [...rows.values()];

@@ -238,7 +238,15 @@ export function foldCampaignGroups(
 
 /** Every bucket of a series query, zeros. */
 export function emptyBuckets(q: StatsSeriesQuery): StatsBucket[] {
-  return Array.from({ length: q.buckets }, (_, i) => ({ t: q.from + i * q.bucketMs, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {}, refusedAttempts: 0 }));
+  return Array.from({ length: q.buckets }, (_, i) => ({
+    t: q.from + i * q.bucketMs,
+    accepted: 0,
+    confirmed: 0,
+    failed: 0,
+    unknown: 0,
+    failedByAccount: {},
+    refusedAttempts: 0,
+  }));
 }
 
 /** Adds the series reads (rows with a bucket index) into `buckets` (shared by both drivers). */

@@ -48,7 +48,15 @@ describe.each(DRIVERS)('GET /v1/stats on %s', (driver) => {
     expect(s.series.bucket_seconds).toBe(60);
     expect(s.series.points).toHaveLength(60);
     const minute = Math.floor(h.clock.now() / MINUTE) * MINUTE;
-    expect(s.series.points.at(-1)).toEqual({ t: new Date(minute).toISOString(), accepted: 0, confirmed: 0, failed: 0, unknown: 0, failed_by_account: {} });
+    expect(s.series.points.at(-1)).toEqual({
+      t: new Date(minute).toISOString(),
+      accepted: 0,
+      confirmed: 0,
+      failed: 0,
+      unknown: 0,
+      failed_by_account: {},
+      refused_attempts: 0,
+    });
     expect(s.series.points[0].t).toBe(new Date(minute - 59 * MINUTE).toISOString());
     expect((await h.app.inject({ method: 'GET', url: '/v1/stats' })).statusCode).toBe(401);
   });

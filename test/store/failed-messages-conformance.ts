@@ -76,9 +76,19 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
     }
 
     async function outcome(c: ClaimedDelivery, o: SubmitOutcome, now: number): Promise<void> {
-      const transition = mustDecide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null }, { type: 'outcome', outcome: o }, now);
+      const transition = mustDecide(
+        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+        { type: 'outcome', outcome: o },
+        now,
+      );
       const [r] = await store.applyTransitions([
-        { deliveryId: c.deliveryId, expect: { state: 'submitting', leaseVersion: c.leaseVersion }, transition, now, attempt: { number: c.attemptNumber, outcome: o } },
+        {
+          deliveryId: c.deliveryId,
+          expect: { state: 'submitting', leaseVersion: c.leaseVersion },
+          transition,
+          now,
+          attempt: { number: c.attemptNumber, outcome: o },
+        },
       ]);
       expect(r!.applied).toBe(true);
     }
@@ -124,11 +134,21 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       // Phones: delivered on the first offer (still an `unknown` attempt, code offered).
       const p1 = await offer(await claimNew(PHONES, at(1)), at(1));
       await phoneReports(p1, 'Delivered', true, null, at(2));
-      cases.push({ label: 'phone delivered', account: PHONES, facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' }, failed: false });
+      cases.push({
+        label: 'phone delivered',
+        account: PHONES,
+        facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' },
+        failed: false,
+      });
       // Phones: failed before sending (no service): waits to retry after a definite refusal.
       const p2 = await offer(await claimNew(PHONES, at(3)), at(3));
       await phoneReports(p2, 'Failed', false, 'RESULT_ERROR_NO_SERVICE', at(4));
-      cases.push({ label: 'phone not sent', account: PHONES, facts: { ...base, state: 'retryable', lastAttemptOutcome: 'unknown', phoneNotSent: true }, failed: true });
+      cases.push({
+        label: 'phone not sent',
+        account: PHONES,
+        facts: { ...base, state: 'retryable', lastAttemptOutcome: 'unknown', phoneNotSent: true },
+        failed: true,
+      });
       // Phones: offered, nothing heard yet.
       await offer(await claimNew(PHONES, at(5)), at(5));
       cases.push({ label: 'phone offered', account: PHONES, facts: { ...base, state: 'unknown', lastAttemptOutcome: 'unknown' }, failed: false });
@@ -139,30 +159,60 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       await move(c4.deliveryId, { type: 'replay', acceptDuplicateRisk: false }, at(8));
       const p4b = await offer(await claimAgain(PHONES, c4.deliveryId, at(8)), at(8));
       await phoneReports(p4b, 'Delivered', true, null, at(9));
-      cases.push({ label: 'phone retried and delivered', account: PHONES, facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' }, failed: false });
+      cases.push({
+        label: 'phone retried and delivered',
+        account: PHONES,
+        facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' },
+        failed: false,
+      });
 
       // A provider: refused permanently (terminal rejected), refused retryably (waiting), accepted.
       await outcome(await claimNew(SMS, at(10)), REFUSED, at(10));
-      cases.push({ label: 'rejected', account: SMS, facts: { ...base, state: 'terminal', terminalReason: 'rejected', lastAttemptOutcome: 'permanent' }, failed: true });
+      cases.push({
+        label: 'rejected',
+        account: SMS,
+        facts: { ...base, state: 'terminal', terminalReason: 'rejected', lastAttemptOutcome: 'permanent' },
+        failed: true,
+      });
       await outcome(await claimNew(SMS, at(11)), BUSY, at(11));
       cases.push({ label: 'retryable refusal', account: SMS, facts: { ...base, state: 'retryable', lastAttemptOutcome: 'retryable' }, failed: true });
       await outcome(await claimNew(SMS, at(12)), ACCEPTED, at(12));
-      cases.push({ label: 'accepted', account: SMS, facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', everAccepted: true, lastAttemptOutcome: 'accepted' }, failed: false });
+      cases.push({
+        label: 'accepted',
+        account: SMS,
+        facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', everAccepted: true, lastAttemptOutcome: 'accepted' },
+        failed: false,
+      });
       // An unknown that evidence settled as arrived.
       const c9 = await claimNew(SMS, at(15));
       await outcome(c9, TIMEOUT, at(15));
       await move(c9.deliveryId, { type: 'evidence', found: true, providerMessageId: 'pm-9' }, at(16));
-      cases.push({ label: 'unknown settled', account: SMS, facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', lastAttemptOutcome: 'unknown' }, failed: false });
+      cases.push({
+        label: 'unknown settled',
+        account: SMS,
+        facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', lastAttemptOutcome: 'unknown' },
+        failed: false,
+      });
       // Refused retryably, then cancelled by an operator: stopped on purpose.
       const c10 = await claimNew(SMS, at(17));
       await outcome(c10, BUSY, at(17));
       await move(c10.deliveryId, { type: 'cancel' }, at(18));
-      cases.push({ label: 'cancelled', account: SMS, facts: { ...base, state: 'terminal', terminalReason: 'cancelled', lastAttemptOutcome: 'retryable' }, failed: false });
+      cases.push({
+        label: 'cancelled',
+        account: SMS,
+        facts: { ...base, state: 'terminal', terminalReason: 'cancelled', lastAttemptOutcome: 'retryable' },
+        failed: false,
+      });
       // Refused retryably until its time ran out: expired without ever being accepted.
       const c11 = await claimNew(SMS, at(19), 10 * SECOND);
       await outcome(c11, BUSY_SOON, at(19));
       await move(c11.deliveryId, { type: 'expire' }, at(30));
-      cases.push({ label: 'expired unaccepted', account: SMS, facts: { ...base, state: 'terminal', terminalReason: 'expired', lastAttemptOutcome: 'retryable' }, failed: true });
+      cases.push({
+        label: 'expired unaccepted',
+        account: SMS,
+        facts: { ...base, state: 'terminal', terminalReason: 'expired', lastAttemptOutcome: 'retryable' },
+        failed: true,
+      });
       // An unknown its ambiguity policy resends (the provider dedupes): retryable and due now, but no
       // refusal (last, because it is due at once and the next claim would take it).
       const c8 = await claimNew(SMS, at(31));

@@ -28,7 +28,10 @@ describe('overview alerts', () => {
   });
 
   it("names the failing account and links to its last 15 minutes' deliveries", () => {
-    const [a, ...rest] = alertsOf(stats({ provider_accounts: [{ id: 'sms-main', failures_last_15m: 4, refused_attempts_last_15m: 0, retry_budget: 'healthy', paused_until: null }] }), NOW);
+    const [a, ...rest] = alertsOf(
+      stats({ provider_accounts: [{ id: 'sms-main', failures_last_15m: 4, refused_attempts_last_15m: 0, retry_budget: 'healthy', paused_until: null }] }),
+      NOW,
+    );
     expect(rest).toEqual([]);
     expect(a).toMatchObject({ severity: 'bad', text: '4 messages failed on sms-main in the last 15 minutes — review' });
     const link = new URL(a!.to, 'http://x');

@@ -114,7 +114,8 @@ const responseSchema = {
           },
           refused_attempts_last_15m: {
             ...count,
-            description: "This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages.",
+            description:
+              "This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages.",
           },
           retry_budget: { type: 'string', enum: ['healthy', 'degraded'], description: "The account's retry budget (every tenant's calls)." },
           paused_until: {
@@ -152,7 +153,10 @@ const responseSchema = {
               },
               unknown: { ...count, description: 'Deliveries unknown now that became unknown in the bucket.' },
               failed_by_account: { type: 'object', additionalProperties: count, description: 'The failed messages per provider account.' },
-              refused_attempts: { ...count, description: 'Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages.' },
+              refused_attempts: {
+                ...count,
+                description: 'Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages.',
+              },
             },
           },
         },
@@ -211,7 +215,10 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
       const known = new Map(state.providerAccounts.map((a) => [a.providerAccount, a]));
       // Configured accounts, and any other with recent failures or refusals (one since removed from configuration).
       const accountIds = [
-        ...new Set([...accounts.map((a) => a.id), ...state.providerAccounts.filter((a) => a.failuresLast15m > 0 || a.refusedAttemptsLast15m > 0).map((a) => a.providerAccount)]),
+        ...new Set([
+          ...accounts.map((a) => a.id),
+          ...state.providerAccounts.filter((a) => a.failuresLast15m > 0 || a.refusedAttemptsLast15m > 0).map((a) => a.providerAccount),
+        ]),
       ];
       return {
         at: new Date(now).toISOString(),
