@@ -6,7 +6,7 @@
  * look-up, which never risks a second SMS while the phone holds the record.
  */
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY, type OfferState, type PhoneState } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { HeraldError } from '../errors.js';
 import type { DeviceMessageFilter, DeviceMessageView, DeviceRecord, Store, SweepRecord } from '../store/store.js';
 import { deviceHealth } from './device-choice.js';
