@@ -7,7 +7,9 @@
  * route's scope; `/health` too, since the official client sends its credentials there. Each phone number becomes one Herald notification (purpose
  * `transactional`, or `otp` with `priority` ≥ 100, the app's expedited level) through the
  * tenant's Android gateway account, so it gets Herald's whole state machine: a message is
- * offered to a phone, never sent twice, and retried on its ladder. Errors answer as SMSGate's
+ * offered to a phone, never sent twice, and retried on its ladder. `simNumber` and
+ * `withDeliveryReport` reach the phone's offer as the reference server passes them (the SIM
+ * within Herald's per-SIM pacing). Errors answer as SMSGate's
  * server does, `{ "message": "..." }`, never with a destination in them.
  */
 import { createHash } from 'node:crypto';
@@ -208,6 +210,9 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
                   smsgate_message_id: messageId,
                   smsgate_recipients: body.phoneNumbers.length,
                   ...(body.deviceId ? { herald_device_id: body.deviceId } : {}),
+                  // Passed to the phone's offer as SMSGate's server passes them (the SIM within Herald's SIM pacing).
+                  ...(typeof body.simNumber === 'number' ? { herald_sim_number: body.simNumber } : {}),
+                  ...(body.withDeliveryReport === false ? { herald_delivery_report: false } : {}),
                 },
               },
               null,
