@@ -240,6 +240,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           // A load test of the delivery engine, not of the limits on the way in: the per-key quota
           // and the code velocity rules (docs/abuse-limits.md) would refuse most of its load.
           limits: { requests: { limit: 10_000_000, window_s: 60 }, velocity: { otp: {} } },
+          // Runs at any hour with recipients reused: quiet hours and frequency caps would hold its
+          // marketing and conversational load for hours, which is not what it tests.
+          scheduling: { quiet_hours: { marketing: null, conversational: null }, frequency_caps: { marketing: null } },
           worker: {
             lease_ms: opts.worker.lease_ms,
             poll_interval_ms: opts.worker.poll_interval_ms,

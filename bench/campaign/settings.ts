@@ -84,6 +84,9 @@ export function heraldConfig(s: BenchSettings, r: DerivedRates, sandboxUrl: stri
     sandbox: { enabled: false },
     // The OTP producer sends every code with one key: a quota it cannot reach (each code has its own number, so velocity stays on).
     limits: { requests: { limit: 10_000_000, window_s: 60 } },
+    // A throughput run at any hour: the marketing campaign is not held for the night or capped
+    // (each recipient gets one message anyway, but the caps' counting would be measured).
+    scheduling: { quiet_hours: { marketing: null }, frequency_caps: { marketing: null } },
     worker: {
       batch_size: s.batchSize,
       loops_per_account: s.loops,

@@ -7,6 +7,7 @@
  * limits-config.ts, retention-config.ts; a provider account in providers/account-schema.ts.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { PURPOSES } from '../domain/index.js';
 import { providerAccountSchema } from '../providers/account-schema.js';
 import { PROVIDER_KINDS } from '../providers/registry.js';
 import { jsonSchemaOf, oneOf, section, withDefault } from '../schema/setting.js';
@@ -181,6 +182,21 @@ export const DevicesSection = section(
   { description: 'The device API for Android gateway phones (provider accounts of kind android_gateway, docs/phone-gateway.md).' },
 );
 
+const QUIET_WINDOW = Type.Object(
+  { start: Type.String({ description: '24-hour time, e.g. 21:00' }), end: Type.String({ description: '24-hour time, e.g. 08:00' }) },
+  { additionalProperties: false },
+);
+const PURPOSE_CAPS = Type.Object(
+  {
+    caps: Type.Array(
+      Type.Object({ max: Type.Integer({ minimum: 1 }), period_seconds: Type.Integer({ minimum: 60, maximum: 90 * 86_400 }) }, { additionalProperties: false }),
+      { minItems: 1, maxItems: 4 },
+    ),
+    action: Type.Union([Type.Literal('defer'), Type.Literal('suppress')]),
+  },
+  { additionalProperties: false },
+);
+
 export const SchedulingSection = section(
   {
     send_at_horizon_days: withDefault(
@@ -190,6 +206,41 @@ export const SchedulingSection = section(
         description: 'How far ahead a send_at may be (notifications, batch items, campaigns); one further ahead is refused with send_at_beyond_horizon.',
       }),
       30,
+    ),
+    time_zone: withDefault(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "The install's default time zone (IANA name) for a recipient whose own and whose tenant's are unknown.",
+      }),
+      'UTC',
+    ),
+    quiet_hours: Type.Optional(
+      Type.Object(
+        Object.fromEntries(
+          PURPOSES.map((p) => [p, Type.Optional(Type.Union([QUIET_WINDOW, Type.Null()], { description: `${p}: its window, or null for none` }))]),
+        ),
+        {
+          additionalProperties: false,
+          description:
+            "The install's quiet hours per purpose, in the recipient's time zone; null turns a purpose's off. A purpose left out keeps the built-in default (marketing 21:00-08:00, conversational 22:00-07:00; otp, alert and transactional never held). A tenant's own policy overrides these.",
+        },
+      ),
+    ),
+    frequency_caps: Type.Optional(
+      Type.Object(
+        Object.fromEntries(
+          PURPOSES.map((p) => [
+            p,
+            Type.Optional(Type.Union([PURPOSE_CAPS, Type.Null()], { description: `${p}: its caps and what happens over them, or null for none` })),
+          ]),
+        ),
+        {
+          additionalProperties: false,
+          description:
+            "The install's frequency caps per purpose (per recipient and channel); null turns a purpose's off. A purpose left out keeps the built-in default (marketing: 2 a day and 5 a week, deferred; codes are never capped). A tenant's own policy overrides these.",
+        },
+      ),
     ),
   },
   { description: 'Time-aware sending: send later, quiet hours, frequency caps (docs/scheduling.md).' },

@@ -9,7 +9,19 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import ipaddr from 'ipaddr.js';
-import { laneConfigErrors, otpSmsFormatError, leaseCoversCall, leaseMarginMs, shortestLeaseFor, type Channel } from '../domain/index.js';
+import {
+  DEFAULT_SCHEDULING_POLICY,
+  laneConfigErrors,
+  otpSmsFormatError,
+  leaseCoversCall,
+  leaseMarginMs,
+  policyProblems,
+  resolvePolicy,
+  shortestLeaseFor,
+  type Channel,
+  type SchedulingPolicy,
+  type SchedulingPolicyJson,
+} from '../domain/index.js';
 import { providerAccountSchema, type RawProviderAccount } from '../providers/account-schema.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
@@ -228,6 +240,23 @@ export function metricsToken(cfg: HeraldConfig, env: NodeJS.ProcessEnv = process
   return null;
 }
 
+/** The `scheduling:` section's policy fields, in the shape a tenant's policy takes. */
+function schedulingJson(cfg: HeraldConfig): SchedulingPolicyJson {
+  return {
+    time_zone: cfg.scheduling.time_zone,
+    ...(cfg.scheduling.quiet_hours ? { quiet_hours: cfg.scheduling.quiet_hours } : {}),
+    ...(cfg.scheduling.frequency_caps ? { frequency_caps: cfg.scheduling.frequency_caps } : {}),
+  };
+}
+
+/**
+ * The install's scheduling defaults (docs/scheduling.md): the built-in windows and caps, with
+ * what `scheduling:` sets over them. A tenant's stored policy is resolved over these.
+ */
+export function installSchedulingPolicy(cfg: HeraldConfig): SchedulingPolicy {
+  return resolvePolicy(schedulingJson(cfg), DEFAULT_SCHEDULING_POLICY);
+}
+
 /** Rules the schema cannot express: unique ids, and a lease that covers every call with its margin. */
 export function checkConsistency(cfg: HeraldConfig): void {
   // The device API shares Herald's port: it must not shadow the API's own routes.
@@ -247,6 +276,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
   const [routeProblem] = checkRoutes(cfg.routes, cfg.provider_accounts);
   if (routeProblem) throw new ConfigError(`${routeProblem.field} ${routeProblem.message}`, routeProblem.field);
   if (alertProblem) throw new ConfigError(`${alertProblem.field} ${alertProblem.message}`, alertProblem.field);
+  const [schedulingProblem] = policyProblems(schedulingJson(cfg));
+  if (schedulingProblem) throw new ConfigError(`scheduling.${schedulingProblem.field} ${schedulingProblem.message}`, `scheduling.${schedulingProblem.field}`);
   // node:http refuses a headers timeout above the request timeout (the headers are part of the request).
   if (cfg.http.headers_timeout_s > cfg.http.request_timeout_s) {
     throw new ConfigError(

@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
-import { ConfigError, metricsToken, type HeraldConfig } from '../config/config.js';
+import { ConfigError, installSchedulingPolicy, metricsToken, type HeraldConfig } from '../config/config.js';
 import { limitsWarnings } from '../config/limits-config.js';
 import type { Random } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
 import { ClaimSender } from '../delivery/claim-sender.js';
+import { SchedulingPolicies } from '../delivery/scheduling-policies.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
 import { RouteEvaluator } from '../delivery/route-evaluator.js';
@@ -253,7 +254,10 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   if (opts.roles.includes('worker') || fastPathOn) {
     for (const account of config.provider_accounts) adapters.set(account.id, createAdapter(account, config.public_url, devices?.offers));
   }
+  // One cache of the tenants' scheduling policies per process, over the install's defaults (`scheduling:`).
+  const scheduling = new SchedulingPolicies(store, clock, installSchedulingPolicy(config));
   const workerOptions = (workerId: string) => ({
+    scheduling,
     store,
     adapters,
     clock,

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_SCHEMA_PATH, ConfigError, readConfigFile, resolveConfig } from '../../src/config/config.js';
+import { CONFIG_SCHEMA_PATH, ConfigError, installSchedulingPolicy, readConfigFile, resolveConfig } from '../../src/config/config.js';
 import { publishedConfigSchema } from '../../src/config/config-schema.js';
 import { PROVIDER_KINDS } from '../../src/providers/registry.js';
 
@@ -72,7 +72,8 @@ describe('resolveConfig', () => {
         smsRefusedNumberTypes: ['PREMIUM_RATE'],
       },
       // docs/scheduling.md: send_at up to 30 days ahead.
-      scheduling: { send_at_horizon_days: 30 },
+      // quiet_hours and frequency_caps: null = the built-in defaults (installSchedulingPolicy).
+      scheduling: { send_at_horizon_days: 30, time_zone: 'UTC', quiet_hours: null, frequency_caps: null },
       // docs/routing.md: no routes (each channel's first account); Notify's demotion figures.
       routes: {
         routes: [],
@@ -98,6 +99,32 @@ describe('resolveConfig', () => {
         interval_ms: 60_000,
       },
     });
+  });
+
+  it("scheduling: the issue's windows and caps by default, changed or turned off per purpose, bad values refused naming the field", () => {
+    const built = installSchedulingPolicy(resolveConfig(undefined));
+    expect(built.timeZone).toBe('UTC');
+    expect(built.quietHours.marketing).toEqual({ startMinute: 21 * 60, endMinute: 8 * 60 });
+    expect(built.frequencyCaps.marketing?.caps.map((c) => c.max)).toEqual([2, 5]);
+    const set = installSchedulingPolicy(
+      resolveConfig({
+        scheduling: {
+          time_zone: 'Europe/Berlin',
+          quiet_hours: { marketing: { start: '20:00', end: '09:00' }, conversational: null },
+          frequency_caps: { marketing: null },
+        },
+      }),
+    );
+    expect(set).toMatchObject({
+      timeZone: 'Europe/Berlin',
+      quietHours: { marketing: { startMinute: 20 * 60, endMinute: 9 * 60 }, conversational: null },
+      frequencyCaps: { marketing: null },
+    });
+    expect(() => resolveConfig({ scheduling: { time_zone: 'Mars/Olympus' } })).toThrow(/scheduling\.time_zone/);
+    expect(() => resolveConfig({ scheduling: { quiet_hours: { marketing: { start: '25:00', end: '08:00' } } } })).toThrow(
+      /scheduling\.quiet_hours\.marketing\.start/,
+    );
+    expect(() => resolveConfig({ scheduling: { quiet_hours: { otp: { start: '21:00', end: '08:00' } } } })).toThrow(/scheduling\.quiet_hours\.otp/);
   });
 
   it('reads the dashboard section, and refuses an idle timeout longer than the lifetime', () => {

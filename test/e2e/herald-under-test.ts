@@ -58,6 +58,8 @@ export async function startHeraldUnderTest(): Promise<HeraldUnderTest> {
   const config = {
     data_dir: dataDir,
     sandbox: { enabled: true, port: sandboxPort },
+    // The walkthrough runs at any hour on the real clock: its marketing messages go at once.
+    scheduling: { quiet_hours: { marketing: null, conversational: null }, frequency_caps: { marketing: null } },
     provider_accounts: [
       sandboxAccount('email'),
       sandboxAccount('sms'),
