@@ -163,6 +163,12 @@ export class ProcessSeries {
     'Requests and notifications this process refused at the limits on the way in, by limit: request_rate (per-key quota), destination_velocity, recipient_velocity, sms_country, sms_number_type.',
     ['limit'],
   );
+  /** Deliveries the send-time check held or ended instead of calling (docs/scheduling.md). */
+  readonly schedulingHolds = new LabeledCounter<'channel' | 'purpose' | 'reason' | 'outcome'>(
+    'herald_scheduling_holds_total',
+    "Deliveries this process's send-time check held or ended instead of calling, by reason (quiet_hours, frequency_capped) and outcome: deferred (ready again later), expired (the hold outlasted the expiry), suppressed (over a cap whose action is suppress).",
+    ['channel', 'purpose', 'reason', 'outcome'],
+  );
   readonly intakeToAcceptance = new Histogram<'channel' | 'purpose'>({
     name: 'herald_intake_to_acceptance_seconds',
     help: 'Seconds from the notification entering Herald (intake) to the provider accepting a delivery of it, observed by the worker that recorded the acceptance.',
@@ -189,6 +195,7 @@ export class ProcessSeries {
       this.callbacksRefused,
       this.retentionErased,
       this.intakeLimitRefusals,
+      this.schedulingHolds,
     ];
   }
 
