@@ -11,7 +11,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
+import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, HOLD_REASONS, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
 import { evidenceItemSchema } from './evidence-schema.js';
 
 const text = Type.String();
@@ -62,6 +62,7 @@ const deliveryFields = {
   next_attempt_at: timeOrNull,
   expires_at: time,
   last_error_code: textOrNull,
+  hold_reason: orNull(oneOf(HOLD_REASONS, 'why a ready delivery waits past its due time (quiet hours, a frequency cap)')),
   created_at: time,
   updated_at: time,
 };

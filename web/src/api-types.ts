@@ -4515,7 +4515,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Revoke an API key: its next request, on any process, is 401
+     * Revoke an API key: refused at once here and within a second on every other process
      * @description Revoking twice is not an error; the answer shows when it was revoked. Sessions signed in with the key end too.
      */
     delete: {
@@ -5352,6 +5352,7 @@ export interface components {
       /** Format: date-time */
       expires_at: string;
       last_error_code: string | null;
+      hold_reason: ('quiet_hours' | 'frequency_capped') | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -5388,6 +5389,7 @@ export interface components {
       /** Format: date-time */
       expires_at: string;
       last_error_code: string | null;
+      hold_reason: ('quiet_hours' | 'frequency_capped') | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -5424,6 +5426,7 @@ export interface components {
       /** Format: date-time */
       expires_at: string;
       last_error_code: string | null;
+      hold_reason: ('quiet_hours' | 'frequency_capped') | null;
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
@@ -5528,6 +5531,7 @@ export interface components {
         /** Format: date-time */
         expires_at: string;
         last_error_code: string | null;
+        hold_reason: ('quiet_hours' | 'frequency_capped') | null;
         /** Format: date-time */
         created_at: string;
         /** Format: date-time */
