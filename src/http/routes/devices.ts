@@ -37,8 +37,10 @@ export function deviceMessageJson(m: DeviceMessageView): Record<string, unknown>
     reoffered_at: iso(m.reofferedAt),
     reoffer_count: m.reofferCount,
     reported_at: iso(m.reportedAt),
+    provider_account: m.providerAccount,
     delivery_state: m.deliveryState,
     terminal_reason: m.terminalReason,
+    downstream_status: m.downstreamStatus,
     purpose: m.purpose,
   };
 }
@@ -90,7 +92,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; cursor?: string; limit?: string } }>(
+  app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; current?: string; cursor?: string; limit?: string } }>(
     '/v1/devices/:id/messages',
     {
       schema: {
@@ -103,6 +105,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
           properties: {
             state: { type: 'string', enum: [...OFFER_STATES] },
             phone_state: { type: 'string', enum: [...PHONE_STATES] },
+            current: { type: 'string', enum: ['true', 'false'], description: "true: only each message's current offer (one row per message)" },
             cursor: { type: 'string', maxLength: 64 },
             limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
           },
@@ -116,7 +119,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
       const rows = await operator.messages(
         request.tenantId,
         request.params.id,
-        { state: q.state, phoneState: q.phone_state },
+        { state: q.state, phoneState: q.phone_state, current: q.current === 'true' },
         q.cursor === undefined ? null : decodeCursor(q.cursor),
         limit + 1,
       );
