@@ -9,6 +9,7 @@ import { HeraldError } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
+import { PAGE_QUERY, pageLimit } from '../list-cursor.js';
 
 const problemRef = { $ref: 'problem#' };
 const errors = { 400: problemRef, 401: problemRef, 404: problemRef };
@@ -107,7 +108,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
             phone_state: { type: 'string', enum: [...PHONE_STATES] },
             current: { type: 'string', enum: ['true', 'false'], description: "true: only each message's current offer (one row per message)" },
             cursor: { type: 'string', maxLength: 64 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            limit: PAGE_QUERY.limit,
           },
         },
         response: errors,
@@ -115,7 +116,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     },
     async (request) => {
       const q = request.query;
-      const limit = q.limit === undefined ? 50 : Number(q.limit);
+      const limit = pageLimit(q.limit);
       const rows = await operator.messages(
         request.tenantId,
         request.params.id,
