@@ -15,6 +15,7 @@ import { Link, navigate, withQuery } from '../router.js';
 import type { Delivery, Page } from '../types.js';
 import { MessageDialog } from './message-dialog.js';
 import { BulkCancel } from './bulk-cancel.js';
+import { isFailedRow, RetryAction } from './retry-action.js';
 
 /** The list filters GET /v1/deliveries takes, all kept in the page's URL. */
 export const FILTERS = [
@@ -114,11 +115,15 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
         </fieldset>
       </form>
       <div class="presets" role="group" aria-label="Quick filters">
-        {PRESETS.map(([label, f]) => (
-          <Link key={label} class="chip" to={`/messages${query(f)}`}>
-            {label}
-          </Link>
-        ))}
+        {PRESETS.map(([label, f]) => {
+          // Selected when the page's filters are exactly this preset's.
+          const active = Object.keys(params).length === Object.keys(f).length && Object.entries(f).every(([k, v]) => params[k] === v);
+          return (
+            <Link key={label} class={active ? 'chip chip-active' : 'chip'} to={`/messages${query(f)}`} aria-current={active ? 'true' : undefined}>
+              {label}
+            </Link>
+          );
+        })}
         {Object.keys(params).length > 0 ? (
           <Link class="chip chip-clear" to="/messages">
             Clear filters
@@ -140,6 +145,9 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
               <th scope="col">State</th>
               <th scope="col">Downstream</th>
               <th scope="col">Attempts</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -161,6 +169,9 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
                 </td>
                 <td data-label="Downstream">{d.downstream_status ?? '—'}</td>
                 <td data-label="Attempts">{d.attempt_count}</td>
+                <td data-label="Actions">
+                  {isFailedRow(d) ? <RetryAction d={d} role={props.role} onDone={list.reload} label={`Retry delivery ${d.id}`} /> : null}
+                </td>
               </tr>
             ))}
           </tbody>
