@@ -19,8 +19,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import { HeraldError } from '../errors.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -60,19 +59,18 @@ export interface CampaignPass {
   finished: number;
 }
 
-export class CampaignRunner implements PeriodicService {
+export class CampaignRunner extends LoopService {
   private readonly batchSize: number;
   private readonly lookaheadSeconds: number;
-  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: CampaignRunnerOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'campaign pass' });
     this.batchSize = opts.batchSize ?? 500;
     this.lookaheadSeconds = opts.lookaheadSeconds ?? 10;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'campaign pass' });
   }
 
   /** One pass over every active campaign at this instant. */
-  async runOnce(): Promise<CampaignPass> {
+  override async runOnce(): Promise<CampaignPass> {
     const { store, clock } = this.opts;
     const now = clock.now();
     const pass: CampaignPass = { fannedOut: 0, skipped: 0, held: 0, cancelled: 0, finished: 0 };
@@ -175,18 +173,5 @@ export class CampaignRunner implements PeriodicService {
       cancelled += applied;
       if (pending.length < this.batchSize || applied === 0) return cancelled;
     }
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (a campaign started, resumed or was cancelled in this process). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

@@ -13,8 +13,7 @@ import type { DeliveryCounters } from '../metrics/counters.js';
 import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../domain/index.js';
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 
 export interface EvidenceApplierOptions {
   store: Store;
@@ -43,18 +42,17 @@ export interface EvidencePass {
 
 const HOUR = 3_600_000;
 
-export class EvidenceApplier implements PeriodicService {
+export class EvidenceApplier extends LoopService {
   private readonly batchSize: number;
-  private readonly loop: PeriodicRunner;
   private lastPrune = -Infinity;
 
   constructor(private readonly opts: EvidenceApplierOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'evidence pass' });
     this.batchSize = opts.batchSize ?? 500;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'evidence pass' });
   }
 
   /** Applies every matchable parked event now; resolves with what it did. */
-  async runOnce(): Promise<EvidencePass> {
+  override async runOnce(): Promise<EvidencePass> {
     const now = this.opts.clock.now();
     const pass: EvidencePass = { applied: 0, events: 0, transitions: 0, raced: 0 };
     for (;;) {
@@ -91,19 +89,6 @@ export class EvidenceApplier implements PeriodicService {
     const r = await this.opts.store.evidence.pruneProviderEvents({ before: now - Math.max(parked, 0), now });
     await this.opts.store.evidence.pruneProviderEvents({ before: now - settled, now });
     if (r.orphaned > 0) this.opts.logger.warn({ orphaned: r.orphaned }, 'provider events never matched a delivery; given up');
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** New events were recorded in this process: apply them now rather than at the next interval. */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }
 

@@ -7,8 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import { decideFallback } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 
@@ -30,17 +29,16 @@ export interface FallbackPass {
   expired: number;
 }
 
-export class FallbackScheduler implements PeriodicService {
+export class FallbackScheduler extends LoopService {
   private readonly batchSize: number;
-  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: FallbackSchedulerOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'fallback pass' });
     this.batchSize = opts.batchSize ?? 200;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'fallback pass' });
   }
 
   /** One pass over every due fallback at this instant. */
-  async runOnce(): Promise<FallbackPass> {
+  override async runOnce(): Promise<FallbackPass> {
     const now = this.opts.clock.now();
     const pass: FallbackPass = { created: 0, resolved: 0, expired: 0 };
     for (;;) {
@@ -68,18 +66,5 @@ export class FallbackScheduler implements PeriodicService {
       // Stop when the batch was the last one, or nothing in it could be acted on now.
       if (due.length < this.batchSize || acted === 0) return pass;
     }
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

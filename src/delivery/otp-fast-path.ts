@@ -13,14 +13,14 @@
 import type { Logger } from 'pino';
 import type { Purpose } from '../domain/index.js';
 import type { NewNotification } from '../store/store.js';
-import type { BatchResult, DeliveryWorker } from './worker.js';
+import type { BatchResult, ClaimSender } from './claim-sender.js';
 
 /** Only codes take the fast path: they are read within seconds and are worth a process's own call. */
 const FAST_PURPOSES: ReadonlySet<Purpose> = new Set(['otp']);
 
 export interface OtpFastPathOptions {
-  /** A worker of this process (its claim loops need not run): its adapters, limiter plan and outcome writing. */
-  worker: DeliveryWorker;
+  /** This process's claim → call → record path (claim-sender.ts): the same claims, leases and outcome writing as a worker's, without its loops. */
+  sender: ClaimSender;
   logger: Logger;
 }
 
@@ -47,7 +47,7 @@ export class OtpFastPath {
     const created = notification.fallback ? notification.deliveries.slice(0, 1) : notification.deliveries;
     const byAccount = new Map<string, string[]>();
     for (const d of created) byAccount.set(d.providerAccount, [...(byAccount.get(d.providerAccount) ?? []), d.id]);
-    return Promise.all([...byAccount].map(([account, ids]) => this.opts.worker.sendNow(account, notification.purpose, ids)));
+    return Promise.all([...byAccount].map(([account, ids]) => this.opts.sender.sendNow(account, notification.purpose, ids)));
   }
 
   /** Waits for the sends in flight (shutdown: their outcomes are written before the store closes). */

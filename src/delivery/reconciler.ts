@@ -23,8 +23,7 @@ import {
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { LookupRecord, UnknownDelivery } from '../store/evidence-store.js';
 import type { AttemptResolution, Store } from '../store/store.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 
 export interface ReconcilerOptions {
   store: Store;
@@ -56,19 +55,18 @@ const LOOKUP_RETRY_MS = 15_000;
 /** Look-ups in flight at once per pass: well under a provider's request budget. */
 const LOOKUP_CONCURRENCY = 8;
 
-export class Reconciler implements PeriodicService {
-  private readonly loop: PeriodicRunner;
+export class Reconciler extends LoopService {
   private readonly accounts: Map<string, ProviderAccountConfig>;
   private readonly random: Random;
 
   constructor(private readonly opts: ReconcilerOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'reconciliation pass' });
     this.accounts = new Map(opts.accounts.map((a) => [a.id, a]));
     this.random = opts.random ?? Math.random;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'reconciliation pass' });
   }
 
   /** Looks at every `unknown` delivery due for reconciliation now; resolves with what it did. */
-  async runOnce(): Promise<ReconcilePass> {
+  override async runOnce(): Promise<ReconcilePass> {
     const now = this.opts.clock.now();
     const pass: ReconcilePass = { foundByLookup: 0, notFoundByLookup: 0, resent: 0, unresolved: 0, deferred: 0 };
     // Only accounts at the `full` rollout stage are reconciled: below it an `unknown` is held for a
@@ -216,18 +214,5 @@ export class Reconciler implements PeriodicService {
   /** The ladder a retry follows: the notification's choice, else the account's for the purpose, else the purpose's. */
   private retryPolicy(u: UnknownDelivery): RetryPolicy {
     return ladderFor(u.purpose, u.retryLadder, this.accounts.get(u.providerAccount)?.retry_ladders);
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

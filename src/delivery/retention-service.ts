@@ -11,8 +11,7 @@ import { pino, type Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY, PURPOSES, type Purpose } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import type { ErasedContent, ErasureCause, ErasureKind, RecipientErasure, Store, TransitionWrite } from '../store/store.js';
 
 const DAY_MS = 86_400_000;
@@ -50,33 +49,20 @@ export interface RecipientErasureResult extends RecipientErasure {
   deliveriesCancelled: number;
 }
 
-export class RetentionService implements PeriodicService {
+export class RetentionService extends LoopService {
   private readonly batchSize: number;
-  private readonly loop: PeriodicRunner;
   private secret: string | null = null;
   private readonly logger: Logger;
 
   constructor(private readonly opts: RetentionServiceOptions) {
+    const logger = opts.logger ?? pino({ level: 'silent' });
+    super({ intervalMs: opts.intervalMs ?? 60_000, logger, what: 'retention' });
     this.batchSize = opts.batchSize ?? 500;
-    this.logger = opts.logger ?? pino({ level: 'silent' });
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 60_000, logger: this.logger, what: 'retention' });
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
+    this.logger = logger;
   }
 
   /** One full pass at the clock's now; loops over batches until nothing is due. */
-  async runOnce(): Promise<RetentionPassResult> {
+  override async runOnce(): Promise<RetentionPassResult> {
     const now = this.opts.clock.now();
     const { store } = this.opts;
     const p = this.opts.policy;

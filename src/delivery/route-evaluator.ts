@@ -9,8 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import {
   HEALTH_WINDOW_MS,
   evaluateRoute,
@@ -39,15 +38,14 @@ export function routeKeyOf(r: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): 
   return `${r.tenantId}/${r.channel}/${r.purpose}`;
 }
 
-export class RouteEvaluator implements PeriodicService, RouteHealthView {
-  private readonly loop: PeriodicRunner;
+export class RouteEvaluator extends LoopService implements RouteHealthView {
   /** Per route key, its demoted accounts as last read. */
   private demoted = new Map<string, Set<string>>();
   /** Per account, its mean acceptance → delivered time of the window as last read. */
   private latency: ReadonlyMap<string, number> = new Map();
 
   constructor(private readonly opts: RouteEvaluatorOptions) {
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs, logger: opts.logger, what: 'route evaluation' });
+    super({ intervalMs: opts.intervalMs, logger: opts.logger, what: 'route evaluation' });
   }
 
   /** The accounts of this route demoted as of the last pass (empty before the first). */
@@ -61,7 +59,7 @@ export class RouteEvaluator implements PeriodicService, RouteHealthView {
   }
 
   /** One pass: every route evaluated once; returns the changes this process recorded. */
-  async runOnce(): Promise<RouteChangeRecord[]> {
+  override async runOnce(): Promise<RouteChangeRecord[]> {
     const routes = this.opts.routes.filter((r) => r.accounts.length > 1);
     const latest = await this.opts.store.routes.latestChanges();
     this.demoted = demotedOf(latest);
@@ -113,19 +111,6 @@ export class RouteEvaluator implements PeriodicService, RouteHealthView {
     if (c.action === 'demote') set.add(c.providerAccount);
     else set.delete(c.providerAccount);
     this.demoted.set(c.routeKey, set);
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 }
 

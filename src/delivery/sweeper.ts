@@ -6,8 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';
@@ -29,17 +28,16 @@ export interface SweepResult {
   idempotencyKeysPruned: number;
 }
 
-export class Sweeper implements PeriodicService {
+export class Sweeper extends LoopService {
   private readonly batchSize: number;
-  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: SweeperOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'sweep' });
     this.batchSize = opts.batchSize ?? 500;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'sweep' });
   }
 
   /** One full pass; loops over batches until nothing is left to sweep at this instant. */
-  async runOnce(): Promise<SweepResult> {
+  override async runOnce(): Promise<SweepResult> {
     const now = this.opts.clock.now();
     const leasesRescued = await this.sweep(() => this.opts.store.listExpiredLeases(now, this.batchSize), { type: 'lease_expired' }, now, true);
     const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.batchSize), { type: 'expire' }, now, false);
@@ -95,18 +93,5 @@ export class Sweeper implements PeriodicService {
       });
       if (d) counters.inc(name, d);
     }
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

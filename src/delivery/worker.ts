@@ -1,158 +1,32 @@
 /**
- * The delivery worker: claim a batch (attempt rows and leases committed), call the provider
- * for each claimed delivery concurrently, decide every outcome with the domain's `decide`,
- * and write all outcomes in one guarded batch. Persist before the call; never resend on
- * ambiguity; a write the fencing token refuses is kept on the attempt as a late outcome.
+ * The delivery worker: `loops_per_account` claim loops per lane of each provider account, each
+ * running the shared claim → call → record path (claim-sender.ts) and sleeping until work is due,
+ * woken, or permits have accrued.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import {
-  assessBudget,
-  callDeadline,
-  decide,
-  decideAtStage,
-  HEALTH_BUCKET_MS,
-  HEALTH_WINDOW_MS,
-  ladderFor,
-  smsText,
-  contentForChannel,
-  leaseCoversCall,
-  leaseMarginMs,
-  PURPOSES,
-  type BudgetAssessment,
-  type Channel,
-  type MessageContent,
-  type LadderName,
-  type Purpose,
-  type Random,
-  type RetryPolicy,
-  type SubmitOutcome,
-  type TenantShare,
-} from '../domain/index.js';
-import { claimGroups, workerLanes, type WorkerLane } from './worker-lanes.js';
-import { RolloutOfAccounts } from './rollout-of-accounts.js';
-import type { DeliveryCounters } from '../metrics/counters.js';
-import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { ClaimedDelivery, ClaimRequest, Store, TransitionWrite } from '../store/store.js';
+import { PURPOSES } from '../domain/index.js';
+import type { WorkerLane } from './worker-lanes.js';
+import { ClaimSender, type BatchResult, type ClaimSenderOptions } from './claim-sender.js';
 import { WakeSignal } from './wake-signal.js';
-import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
 
-export interface WorkerOptions {
-  store: Store;
-  /** One adapter per provider account id this worker serves. */
-  adapters: Map<string, ProviderAdapter>;
-  clock: Clock;
-  workerId: string;
-  logger: Logger;
-  /** The configuration's `worker:` section, defaults filled in there: the worker has none of its own. */
-  settings: WorkerSettings;
-  /** The retry policy for a claimed delivery. Default: the ladder of its purpose (src/domain/ladders.ts). */
-  policyFor?: (claim: ClaimedDelivery) => RetryPolicy;
-  /** Provider accounts' ladder choices per purpose, replacing `accounts[].retry_ladders` (tests use it). */
-  ladderOverrides?: ReadonlyMap<string, Partial<Record<Purpose, LadderName>>>;
-  random?: Random;
+export interface WorkerOptions extends ClaimSenderOptions {
   wake?: WakeSignal;
-  /** The process's delivery counters (api_attempts, accepted/ambiguous submissions, expired challenges). Default: none kept. */
-  counters?: DeliveryCounters;
-  /**
-   * The accounts' configuration (rate, burst, lanes). With it, every call takes a permit from
-   * the shared limiter in the store and claims are made per lane; without it (some tests), one
-   * unlimited lane per account.
-   */
-  accounts?: readonly ProviderAccountConfig[];
-  /** Builds the one-click unsubscribe header fields put in marketing e-mail (from config `public_url`). Without it, none are added. */
-  unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
-}
-
-/**
- * What the worker reads of the configuration's `worker:` section (config/config-schema.ts,
- * WorkerSection, where the defaults are): `config.worker` is passed as it is.
- */
-export interface WorkerSettings {
-  batch_size: number;
-  loops_per_account: number;
-  lease_ms: number;
-  poll_interval_ms: number;
-}
-
-/**
- * How long a worker keeps an account's rate shares before reading them again: a changed share
- * holds on every worker within 5 s, for one small query per account every 5 s (not one per claim).
- */
-export const SHARES_REFRESH_MS = 5_000;
-
-/** Codes of the outcomes `call` returns without calling the provider: no call, so not counted in the account's health. */
-const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send']);
-
-/**
- * Per claimed delivery, the end of the lease this worker still holds: the claim's, moved on by
- * each renewal that counted; absent once a renewal found it rescued. (Today a batch's calls all
- * start as its renewals begin, so their checks see the claim's own lease end; a call started
- * later would see what the renewals left.)
- */
-type HeldLeases = Map<string, number>;
-
-export interface BatchResult {
-  claimed: number;
-  applied: number;
-  /** Outcomes refused by the fencing token: the lease had already been rescued. */
-  stale: number;
-  /** Set when the rate limiter, not the queue, cut the claim short: when permits are available again. */
-  permitsAt?: number | null;
 }
 
 export class DeliveryWorker {
-  private readonly batchSize: number;
-  private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
-  private readonly policyFor: (claim: ClaimedDelivery) => RetryPolicy;
-  private readonly random: Random;
   readonly wake: WakeSignal;
+  /** The claim → call → record path the loops run. */
+  readonly sender: ClaimSender;
+  private readonly logger: Logger;
   private running = false;
   private loops: Promise<void>[] = [];
-  /** Per account, its lanes with their purposes, batch size and limits. */
-  private readonly lanes: Map<string, WorkerLane[]>;
-  /** Opt-outs and suppressions, checked after every claim and before any call. */
-  private readonly checks: SendTimeChecks;
-  /** Per account, its calls' timeout (`timeout_ms`): a call starts only if its lease covers it. */
-  private readonly timeouts: Map<string, number>;
-  /** Per account, its rollout stage and how its `unknown` answers are settled at `full`. */
-  private readonly rollout: RolloutOfAccounts;
-  /** The accounts' configuration, by id (rate and burst for the tenants' rows). */
-  private readonly configs: Map<string, ProviderAccountConfig>;
-  /** Per account, the tenants' rate shares as last read, and when (the worker's clock). */
-  private readonly shares = new Map<string, { at: number; value: TenantShare[] }>();
-  /** Per account and lane, how many claim rounds with shares it made: which group goes first. */
-  private readonly turns = new Map<string, number>();
 
   constructor(private readonly opts: WorkerOptions) {
-    this.batchSize = opts.settings.batch_size;
-    this.leaseMs = opts.settings.lease_ms;
     this.pollIntervalMs = opts.settings.poll_interval_ms;
-    const configs = new Map((opts.accounts ?? []).map((a) => [a.id, a] as const));
-    this.configs = configs;
-    // Without an account's configuration (tests with in-process fakes) its timeout is unknown:
-    // the lease check then keeps only the margin.
-    this.timeouts = new Map([...opts.adapters.keys()].map((id) => [id, configs.get(id)?.timeout_ms ?? 0] as const));
-    for (const [id, timeoutMs] of this.timeouts) {
-      // Configuration refuses this too (config.ts); a worker built by hand must not start a loop that can never send.
-      if (!leaseCoversCall(this.leaseMs, timeoutMs)) {
-        throw new Error(
-          `a ${this.leaseMs} ms lease cannot cover a call to provider account ${id}: its timeout_ms (${timeoutMs}) + the lease margin (${leaseMarginMs(this.leaseMs)}) must be less than the lease, or nothing could ever be sent`,
-        );
-      }
-    }
-    // The notification's choice, else the provider account's for the purpose, else the purpose's own.
-    this.policyFor =
-      opts.policyFor ??
-      ((c) => ladderFor(c.purpose, c.retryLadder, opts.ladderOverrides?.get(c.providerAccount) ?? configs.get(c.providerAccount)?.retry_ladders));
-    this.random = opts.random ?? Math.random;
-    this.rollout = new RolloutOfAccounts(configs, opts.adapters);
     this.wake = opts.wake ?? new WakeSignal();
-    this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links: opts.unsubscribeLinks ?? null });
-    this.lanes = new Map(
-      [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.settings.loops_per_account })] as const),
-    );
+    this.sender = new ClaimSender(opts);
+    this.logger = opts.logger;
   }
 
   /**
@@ -160,163 +34,15 @@ export class DeliveryWorker {
    * turn when none is named); resolves when its outcomes are written.
    */
   async runOnce(providerAccount: string, laneName?: string): Promise<BatchResult> {
-    const adapter = this.opts.adapters.get(providerAccount);
-    if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
-    const lanes = this.lanes.get(providerAccount)!;
+    const lanes = this.sender.lanesOf(providerAccount);
     if (laneName === undefined) {
       const total: BatchResult = { claimed: 0, applied: 0, stale: 0 };
-      for (const l of lanes) addInto(total, await this.runLane(adapter, providerAccount, l));
+      for (const l of lanes) addInto(total, await this.sender.runLane(providerAccount, l));
       return total;
     }
     const lane = lanes.find((l) => l.name === laneName);
     if (!lane) throw new Error(`provider account ${providerAccount} has no lane ${laneName}`);
-    return this.runLane(adapter, providerAccount, lane);
-  }
-
-  /**
-   * Claims and processes these deliveries only (the API process's fast path for a code it has
-   * just committed), in the lane that carries `purpose`, exactly as a claim loop would: permits
-   * from the same limiter rows, lease and attempt row committed before the call, the outcome
-   * fenced by the lease. Claims nothing when they are no longer due (a worker took them) or the
-   * lane has no permit now; a worker's claim loop then sends them as usual.
-   */
-  async sendNow(providerAccount: string, purpose: Purpose, deliveryIds: readonly string[]): Promise<BatchResult> {
-    const adapter = this.opts.adapters.get(providerAccount);
-    if (!adapter) throw new Error(`worker has no adapter for provider account ${providerAccount}`);
-    const lane = this.lanes.get(providerAccount)!.find((l) => l.purposes.includes(purpose));
-    if (!lane) throw new Error(`provider account ${providerAccount} has no lane for purpose ${purpose}`);
-    if (deliveryIds.length === 0) return { claimed: 0, applied: 0, stale: 0 };
-    return this.runLane(adapter, providerAccount, lane, deliveryIds);
-  }
-
-  private async runLane(adapter: ProviderAdapter, providerAccount: string, lane: WorkerLane, deliveryIds?: readonly string[]): Promise<BatchResult> {
-    const req = {
-      providerAccount,
-      ...(lane.purposes.length === PURPOSES.length ? {} : { purposes: lane.purposes }),
-      ...(deliveryIds ? { deliveryIds } : {}),
-      workerId: this.opts.workerId,
-      now: this.opts.clock.now(),
-      leaseMs: this.leaseMs,
-      limit: deliveryIds ? Math.min(deliveryIds.length, lane.batchSize) : lane.batchSize,
-    };
-    // With a limiter, the claim takes no more deliveries than the shared limiter grants right
-    // now and spends one permit per delivery (reserved first, the unused refunded: see
-    // limiter-store.ts): every worker of every process draws on the same rows, so together they
-    // never exceed the account's rate.
-    const { claimed, retryAt } = lane.limits
-      ? await this.claimPermitted(providerAccount, lane, lane.limits, req)
-      : { claimed: await this.opts.store.claimBatch(req), retryAt: null };
-    if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
-    // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
-    // batch; what must not be sent is stopped here and written with the others' outcomes.
-    const { send, stopped } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
-    // Every claimed lease is renewed, the stopped ones too: they are written with the batch at
-    // the end, and a lease that ran out meanwhile would be declared `unknown` though nothing was sent.
-    const held: HeldLeases = new Map(claimed.map((c) => [c.deliveryId, c.leaseUntil] as const));
-    const stopRenewing = this.renewWhileRunning(claimed, held);
-    let outcomes: SubmitOutcome[];
-    try {
-      outcomes = await Promise.all(send.map((c) => this.call(adapter, c, held.get(c.deliveryId))));
-    } finally {
-      stopRenewing();
-    }
-    await this.throttleIfRefused(providerAccount, lane, outcomes);
-    return { ...(await this.record(send, outcomes, stopped)), permitsAt: retryAt };
-  }
-
-  /**
-   * A lane's permitted claim. Without rate shares on the account: one claim on the lane's rows,
-   * as always. With them: one claim per group (`claimGroups`: the tenants without a share
-   * together, each tenant with a share alone with its own row added), until the batch is full;
-   * the earliest `retryAt` of a group the limiter cut short is the lane's.
-   */
-  private async claimPermitted(
-    providerAccount: string,
-    lane: WorkerLane,
-    limits: NonNullable<WorkerLane['limits']>,
-    req: ClaimRequest,
-  ): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
-    const base = { ...req, lane: lane.name, laneLimit: limits.lane, accountLimit: limits.account };
-    const shares = await this.sharesOf(providerAccount);
-    const config = this.configs.get(providerAccount);
-    if (shares.length === 0 || !config) return this.opts.store.limiter.claimWithPermits({ ...base, sources: limits.plan.sources });
-    const key = `${providerAccount}\u0000${lane.name}`;
-    const turn = this.turns.get(key) ?? 0;
-    this.turns.set(key, turn + 1);
-    const claimed: ClaimedDelivery[] = [];
-    let retryAt: number | null = null;
-    for (const g of claimGroups(config, limits.plan.sources, shares, turn)) {
-      const left = req.limit - claimed.length;
-      if (left <= 0) break;
-      const r = await this.opts.store.limiter.claimWithPermits({ ...base, ...g, limit: left });
-      claimed.push(...r.claimed);
-      if (r.retryAt !== null) retryAt = retryAt === null ? r.retryAt : Math.min(retryAt, r.retryAt);
-    }
-    return { claimed, retryAt };
-  }
-
-  /**
-   * The account's rate shares, read from the store at most once per SHARES_REFRESH_MS of the
-   * worker's clock: a change of share takes effect within that time on every worker.
-   */
-  private async sharesOf(providerAccount: string): Promise<TenantShare[]> {
-    const now = this.opts.clock.now();
-    const known = this.shares.get(providerAccount);
-    if (known && now >= known.at && now - known.at < SHARES_REFRESH_MS) return known.value;
-    const value = (await this.opts.store.tenants.accountShares(providerAccount)).map((r) => ({ tenantId: r.tenantId, share: r.share }));
-    this.shares.set(providerAccount, { at: now, value });
-    return value;
-  }
-
-  /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */
-  private async throttleIfRefused(account: string, lane: WorkerLane, outcomes: SubmitOutcome[]): Promise<void> {
-    if (!lane.limits) return;
-    // Only an account-wide throttle pauses the account; one device's limit (scope destination)
-    // holds back that delivery alone, on its own ladder.
-    const throttled = outcomes.filter((o): o is Extract<SubmitOutcome, { kind: 'throttled' }> => o.kind === 'throttled' && o.scope !== 'destination');
-    if (throttled.length === 0) return;
-    const retryAfterMs = Math.max(0, ...throttled.map((o) => o.retryAfterMs ?? 0)) || null;
-    await this.opts.store.limiter
-      .throttleAccount({ providerAccount: account, now: this.opts.clock.now(), retryAfterMs, limit: lane.limits.account, rows: lane.limits.plan.throttleRows })
-      .catch((err) =>
-        this.opts.logger.warn({ err, providerAccount: account }, 'cannot record the provider throttle; the retry schedule still honours Retry-After'),
-      );
-  }
-
-  /**
-   * Renews the batch's leases every third of the lease while its calls run, so a slow
-   * provider is not mistaken for a dead worker. A lease that could not be renewed (already
-   * rescued) is simply not renewed again: its outcome will be fenced off and kept as late.
-   * `held` follows what the worker may rely on: a refused renewal drops the lease, a renewal
-   * counts only if it was answered before the lease it extends ran out.
-   */
-  private renewWhileRunning(claimed: ClaimedDelivery[], held: HeldLeases): () => void {
-    let renewing = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
-    const timer = setInterval(
-      () => {
-        const now = this.opts.clock.now();
-        const leaseUntil = now + this.leaseMs;
-        this.opts.store
-          .renewLeases({ leases: renewing, workerId: this.opts.workerId, leaseUntil, now })
-          .then((renewed) => {
-            const ok = new Set(renewed);
-            // A renewal answered after the lease ran out does not count: a rescuer may have read the
-            // lease as expired before it, and the rescue is guarded by the fencing token, which a
-            // renewal does not change, so it still lands. Such a lease stays lapsed for this claim.
-            const answeredAt = this.opts.clock.now();
-            for (const l of renewing) {
-              const until = held.get(l.deliveryId);
-              if (!ok.has(l.deliveryId)) held.delete(l.deliveryId);
-              else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
-            }
-            renewing = renewing.filter((l) => ok.has(l.deliveryId));
-          })
-          .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
-      },
-      Math.max(50, Math.floor(this.leaseMs / 3)),
-    );
-    timer.unref();
-    return () => clearInterval(timer);
+    return this.sender.runLane(providerAccount, lane);
   }
 
   /** Processes every account until none has due work (tests and benchmarks drive the worker with it). */
@@ -333,230 +59,13 @@ export class DeliveryWorker {
     }
   }
 
-  /** Calls the provider for one claim, unless its challenge expired or its lease (`leaseUntil`, absent: lost) no longer covers the call. */
-  private async call(adapter: ProviderAdapter, c: ClaimedDelivery, leaseUntil: number | undefined): Promise<SubmitOutcome> {
-    const now = this.opts.clock.now();
-    // The challenge clock again, at the moment of the call: the claim compared expires_at with a
-    // `now` read before its query ran, and a batch can wait (pool, busy event loop) before its
-    // calls start. Nothing is sent at or after expires_at; the attempt closes as not sent and
-    // `decide` ends the delivery terminal/expired (no retry fits before expiry).
-    if (now >= c.expiresAt) {
-      return { kind: 'retryable', code: 'expired_before_send', message: 'expires_at passed before the call started; nothing was sent' };
-    }
-    // The lease too, at the same moment. A worker frozen since its claim (GC pause, blocked
-    // query, SIGSTOP, suspended VM) may have outlived its lease: the rescuer has declared the
-    // delivery `unknown`, reconciliation found nothing and another worker may have sent it under
-    // the same key. The fencing token guards Herald's rows, not the provider, so the only defence
-    // is not to call. The whole call must fit in the lease held now (now + timeout + margin <
-    // lease end, src/domain/lease.ts), so it never depends on a renewal arriving in time. The
-    // attempt closes as not sent: applied if the row is still ours (nothing went out), else kept
-    // as a late outcome while reconciliation settles the rescuer's `unknown` as usual.
-    const writeBy = leaseUntil === undefined ? -Infinity : callDeadline(leaseUntil, this.leaseMs, this.timeouts.get(c.providerAccount) ?? 0);
-    if (now >= writeBy) {
-      return { kind: 'retryable', code: 'lease_lapsed_before_send', message: 'the lease no longer covered the call when it was to start; nothing was sent' };
-    }
-    // Counted before the call: a call that throws may still have reached the provider.
-    this.opts.counters?.inc('api_attempts', c);
-    // The call's own duration, by the process's monotonic clock (not Herald's, which tests hold still).
-    const started = performance.now();
-    try {
-      return await adapter.submit({
-        deliveryId: c.deliveryId,
-        idempotencyKey: c.idempotencyKey,
-        channel: c.channel,
-        purpose: c.purpose,
-        destination: c.destination,
-        // An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever).
-        // A rendered template's SMS and push parts replace the e-mail's (contentForChannel).
-        content: withSmsMarkup(c.channel, contentForChannel(c.content, c.channel)),
-        expiresAt: c.expiresAt,
-        // The same rules where the bytes leave: the transport only knows the wall clock, so it
-        // gets the time left by Herald's clock, counted from the wall clock's now, until the
-        // earlier of expiry and `writeBy`, the last moment a write still leaves the whole timeout
-        // inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
-        // started at its claim may write until 17 s after it; the sandbox transport's own 10 s
-        // timer, started before connecting, ends a wait for a socket first, so this binds only
-        // when something between the check above and the request (an adapter fetching a token,
-        // an event loop stalled for seconds) pushes the write past the lease's reach: the same
-        // freeze, a few lines later.
-        // eslint-disable-next-line no-restricted-syntax -- sendBy is wall-clock by contract (providers/provider.ts)
-        sendBy: Date.now() + (Math.min(c.expiresAt, writeBy) - now),
-      });
-    } catch (err) {
-      // An adapter must classify, not throw. If one throws anyway, the request may have gone
-      // out: that is ambiguity, never failure.
-      this.opts.logger.error({ err, deliveryId: c.deliveryId }, 'adapter threw instead of classifying; recording unknown');
-      return { kind: 'unknown', code: 'adapter_error', message: 'the adapter failed unexpectedly' };
-    } finally {
-      this.opts.counters?.series.providerCallDuration.observe(
-        { channel: c.channel, purpose: c.purpose, provider_account: c.providerAccount },
-        (performance.now() - started) / 1000,
-      );
-    }
-  }
-
-  /** Writes the calls' outcomes and the deliveries the send-time checks stopped (`stopped`) in one batch. */
-  private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], stopped: TransitionWrite[] = []): Promise<BatchResult> {
-    const now = this.opts.clock.now();
-    const account = claimed[0]?.providerAccount;
-    const budget = account === undefined ? 'healthy' : (await this.budgetOf(account, now)).state;
-    const writes: TransitionWrite[] = [];
-    claimed.forEach((c, i) => {
-      const outcome = outcomes[i]!;
-      // The account's rollout stage decides what is done with the answer; both the decision taken
-      // and the next stage's are kept on the attempt (src/domain/rollout.ts).
-      const { transition, decision, nextStageDecision } = decideAtStage(
-        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
-        outcome,
-        {
-          now,
-          policy: this.policyFor(c),
-          random: this.random,
-          budget,
-          stage: this.rollout.stageOf(c.providerAccount),
-          unknownSettlement: this.rollout.unknownSettlement(c),
-          notCalled: outcome.kind !== 'accepted' && NOT_CALLED_CODES.has(outcome.code),
-        },
-      );
-      writes.push({
-        deliveryId: c.deliveryId,
-        expect: { state: 'submitting', leaseVersion: c.leaseVersion },
-        transition,
-        now,
-        attempt: { number: c.attemptNumber, outcome, decisions: { decision, nextStageDecision } },
-      });
-    });
-    const all = await this.opts.store.applyTransitions([...writes, ...stopped]);
-    const results = all.slice(0, writes.length);
-    // A stopped delivery whose lease was rescued meanwhile was not sent either: its `unknown` is reconciled as usual.
-    const stoppedApplied = all.slice(writes.length).filter((r) => r.applied).length;
-    results.forEach((r, i) => {
-      if (r.applied) this.count(claimed[i]!, outcomes[i]!, writes[i]!);
-    });
-    const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
-    if (late.length > 0) await this.recordLate(late, now);
-    if (account !== undefined) await this.recordHealth(account, outcomes, now);
-    await this.deactivateRefusedPushTargets(claimed, outcomes, now);
-    return {
-      claimed: claimed.length + stopped.length,
-      applied: results.length - late.length + stoppedApplied,
-      stale: late.length + stopped.length - stoppedApplied,
-    };
-  }
-
-  private readonly budgets = new Map<string, { at: number; assessment: BudgetAssessment }>();
-
-  /**
-   * The account's retry budget over the last minute, from the health buckets every worker
-   * writes. Cached for 2 s: one read per account per 2 s, not one per batch.
-   */
-  async budgetOf(account: string, now: number): Promise<BudgetAssessment> {
-    const cached = this.budgets.get(account);
-    if (cached && now - cached.at < 2_000 && now >= cached.at) return cached.assessment;
-    let assessment: BudgetAssessment;
-    try {
-      assessment = assessBudget(await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS));
-    } catch (err) {
-      // Without health data, retries keep their ladder's own jitter: safe, just not spread wider.
-      this.opts.logger.warn({ err, providerAccount: account }, 'cannot read provider health; assuming healthy');
-      assessment = { state: 'healthy', failureRatio: 0 };
-    }
-    this.budgets.set(account, { at: now, assessment });
-    return assessment;
-  }
-
-  /** Adds this batch's calls and retryable/throttled failures to the account's health bucket. */
-  private async recordHealth(account: string, outcomes: SubmitOutcome[], now: number): Promise<void> {
-    let calls = 0;
-    let failures = 0;
-    for (const o of outcomes) {
-      if (o.kind !== 'accepted' && 'code' in o && NOT_CALLED_CODES.has(o.code)) continue; // no call was made
-      calls++;
-      if (o.kind === 'retryable' || o.kind === 'throttled') failures++;
-    }
-    if (calls === 0) return;
-    // Log and continue, on purpose: the outcomes are already recorded; a lost health count only
-    // makes the budget slightly less informed.
-    await this.opts.store.health
-      .recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
-      .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
-  }
-
-  /**
-   * A push service's definite "this device is gone" (an adapter's permanent invalid_destination
-   * with a code ending `_unregistered` or `_bad_token`) deactivates every subscription holding
-   * that target, so nothing is sent to it again (send-time checks stop the deliveries already
-   * queued). Kept even when the write was fenced off: the refusal is evidence either way. Log and
-   * continue, on purpose: the outcomes are recorded; a missed deactivation costs one more refusal.
-   */
-  private async deactivateRefusedPushTargets(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], now: number): Promise<void> {
-    for (const [i, c] of claimed.entries()) {
-      const o = outcomes[i]!;
-      if (c.channel !== 'push' || o.kind !== 'permanent' || o.reason !== 'invalid_destination') continue;
-      const reason = /_unregistered$/.test(o.code) ? 'unregistered' : /_bad_token$/.test(o.code) ? 'bad_token' : null;
-      if (reason === null) continue;
-      await this.opts.store.push
-        .deactivatePushTarget({ tenantId: c.tenantId, target: c.destination, reason, code: o.code, now })
-        .catch((err) =>
-          this.opts.logger.warn({ err, deliveryId: c.deliveryId }, 'cannot deactivate a refused push subscription; the next send to it will be refused again'),
-        );
-    }
-  }
-
-  /**
-   * Counts one applied outcome: accepted (and its time since intake), ambiguous (unknown), a
-   * definite refusal by class (a 429 also as a throttle of its scope), and a decision that ended
-   * the delivery terminal/expired (including the expired-before-send short-circuit). A
-   * short-circuit that made no call is no refusal.
-   */
-  private count(c: ClaimedDelivery, outcome: SubmitOutcome, write: TransitionWrite): void {
-    const counters = this.opts.counters;
-    if (!counters) return;
-    if (outcome.kind === 'accepted') {
-      counters.inc('accepted_submissions', c);
-      counters.series.intakeToAcceptance.observe({ channel: c.channel, purpose: c.purpose }, Math.max(0, write.now - c.notificationCreatedAt) / 1000);
-    } else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
-    else if (!NOT_CALLED_CODES.has(outcome.code)) {
-      counters.series.refused(c, outcome.kind);
-      if (outcome.kind === 'throttled')
-        counters.series.throttles.inc({ provider_account: c.providerAccount, scope: outcome.scope === 'destination' ? 'destination' : 'account' });
-    }
-    if (write.transition.to === 'terminal' && write.transition.terminalReason === 'expired') counters.inc('expired_challenges', c);
-  }
-
-  /**
-   * The lease was rescued (to `unknown`) while these calls ran. What the provider answered is
-   * still evidence: it is kept on the attempt, and an acknowledgment resolves the `unknown`
-   * it left behind, if nothing else has touched the delivery since (same fencing token).
-   */
-  private async recordLate(late: Array<{ claim: ClaimedDelivery; outcome: SubmitOutcome }>, now: number): Promise<void> {
-    const evidence: TransitionWrite[] = [];
-    for (const { claim, outcome } of late) {
-      await this.opts.store.recordLateOutcome({ deliveryId: claim.deliveryId, attemptNumber: claim.attemptNumber, outcome });
-      this.opts.logger.warn(
-        { deliveryId: claim.deliveryId, attempt: claim.attemptNumber, outcome: outcome.kind },
-        'outcome arrived after the lease was rescued; kept as a late outcome',
-      );
-      // A late `unknown` is not counted again: the rescuer counted the attempt as ambiguous.
-      if (outcome.kind !== 'accepted') continue;
-      // The provider accepted this submission: counted once, whether or not it still resolves the `unknown`.
-      this.opts.counters?.inc('accepted_submissions', claim);
-      const d = decide(
-        { state: 'unknown', attemptCount: claim.attemptNumber, expiresAt: claim.expiresAt, nextAttemptAt: null },
-        { type: 'evidence', found: true, providerMessageId: outcome.providerMessageId },
-        { now, policy: this.policyFor(claim), random: this.random },
-      );
-      if (d.ok) evidence.push({ deliveryId: claim.deliveryId, expect: { state: 'unknown', leaseVersion: claim.leaseVersion }, transition: d, now });
-    }
-    await this.opts.store.applyTransitions(evidence);
-  }
-
   /** Starts the claim loops: `loops_per_account` per lane of each provider account. */
   start(): void {
     if (this.running) return;
     this.running = true;
     const loops = this.opts.settings.loops_per_account;
-    for (const [account, lanes] of this.lanes) {
+    for (const account of this.sender.accounts()) {
+      const lanes = this.sender.lanesOf(account);
       // Every lane has its own loops: a full marketing backlog never sits in front of a code.
       for (const lane of lanes) for (let i = 0; i < loops; i++) this.loops.push(this.loop(account, lane));
     }
@@ -568,7 +77,7 @@ export class DeliveryWorker {
       try {
         result = await this.runOnce(account, lane.name);
       } catch (err) {
-        this.opts.logger.error({ err, providerAccount: account }, 'claim loop failed; retrying after the poll interval');
+        this.logger.error({ err, providerAccount: account }, 'claim loop failed; retrying after the poll interval');
         await this.wake.wait(account, this.pollIntervalMs);
         continue;
       }
@@ -588,7 +97,7 @@ export class DeliveryWorker {
       }
       const purposes = lane.purposes.length === PURPOSES.length ? undefined : lane.purposes;
       const next = await this.opts.store.nextDueAt(account, this.opts.clock.now(), purposes).catch((err) => {
-        this.opts.logger.warn({ err, providerAccount: account }, 'cannot read when work is next due; waiting the poll interval');
+        this.logger.warn({ err, providerAccount: account }, 'cannot read when work is next due; waiting the poll interval');
         return null;
       });
       const untilDue = next === null ? this.pollIntervalMs : next - this.opts.clock.now();
@@ -614,9 +123,4 @@ function addInto(total: BatchResult, r: BatchResult): void {
 /** Real time, on purpose: permits accrue with the wall clock the provider counts in. */
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever); other channels as they are. */
-function withSmsMarkup(channel: Channel, content: MessageContent): MessageContent {
-  return channel === 'sms' && content.otp ? { ...content, text: smsText(content) } : content;
 }

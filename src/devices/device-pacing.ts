@@ -6,7 +6,9 @@
  * codes), so a campaign cannot take a phone's whole rate from its codes.
  *
  * A SIM permit is asked for after the device's: when every SIM refuses, the device permit is
- * spent for nothing. That errs on the side of sending less, never more.
+ * spent for nothing. That errs on the side of sending less, never more. A message that asks for
+ * a SIM (SMSGate's `simNumber`) is paced on that SIM alone; one the device does not report is
+ * passed to the phone as asked, which refuses it ("SIM n not found"), as under SMSGate's server.
  */
 import type { SimCard, Store } from '../store/store.js';
 import type { GatewayAccount } from './gateway-accounts.js';
@@ -16,7 +18,7 @@ export type PacingAnswer = { granted: true; simNumber: number | null } | { grant
 export const deviceKey = (deviceId: string): string => `device:${deviceId}`;
 export const simKey = (deviceId: string, simNumber: number): string => `sim:${deviceId}:${simNumber}`;
 
-/** Takes one permit for `deviceId` in `lane` (and one of its SIMs', when the account paces SIMs). */
+/** Takes one permit for `deviceId` in `lane` (and one of its SIMs', or of `wantSim`, when the account paces SIMs). */
 export async function acquireDevicePermit(
   store: Store,
   g: GatewayAccount,
@@ -24,6 +26,7 @@ export async function acquireDevicePermit(
   lane: string,
   now: number,
   spread: number,
+  wantSim: number | null = null,
 ): Promise<PacingAnswer> {
   const limits = g.deviceLimits.get(lane);
   if (!limits) throw new Error(`account ${g.account.id} has no lane ${lane}`);
@@ -36,8 +39,9 @@ export async function acquireDevicePermit(
     accountLimit: limits.whole,
   });
   if (d.granted === 0) return { granted: false, retryAt: d.retryAt };
-  const sims = device.simCards ?? [];
-  if (!g.simLimits || sims.length === 0) return { granted: true, simNumber: null };
+  const known = device.simCards ?? [];
+  const sims = wantSim === null ? known : known.filter((s) => s.simNumber === wantSim);
+  if (!g.simLimits || sims.length === 0) return { granted: true, simNumber: wantSim };
   const simLimits = g.simLimits.get(lane)!;
   let retryAt: number | null = null;
   // Start at a different SIM per message, so two SIMs share the load instead of the first one filling up.

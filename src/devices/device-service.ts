@@ -240,7 +240,7 @@ export function toMobileMessage(m: PulledMessage): Record<string, unknown> {
     textMessage: { text: m.text },
     phoneNumbers: [m.phoneNumber],
     ...(m.simNumber === null ? {} : { simNumber: m.simNumber }),
-    withDeliveryReport: true,
+    withDeliveryReport: m.withDeliveryReport,
     isEncrypted: false,
     priority: m.priority,
     validUntil: new Date(m.validUntil).toISOString(),

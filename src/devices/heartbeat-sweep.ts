@@ -18,8 +18,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import type { DeviceRecord, Store, SweepCause, SweepRecord, SweepWrite } from '../store/store.js';
 
 export interface HeartbeatSweepOptions {
@@ -41,17 +40,16 @@ export interface HeartbeatPass {
   sweeps: SweepRecord[];
 }
 
-export class HeartbeatSweep implements PeriodicService {
-  private readonly loop: PeriodicRunner;
+export class HeartbeatSweep extends LoopService {
   private readonly batchSize: number;
 
   constructor(private readonly opts: HeartbeatSweepOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'heartbeat sweep' });
     this.batchSize = opts.batchSize ?? 500;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'heartbeat sweep' });
   }
 
   /** Sweeps every device that came back and waits for its sweep. */
-  async runOnce(): Promise<HeartbeatPass> {
+  override async runOnce(): Promise<HeartbeatPass> {
     const sweeps: SweepRecord[] = [];
     for (const device of await this.opts.store.devices.listReturnedDevices(50)) {
       const record = await this.sweepDevice(device, 'return', 'heartbeat-sweep');
@@ -109,18 +107,5 @@ export class HeartbeatSweep implements PeriodicService {
     if (record.reoffered > 0) this.opts.signal?.(device.id);
     if (record.retried > 0) this.opts.wake?.(device.providerAccount);
     return record;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** A device came back in this process: sweep it now. */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

@@ -3,7 +3,8 @@
  * "looking up" mean for a phone that pulls its work.
  *
  * `offer`: choose a device (the notification's pin, else the healthiest online one with a
- * permit), record the offer (its message id is stable for this submission), and tell the device
+ * permit) and the SIM (the notification's `herald_sim_number`, else the pacing's choice, else the
+ * phone's), record the offer (its message id is stable for this submission), and tell the device
  * to pull. The answer is `unknown`: from the moment the offer is committed the phone may pull and
  * send it, and only its reports can say what happened. No device online, or none with a permit,
  * is a definite answer with nothing offered (`retryable`, `throttled`).
@@ -54,8 +55,8 @@ export class OfferGateway implements DeviceGatewayPort {
     const g = this.opts.accounts.get(account.id);
     if (!g) throw new Error(`provider account ${account.id} is not an android_gateway account of this gateway`);
     const now = clock.now();
-    const [pin, devices, loads] = await Promise.all([
-      store.devices.deliveryPin(request.deliveryId),
+    const [{ deviceId: pin, simNumber: wantSim }, devices, loads] = await Promise.all([
+      store.devices.offerPreferences(request.deliveryId),
       store.devices.listDevices({ providerAccount: account.id }),
       store.devices.deviceLoads(account.id, now - this.opts.windowMs),
     ]);
@@ -91,7 +92,7 @@ export class OfferGateway implements DeviceGatewayPort {
     const lane = this.opts.accounts.laneOf(g, request.purpose);
     let retryAt: number | null = null;
     for (const c of candidates) {
-      const permit = await acquireDevicePermit(store, g, c.device, lane, now, spreadOf(request.deliveryId));
+      const permit = await acquireDevicePermit(store, g, c.device, lane, now, spreadOf(request.deliveryId), wantSim);
       if (!permit.granted) {
         if (permit.retryAt !== null) retryAt = retryAt === null ? permit.retryAt : Math.min(retryAt, permit.retryAt);
         continue;

@@ -41,6 +41,8 @@ export interface SimSend {
   /** Characters of the text (the text itself is not kept). */
   length: number;
   simNumber: number | null;
+  /** The offer asked for a delivery report (the app's default); without one the phone stops at Sent. */
+  withDeliveryReport: boolean;
   at: number;
 }
 
@@ -341,6 +343,7 @@ export class PhoneSim {
       message?: string;
       phoneNumbers: string[];
       simNumber?: number;
+      withDeliveryReport?: boolean;
       state?: string;
       validUntil?: string;
     }>;
@@ -361,7 +364,15 @@ export class PhoneSim {
   }
 
   private async process(
-    m: { id: string; textMessage?: { text: string }; message?: string; phoneNumbers: string[]; simNumber?: number; validUntil?: string },
+    m: {
+      id: string;
+      textMessage?: { text: string };
+      message?: string;
+      phoneNumbers: string[];
+      simNumber?: number;
+      withDeliveryReport?: boolean;
+      validUntil?: string;
+    },
     script: MessageScript,
   ): Promise<void> {
     const msg: StoredMessage = {
@@ -379,12 +390,14 @@ export class PhoneSim {
     if (m.validUntil !== undefined && Date.parse(m.validUntil) < this.now()) return this.setState(msg, 'Failed', 'TTL expired');
     if (script.kind === 'fail') return this.setState(msg, 'Failed', script.error);
     const text = m.textMessage?.text ?? m.message ?? '';
-    this.sends.push({ messageId: m.id, length: text.length, simNumber: m.simNumber ?? null, at: this.now() });
+    const withDeliveryReport = m.withDeliveryReport !== false;
+    this.sends.push({ messageId: m.id, length: text.length, simNumber: m.simNumber ?? null, withDeliveryReport, at: this.now() });
     this.log(`sent message ${m.id}`);
     await this.setState(msg, 'Processed');
     if (this.opts.sendDelayMs) await sleep(this.opts.sendDelayMs);
     await this.setState(msg, 'Sent');
-    if (script.kind === 'sent') return;
+    // Without a delivery report request Android never reports delivery: the message stays Sent.
+    if (script.kind === 'sent' || !withDeliveryReport) return;
     if (this.opts.deliverDelayMs) await sleep(this.opts.deliverDelayMs);
     await this.setState(msg, 'Delivered');
   }

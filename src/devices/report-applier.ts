@@ -18,8 +18,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, ladderFor, mergeDownstream, reportMeaning, type DownstreamStatus, type Random, type Transition } from '../domain/index.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import { classifyPhoneFailure } from '../providers/android-gateway/classify.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { ReportWrite, Store, UnappliedReport } from '../store/store.js';
@@ -94,19 +93,18 @@ export function planReport(r: UnappliedReport, now: number, account: ProviderAcc
   };
 }
 
-export class ReportApplier implements PeriodicService {
-  private readonly loop: PeriodicRunner;
+export class ReportApplier extends LoopService {
   private readonly accounts: Map<string, ProviderAccountConfig>;
   private readonly random: Random;
 
   constructor(private readonly opts: ReportApplierOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'phone report pass' });
     this.accounts = new Map(opts.accounts.map((a) => [a.id, a] as const));
     this.random = opts.random ?? Math.random;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'phone report pass' });
   }
 
   /** Applies every report waiting now; resolves with what it did. */
-  async runOnce(): Promise<ReportPass> {
+  override async runOnce(): Promise<ReportPass> {
     const pass: ReportPass = { applied: 0, transitions: 0, raced: 0 };
     const size = this.opts.batchSize ?? 200;
     for (;;) {
@@ -133,18 +131,5 @@ export class ReportApplier implements PeriodicService {
       if (reports.length < size || results.every((ok) => !ok)) break;
     }
     return pass;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** New reports were recorded in this process: apply them now. */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
   }
 }

@@ -40,6 +40,7 @@ import { alertRoutes } from './routes/alerts.js';
 import { templateRoutes } from './routes/templates.js';
 import { TemplateRenderer } from '../templates/template-renderer.js';
 import { keyRoutes } from './routes/keys.js';
+import { LiveKeys } from './live-keys.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { auditRoutes } from './routes/audit.js';
 import type { UnsubscribeLinks } from '../preferences/unsubscribe-links.js';
@@ -213,7 +214,9 @@ const problemSchema = {
 /** Builds the Fastify app with every route registered; does not listen. */
 export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   // The one place a missing clock becomes the system clock: every route reads time from `deps.clock`.
-  const deps = { ...given, clock: given.clock ?? systemClock };
+  // One cache of live API keys for the whole app: the bearer check, the SMSGate API's Basic
+  // password and the key routes (which forget what they revoke) share it.
+  const deps = { ...given, clock: given.clock ?? systemClock, liveKeys: new LiveKeys(given.store) };
   const limits = deps.serverLimits ?? DEFAULT_SERVER_LIMITS;
   // node:http's own clocks: headers and the whole request each have a deadline (slowloris).
   const serverOptions = {
@@ -301,7 +304,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(async (v1) => {
-    requireApiKey(v1, deps.store, sessions, deps.clock);
+    requireApiKey(v1, deps.store, deps.liveKeys, sessions, deps.clock);
     const limits = deps.limits ?? deps.intake.limits?.policy ?? NO_INTAKE_LIMITS;
     installRequestLimits(v1, { store: deps.store, clock: deps.clock, policy: limits, ...(deps.counters ? { counters: deps.counters } : {}) });
     limitsRoutes(v1, { limits });

@@ -1,15 +1,16 @@
 /**
  * Who a request is. Bearer API keys as before: Herald stores only a SHA-256 of each key; a
- * request's key is hashed and looked up. Missing, malformed and unknown keys get the same 401,
- * so the answer does not say which. Alongside them, the dashboard's session cookie
+ * request's key is hashed and looked up (live-keys.ts trusts a live key for up to a second, so
+ * a revoke reaches every process within that). Missing, malformed and unknown keys get the
+ * same 401, so the answer does not say which. Alongside them, the dashboard's session cookie
  * (`herald_session`, see session-auth.ts): a session request that changes something must carry
  * its CSRF token, and its role decides what it may change.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
-import type { ApiKeyRecord, ApiKeyScope, SessionRecord, Store, UserRole } from '../store/store.js';
-import { hashApiKey } from '../tenants/api-keys.js';
+import type { ApiKeyScope, SessionRecord, Store, UserRole } from '../store/store.js';
+import type { LiveKeys } from './live-keys.js';
 import type { DestinationView } from './masking.js';
 import { requirementOf } from './route-scopes.js';
 import { checkSessionRequest, type SessionAuth } from './session-auth.js';
@@ -49,24 +50,6 @@ export function bearerKey(authorization: string | undefined): string | null {
   return BEARER.exec(authorization ?? '')?.[1] ?? null;
 }
 
-/**
- * Last-used is written at most once a minute per key: the look-up already reads it, so a busy
- * key costs one UPDATE a minute instead of one per request (one fsync each on SQLite).
- */
-const TOUCH_KEY_EVERY_MS = 60_000;
-
-/**
- * The live key a request's secret names, or null: unknown, revoked (the row is read on every
- * request, on every process: no cache outlives a revoke) or expired. Records the use at most
- * once a minute.
- */
-export async function liveApiKey(store: Store, key: string, now: number): Promise<ApiKeyRecord | null> {
-  const found = await store.findApiKey(hashApiKey(key));
-  if (!found || (found.expiresAt !== null && found.expiresAt <= now)) return null;
-  if (found.lastUsedAt === null || now - found.lastUsedAt >= TOUCH_KEY_EVERY_MS) await store.tenants.touchKey(found.id, now);
-  return found;
-}
-
 /** Throws scope_required (403) when a key lacks the scope its route needs (route-scopes.ts). */
 export function checkScope(request: FastifyRequest, scopes: readonly ApiKeyScope[], deviceBasePath: string | null = null): void {
   const need = requirementOf(request.method, request.routeOptions.url ?? '', deviceBasePath);
@@ -83,7 +66,7 @@ export function checkScope(request: FastifyRequest, scopes: readonly ApiKeyScope
  * route needs (route-scopes.ts); a session is judged by its role (and, when opened with a key,
  * by that key's scopes too), and may not use the operator's `tenants` routes (those take a key).
  */
-export function requireApiKey(app: FastifyInstance, store: Store, sessions: SessionAuth | null, clock: Clock): void {
+export function requireApiKey(app: FastifyInstance, store: Store, keys: LiveKeys, sessions: SessionAuth | null, clock: Clock): void {
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
   app.decorateRequest('principal', null);
@@ -111,7 +94,7 @@ export function requireApiKey(app: FastifyInstance, store: Store, sessions: Sess
       }
     }
     const key = bearerKey(request.headers.authorization);
-    const found = key !== null ? await liveApiKey(store, key, clock.now()) : null;
+    const found = key !== null ? await keys.find(key, clock.now()) : null;
     if (!found) throw new HeraldError('unauthorized', 'a valid API key is required: Authorization: Bearer <key>');
     request.tenantId = found.tenantId;
     request.apiKeyId = found.id;

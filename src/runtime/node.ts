@@ -14,6 +14,7 @@ import { limitsWarnings } from '../config/limits-config.js';
 import type { Random, RouteHealthView } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
+import { ClaimSender } from '../delivery/claim-sender.js';
 import { ReplayService } from '../delivery/replay-service.js';
 import { Sweeper } from '../delivery/sweeper.js';
 import { RouteEvaluator } from '../delivery/route-evaluator.js';
@@ -283,8 +284,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   });
   // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
   const processId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  // The code fast path's own claims, never its loops (src/delivery/otp-fast-path.ts).
-  const fastPath = fastPathOn ? new OtpFastPath({ worker: new DeliveryWorker(workerOptions(`${opts.workerId ?? processId}:api`)), logger }) : null;
+  // The code fast path's own sender: a worker's claim → call → record path without its loops (src/delivery/otp-fast-path.ts).
+  const fastPath = fastPathOn ? new OtpFastPath({ sender: new ClaimSender(workerOptions(`${opts.workerId ?? processId}:api`)), logger }) : null;
 
   if (opts.roles.includes('api')) {
     // SMS to every country, or codes without velocity limits: said once, loudly (docs/abuse-limits.md).

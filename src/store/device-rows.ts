@@ -162,6 +162,8 @@ export function sortPulled(rows: Row[], order: OfferPull['order']): PulledMessag
     phoneNumber: String(r.destination),
     text: contentText(r.content_json),
     simNumber: numOrNull(r.sim_number),
+    // SQLite's json_extract gives 0 for false, PostgreSQL's ->> the text 'false'.
+    withDeliveryReport: !(r.delivery_report === 0 || r.delivery_report === 'false' || r.delivery_report === false),
     priority: num(r.priority),
     validUntil: num(r.valid_until),
     offeredAt: num(r.offered_at),

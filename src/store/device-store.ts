@@ -181,6 +181,12 @@ export interface OfferPull {
   now: number;
 }
 
+/** What a notification asks of the offers of its SMS (metadata set by `/3rdparty/v1` or a `/v1` producer). */
+export interface OfferPreferences {
+  deviceId: string | null;
+  simNumber: number | null;
+}
+
 /** A pulled offer with what the phone needs to send it. */
 export interface PulledMessage {
   messageId: string;
@@ -188,6 +194,8 @@ export interface PulledMessage {
   phoneNumber: string;
   text: string;
   simNumber: number | null;
+  /** False only when the notification asked for none (metadata `herald_delivery_report: false`). */
+  withDeliveryReport: boolean;
   priority: number;
   validUntil: number;
   offeredAt: number;
@@ -338,8 +346,11 @@ export interface DeviceStore {
   /** Spends a one-time code: the login it was issued for, once, before it expires; else null. */
   useLoginCode(codeHash: string, now: number): Promise<string | null>;
 
-  /** The device a delivery's notification pins it to (metadata `herald_device_id`), or null. */
-  deliveryPin(deliveryId: string): Promise<string | null>;
+  /**
+   * What a delivery's notification asks of its offers: the device it pins them to (metadata
+   * `herald_device_id`) and the SIM (metadata `herald_sim_number`, 1-3), each null when not asked.
+   */
+  offerPreferences(deliveryId: string): Promise<OfferPreferences>;
   /** Per device of the account: unfinished offers (offered since `since`) and reported failures since `since`. */
   deviceLoads(providerAccount: string, since: number): Promise<DeviceLoad[]>;
   /**

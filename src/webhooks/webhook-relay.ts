@@ -7,8 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import type { Store } from '../store/store.js';
 
 export interface WebhookRelayOptions {
@@ -32,17 +31,16 @@ export interface RelayPass {
 }
 
 /** The outbox relay service; see the file comment. */
-export class WebhookRelay implements PeriodicService {
+export class WebhookRelay extends LoopService {
   private readonly batchSize: number;
-  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: WebhookRelayOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'webhook relay' });
     this.batchSize = opts.batchSize ?? 500;
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'webhook relay' });
   }
 
   /** Publishes every row unpublished at this instant, batch by batch, then prunes one batch of history. */
-  async runOnce(): Promise<RelayPass> {
+  override async runOnce(): Promise<RelayPass> {
     const pass: RelayPass = { published: 0, messages: 0, prunedOutbox: 0, prunedMessages: 0 };
     for (;;) {
       const r = await this.opts.store.webhooks.relayOutbox({ now: this.opts.clock.now(), limit: this.batchSize });
@@ -59,20 +57,5 @@ export class WebhookRelay implements PeriodicService {
     pass.prunedOutbox = pruned.outbox;
     pass.prunedMessages = pruned.messages;
     return pass;
-  }
-
-  /** Starts the loop (first pass after one interval). */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
-  /** Stops the loop and waits for a pass in progress. */
-  stop(): Promise<void> {
-    return this.loop.stop();
   }
 }

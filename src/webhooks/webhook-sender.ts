@@ -18,8 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import type { Random } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 import type { WebhookAttemptRecord, WebhookEndpointOutcome, WebhookMessage, WebhookTarget } from '../store/webhook-store.js';
@@ -64,15 +63,15 @@ export interface SendPass {
 }
 
 /** The webhook sender service; see the file comment. */
-export class WebhookSender implements PeriodicService {
+export class WebhookSender extends LoopService {
   private readonly owner: string;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly random: Random;
   private readonly http: WebhookHttpClient;
-  private readonly loop: PeriodicRunner;
 
   constructor(private readonly opts: WebhookSenderOptions) {
+    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'webhook send pass' });
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.concurrency = Math.max(1, opts.concurrencyPerEndpoint ?? 8);
     const timeoutMs = opts.timeoutMs ?? 15_000;
@@ -80,11 +79,10 @@ export class WebhookSender implements PeriodicService {
     this.leaseMs = 2 * timeoutMs + 30_000;
     this.random = opts.random ?? Math.random;
     this.http = new WebhookHttpClient({ policy: opts.policy, timeoutMs });
-    this.loop = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'webhook send pass' });
   }
 
   /** One pass: leases due endpoints and serves each until it has nothing due, fails, or used its rounds. */
-  async runOnce(): Promise<SendPass> {
+  override async runOnce(): Promise<SendPass> {
     const pass: SendPass = { endpoints: 0, requests: 0, delivered: 0, failed: 0, disabled: 0 };
     const targets = await this.opts.store.webhooks.claimWebhookEndpoints({
       now: this.opts.clock.now(),
@@ -181,19 +179,9 @@ export class WebhookSender implements PeriodicService {
     return { kind: 'failing', nextAttemptAt: now + webhookRetryDelayMs(failures + 1, this.random, retryAfterMs), status: last.status, error: last.error };
   }
 
-  /** Starts the loop (first pass after one interval). */
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.loop.poke();
-  }
-
   /** Stops the loop, waits for a pass in progress, and closes idle connections. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
+  override async stop(): Promise<void> {
+    await super.stop();
     this.http.close();
   }
 }

@@ -18,10 +18,10 @@ describe.each(DRIVERS)('code fast path on %s', (driver) => {
     await h?.close();
   });
 
-  /** A harness whose intake hands every committed notification to a fast path on its own worker ("api"). */
+  /** A harness whose intake hands every committed notification to a fast path on its own sender ("api"). */
   const start = async () => {
     h = await createHarness({ driver, timeoutMs: 5_000, intake: { onCommitted: (n) => fast?.offer(n) } });
-    fast = new OtpFastPath({ worker: h.newWorker({ workerId: 'api' }), logger: silentLogger });
+    fast = new OtpFastPath({ sender: h.newSender({ workerId: 'api' }), logger: silentLogger });
   };
   const delivery = async (id: string) => (await h.get(`/v1/notifications/${id}`)).json.deliveries[0];
 

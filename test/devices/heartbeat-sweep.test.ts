@@ -120,6 +120,46 @@ describe.each(DRIVERS)('heartbeat sweep on %s', (driver) => {
     expect((await h.devices!.sweep.runOnce()).sweeps).toEqual([]);
   });
 
+  it('retries a failed message whose retry offer was withdrawn unpulled while the phone was leaving', async () => {
+    h = await gatewayHarness(driver);
+    sim = phoneFor(h);
+    await sim.start();
+    const deviceId = sim.registration!.id;
+    // A reminder the phone fails before sending (no service): retryable on its ladder.
+    sim.script({ kind: 'fail', error: NO_SERVICE });
+    const f = await offerOne({ purpose: 'transactional', ttl_seconds: 6 * 3_600 }, (m) => sim!.message(m)?.state === 'Failed');
+    await h.devices!.reports.runOnce();
+    const failedAt = await deliveryOf(h, f.id);
+    expect(failedAt).toMatchObject({ state: 'retryable', last_error_code: 'phone_no_service' });
+
+    // The phone leaves; Herald has not noticed yet (last seen seconds ago) and makes the retry offer.
+    const leftAt = h.clock.now();
+    await sim.goOffline();
+    h.clock.set(Date.parse(failedAt.next_attempt_at));
+    expect((await h.worker.runOnce(ACCOUNT)).claimed).toBe(1);
+    const retryOffer = await messageIdOf(h, f.id);
+    expect(retryOffer).not.toBe(f.messageId);
+    // Never pulled: the reconciler withdraws it, and the delivery waits for its ladder again.
+    h.clock.advance(2 * MINUTE);
+    expect(await h.reconciler.runOnce()).toMatchObject({ notFoundByLookup: 1 });
+    expect((await h.store.devices.getOfferByMessageId(retryOffer))?.state).toBe('withdrawn');
+    expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'retryable' });
+
+    // Back after more than the away threshold: the sweep retries it like any other failed message.
+    h.clock.advance(MINUTE);
+    await sim.comeBack();
+    await untilSim(async () => expect((await h.get(`/v1/devices/${deviceId}`)).json.sweep_pending).toBe(true));
+    const pass = await h.devices!.sweep.runOnce();
+    expect(pass.sweeps).toEqual([expect.objectContaining({ deviceId, cause: 'return', retried: 1, reoffered: 0, awaySince: leftAt })]);
+    expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'ready' });
+    expect((await h.worker.runOnce(ACCOUNT)).claimed).toBe(1);
+    const third = await messageIdOf(h, f.id);
+    await untilSim(() => expect(sim!.message(third)?.state).toBe('Delivered'));
+    await h.devices!.reports.runOnce();
+    expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'accepted', downstream_status: 'delivered', provider_message_id: third });
+    expect(sim.sends.map((s) => s.messageId)).toEqual([third]);
+  });
+
   it('a device back after less than the away threshold is not swept; one away longer is, once', async () => {
     h = await gatewayHarness(driver);
     sim = phoneFor(h);

@@ -6,7 +6,8 @@
  * The loose ends of issue 25: a validUntil already past is refused ("TTL expired") and nothing
  * is sent; any valid key works as the Basic password (a HERALD_BOOTSTRAP_KEY of any shape too);
  * /health answers the official client, which sends its credentials; a known id with other
- * content is 409 "duplicate id", as the reference server answers, also for concurrent repeats.
+ * content is 409 "duplicate id", as the reference server answers, also for concurrent repeats;
+ * `simNumber` and `withDeliveryReport` reach the phone's offer, the SIM within Herald's SIM pacing.
  */
 import smsgate from 'android-sms-gateway';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -166,6 +167,41 @@ describe.each(DRIVERS)('the SMSGate third-party API on %s', (driver) => {
     const counts = await h.store.countByState();
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
     expect(await api.getState('order-7')).toMatchObject({ recipients: [{ phoneNumber: '+14155550123' }] });
+  });
+
+  it('simNumber and withDeliveryReport reach the phone as asked; the asked SIM is paced on its own rate', async () => {
+    h = await gatewayHarness(driver, { settings: { device_rate_per_minute: 600, device_burst: 10, sim_rate_per_minute: 60, sim_burst: 1 } });
+    sim = phoneFor(h, {
+      simCards: [
+        { slotIndex: 0, simNumber: 1 },
+        { slotIndex: 1, simNumber: 2 },
+      ],
+    });
+    await sim.start();
+    const api = new Client('herald', h.apiKey, httpFetchClient, `${h.apiUrl}/3rdparty/v1`);
+    // SIM 2, no delivery report.
+    await api.send({ id: 'sim2-a', message: 'From SIM 2', phoneNumbers: ['+14155550123'], simNumber: 2, withDeliveryReport: false });
+    await h.worker.runOnce(ACCOUNT);
+    await until(sim, () => expect(sim!.sends).toHaveLength(1));
+    expect(sim.sends[0]).toMatchObject({ simNumber: 2, withDeliveryReport: false });
+    // SIM 2 again while its one permit is spent, and one with the app's defaults: a delivery
+    // report, and the SIM Herald picks (SIM 1, the one with a permit left).
+    await api.send({ id: 'sim2-b', message: 'From SIM 2 again', phoneNumbers: ['+14155550124'], simNumber: 2 });
+    await api.send({ id: 'plain', message: 'Any SIM', phoneNumbers: ['+14155550125'] });
+    await h.worker.runOnce(ACCOUNT);
+    await until(sim, () => expect(sim!.sends).toHaveLength(2));
+    expect(sim.sends[1]).toMatchObject({ simNumber: 1, withDeliveryReport: true });
+    // SIM 2's rate holds the second SIM-2 message; it is never moved to SIM 1.
+    const waiting = (await h.get('/v1/deliveries?state=retryable')).json.items;
+    expect(waiting).toEqual([expect.objectContaining({ last_error_code: 'device_rate_limited' })]);
+    h.clock.set(Date.parse(waiting[0].next_attempt_at));
+    await h.worker.runOnce(ACCOUNT);
+    await until(sim, () => expect(sim!.sends).toHaveLength(3));
+    expect(sim.sends[2]).toMatchObject({ simNumber: 2, withDeliveryReport: true });
+    // Without a delivery report the phone stops at Sent, and so does the message's state.
+    await h.devices!.reports.runOnce();
+    expect(await api.getState('sim2-a')).toMatchObject({ state: 'Sent' });
+    expect(await api.getState('plain')).toMatchObject({ state: 'Delivered' });
   });
 
   it('concurrent repeats of one id: the same content is one message; other content gets "duplicate id", never Herald’s internal words', async () => {

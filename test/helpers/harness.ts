@@ -12,6 +12,7 @@ import { DEFAULT_DEMOTION_POLICY, type DemotionPolicy, type LadderName, type Pur
 import { RouteEvaluator } from '../../src/delivery/route-evaluator.js';
 import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { ClaimSender, type ClaimSenderOptions } from '../../src/delivery/claim-sender.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { Sweeper } from '../../src/delivery/sweeper.js';
 import { FallbackScheduler } from '../../src/delivery/fallback-scheduler.js';
@@ -67,6 +68,8 @@ export interface Harness {
     store?: Store;
     batchSize?: number;
   }): DeliveryWorker;
+  /** A claim → call → record path of its own without loops (the API process's code fast path uses one); options as newWorker's. */
+  newSender(opts?: Parameters<Harness['newWorker']>[0]): ClaimSender;
   worker: DeliveryWorker;
   sweeper: Sweeper;
   fallbacks: FallbackScheduler;
@@ -294,24 +297,29 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   }
   const workers: DeliveryWorker[] = [];
   const allAdapters: ProviderAdapter[] = [];
-  const newWorker: Harness['newWorker'] = (o = {}) => {
+  /** What a worker or a sender of its own is built from: its own adapters, as in another process. */
+  const senderOptions = (o: Parameters<Harness['newWorker']>[0] & {}, workerId: string): ClaimSenderOptions => {
     const adapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
     allAdapters.push(...adapters.values());
-    const w = new DeliveryWorker({
+    return {
       store: o.store ?? store,
       adapters,
       clock,
       logger: log,
-      workerId: o.workerId ?? `worker-${workers.length + 1}`,
+      workerId,
       settings: { ...WORKER_DEFAULTS, lease_ms: o.leaseMs ?? WORKER_DEFAULTS.lease_ms, batch_size: o.batchSize ?? 16 },
       random: o.random ?? (() => 0.5),
       counters,
       accounts: config.provider_accounts,
       ...(o.ladderOverrides ? { ladderOverrides: o.ladderOverrides } : {}),
-    });
+    };
+  };
+  const newWorker: Harness['newWorker'] = (o = {}) => {
+    const w = new DeliveryWorker(senderOptions(o, o.workerId ?? `worker-${workers.length + 1}`));
     workers.push(w);
     return w;
   };
+  const newSender: Harness['newSender'] = (o = {}) => new ClaimSender(senderOptions(o, o.workerId ?? 'api'));
   const worker = newWorker();
   const sweeper = new Sweeper({ store, clock, logger: log, counters });
   const reconcilerAdapters = new Map(config.provider_accounts.map((a) => [a.id, createAdapter(a, config.public_url, devices?.offers)] as const));
@@ -339,6 +347,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     apiKey,
     tenantId,
     newWorker,
+    newSender,
     worker,
     sweeper,
     fallbacks: new FallbackScheduler({ store, clock, logger: log }),

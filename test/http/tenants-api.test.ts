@@ -2,13 +2,14 @@
  * Tenants, scoped keys and the audit log through the API, on both drivers: the route-scope table
  * matches the routes the app serves; out-of-scope calls are 403 scope_required naming the scope;
  * keys are created (never with more than the creator has), listed without their secret, expire,
- * record their last use at most once a minute, rotate and revoke (seen by another process's app
- * at once); the operator creates tenants and assigns provider accounts, and intake refuses an
+ * record their last use at most once a minute, rotate and revoke (refused at once by the process
+ * that revoked, within a second by another process's app); the operator creates tenants and assigns provider accounts, and intake refuses an
  * account the tenant was not given; GET /v1/audit pages who did what from where, and nothing edits it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { ROUTE_SCOPES } from '../../src/http/route-scopes.js';
+import { LIVE_KEY_MAX_AGE_MS } from '../../src/http/live-keys.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
 import { createHarness, DRIVERS, otpBody, type Harness, silentLogger } from '../helpers/harness.js';
@@ -104,7 +105,7 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
     expect(expired.json.code).toBe('unauthorized');
   });
 
-  it('a revoked or rotated key fails on the next request of another process', async () => {
+  it('a revoked or rotated key fails at once on its own process and within a second on another', async () => {
     const peer = h.openPeerStore();
     const other = await buildApp({
       store: peer,
@@ -120,17 +121,63 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
       const b = await newKey(['read']);
       expect(await onOther(a.key)).toBe(200);
       expect(await onOther(b.key)).toBe(200);
+      expect((await call(a.key, 'GET', '/v1/stats')).status).toBe(200);
       const revoked = await call(h.apiKey, 'DELETE', `/v1/keys/${a.id}`);
       expect(revoked.status).toBe(200);
       expect(revoked.json.revoked_at).not.toBeNull();
+      // The process that revoked it forgets it at once; the other trusts its read for under a second.
+      expect((await call(a.key, 'GET', '/v1/stats')).status).toBe(401);
+      h.clock.advance(LIVE_KEY_MAX_AGE_MS);
       expect(await onOther(a.key)).toBe(401);
       const rotated = await call(h.apiKey, 'POST', `/v1/keys/${b.id}/rotate`);
       expect(rotated.status, rotated.text).toBe(201);
       expect(rotated.json).toMatchObject({ replaces: b.id, scopes: ['read'], label: 'read' });
+      h.clock.advance(LIVE_KEY_MAX_AGE_MS);
       expect(await onOther(b.key)).toBe(401);
       expect(await onOther(rotated.json.key)).toBe(200);
       expect((await call(h.apiKey, 'POST', `/v1/keys/${b.id}/rotate`)).status).toBe(404);
       expect((await call(h.apiKey, 'DELETE', '/v1/keys/key_nope')).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reads a busy key once a second, and a revoke on another process is refused within that second', async () => {
+    const peer = h.openPeerStore();
+    const other = await buildApp({
+      store: peer,
+      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
+      replay: new ReplayService({ store: peer, clock: h.clock }),
+      accounts: h.config.provider_accounts,
+      clock: h.clock,
+      dashboard: null,
+    });
+    try {
+      const k = await newKey(['read']);
+      let reads = 0;
+      const findApiKey = peer.findApiKey.bind(peer);
+      peer.findApiKey = (hash) => {
+        reads += 1;
+        return findApiKey(hash);
+      };
+      const onOther = async () => (await other.inject({ method: 'GET', url: '/v1/stats', headers: { authorization: `Bearer ${k.key}` } })).statusCode;
+      for (let i = 0; i < 20; i++) {
+        expect(await onOther()).toBe(200);
+        h.clock.advance(40);
+      }
+      // 20 requests over 800 ms: one read of the key's row.
+      expect(reads).toBe(1);
+      // Revoked on the first process 1 ms before the other's read turns a second old.
+      h.clock.advance(LIVE_KEY_MAX_AGE_MS - 800 - 1);
+      expect((await call(h.apiKey, 'DELETE', `/v1/keys/${k.id}`)).status).toBe(200);
+      expect(await onOther()).toBe(200);
+      h.clock.advance(1);
+      expect(await onOther()).toBe(401);
+      expect(reads).toBe(2);
+      // An unknown key is read every time: nothing is kept for it.
+      for (let i = 0; i < 3; i++)
+        expect((await other.inject({ method: 'GET', url: '/v1/stats', headers: { authorization: 'Bearer hk_nope' } })).statusCode).toBe(401);
+      expect(reads).toBe(5);
     } finally {
       await other.close();
     }

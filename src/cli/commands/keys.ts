@@ -27,7 +27,7 @@ list: the tenant's keys (id, label, scopes, created, expires, last used, revoked
 create: makes an API key and prints it once. Herald keeps only a SHA-256 hash of it: a lost key
   cannot be shown again; create another. --scope takes comma-separated scopes out of
   ${API_KEY_SCOPES.join(', ')} (default: all of them for the default tenant, all but tenants for another).
-revoke: the key's next request, on every process, is refused.
+revoke: the key is refused on every process within a second.
 rotate: prints a new key with the same label, scopes and expiry; the old one is revoked at once.
 --tenant defaults to the default tenant.
 content-key: prints a new 32-byte content key (base64) for encryption.key_env / key_file.

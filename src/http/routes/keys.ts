@@ -1,14 +1,15 @@
 /**
  * A tenant's API keys: GET/POST /v1/keys, GET/DELETE /v1/keys/:id, POST /v1/keys/:id/rotate
  * (the `admin` scope). A key is shown once, by create and rotate; Herald keeps its SHA-256. A key
- * is created with scopes the caller has itself, never more. Revoking is read by the next request
- * on every process (auth.ts reads the key's row per request). Each change is on the audit trail.
+ * is created with scopes the caller has itself, never more. A revoke is refused at once on this
+ * process and within a second on every other (live-keys.ts). Each change is on the audit trail.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
+import type { LiveKeys } from '../live-keys.js';
 import { TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -17,6 +18,8 @@ const idParams = { type: 'object', properties: { id: { type: 'string', maxLength
 export interface KeyRouteDeps {
   store: Store;
   clock: Clock;
+  /** This process's live-key cache: a key revoked or rotated here is forgotten at once. */
+  liveKeys: LiveKeys;
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -151,7 +154,7 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
     '/v1/keys/:id',
     {
       schema: {
-        summary: 'Revoke an API key: its next request, on any process, is 401',
+        summary: 'Revoke an API key: refused at once here and within a second on every other process',
         description: 'Revoking twice is not an error; the answer shows when it was revoked. Sessions signed in with the key end too.',
         tags: ['keys'],
         params: idParams,
@@ -160,6 +163,7 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
     },
     async (request) => {
       const k = await keys.revokeKey(request.tenantId, request.params.id, clock.now());
+      deps.liveKeys.forget(k.id);
       await recordAction(audit, request, 'key_revoke', { subjectId: k.id }, { label: k.label });
       return apiKeyJson(k);
     },
@@ -179,6 +183,7 @@ export function keyRoutes(app: FastifyInstance, deps: KeyRouteDeps): void {
       const old = await mustGet(request.tenantId, request.params.id);
       checkGrantable(request, old.scopes);
       const { info: k, key } = await keys.rotateKey(request.tenantId, request.params.id, clock.now());
+      deps.liveKeys.forget(request.params.id);
       await recordAction(audit, request, 'key_rotate', { subjectId: request.params.id }, { replaced_by: k.id });
       return reply
         .code(201)

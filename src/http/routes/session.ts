@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.js';
 import { HeraldError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { SessionRecord, Store } from '../../store/store.js';
-import { liveApiKey } from '../auth.js';
+import { liveApiKey } from '../live-keys.js';
 import { hashApiKey } from '../../tenants/api-keys.js';
 import { LoginLimiter } from '../login-limiter.js';
 import { decoyHash, verifyPassword } from '../passwords.js';

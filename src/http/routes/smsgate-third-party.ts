@@ -7,7 +7,9 @@
  * route's scope; `/health` too, since the official client sends its credentials there. Each phone number becomes one Herald notification (purpose
  * `transactional`, or `otp` with `priority` ≥ 100, the app's expedited level) through the
  * tenant's Android gateway account, so it gets Herald's whole state machine: a message is
- * offered to a phone, never sent twice, and retried on its ladder. Errors answer as SMSGate's
+ * offered to a phone, never sent twice, and retried on its ladder. `simNumber` and
+ * `withDeliveryReport` reach the phone's offer as the reference server passes them (the SIM
+ * within Herald's per-SIM pacing). Errors answer as SMSGate's
  * server does, `{ "message": "..." }`, never with a destination in them.
  */
 import { createHash } from 'node:crypto';
@@ -18,7 +20,8 @@ import type { IntakeService } from '../../intake/intake-service.js';
 import { recipientAddressError } from '../../intake/notification-request.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { DeliveryView, NotificationView, Store } from '../../store/store.js';
-import { bearerKey, checkScope, liveApiKey } from '../auth.js';
+import { bearerKey, checkScope } from '../auth.js';
+import type { LiveKeys } from '../live-keys.js';
 
 /** Where the compatible API lives; SMSGate's cloud serves it at https://api.sms-gate.app/3rdparty/v1. */
 export const THIRD_PARTY_PREFIX = '/3rdparty/v1';
@@ -98,6 +101,7 @@ export interface ThirdPartyDeps {
   intake: IntakeService;
   accounts?: readonly ProviderAccountConfig[];
   clock: Clock;
+  liveKeys: LiveKeys;
 }
 
 /** Registers the SMSGate-compatible API in its own scope, behind Basic credentials that carry a Herald API key. */
@@ -114,7 +118,7 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
         const password = decoded.slice(decoded.indexOf(':') + 1);
         // Any key a Bearer header may carry (bearerKey's characters and length), looked up by its hash.
         const key = m && decoded.includes(':') ? bearerKey(`Bearer ${password}`) : null;
-        const found = key !== null ? await liveApiKey(deps.store, key, clock.now()) : null;
+        const found = key !== null ? await deps.liveKeys.find(key, clock.now()) : null;
         if (!found) {
           void reply.header('www-authenticate', 'Basic realm="herald"');
           return fail(reply, 401, 'Unauthorized: use HTTP Basic with any login and a Herald API key as the password');
@@ -206,6 +210,9 @@ export async function smsgateThirdPartyRoutes(app: FastifyInstance, deps: ThirdP
                   smsgate_message_id: messageId,
                   smsgate_recipients: body.phoneNumbers.length,
                   ...(body.deviceId ? { herald_device_id: body.deviceId } : {}),
+                  // Passed to the phone's offer as SMSGate's server passes them (the SIM within Herald's SIM pacing).
+                  ...(typeof body.simNumber === 'number' ? { herald_sim_number: body.simNumber } : {}),
+                  ...(body.withDeliveryReport === false ? { herald_delivery_report: false } : {}),
                 },
               },
               null,

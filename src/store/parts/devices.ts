@@ -32,6 +32,7 @@ import type {
   NewLoginCode,
   NewOffer,
   OfferListener,
+  OfferPreferences,
   OfferPull,
   OfferRecord,
   PulledMessage,
@@ -144,9 +145,14 @@ export abstract class DevicesPart implements DeviceStore {
     return r ? String(r.login) : null;
   }
 
-  async deliveryPin(deliveryId: string): Promise<string | null> {
-    const r = await this.x.one('delivery_pin', { delivery_id: deliveryId });
-    return typeof r?.device_id === 'string' ? r.device_id : null;
+  async offerPreferences(deliveryId: string): Promise<OfferPreferences> {
+    const r = await this.x.one('offer_preferences', { delivery_id: deliveryId });
+    // Metadata is the producer's JSON: only a SIM number 1-3 counts (PostgreSQL's ->> gives text).
+    const sim = r?.sim_number === null || r?.sim_number === undefined ? NaN : Number(r.sim_number);
+    return {
+      deviceId: typeof r?.device_id === 'string' ? r.device_id : null,
+      simNumber: Number.isInteger(sim) && sim >= 1 && sim <= 3 ? sim : null,
+    };
   }
 
   async deviceLoads(providerAccount: string, since: number): Promise<DeviceLoad[]> {

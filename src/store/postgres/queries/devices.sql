@@ -74,10 +74,11 @@ SELECT tenant_id, provider_account FROM devices WHERE id = $1 AND returned_at = 
 -- params: $1 id, $2 returned_at
 UPDATE devices SET returned_at = NULL, away_since = NULL WHERE id = $1 AND returned_at = $2 RETURNING id;
 
--- name: delivery_pin
--- The device a notification pins its SMS to (metadata herald_device_id), if any.
+-- name: offer_preferences
+-- What a notification asks of its SMS offers: the device (metadata herald_device_id) and the SIM
+-- (herald_sim_number), if any.
 -- params: $1 delivery_id
-SELECT n.metadata_json::jsonb ->> 'herald_device_id' AS device_id
+SELECT n.metadata_json::jsonb ->> 'herald_device_id' AS device_id, n.metadata_json::jsonb ->> 'herald_sim_number' AS sim_number
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE d.id = $1;
 
 -- name: device_loads
@@ -121,9 +122,11 @@ WHERE id IN (
 RETURNING id;
 
 -- name: offer_messages
--- What the phone needs to send the pulled offers: number, text, SIM, priority, validity.
+-- What the phone needs to send the pulled offers: number, text, SIM, priority, validity, and
+-- whether to ask for a delivery report (metadata herald_delivery_report, absent = yes).
 -- params: $1 ids (offer ids)
-SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json
+SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json,
+       n.metadata_json::jsonb ->> 'herald_delivery_report' AS delivery_report
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id JOIN notifications n ON n.id = d.notification_id
 WHERE o.id = ANY ($1::bigint[]);
 
@@ -217,8 +220,9 @@ LIMIT $5;
 -- name: sweep_failed
 -- Deliveries of the account that definitely failed, changed since $3 and not expired, that
 -- wait (retryable) or gave up (exhausted): their current offer on this device ended Failed
--- before sending, or no device could take them (nothing offered) and they are pinned to this
--- device or to none.
+-- before sending or was withdrawn unpulled (made in the phone's last seconds before it counted
+-- as away: it never reached a phone), or no device could take them (nothing offered) and they
+-- are pinned to this device or to none.
 -- params: $1 device_id, $2 provider_account, $3 since, $4 now, $5 limit
 SELECT d.id, d.state, d.terminal_reason, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
 FROM deliveries d
@@ -227,7 +231,7 @@ LEFT JOIN device_offers o ON o.delivery_id = d.id AND o.attempt_number = d.attem
 WHERE d.provider_account = $2
   AND (d.state = 'retryable' OR (d.state = 'terminal' AND d.terminal_reason = 'exhausted'))
   AND d.updated_at >= $3 AND d.expires_at > $4
-  AND ((o.device_id = $1 AND o.state = 'reported' AND o.phone_state = 'Failed' AND NOT o.sent)
+  AND ((o.device_id = $1 AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND NOT o.sent) OR o.state = 'withdrawn'))
     OR (o.id IS NULL AND d.last_error_code IN ('device_offline', 'no_device_online')
         AND COALESCE(n.metadata_json::jsonb ->> 'herald_device_id', $1) = $1))
 ORDER BY d.id
@@ -254,7 +258,7 @@ JOIN notifications n ON n.id = d.notification_id
 LEFT JOIN device_offers o ON o.delivery_id = d.id AND o.attempt_number = d.attempt_count
 WHERE d.provider_account = $2 AND d.updated_at >= $3 AND d.expires_at <= $4
   AND d.state IN ('retryable', 'unknown', 'terminal') AND COALESCE(d.terminal_reason, 'expired') IN ('expired', 'exhausted', 'unresolved')
-  AND ((o.device_id = $1 AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND NOT o.sent) OR o.state IN ('pulled', 'reoffered')))
+  AND ((o.device_id = $1 AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND NOT o.sent) OR o.state IN ('pulled', 'reoffered', 'withdrawn')))
     OR (o.id IS NULL AND d.last_error_code IN ('device_offline', 'no_device_online')
         AND COALESCE(n.metadata_json::jsonb ->> 'herald_device_id', $1) = $1));
 

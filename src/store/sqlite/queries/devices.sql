@@ -72,10 +72,11 @@ SELECT tenant_id, provider_account FROM devices WHERE id = @id AND returned_at =
 -- params: @id, @returned_at
 UPDATE devices SET returned_at = NULL, away_since = NULL WHERE id = @id AND returned_at = @returned_at;
 
--- name: delivery_pin
--- The device a notification pins its SMS to (metadata herald_device_id), if any.
+-- name: offer_preferences
+-- What a notification asks of its SMS offers: the device (metadata herald_device_id) and the SIM
+-- (herald_sim_number), if any.
 -- params: @delivery_id
-SELECT json_extract(n.metadata_json, '$.herald_device_id') AS device_id
+SELECT json_extract(n.metadata_json, '$.herald_device_id') AS device_id, json_extract(n.metadata_json, '$.herald_sim_number') AS sim_number
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE d.id = @delivery_id;
 
 -- name: device_loads
@@ -116,9 +117,11 @@ WHERE id IN (
 RETURNING id;
 
 -- name: offer_messages
--- What the phone needs to send the pulled offers: number, text, SIM, priority, validity.
+-- What the phone needs to send the pulled offers: number, text, SIM, priority, validity, and
+-- whether to ask for a delivery report (metadata herald_delivery_report, absent = yes).
 -- params: @ids (JSON array of offer ids)
-SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json
+SELECT o.id, o.message_id, o.sim_number, o.priority, o.valid_until, o.offered_at, d.destination, n.id AS notification_id, n.content_json,
+       json_extract(n.metadata_json, '$.herald_delivery_report') AS delivery_report
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id JOIN notifications n ON n.id = d.notification_id
 WHERE o.id IN (SELECT value FROM json_each(@ids));
 
@@ -210,8 +213,9 @@ LIMIT @limit;
 -- name: sweep_failed
 -- Deliveries of the account that definitely failed, changed since @since and not expired, that
 -- wait (retryable) or gave up (exhausted): their current offer on this device ended Failed
--- before sending, or no device could take them (nothing offered) and they are pinned to this
--- device or to none.
+-- before sending or was withdrawn unpulled (made in the phone's last seconds before it counted
+-- as away: it never reached a phone), or no device could take them (nothing offered) and they
+-- are pinned to this device or to none.
 -- params: @device_id, @provider_account, @since, @now, @limit
 SELECT d.id, d.state, d.terminal_reason, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
 FROM deliveries d
@@ -220,7 +224,7 @@ LEFT JOIN device_offers o ON o.delivery_id = d.id AND o.attempt_number = d.attem
 WHERE d.provider_account = @provider_account
   AND (d.state = 'retryable' OR (d.state = 'terminal' AND d.terminal_reason = 'exhausted'))
   AND d.updated_at >= @since AND d.expires_at > @now
-  AND ((o.device_id = @device_id AND o.state = 'reported' AND o.phone_state = 'Failed' AND o.sent = 0)
+  AND ((o.device_id = @device_id AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND o.sent = 0) OR o.state = 'withdrawn'))
     OR (o.id IS NULL AND d.last_error_code IN ('device_offline', 'no_device_online')
         AND COALESCE(json_extract(n.metadata_json, '$.herald_device_id'), @device_id) = @device_id))
 ORDER BY d.id
@@ -247,7 +251,7 @@ JOIN notifications n ON n.id = d.notification_id
 LEFT JOIN device_offers o ON o.delivery_id = d.id AND o.attempt_number = d.attempt_count
 WHERE d.provider_account = @provider_account AND d.updated_at >= @since AND d.expires_at <= @now
   AND d.state IN ('retryable', 'unknown', 'terminal') AND COALESCE(d.terminal_reason, 'expired') IN ('expired', 'exhausted', 'unresolved')
-  AND ((o.device_id = @device_id AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND o.sent = 0) OR o.state IN ('pulled', 'reoffered')))
+  AND ((o.device_id = @device_id AND ((o.state = 'reported' AND o.phone_state = 'Failed' AND o.sent = 0) OR o.state IN ('pulled', 'reoffered', 'withdrawn')))
     OR (o.id IS NULL AND d.last_error_code IN ('device_offline', 'no_device_online')
         AND COALESCE(json_extract(n.metadata_json, '$.herald_device_id'), @device_id) = @device_id));
 
