@@ -36,7 +36,8 @@ import { claimGroups, workerLanes, type WorkerLane } from './worker-lanes.js';
 import { RolloutOfAccounts } from './rollout-of-accounts.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { ClaimedDelivery, ClaimRequest, Store, TransitionWrite } from '../store/store.js';
+import type { ClaimedDelivery, ClaimRequest, HoldWrite, Store, TransitionWrite } from '../store/store.js';
+import { SchedulingPolicies } from './scheduling-policies.js';
 import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
 
 export interface ClaimSenderOptions {
@@ -63,6 +64,12 @@ export interface ClaimSenderOptions {
   accounts?: readonly ProviderAccountConfig[];
   /** Builds the one-click unsubscribe header fields put in marketing e-mail (from config `public_url`). Without it, none are added. */
   unsubscribeLinks?: UnsubscribeHeaderBuilder | null;
+  /**
+   * The tenants' quiet hours and frequency caps, checked after every claim (docs/scheduling.md).
+   * Default: read from the store over the issue's defaults (SchedulingPolicies); null turns
+   * time-aware sending off.
+   */
+  scheduling?: SchedulingPolicies | null;
 }
 
 /**
@@ -146,7 +153,13 @@ export class ClaimSender {
       ((c) => ladderFor(c.purpose, c.retryLadder, opts.ladderOverrides?.get(c.providerAccount) ?? configs.get(c.providerAccount)?.retry_ladders));
     this.random = opts.random ?? Math.random;
     this.rollout = new RolloutOfAccounts(configs, opts.adapters);
-    this.checks = new SendTimeChecks({ store: opts.store, clock: opts.clock, logger: opts.logger, links: opts.unsubscribeLinks ?? null });
+    this.checks = new SendTimeChecks({
+      store: opts.store,
+      clock: opts.clock,
+      logger: opts.logger,
+      links: opts.unsubscribeLinks ?? null,
+      scheduling: opts.scheduling === undefined ? new SchedulingPolicies(opts.store, opts.clock) : opts.scheduling,
+    });
     this.lanes = new Map(
       [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.settings.loops_per_account })] as const),
     );
@@ -204,11 +217,16 @@ export class ClaimSender {
     if (claimed.length === 0) return { claimed: 0, applied: 0, stale: 0, permitsAt: retryAt };
     // Preferences and suppression at every attempt (send-time-checks.ts): one query for the
     // batch; what must not be sent is stopped here and written with the others' outcomes.
-    const { send, stopped } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
-    // Every claimed lease is renewed, the stopped ones too: they are written with the batch at
-    // the end, and a lease that ran out meanwhile would be declared `unknown` though nothing was sent.
-    const held: HeldLeases = new Map(claimed.map((c) => [c.deliveryId, c.leaseUntil] as const));
-    const stopRenewing = this.renewWhileRunning(claimed, held);
+    const { send, stopped, held: holds } = await this.checks.check(claimed, { policyFor: this.policyFor, random: this.random });
+    // Quiet hours and frequency caps: the held deliveries are written now, before any call
+    // (persist before call), each with its claim's attempt withdrawn or closed in the same write.
+    const holdResult = await this.writeHolds(claimed, holds);
+    // Every other claimed lease is renewed, the stopped ones too: they are written with the batch
+    // at the end, and a lease that ran out meanwhile would be declared `unknown` though nothing was sent.
+    const heldIds = new Set(holds.map((h) => h.write.deliveryId));
+    const renewed = claimed.filter((c) => !heldIds.has(c.deliveryId));
+    const held: HeldLeases = new Map(renewed.map((c) => [c.deliveryId, c.leaseUntil] as const));
+    const stopRenewing = this.renewWhileRunning(renewed, held);
     let outcomes: SubmitOutcome[];
     try {
       outcomes = await Promise.all(send.map((c) => this.call(adapter, c, held.get(c.deliveryId))));
@@ -216,7 +234,35 @@ export class ClaimSender {
       stopRenewing();
     }
     await this.throttleIfRefused(providerAccount, lane, outcomes);
-    return { ...(await this.record(send, outcomes, stopped)), permitsAt: retryAt };
+    const recorded = await this.record(send, outcomes, stopped);
+    return {
+      claimed: recorded.claimed + holdResult.claimed,
+      applied: recorded.applied + holdResult.applied,
+      stale: recorded.stale + holdResult.stale,
+      permitsAt: retryAt,
+    };
+  }
+
+  /**
+   * Writes the send-time check's holds (one transaction) and counts the applied ones in
+   * `herald_scheduling_holds_total`. A hold whose lease was rescued meanwhile is stale: nothing
+   * was sent, and its `unknown` is reconciled as usual.
+   */
+  private async writeHolds(claimed: ClaimedDelivery[], holds: HoldWrite[]): Promise<BatchResult> {
+    if (holds.length === 0) return { claimed: 0, applied: 0, stale: 0 };
+    const results = await this.opts.store.scheduling.holdClaimed(holds);
+    const byId = new Map(claimed.map((c) => [c.deliveryId, c] as const));
+    let applied = 0;
+    results.forEach((r, i) => {
+      if (!r.applied) return;
+      applied++;
+      const h = holds[i]!;
+      const c = byId.get(r.deliveryId)!;
+      const t = h.write.transition;
+      const outcome = t.to === 'ready' ? 'deferred' : t.terminalReason === 'expired' ? 'expired' : 'suppressed';
+      this.opts.counters?.series.schedulingHolds.inc({ channel: c.channel, purpose: c.purpose, reason: h.reason, outcome });
+    });
+    return { claimed: holds.length, applied, stale: holds.length - applied };
   }
 
   /**

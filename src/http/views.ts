@@ -56,6 +56,7 @@ export function deliveryJson(d: DeliveryView) {
     next_attempt_at: iso(d.nextAttemptAt),
     expires_at: iso(d.expiresAt),
     last_error_code: d.lastErrorCode,
+    hold_reason: d.holdReason,
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),
   };

@@ -169,6 +169,12 @@ export class ProcessSeries {
     'Provider accounts this process demoted (action demote) or restored (action restore) within a route (docs/routing.md); each change is recorded by one process only.',
     ['provider_account', 'action'],
   );
+  /** Deliveries the send-time check held or ended instead of calling (docs/scheduling.md). */
+  readonly schedulingHolds = new LabeledCounter<'channel' | 'purpose' | 'reason' | 'outcome'>(
+    'herald_scheduling_holds_total',
+    "Deliveries this process's send-time check held or ended instead of calling, by reason (quiet_hours, frequency_capped) and outcome: deferred (ready again later), expired (the hold outlasted the expiry), suppressed (over a cap whose action is suppress).",
+    ['channel', 'purpose', 'reason', 'outcome'],
+  );
   readonly intakeToAcceptance = new Histogram<'channel' | 'purpose'>({
     name: 'herald_intake_to_acceptance_seconds',
     help: 'Seconds from the notification entering Herald (intake) to the provider accepting a delivery of it, observed by the worker that recorded the acceptance.',
@@ -196,6 +202,7 @@ export class ProcessSeries {
       this.retentionErased,
       this.intakeLimitRefusals,
       this.routeChanges,
+      this.schedulingHolds,
     ];
   }
 

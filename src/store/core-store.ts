@@ -15,6 +15,7 @@ import type {
   Channel,
   DeliveryState,
   DownstreamStatus,
+  HoldReason,
   FallbackEvidence,
   LadderName,
   MessageContent,
@@ -232,6 +233,8 @@ export interface DeliveryView {
   nextAttemptAt: number | null;
   expiresAt: number;
   lastErrorCode: string | null;
+  /** Why the send-time check last held or ended it instead of calling (quiet hours, a frequency cap); null when it never did. */
+  holdReason: HoldReason | null;
   createdAt: number;
   updatedAt: number;
 }

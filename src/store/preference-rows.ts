@@ -45,7 +45,10 @@ export function sortStored(rows: StoredOptOut[]): StoredOptOut[] {
  * as one verdict per delivery, in the order the deliveries first appear.
  */
 export function toSendChecks(rows: Row[]): SendCheck[] {
-  const byId = new Map<string, { recipientId: string; purpose: Purpose; channel: Channel; suppression: SuppressionCause | null; optOuts: OptOut[] }>();
+  const byId = new Map<
+    string,
+    { recipientId: string; purpose: Purpose; channel: Channel; suppression: SuppressionCause | null; timeZone: string | null; optOuts: OptOut[] }
+  >();
   for (const r of rows) {
     const id = String(r.id);
     let d = byId.get(id);
@@ -55,6 +58,7 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
         purpose: r.purpose as Purpose,
         channel: r.channel as Channel,
         suppression: (r.suppression ?? null) as SuppressionCause | null,
+        timeZone: typeof r.time_zone === 'string' ? r.time_zone : null,
         optOuts: [],
       };
       byId.set(id, d);
@@ -64,6 +68,7 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
   return [...byId].map(([deliveryId, d]) => ({
     deliveryId,
     recipientId: d.recipientId,
+    timeZone: d.timeZone,
     verdict: sendability(d.purpose, d.channel, d.optOuts, d.suppression),
   }));
 }

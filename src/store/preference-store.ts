@@ -67,6 +67,8 @@ export interface ManualSuppression extends SuppressedAddress {
 export interface SendCheck {
   deliveryId: string;
   recipientId: string;
+  /** The recipient's IANA time zone: the notification's own, else the stored profile's; null when neither (the tenant's applies). */
+  timeZone: string | null;
   verdict: Sendability;
 }
 

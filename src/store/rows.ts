@@ -68,6 +68,7 @@ export function toDeliveryView(r: Row): DeliveryView {
     nextAttemptAt: numOrNull(r.next_attempt_at),
     expiresAt: num(r.expires_at),
     lastErrorCode: strOrNull(r.last_error_code),
+    holdReason: (r.hold_reason ?? null) as DeliveryView['holdReason'],
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };

@@ -7,7 +7,8 @@
  * Both drivers run the one implementation in parts/scheduling.ts; test/store/scheduling.test.ts
  * runs it on each.
  */
-import type { Channel, FrequencyCap, Purpose, SchedulingPolicyJson } from '../domain/index.js';
+import type { Channel, FrequencyCap, HoldReason, Purpose, SchedulingPolicyJson } from '../domain/index.js';
+import type { TransitionResult, TransitionWrite } from './core-store.js';
 
 /** A tenant's stored policy: the choices as the API took them, and when. */
 export interface StoredSchedulingPolicy {
@@ -32,6 +33,22 @@ export interface CapTake {
  */
 export type CapTakeResult = { ok: true } | { ok: false; allowsAt: number };
 
+/**
+ * A claimed delivery the send-time check holds or ends instead of calling it (decide's `defer`,
+ * or `suppress` over a cap), with the reason shown on the delivery.
+ */
+export interface HoldWrite {
+  /** The guarded transition from `submitting` (expected state and the claim's lease version). */
+  write: TransitionWrite;
+  reason: HoldReason;
+  /**
+   * The claim's attempt number, when the hold withdraws it: a deferral (or an expiry by a hold) is
+   * not an attempt, so its row is deleted and the delivery's count taken back. Absent, the
+   * write's own `attempt` closes it as not sent (a suppression over a cap, like an unsubscribe).
+   */
+  withdrawAttempt?: number;
+}
+
 export interface SchedulingStore {
   /** The tenant's own policy, or null when it never set one (the install's defaults apply). */
   getPolicy(tenantId: string): Promise<StoredSchedulingPolicy | null>;
@@ -45,4 +62,16 @@ export interface SchedulingStore {
    * longest period are pruned as the key is written.
    */
   takeCapSlot(t: CapTake): Promise<CapTakeResult>;
+  /**
+   * The takes of one claimed batch in one transaction, each as `takeCapSlot` would (the keys
+   * locked in one order, so two workers' batches never deadlock); one result per take, in order.
+   */
+  takeCapSlots(takes: readonly CapTake[]): Promise<CapTakeResult[]>;
+  /**
+   * Writes the holds of one claimed batch in one transaction: each guarded transition, its
+   * attempt withdrawn (or closed), and `hold_reason` on the delivery, together or not at all. A
+   * hold whose guard no longer holds (the lease was rescued meanwhile) changes nothing. One result
+   * per hold, in order.
+   */
+  holdClaimed(holds: readonly HoldWrite[]): Promise<TransitionResult[]>;
 }

@@ -75,5 +75,7 @@ export function transitionPayload(w: TransitionWrite): string {
     terminal_reason: t.terminalReason,
     next_attempt_at: t.nextAttemptAt,
     provider_message_id: t.providerMessageId ?? null,
+    // Only when time-aware sending held or ended it: every other event's payload is unchanged.
+    ...(t.detail ? { hold_reason: t.detail } : {}),
   });
 }

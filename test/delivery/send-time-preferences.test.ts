@@ -30,6 +30,9 @@ describe.each(DRIVERS)('send-time preferences on %s', (driver) => {
   const adapters: ProviderAdapter[] = [];
   beforeEach(async () => {
     h = await createHarness({ driver });
+    // These tests send one person many marketing messages at once: the default frequency cap
+    // (2 a day, time-aware-sending.test.ts) is turned off so only preferences decide.
+    await h.store.scheduling.putPolicy(h.tenantId, { frequency_caps: { marketing: null } }, h.clock.now());
   });
   afterEach(async () => {
     await Promise.allSettled(adapters.splice(0).map((a) => a.close()));

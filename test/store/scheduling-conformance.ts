@@ -68,5 +68,40 @@ export function schedulingConformance(driver: string, fixture: () => Promise<Sto
       expect(results.filter((r) => r.ok)).toHaveLength(2);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.allowsAt > T0 + DAY - 1)).toBe(true);
     });
+
+    it("takes a batch's slots in one call, in order per key, and two connections' batches in opposite orders neither deadlock nor over-take", async () => {
+      const t = (deliveryId: string, recipientId: string, now = T0): CapTake => ({
+        tenantId: 'ten_a',
+        recipientId,
+        channel: 'sms',
+        purpose: 'marketing',
+        deliveryId,
+        caps: CAPS,
+        now,
+      });
+      expect(await store.scheduling.takeCapSlots([t('b1', 'fan-1'), t('b2', 'fan-2'), t('b3', 'fan-1'), t('b4', 'fan-1')])).toEqual([
+        { ok: true },
+        { ok: true },
+        { ok: true },
+        { ok: false, allowsAt: T0 + DAY },
+      ]);
+      // A retry in a batch keeps its slot; a week later the key's old rows are pruned as it is written.
+      expect(await store.scheduling.takeCapSlots([t('b3', 'fan-1', T0 + HOUR)])).toEqual([{ ok: true }]);
+      expect(await store.scheduling.takeCapSlots([t('b5', 'fan-1', T0 + 8 * DAY), t('b6', 'fan-1', T0 + 8 * DAY)])).toEqual([{ ok: true }, { ok: true }]);
+      expect(await store.scheduling.takeCapSlots([t('b7', 'fan-1', T0 + 8 * DAY)])).toEqual([{ ok: false, allowsAt: T0 + 9 * DAY }]);
+
+      const peer = await f.openPeer!();
+      const keys = ['x-1', 'x-2', 'x-3'];
+      const runs = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => {
+          const order = i % 2 ? [...keys].reverse() : keys;
+          return (i % 2 ? peer : store).scheduling.takeCapSlots(order.map((r) => t(`r${i}-${r}`, r, T0 + i)));
+        }),
+      );
+      for (const r of keys) {
+        const ok = runs.flatMap((run, i) => (i % 2 ? [...keys].reverse() : keys).map((k, j) => (k === r ? run[j]! : null))).filter((x) => x?.ok);
+        expect(ok).toHaveLength(2);
+      }
+    });
   });
 }

@@ -150,7 +150,7 @@ export class PostgresStore extends CorePart<PostgresContext> implements Store {
     this.webhooks = new PostgresWebhooks(this.sql);
     this.campaigns = new PostgresCampaigns(this.sql);
     this.preferences = new PreferencesPart(this.sql);
-    this.scheduling = new SchedulingPart(this.sql);
+    this.scheduling = new SchedulingPart(this.sql, guardedTransition);
     this.review = new ReviewPart(this.sql, guardedTransition);
     this.fallbacks = new FallbacksPart(this.sql);
     this.health = new HealthPart(this.sql);

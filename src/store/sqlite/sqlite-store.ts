@@ -127,7 +127,7 @@ export class SqliteStore extends CorePart<SqliteContext> implements Store {
     this.webhooks = new SqliteWebhooks(this.sql);
     this.campaigns = new SqliteCampaigns(this.sql);
     this.preferences = new PreferencesPart(this.sql);
-    this.scheduling = new SchedulingPart(this.sql);
+    this.scheduling = new SchedulingPart(this.sql, guardedTransition);
     this.review = new ReviewPart(this.sql, guardedTransition);
     this.fallbacks = new FallbacksPart(this.sql);
     this.health = new HealthPart(this.sql);

@@ -24,12 +24,15 @@ ORDER BY channel, purpose;
 -- name: sendability_of
 -- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient
 -- that names its channel or every channel (one row with NULL opt columns when none does), with
--- the suppression of its destination. Primary-key lookups only (suppressions, recipient_preferences).
+-- the suppression of its destination, and the recipient's time zone for quiet hours (the
+-- notification's own, else the stored profile's; NULL: the tenant's). Primary-key lookups only
+-- (suppressions, recipient_preferences, recipients).
 -- params: @ids (JSON array of delivery ids)
 SELECT d.id, d.purpose, d.channel, n.recipient_id, s.reason AS suppression,
-       p.channel AS opt_channel, p.purpose AS opt_purpose
+       p.channel AS opt_channel, p.purpose AS opt_purpose, COALESCE(n.recipient_time_zone, r.time_zone) AS time_zone
 FROM deliveries d
 JOIN notifications n ON n.id = d.notification_id
+LEFT JOIN recipients r ON r.tenant_id = d.tenant_id AND r.id = n.recipient_id
 LEFT JOIN suppressions s ON s.tenant_id = d.tenant_id AND s.channel = d.channel AND s.destination = d.destination
 LEFT JOIN recipient_preferences p ON p.tenant_id = d.tenant_id AND p.recipient_id = n.recipient_id AND p.channel IN ('*', d.channel)
 WHERE d.id IN (SELECT value FROM json_each(@ids));
