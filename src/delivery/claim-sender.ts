@@ -10,19 +10,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import {
-  assessBudget,
   callDeadline,
-  decide,
   decideAtStage,
-  HEALTH_BUCKET_MS,
-  HEALTH_WINDOW_MS,
   ladderFor,
   smsText,
   contentForChannel,
   leaseCoversCall,
   leaseMarginMs,
   PURPOSES,
-  type BudgetAssessment,
   type Channel,
   type MessageContent,
   type LadderName,
@@ -30,7 +25,6 @@ import {
   type Random,
   type RetryPolicy,
   type SubmitOutcome,
-  type TenantShare,
 } from '../domain/index.js';
 import { claimGroups, workerLanes, type WorkerLane } from './worker-lanes.js';
 import { RolloutOfAccounts } from './rollout-of-accounts.js';
@@ -39,6 +33,13 @@ import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provid
 import type { ClaimedDelivery, ClaimRequest, HoldWrite, Store, TransitionWrite } from '../store/store.js';
 import { SchedulingPolicies } from './scheduling-policies.js';
 import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
+import { TenantShares } from './tenant-shares.js';
+import { RetryBudgets } from './retry-budget.js';
+import { ProviderHealthRecorder } from './provider-health.js';
+import { PushTargetRetirement } from './push-target-retirement.js';
+import { LateOutcomes } from './late-outcomes.js';
+import { countApplied } from './outcome-counts.js';
+import { madeNoCall } from './not-called.js';
 
 export interface ClaimSenderOptions {
   store: Store;
@@ -84,15 +85,6 @@ export interface WorkerSettings {
 }
 
 /**
- * How long a worker keeps an account's rate shares before reading them again: a changed share
- * holds on every worker within 5 s, for one small query per account every 5 s (not one per claim).
- */
-export const SHARES_REFRESH_MS = 5_000;
-
-/** Codes of the outcomes `call` returns without calling the provider: no call, so not counted in the account's health. */
-const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send']);
-
-/**
  * Per claimed delivery, the end of the lease this worker still holds: the claim's, moved on by
  * each renewal that counted; absent once a renewal found it rescued. (Today a batch's calls all
  * start as its renewals begin, so their checks see the claim's own lease end; a call started
@@ -126,8 +118,16 @@ export class ClaimSender {
   private readonly rollout: RolloutOfAccounts;
   /** The accounts' configuration, by id (rate and burst for the tenants' rows). */
   private readonly configs: Map<string, ProviderAccountConfig>;
-  /** Per account, the tenants' rate shares as last read, and when (the worker's clock). */
-  private readonly shares = new Map<string, { at: number; value: TenantShare[] }>();
+  /** Per account, the tenants' rate shares, re-read every few seconds. */
+  private readonly shares: TenantShares;
+  /** Per account, its retry budget from the health buckets, re-read every few seconds. */
+  private readonly budgets: RetryBudgets;
+  /** Each batch's calls into the account's health bucket. */
+  private readonly health: ProviderHealthRecorder;
+  /** Push targets a push service said are gone. */
+  private readonly pushTargets: PushTargetRetirement;
+  /** Outcomes fenced off by a rescue, kept as evidence. */
+  private readonly late: LateOutcomes;
   /** Per account and lane, how many claim rounds with shares it made: which group goes first. */
   private readonly turns = new Map<string, number>();
 
@@ -159,6 +159,17 @@ export class ClaimSender {
       logger: opts.logger,
       links: opts.unsubscribeLinks ?? null,
       scheduling: opts.scheduling === undefined ? new SchedulingPolicies(opts.store, opts.clock) : opts.scheduling,
+    });
+    this.shares = new TenantShares(opts.store, opts.clock);
+    this.budgets = new RetryBudgets(opts.store, opts.logger);
+    this.health = new ProviderHealthRecorder(opts.store, opts.logger);
+    this.pushTargets = new PushTargetRetirement(opts.store, opts.logger);
+    this.late = new LateOutcomes({
+      store: opts.store,
+      logger: opts.logger,
+      ...(opts.counters ? { counters: opts.counters } : {}),
+      policyFor: this.policyFor,
+      random: this.random,
     });
     this.lanes = new Map(
       [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.settings.loops_per_account })] as const),
@@ -278,7 +289,7 @@ export class ClaimSender {
     req: ClaimRequest,
   ): Promise<{ claimed: ClaimedDelivery[]; retryAt: number | null }> {
     const base = { ...req, lane: lane.name, laneLimit: limits.lane, accountLimit: limits.account };
-    const shares = await this.sharesOf(providerAccount);
+    const shares = await this.shares.of(providerAccount);
     const config = this.configs.get(providerAccount);
     if (shares.length === 0 || !config) return this.opts.store.limiter.claimWithPermits({ ...base, sources: limits.plan.sources });
     const key = `${providerAccount}\u0000${lane.name}`;
@@ -294,19 +305,6 @@ export class ClaimSender {
       if (r.retryAt !== null) retryAt = retryAt === null ? r.retryAt : Math.min(retryAt, r.retryAt);
     }
     return { claimed, retryAt };
-  }
-
-  /**
-   * The account's rate shares, read from the store at most once per SHARES_REFRESH_MS of the
-   * worker's clock: a change of share takes effect within that time on every worker.
-   */
-  private async sharesOf(providerAccount: string): Promise<TenantShare[]> {
-    const now = this.opts.clock.now();
-    const known = this.shares.get(providerAccount);
-    if (known && now >= known.at && now - known.at < SHARES_REFRESH_MS) return known.value;
-    const value = (await this.opts.store.tenants.accountShares(providerAccount)).map((r) => ({ tenantId: r.tenantId, share: r.share }));
-    this.shares.set(providerAccount, { at: now, value });
-    return value;
   }
 
   /** A 429 means the account's budget is overspent somewhere: pause every worker of the account, honouring Retry-After. */
@@ -426,7 +424,7 @@ export class ClaimSender {
   private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], stopped: TransitionWrite[] = []): Promise<BatchResult> {
     const now = this.opts.clock.now();
     const account = claimed[0]?.providerAccount;
-    const budget = account === undefined ? 'healthy' : (await this.budgetOf(account, now)).state;
+    const budget = account === undefined ? 'healthy' : (await this.budgets.of(account, now)).state;
     const writes: TransitionWrite[] = [];
     claimed.forEach((c, i) => {
       const outcome = outcomes[i]!;
@@ -442,7 +440,7 @@ export class ClaimSender {
           budget,
           stage: this.rollout.stageOf(c.providerAccount),
           unknownSettlement: this.rollout.unknownSettlement(c),
-          notCalled: outcome.kind !== 'accepted' && NOT_CALLED_CODES.has(outcome.code),
+          notCalled: madeNoCall(outcome),
         },
       );
       writes.push({
@@ -458,124 +456,17 @@ export class ClaimSender {
     // A stopped delivery whose lease was rescued meanwhile was not sent either: its `unknown` is reconciled as usual.
     const stoppedApplied = all.slice(writes.length).filter((r) => r.applied).length;
     results.forEach((r, i) => {
-      if (r.applied) this.count(claimed[i]!, outcomes[i]!, writes[i]!);
+      if (r.applied && this.opts.counters) countApplied(this.opts.counters, claimed[i]!, outcomes[i]!, writes[i]!);
     });
     const late = results.flatMap((r, i) => (r.applied ? [] : [{ claim: claimed[i]!, outcome: outcomes[i]! }]));
-    if (late.length > 0) await this.recordLate(late, now);
-    if (account !== undefined) await this.recordHealth(account, outcomes, now);
-    await this.deactivateRefusedPushTargets(claimed, outcomes, now);
+    if (late.length > 0) await this.late.record(late, now);
+    if (account !== undefined) await this.health.record(account, outcomes, now);
+    await this.pushTargets.retireRefused(claimed, outcomes, now);
     return {
       claimed: claimed.length + stopped.length,
       applied: results.length - late.length + stoppedApplied,
       stale: late.length + stopped.length - stoppedApplied,
     };
-  }
-
-  private readonly budgets = new Map<string, { at: number; assessment: BudgetAssessment }>();
-
-  /**
-   * The account's retry budget over the last minute, from the health buckets every worker
-   * writes. Cached for 2 s: one read per account per 2 s, not one per batch.
-   */
-  async budgetOf(account: string, now: number): Promise<BudgetAssessment> {
-    const cached = this.budgets.get(account);
-    if (cached && now - cached.at < 2_000 && now >= cached.at) return cached.assessment;
-    let assessment: BudgetAssessment;
-    try {
-      assessment = assessBudget(await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS));
-    } catch (err) {
-      // Without health data, retries keep their ladder's own jitter: safe, just not spread wider.
-      this.opts.logger.warn({ err, providerAccount: account }, 'cannot read provider health; assuming healthy');
-      assessment = { state: 'healthy', failureRatio: 0 };
-    }
-    this.budgets.set(account, { at: now, assessment });
-    return assessment;
-  }
-
-  /** Adds this batch's calls and retryable/throttled failures to the account's health bucket. */
-  private async recordHealth(account: string, outcomes: SubmitOutcome[], now: number): Promise<void> {
-    let calls = 0;
-    let failures = 0;
-    for (const o of outcomes) {
-      if (o.kind !== 'accepted' && 'code' in o && NOT_CALLED_CODES.has(o.code)) continue; // no call was made
-      calls++;
-      if (o.kind === 'retryable' || o.kind === 'throttled') failures++;
-    }
-    if (calls === 0) return;
-    // Log and continue, on purpose: the outcomes are already recorded; a lost health count only
-    // makes the budget slightly less informed.
-    await this.opts.store.health
-      .recordProviderCalls({ providerAccount: account, bucketStart: Math.floor(now / HEALTH_BUCKET_MS) * HEALTH_BUCKET_MS, calls, failures })
-      .catch((err) => this.opts.logger.warn({ err, providerAccount: account }, 'cannot record provider health'));
-  }
-
-  /**
-   * A push service's definite "this device is gone" (an adapter's permanent invalid_destination
-   * with a code ending `_unregistered` or `_bad_token`) deactivates every subscription holding
-   * that target, so nothing is sent to it again (send-time checks stop the deliveries already
-   * queued). Kept even when the write was fenced off: the refusal is evidence either way. Log and
-   * continue, on purpose: the outcomes are recorded; a missed deactivation costs one more refusal.
-   */
-  private async deactivateRefusedPushTargets(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], now: number): Promise<void> {
-    for (const [i, c] of claimed.entries()) {
-      const o = outcomes[i]!;
-      if (c.channel !== 'push' || o.kind !== 'permanent' || o.reason !== 'invalid_destination') continue;
-      const reason = /_unregistered$/.test(o.code) ? 'unregistered' : /_bad_token$/.test(o.code) ? 'bad_token' : null;
-      if (reason === null) continue;
-      await this.opts.store.push
-        .deactivatePushTarget({ tenantId: c.tenantId, target: c.destination, reason, code: o.code, now })
-        .catch((err) =>
-          this.opts.logger.warn({ err, deliveryId: c.deliveryId }, 'cannot deactivate a refused push subscription; the next send to it will be refused again'),
-        );
-    }
-  }
-
-  /**
-   * Counts one applied outcome: accepted (and its time since intake), ambiguous (unknown), a
-   * definite refusal by class (a 429 also as a throttle of its scope), and a decision that ended
-   * the delivery terminal/expired (including the expired-before-send short-circuit). A
-   * short-circuit that made no call is no refusal.
-   */
-  private count(c: ClaimedDelivery, outcome: SubmitOutcome, write: TransitionWrite): void {
-    const counters = this.opts.counters;
-    if (!counters) return;
-    if (outcome.kind === 'accepted') {
-      counters.inc('accepted_submissions', c);
-      counters.series.intakeToAcceptance.observe({ channel: c.channel, purpose: c.purpose }, Math.max(0, write.now - c.notificationCreatedAt) / 1000);
-    } else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
-    else if (!NOT_CALLED_CODES.has(outcome.code)) {
-      counters.series.refused(c, outcome.kind);
-      if (outcome.kind === 'throttled')
-        counters.series.throttles.inc({ provider_account: c.providerAccount, scope: outcome.scope === 'destination' ? 'destination' : 'account' });
-    }
-    if (write.transition.to === 'terminal' && write.transition.terminalReason === 'expired') counters.inc('expired_challenges', c);
-  }
-
-  /**
-   * The lease was rescued (to `unknown`) while these calls ran. What the provider answered is
-   * still evidence: it is kept on the attempt, and an acknowledgment resolves the `unknown`
-   * it left behind, if nothing else has touched the delivery since (same fencing token).
-   */
-  private async recordLate(late: Array<{ claim: ClaimedDelivery; outcome: SubmitOutcome }>, now: number): Promise<void> {
-    const evidence: TransitionWrite[] = [];
-    for (const { claim, outcome } of late) {
-      await this.opts.store.recordLateOutcome({ deliveryId: claim.deliveryId, attemptNumber: claim.attemptNumber, outcome });
-      this.opts.logger.warn(
-        { deliveryId: claim.deliveryId, attempt: claim.attemptNumber, outcome: outcome.kind },
-        'outcome arrived after the lease was rescued; kept as a late outcome',
-      );
-      // A late `unknown` is not counted again: the rescuer counted the attempt as ambiguous.
-      if (outcome.kind !== 'accepted') continue;
-      // The provider accepted this submission: counted once, whether or not it still resolves the `unknown`.
-      this.opts.counters?.inc('accepted_submissions', claim);
-      const d = decide(
-        { state: 'unknown', attemptCount: claim.attemptNumber, expiresAt: claim.expiresAt, nextAttemptAt: null },
-        { type: 'evidence', found: true, providerMessageId: outcome.providerMessageId },
-        { now, policy: this.policyFor(claim), random: this.random },
-      );
-      if (d.ok) evidence.push({ deliveryId: claim.deliveryId, expect: { state: 'unknown', leaseVersion: claim.leaseVersion }, transition: d, now });
-    }
-    await this.opts.store.applyTransitions(evidence);
   }
 }
 

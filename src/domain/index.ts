@@ -36,3 +36,4 @@ export * from './phone-webhooks.js';
 export * from './device-health.js';
 export * from './inbound-message.js';
 export * from './routes.js';
+export * from './failed-message.js';

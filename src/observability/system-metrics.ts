@@ -228,20 +228,36 @@ export class SystemMetrics {
     /** Configured accounts first (zeros), then any other account the store has rows for. */
     const perAccount = (state: SystemState) => {
       const rows = new Map(
-        accounts.map((a) => [a.id, { providerAccount: a.id, failuresLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null as number | null }]),
+        accounts.map((a) => [
+          a.id,
+          { providerAccount: a.id, failuresLast15m: 0, refusedAttemptsLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null as number | null },
+        ]),
       );
       for (const r of state.providerAccounts) rows.set(r.providerAccount, r);
       return [...rows.values()];
     };
     new Gauge({
       name: 'herald_provider_failures_last_15m',
-      help: 'Attempts in the last 15 minutes whose outcome was not an acceptance (retryable, throttled, permanent, unknown, lease expired), per provider account (store).',
+      help:
+        'Messages that failed in the last 15 minutes, per provider account (store): ended rejected, exhausted, unresolved or expired ' +
+        'unaccepted, or waiting to retry after a definite refusal. A phone offer is not a failure (docs/operations.md, failed messages).',
       labelNames: ['provider_account'],
       registers,
       async collect() {
         const { state } = await read();
         this.reset();
         for (const a of perAccount(state)) this.set({ provider_account: a.providerAccount }, a.failuresLast15m);
+      },
+    });
+    new Gauge({
+      name: 'herald_provider_refused_attempts_last_15m',
+      help: 'Attempts in the last 15 minutes a provider (or the phone gateway) definitely refused (retryable, throttled, permanent), per provider account (store): attempts, not messages.',
+      labelNames: ['provider_account'],
+      registers,
+      async collect() {
+        const { state } = await read();
+        this.reset();
+        for (const a of perAccount(state)) this.set({ provider_account: a.providerAccount }, a.refusedAttemptsLast15m);
       },
     });
     new Gauge({

@@ -5,7 +5,7 @@
  * reports the same truth. No row carries a destination or a recipient: only states, reasons,
  * provider account, device and campaign ids, counts and times.
  */
-import type { Channel, DeliveryState, DownstreamStatus, Purpose, TerminalReason } from '../domain/index.js';
+import { REFUSAL_OUTCOMES, type Channel, type DeliveryState, type DownstreamStatus, type Purpose, type TerminalReason } from '../domain/index.js';
 import type { Row } from './rows.js';
 
 /** Deliveries of one state (and terminal reason, for `terminal`). */
@@ -49,14 +49,16 @@ export interface DeadlineMissGroup {
   count: number;
 }
 
-/** The attempt outcomes that count as a provider failure: everything but an acceptance (a lease expiry is an unknown). */
-export const FAILURE_OUTCOMES = ['retryable', 'throttled', 'permanent', 'unknown', 'lease_expired'] as const;
-
 /** What the store knows about one provider account right now. */
 export interface ProviderAccountState {
   providerAccount: string;
-  /** Attempts finished in the last 15 minutes with a FAILURE_OUTCOMES outcome. */
+  /**
+   * Failed messages (deliveries, by the one definition: domain/failed-message.ts, the
+   * failed_messages view) that entered their failed state in the last 15 minutes.
+   */
   failuresLast15m: number;
+  /** Attempts finished in the last 15 minutes that were definitely refused (REFUSAL_OUTCOMES): attempts, not messages. */
+  refusedAttemptsLast15m: number;
   /** The retry budget's window (store.health, since `healthSince`): calls and retryable/throttled failures. */
   healthCalls: number;
   healthFailures: number;
@@ -166,16 +168,18 @@ export const DEADLINE_MISS_WINDOW_MS = 60 * 60_000;
 export interface StatsBucket {
   /** Bucket start, epoch ms. */
   t: number;
-  /** Attempts that ended accepted in the bucket. */
+  /** Attempts that ended accepted in the bucket, and `unknown` ones (phone offers among them) that evidence later showed arrived. */
   accepted: number;
   /** Deliveries whose downstream status first reached sent/delivered/read in the bucket. */
   confirmed: number;
-  /** Attempts that ended retryable/throttled/permanent, plus deliveries that went terminal rejected/exhausted/unresolved, in the bucket. */
+  /** Failed messages (the one definition) that entered their failed state in the bucket: the sum of failedByAccount. */
   failed: number;
-  /** Attempts that ended unknown (or lost their lease) in the bucket. */
+  /** Deliveries unknown now that became unknown in the bucket (so the series sums to the unknown count within its window). */
   unknown: number;
-  /** The failed attempts of the bucket per provider account (terminal transitions are not attempts, so not here). */
+  /** The bucket's failed messages per provider account. */
   failedByAccount: Record<string, number>;
+  /** Attempts that ended definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages. */
+  refusedAttempts: number;
 }
 
 export interface StatsSeriesQuery {
@@ -199,6 +203,7 @@ export interface ObservabilityStore {
 /** Folds the three per-account reads into one row per account (shared by both drivers). */
 export function mergeProviderAccounts(
   failures: readonly { providerAccount: string; count: number }[],
+  refusals: readonly { providerAccount: string; count: number }[],
   health: readonly { providerAccount: string; calls: number; failures: number }[],
   pauses: readonly { providerAccount: string; pausedUntil: number | null }[],
   now: number,
@@ -206,10 +211,11 @@ export function mergeProviderAccounts(
   const byId = new Map<string, ProviderAccountState>();
   const get = (id: string): ProviderAccountState => {
     let a = byId.get(id);
-    if (!a) byId.set(id, (a = { providerAccount: id, failuresLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null }));
+    if (!a) byId.set(id, (a = { providerAccount: id, failuresLast15m: 0, refusedAttemptsLast15m: 0, healthCalls: 0, healthFailures: 0, pausedUntil: null }));
     return a;
   };
   for (const f of failures) get(f.providerAccount).failuresLast15m = f.count;
+  for (const r of refusals) get(r.providerAccount).refusedAttemptsLast15m = r.count;
   for (const h of health) Object.assign(get(h.providerAccount), { healthCalls: h.calls, healthFailures: h.failures });
   for (const p of pauses) get(p.providerAccount).pausedUntil = p.pausedUntil !== null && p.pausedUntil > now ? p.pausedUntil : null;
   return [...byId.values()].sort((a, b) => a.providerAccount.localeCompare(b.providerAccount));
@@ -232,37 +238,41 @@ export function foldCampaignGroups(
 
 /** Every bucket of a series query, zeros. */
 export function emptyBuckets(q: StatsSeriesQuery): StatsBucket[] {
-  return Array.from({ length: q.buckets }, (_, i) => ({ t: q.from + i * q.bucketMs, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {} }));
+  return Array.from({ length: q.buckets }, (_, i) => ({
+    t: q.from + i * q.bucketMs,
+    accepted: 0,
+    confirmed: 0,
+    failed: 0,
+    unknown: 0,
+    failedByAccount: {},
+    refusedAttempts: 0,
+  }));
 }
 
-/** Adds the three series reads (rows with a bucket index) into `buckets` (shared by both drivers). */
-export function foldSeries(buckets: StatsBucket[], rows: { attempts: readonly Row[]; terminal: readonly Row[]; confirmed: readonly Row[] }): void {
+/** Adds the series reads (rows with a bucket index) into `buckets` (shared by both drivers). */
+export function foldSeries(
+  buckets: StatsBucket[],
+  rows: { attempts: readonly Row[]; failed: readonly Row[]; unknown: readonly Row[]; confirmed: readonly Row[] },
+): void {
   const at = (r: Row): StatsBucket | undefined => buckets[Number(r.bucket)];
   for (const r of rows.attempts) {
     const b = at(r);
     if (!b) continue;
     const n = Number(r.n);
-    switch (r.outcome) {
-      case 'accepted':
-        b.accepted += n;
-        break;
-      case 'unknown':
-      case 'lease_expired':
-        b.unknown += n;
-        break;
-      case 'retryable':
-      case 'throttled':
-      case 'permanent': {
-        b.failed += n;
-        const account = String(r.provider_account);
-        b.failedByAccount[account] = (b.failedByAccount[account] ?? 0) + n;
-        break;
-      }
-    }
+    if (r.outcome === 'accepted') b.accepted += n;
+    else if ((REFUSAL_OUTCOMES as readonly unknown[]).includes(r.outcome)) b.refusedAttempts += n;
   }
-  for (const r of rows.terminal) {
+  for (const r of rows.failed) {
     const b = at(r);
-    if (b) b.failed += Number(r.n);
+    if (!b) continue;
+    const n = Number(r.n);
+    const account = String(r.provider_account);
+    b.failed += n;
+    b.failedByAccount[account] = (b.failedByAccount[account] ?? 0) + n;
+  }
+  for (const r of rows.unknown) {
+    const b = at(r);
+    if (b) b.unknown += Number(r.n);
   }
   for (const r of rows.confirmed) {
     const b = at(r);

@@ -59,7 +59,7 @@ const REQUIRED_PANELS = [
   'Oldest due message by purpose',
   'Accepted without downstream progress',
   'Deadline misses (last hour)',
-  'Provider failures (last 15 min)',
+  'Failed messages (last 15 min)',
   'Throttle pause remaining',
   'Provider call duration p50 / p99',
   'Intake to acceptance p50 / p99',

@@ -48,7 +48,15 @@ describe.each(DRIVERS)('GET /v1/stats on %s', (driver) => {
     expect(s.series.bucket_seconds).toBe(60);
     expect(s.series.points).toHaveLength(60);
     const minute = Math.floor(h.clock.now() / MINUTE) * MINUTE;
-    expect(s.series.points.at(-1)).toEqual({ t: new Date(minute).toISOString(), accepted: 0, confirmed: 0, failed: 0, unknown: 0, failed_by_account: {} });
+    expect(s.series.points.at(-1)).toEqual({
+      t: new Date(minute).toISOString(),
+      accepted: 0,
+      confirmed: 0,
+      failed: 0,
+      unknown: 0,
+      failed_by_account: {},
+      refused_attempts: 0,
+    });
     expect(s.series.points[0].t).toBe(new Date(minute - 59 * MINUTE).toISOString());
     expect((await h.app.inject({ method: 'GET', url: '/v1/stats' })).statusCode).toBe(401);
   });
@@ -82,14 +90,19 @@ describe.each(DRIVERS)('GET /v1/stats on %s', (driver) => {
     const sms = s.provider_accounts.find((a: { id: string }) => a.id === 'sandbox-sms');
     expect(sms).toEqual({
       id: 'sandbox-sms',
-      failures_last_15m: 2,
+      // Messages, not attempts: the throttled one waits to retry after a definite refusal (a failed
+      // message); the unknown one is no failure, and no refused attempt either.
+      failures_last_15m: 1,
+      refused_attempts_last_15m: 1,
       retry_budget: 'healthy',
       paused_until: new Date(h.clock.now() - 5_000 + 40_000).toISOString(),
     });
-    // The minute of the unknown, then the minute of the 429 (a failed attempt of sandbox-sms).
+    // The minute the delivery still unknown became so, then the minute of the 429 (a failed message
+    // of sandbox-sms, and a refused attempt). The unknown series agrees with the unknown count.
     const [prev, last] = s.series.points.slice(-2);
-    expect(prev).toMatchObject({ accepted: 0, unknown: 1, failed: 0 });
-    expect(last).toMatchObject({ accepted: 0, unknown: 0, failed: 1, failed_by_account: { 'sandbox-sms': 1 } });
+    expect(prev).toMatchObject({ accepted: 0, unknown: 1, failed: 0, refused_attempts: 0 });
+    expect(last).toMatchObject({ accepted: 0, unknown: 0, failed: 1, failed_by_account: { 'sandbox-sms': 1 }, refused_attempts: 1 });
+    expect(s.series.points.reduce((n: number, p: { unknown: number }) => n + p.unknown, 0)).toBe(s.unknown.count);
     // The other tenant sees its own acceptance only.
     const theirs = await h.app.inject({ method: 'GET', url: '/v1/stats', headers: { authorization: `Bearer ${otherKey}` } });
     expect(theirs.json().deliveries).toMatchObject({ accepted: 1, unknown: 0, ready: 0, retryable: 0 });

@@ -48,7 +48,7 @@ describe.each(DRIVERS)('state gauges under sandbox faults on %s', (driver) => {
     h = await createHarness({ driver, metrics: { cacheMs: 0, acceptedProgressAfterMs: MINUTE }, ...opts });
   };
 
-  it('an ambiguous answer raises the unknown count and the oldest-unknown age, and counts as a provider failure for 15 minutes', async () => {
+  it('an ambiguous answer raises the unknown count and the oldest-unknown age, and is no failed message; a refusal is one for 15 minutes', async () => {
     await start();
     let m = await scrape(h);
     expect(value(m, 'herald_deliveries_unknown')).toBe(0);
@@ -60,14 +60,25 @@ describe.each(DRIVERS)('state gauges under sandbox faults on %s', (driver) => {
     m = await scrape(h);
     expect(value(m, 'herald_deliveries_unknown')).toBe(1);
     expect(value(m, 'herald_unknown_oldest_age_seconds')).toBe(42);
-    expect(value(m, 'herald_provider_failures_last_15m', SMS)).toBe(1);
-    expect(value(m, 'herald_provider_failures_last_15m', { provider_account: 'sandbox-email' })).toBe(0);
+    // Unknown is not failed (docs/operations.md, failed messages), and no attempt was refused.
+    expect(value(m, 'herald_provider_failures_last_15m', SMS)).toBe(0);
+    expect(value(m, 'herald_provider_refused_attempts_last_15m', SMS)).toBe(0);
     // Not a definite refusal: the ambiguity has its own counter.
     expect(value(m, 'herald_ambiguous_submissions_total', { channel: 'sms', purpose: 'otp' })).toBe(1);
     expect(m.get('herald_definite_refusals_total')!.samples).toEqual([]);
+    // A permanent refusal: one failed message and one refused attempt, for 15 minutes.
+    h.sandbox.faults.set({ mode: 'reject_permanent', count: 1 });
+    expect((await h.send(otpTo(4))).status).toBe(202);
+    await h.worker.drain();
+    h.clock.advance(6_000);
+    m = await scrape(h);
+    expect(value(m, 'herald_provider_failures_last_15m', SMS)).toBe(1);
+    expect(value(m, 'herald_provider_refused_attempts_last_15m', SMS)).toBe(1);
+    expect(value(m, 'herald_provider_failures_last_15m', { provider_account: 'sandbox-email' })).toBe(0);
     h.clock.advance(15 * MINUTE);
     m = await scrape(h);
     expect(value(m, 'herald_provider_failures_last_15m', SMS)).toBe(0);
+    expect(value(m, 'herald_provider_refused_attempts_last_15m', SMS)).toBe(0);
     expect(value(m, 'herald_deliveries_unknown')).toBe(1);
   });
 

@@ -125,6 +125,7 @@ describe('SystemMetrics', () => {
     const account = (providerAccount: string, over: object) => ({
       providerAccount,
       failuresLast15m: 0,
+      refusedAttemptsLast15m: 0,
       healthCalls: 0,
       healthFailures: 0,
       pausedUntil: null,
@@ -133,7 +134,7 @@ describe('SystemMetrics', () => {
     const m = parseExposition(
       await metricsOver({
         providerAccounts: [
-          account('phones', { healthCalls: 20, healthFailures: 11, failuresLast15m: 11 }),
+          account('phones', { healthCalls: 20, healthFailures: 11, failuresLast15m: 11, refusedAttemptsLast15m: 14 }),
           account('mail', { healthCalls: 19, healthFailures: 19 }),
           account('retired', { failuresLast15m: 2, pausedUntil: NOW + 1_500 }),
         ],
@@ -142,6 +143,7 @@ describe('SystemMetrics', () => {
     // More than half of at least 20 calls: degraded; 19 calls say nothing.
     expect(series(m, 'herald_provider_retry_budget_degraded')).toEqual({ mail: 0, phones: 1, retired: 0 });
     expect(series(m, 'herald_provider_failures_last_15m')).toEqual({ mail: 0, phones: 11, retired: 2 });
+    expect(series(m, 'herald_provider_refused_attempts_last_15m')).toEqual({ mail: 0, phones: 14, retired: 0 });
     expect(series(m, 'herald_provider_throttle_pause_remaining_seconds')).toEqual({ mail: 0, phones: 0, retired: 1.5 });
   });
 });

@@ -16,7 +16,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openTestPostgresStore, pgUrl } from '../helpers/postgres.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const STATEMENTS = ['observability_deadline_misses', 'observability_series_terminal'];
+const STATEMENTS = ['observability_deadline_misses', 'observability_series_failed', 'observability_failed_messages'];
 
 describe('deliveries_terminal_at is gone and its statements use deliveries_terminal_recent', () => {
   it('on SQLite', async () => {

@@ -40,6 +40,7 @@ async function report(store: Store, c: ClaimedDelivery, outcome: SubmitOutcome, 
 const account = (providerAccount: string, over: Partial<ProviderAccountState> = {}): ProviderAccountState => ({
   providerAccount,
   failuresLast15m: 0,
+  refusedAttemptsLast15m: 0,
   healthCalls: 0,
   healthFailures: 0,
   pausedUntil: null,
@@ -145,7 +146,7 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
       expect(alpha.due).toEqual([{ providerAccount: 'acct-email', purpose: 'transactional', count: 1, oldestDueAt: T0 + SECOND }]);
       expect(beta.due).toEqual([{ providerAccount: 'acct-email', purpose: 'transactional', count: 3, oldestDueAt: T0 + 10 * SECOND }]);
       // The oldest (alpha's first) was claimed and refused permanently: alpha's failure, not beta's.
-      expect(alpha.providerAccounts).toEqual([account('acct-email', { failuresLast15m: 1 })]);
+      expect(alpha.providerAccounts).toEqual([account('acct-email', { failuresLast15m: 1, refusedAttemptsLast15m: 1 })]);
       expect(beta.providerAccounts).toEqual([]);
       expect(alpha.devices).toEqual([]);
       expect(beta.devices.map((d) => d.id)).toEqual(['dev_beta']);
@@ -246,23 +247,26 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
       });
       const at = T0 + 30 * SECOND;
       expect((await store.observability.systemState(query(at, { healthSince: T0 }))).providerAccounts).toEqual([
-        account('acct-email', { failuresLast15m: 2 }),
+        // The retryable refusal is a failed message; the ambiguous one is unknown, not a failure.
+        account('acct-email', { failuresLast15m: 1, refusedAttemptsLast15m: 1 }),
         account('acct-push', { pausedUntil: T0 + 50 * SECOND }),
         account('acct-sms', { healthCalls: 30, healthFailures: 20 }),
       ]);
       // Fifteen minutes after the failures, and past the pause and the health window: nothing left.
       const later = await store.observability.systemState(query(T0 + 12 * SECOND + 15 * MINUTE + 1, { healthSince: T0 + 11 * MINUTE }));
       expect(later.providerAccounts).toEqual([]);
-      // The series: one bucket per 10 s; the retryable one is a failure of acct-email, the ambiguous one unknown.
+      // The series: one bucket per 10 s; the retryable one is a failed message of acct-email (and a
+      // refused attempt), the ambiguous one a delivery unknown now.
       const series = await store.observability.statsSeries({ tenantId: TENANT, from: T0, bucketMs: 10 * SECOND, buckets: 3 });
+      const empty = { accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {}, refusedAttempts: 0 };
       expect(series).toEqual([
-        { t: T0, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {} },
-        { t: T0 + 10 * SECOND, accepted: 1, confirmed: 0, failed: 1, unknown: 1, failedByAccount: { 'acct-email': 1 } },
-        { t: T0 + 20 * SECOND, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {} },
+        { t: T0, ...empty },
+        { t: T0 + 10 * SECOND, accepted: 1, confirmed: 0, failed: 1, unknown: 1, failedByAccount: { 'acct-email': 1 }, refusedAttempts: 1 },
+        { t: T0 + 20 * SECOND, ...empty },
       ]);
       expect(await store.observability.statsSeries({ tenantId: OTHER_TENANT, from: T0, bucketMs: 10 * SECOND, buckets: 2 })).toEqual([
-        { t: T0, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {} },
-        { t: T0 + 10 * SECOND, accepted: 0, confirmed: 0, failed: 0, unknown: 0, failedByAccount: {} },
+        { t: T0, ...empty },
+        { t: T0 + 10 * SECOND, ...empty },
       ]);
     });
 
@@ -270,9 +274,9 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
       const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: 'acct-email' });
       const [c] = await store.claimBatch({ providerAccount: 'acct-email', workerId: 'w1', now: T0 + 5 * SECOND, leaseMs: LEASE_MS, limit: 1 });
       await report(store, c!, permanent, T0 + 6 * SECOND);
-      // A permanent refusal is one failed attempt and one delivery ended rejected: both count.
+      // A permanent refusal is one refused attempt and one failed message (ended rejected), each in its own series.
       const [p] = await store.observability.statsSeries({ tenantId: TENANT, from: T0, bucketMs: MINUTE, buckets: 1 });
-      expect(p).toEqual({ t: T0, accepted: 0, confirmed: 0, failed: 2, unknown: 0, failedByAccount: { 'acct-email': 1 } });
+      expect(p).toEqual({ t: T0, accepted: 0, confirmed: 0, failed: 1, unknown: 0, failedByAccount: { 'acct-email': 1 }, refusedAttempts: 1 });
       const d = await mustGetDelivery(store, id!);
       const file = (rid: string, kind: 'duplicate' | 'not_received') =>
         store.reports.addReport({ id: rid, tenantId: TENANT, notificationId: d.notificationId, kind, channel: null, note: null, reportedBy: 'key_1', now: T0 });

@@ -15,7 +15,7 @@ function stats(over: Partial<Stats> = {}): Stats {
     accepted_without_progress: [],
     deadline_misses_last_hour: 0,
     review_queue_size: 0,
-    provider_accounts: [{ id: 'sms-main', failures_last_15m: 0, retry_budget: 'healthy', paused_until: null }],
+    provider_accounts: [{ id: 'sms-main', failures_last_15m: 0, refused_attempts_last_15m: 0, retry_budget: 'healthy', paused_until: null }],
     series: { window: 'hour', bucket_seconds: 60, points: [] },
     reports: { duplicate: 0, not_received: 0 },
     ...over,
@@ -28,9 +28,12 @@ describe('overview alerts', () => {
   });
 
   it("names the failing account and links to its last 15 minutes' deliveries", () => {
-    const [a, ...rest] = alertsOf(stats({ provider_accounts: [{ id: 'sms-main', failures_last_15m: 4, retry_budget: 'healthy', paused_until: null }] }), NOW);
+    const [a, ...rest] = alertsOf(
+      stats({ provider_accounts: [{ id: 'sms-main', failures_last_15m: 4, refused_attempts_last_15m: 0, retry_budget: 'healthy', paused_until: null }] }),
+      NOW,
+    );
     expect(rest).toEqual([]);
-    expect(a).toMatchObject({ severity: 'bad', text: '4 sends failed on sms-main in the last 15 minutes — review' });
+    expect(a).toMatchObject({ severity: 'bad', text: '4 messages failed on sms-main in the last 15 minutes — review' });
     const link = new URL(a!.to, 'http://x');
     expect(link.pathname).toBe('/messages');
     expect(Object.fromEntries(link.searchParams)).toEqual({ provider_account: 'sms-main', since: new Date(NOW - 15 * 60_000).toISOString() });
@@ -42,8 +45,8 @@ describe('overview alerts', () => {
       review_queue_size: 1,
       deadline_misses_last_hour: 1,
       provider_accounts: [
-        { id: 'a', failures_last_15m: 0, retry_budget: 'degraded', paused_until: new Date(NOW + 30_000).toISOString() },
-        { id: 'b', failures_last_15m: 0, retry_budget: 'healthy', paused_until: new Date(NOW - 1).toISOString() },
+        { id: 'a', failures_last_15m: 0, refused_attempts_last_15m: 0, retry_budget: 'degraded', paused_until: new Date(NOW + 30_000).toISOString() },
+        { id: 'b', failures_last_15m: 0, refused_attempts_last_15m: 0, retry_budget: 'healthy', paused_until: new Date(NOW - 1).toISOString() },
       ],
     });
     const alerts = alertsOf(s, NOW);

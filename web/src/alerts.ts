@@ -20,8 +20,9 @@ export function alertsOf(s: Stats, now = Date.now()): Alert[] {
     if (a.failures_last_15m > 0)
       alerts.push({
         severity: 'bad',
-        // Attempts, not deliveries: a delivery retried three times in the window counts three times.
-        text: `${plural(a.failures_last_15m, 'send')} failed on ${a.id} in the last 15 minutes — review`,
+        // Messages, not attempts (docs/operations.md, "What counts as a failed message"): a message
+        // refused three times counts once, and an offer to a phone is no failure.
+        text: `${plural(a.failures_last_15m, 'message')} failed on ${a.id} in the last 15 minutes — review`,
         to: `/messages?${new URLSearchParams({ provider_account: a.id, since }).toString()}`,
       });
     if (a.retry_budget === 'degraded') alerts.push({ severity: 'warn', text: `${a.id}: retry budget degraded, retries are spread out`, to: '/providers' });

@@ -171,11 +171,25 @@ export interface Stats {
   accepted_without_progress: Array<{ provider_account: string; channel: string; count: number }>;
   deadline_misses_last_hour: number;
   review_queue_size: number;
-  provider_accounts: Array<{ id: string; failures_last_15m: number; retry_budget: 'healthy' | 'degraded'; paused_until: string | null }>;
+  provider_accounts: Array<{
+    id: string;
+    failures_last_15m: number;
+    refused_attempts_last_15m: number;
+    retry_budget: 'healthy' | 'degraded';
+    paused_until: string | null;
+  }>;
   series: {
     window: 'hour' | 'day';
     bucket_seconds: number;
-    points: Array<{ t: string; accepted: number; confirmed: number; failed: number; unknown: number; failed_by_account: Record<string, number> }>;
+    points: Array<{
+      t: string;
+      accepted: number;
+      confirmed: number;
+      failed: number;
+      unknown: number;
+      failed_by_account: Record<string, number>;
+      refused_attempts: number;
+    }>;
   };
   reports: { duplicate: number; not_received: number };
 }

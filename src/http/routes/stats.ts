@@ -103,10 +103,20 @@ const responseSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'failures_last_15m', 'retry_budget', 'paused_until'],
+        required: ['id', 'failures_last_15m', 'refused_attempts_last_15m', 'retry_budget', 'paused_until'],
         properties: {
           id: { type: 'string' },
-          failures_last_15m: { ...count, description: "This tenant's attempts in the last 15 minutes that were not accepted." },
+          failures_last_15m: {
+            ...count,
+            description:
+              "This tenant's messages that failed in the last 15 minutes: ended rejected, exhausted, unresolved or expired without acceptance, " +
+              'or waiting to retry after a definite refusal. An offer to a phone is not a failure.',
+          },
+          refused_attempts_last_15m: {
+            ...count,
+            description:
+              "This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages.",
+          },
           retry_budget: { type: 'string', enum: ['healthy', 'degraded'], description: "The account's retry budget (every tenant's calls)." },
           paused_until: {
             type: ['string', 'null'],
@@ -129,17 +139,24 @@ const responseSchema = {
           items: {
             type: 'object',
             additionalProperties: false,
-            required: ['t', 'accepted', 'confirmed', 'failed', 'unknown', 'failed_by_account'],
+            required: ['t', 'accepted', 'confirmed', 'failed', 'unknown', 'failed_by_account', 'refused_attempts'],
             properties: {
               t: { ...iso, description: 'Bucket start.' },
-              accepted: { ...count, description: 'Attempts the provider accepted.' },
+              accepted: {
+                ...count,
+                description: 'Attempts the provider accepted, and unknown ones (offers to a phone among them) that evidence later showed arrived.',
+              },
               confirmed: { ...count, description: 'Deliveries whose downstream status first reached sent, delivered or read.' },
               failed: {
                 ...count,
-                description: 'Attempts that ended retryable, throttled or permanent, plus deliveries that ended rejected, exhausted or unresolved.',
+                description: 'Failed messages (as failures_last_15m counts them) that entered their failed state in the bucket; the sum of failed_by_account.',
               },
-              unknown: { ...count, description: 'Attempts whose outcome was unknown (or whose lease expired).' },
-              failed_by_account: { type: 'object', additionalProperties: count, description: 'The failed attempts per provider account.' },
+              unknown: { ...count, description: 'Deliveries unknown now that became unknown in the bucket.' },
+              failed_by_account: { type: 'object', additionalProperties: count, description: 'The failed messages per provider account.' },
+              refused_attempts: {
+                ...count,
+                description: 'Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages.',
+              },
             },
           },
         },
@@ -196,9 +213,12 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
       }
       const lanesOf = (id: string) => accounts.find((a) => a.id === id)?.lanes ?? DEFAULT_LANES;
       const known = new Map(state.providerAccounts.map((a) => [a.providerAccount, a]));
-      // Configured accounts, and any other the tenant's recent attempts used (one since removed from configuration).
+      // Configured accounts, and any other with recent failures or refusals (one since removed from configuration).
       const accountIds = [
-        ...new Set([...accounts.map((a) => a.id), ...state.providerAccounts.filter((a) => a.failuresLast15m > 0).map((a) => a.providerAccount)]),
+        ...new Set([
+          ...accounts.map((a) => a.id),
+          ...state.providerAccounts.filter((a) => a.failuresLast15m > 0 || a.refusedAttemptsLast15m > 0).map((a) => a.providerAccount),
+        ]),
       ];
       return {
         at: new Date(now).toISOString(),
@@ -224,6 +244,7 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
           return {
             id,
             failures_last_15m: a?.failuresLast15m ?? 0,
+            refused_attempts_last_15m: a?.refusedAttemptsLast15m ?? 0,
             retry_budget: assessBudget({ calls: a?.healthCalls ?? 0, failures: a?.healthFailures ?? 0 }).state,
             paused_until: a?.pausedUntil == null ? null : new Date(a.pausedUntil).toISOString(),
           };
@@ -238,6 +259,7 @@ export function statsRoutes(app: FastifyInstance, deps: StatsRouteDeps): void {
             failed: p.failed,
             unknown: p.unknown,
             failed_by_account: p.failedByAccount,
+            refused_attempts: p.refusedAttempts,
           })),
         },
         reports,

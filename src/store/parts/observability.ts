@@ -30,32 +30,34 @@ export class ObservabilityPart implements ObservabilityStore {
   systemState(q: SystemStateQuery): Promise<SystemState> {
     const tenant_id = q.tenantId ?? null;
     return this.x.reads(function* () {
-      const [groups, due, waiting, misses, failures, health, pauses, devices, campaigns] = (yield* allOf([
+      const [groups, due, waiting, misses, failures, refusals, health, pauses, devices, campaigns] = (yield* allOf([
         ['observability_deliveries_by_state', { unknown_before: q.now - q.unknownAfterMs, tenant_id }],
         ['observability_due', { now: q.now, tenant_id }],
         ['observability_accepted_waiting', { before: q.now - q.acceptedProgressAfterMs, tenant_id }],
         ['observability_deadline_misses', { since: q.now - DEADLINE_MISS_WINDOW_MS, tenant_id }],
-        ['observability_failures', { since: q.now - FAILURE_WINDOW_MS, tenant_id }],
+        ['observability_failed_messages', { since: q.now - FAILURE_WINDOW_MS, tenant_id }],
+        ['observability_refused_attempts', { since: q.now - FAILURE_WINDOW_MS, tenant_id }],
         ['observability_health', { since: q.healthSince }],
         ['observability_pauses', { now: q.now }],
         ['observability_devices', { tenant_id }],
         ['observability_campaigns', { tenant_id }],
-      ])) as [Row[], Row[], Row[], Row[], Row[], Row[], Row[], Row[], Row[]];
-      return systemStateOf(q.now, { groups, due, waiting, misses, failures, health, pauses, devices, campaigns });
+      ])) as [Row[], Row[], Row[], Row[], Row[], Row[], Row[], Row[], Row[], Row[]];
+      return systemStateOf(q.now, { groups, due, waiting, misses, failures, refusals, health, pauses, devices, campaigns });
     });
   }
 
-  /** The three series reads (see systemState on snapshots). */
+  /** The four series reads (see systemState on snapshots). */
   statsSeries(q: StatsSeriesQuery): Promise<StatsBucket[]> {
     const params = { tenant_id: q.tenantId, from: q.from, until: q.from + q.bucketMs * q.buckets, bucket_ms: q.bucketMs };
     return this.x.reads(function* () {
-      const [attempts, terminal, confirmed] = yield* allOf([
+      const [attempts, failed, unknown, confirmed] = yield* allOf([
         ['observability_series_attempts', params],
-        ['observability_series_terminal', params],
+        ['observability_series_failed', params],
+        ['observability_series_unknown', params],
         ['observability_series_confirmed', params],
       ]);
       const buckets = emptyBuckets(q);
-      foldSeries(buckets, { attempts: attempts!, terminal: terminal!, confirmed: confirmed! });
+      foldSeries(buckets, { attempts: attempts!, failed: failed!, unknown: unknown!, confirmed: confirmed! });
       return buckets;
     });
   }
@@ -70,9 +72,9 @@ export class ObservabilityPart implements ObservabilityStore {
 /** The system state from its reads' rows. */
 function systemStateOf(
   now: number,
-  rows: Record<'groups' | 'due' | 'waiting' | 'misses' | 'failures' | 'health' | 'pauses' | 'devices' | 'campaigns', Row[]>,
+  rows: Record<'groups' | 'due' | 'waiting' | 'misses' | 'failures' | 'refusals' | 'health' | 'pauses' | 'devices' | 'campaigns', Row[]>,
 ): SystemState {
-  const { groups, due, waiting, misses, failures, health, pauses, devices, campaigns } = rows;
+  const { groups, due, waiting, misses, failures, refusals, health, pauses, devices, campaigns } = rows;
   return {
     deliveries: groups.map((r) => ({
       state: r.state as DeliveryState,
@@ -96,6 +98,7 @@ function systemStateOf(
     deadlineMissesLastHour: misses.map((r) => ({ channel: r.channel as Channel, purpose: r.purpose as Purpose, count: Number(r.n) })),
     providerAccounts: mergeProviderAccounts(
       failures.map((r) => ({ providerAccount: String(r.provider_account), count: Number(r.n) })),
+      refusals.map((r) => ({ providerAccount: String(r.provider_account), count: Number(r.n) })),
       health.map((r) => ({ providerAccount: String(r.provider_account), calls: Number(r.calls), failures: Number(r.failures) })),
       pauses.map((r) => ({ providerAccount: String(r.provider_account), pausedUntil: r.paused_until == null ? null : Number(r.paused_until) })),
       now,

@@ -46,12 +46,23 @@ WHERE d.state = 'terminal' AND d.updated_at >= $1 AND d.terminal_reason = 'expir
   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.outcome = 'accepted')
 GROUP BY d.channel, d.purpose;
 
--- name: observability_failures
--- Attempts finished since $1 whose outcome was not an acceptance, per account (the attempts_finished index).
+-- name: observability_failed_messages
+-- Failed messages (the failed_messages view, migration 0029: the one definition) that entered their
+-- failed state since $1, per account.
+-- params: $1 since, $2 tenant_id
+SELECT provider_account, COUNT(*)::bigint AS n
+FROM failed_messages
+WHERE failed_at >= $1 AND ($2::text IS NULL OR tenant_id = $2::text)
+GROUP BY provider_account;
+
+-- name: observability_refused_attempts
+-- Attempts finished since $1 that a provider (or the phone gateway) definitely refused: retryable,
+-- throttled or permanent, per account (the attempts_finished index). Attempts, not messages: a
+-- message refused three times counts three times. An `unknown` (a phone offer among them) is no refusal.
 -- params: $1 since, $2 tenant_id
 SELECT d.provider_account, COUNT(*)::bigint AS n
 FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
-WHERE a.finished_at >= $1 AND a.outcome IN ('retryable', 'throttled', 'permanent', 'unknown', 'lease_expired')
+WHERE a.finished_at >= $1 AND a.outcome IN ('retryable', 'throttled', 'permanent')
   AND ($2::text IS NULL OR d.tenant_id = $2::text)
 GROUP BY d.provider_account;
 
@@ -86,19 +97,38 @@ GROUP BY c.id, c.tenant_id, d.state, d.terminal_reason, d.downstream_status;
 
 -- name: observability_series_attempts
 -- A tenant's attempts finished in [$2, $3), per bucket of $4 ms, outcome and account (the attempts_finished index).
+-- An `unknown` attempt that evidence later showed arrived (a phone that took its offer, a callback, a
+-- look-up, a late answer) counts as `accepted`, so that downstream confirmations never outnumber
+-- acceptances; one whose phone failed it before sending stays `unknown` (the delivery's failure is counted by message).
 -- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
-SELECT (a.finished_at - $2::bigint) / $4::bigint AS bucket, a.outcome, d.provider_account, COUNT(*)::bigint AS n
+SELECT (a.finished_at - $2::bigint) / $4::bigint AS bucket,
+       CASE WHEN a.outcome IN ('unknown', 'lease_expired')
+             AND (a.late_outcome = 'accepted' OR a.resolution = 'found_by_lookup'
+                  OR (a.resolution = 'callback' AND NOT EXISTS (SELECT 1 FROM device_offers o
+                      WHERE o.delivery_id = a.delivery_id AND o.attempt_number = a.number
+                        AND NOT o.sent AND o.phone_state IN ('Failed', 'Cancelled'))))
+            THEN 'accepted' ELSE a.outcome END AS outcome,
+       d.provider_account, COUNT(*)::bigint AS n
 FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
 WHERE a.finished_at >= $2::bigint AND a.finished_at < $3::bigint AND d.tenant_id = $1 AND a.outcome IS NOT NULL
-GROUP BY 1, a.outcome, d.provider_account;
+GROUP BY 1, 2, d.provider_account;
 
--- name: observability_series_terminal
--- A tenant's deliveries that ended without getting through in [$2, $3), per bucket (the deliveries_terminal_recent index).
+-- name: observability_series_failed
+-- A tenant's failed messages (the failed_messages view) by the bucket in [$2, $3) they entered their
+-- failed state in, per account: the overview's failures chart, which so agrees with the banner.
+-- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
+SELECT (failed_at - $2::bigint) / $4::bigint AS bucket, provider_account, COUNT(*)::bigint AS n
+FROM failed_messages
+WHERE failed_at >= $2::bigint AND failed_at < $3::bigint AND tenant_id = $1
+GROUP BY 1, provider_account;
+
+-- name: observability_series_unknown
+-- A tenant's deliveries unknown now, by the bucket in [$2, $3) they became unknown in (the
+-- deliveries_unknown index): the unknown chart, which so agrees with the Unknown tile.
 -- params: $1 tenant_id, $2 from, $3 until, $4 bucket_ms
 SELECT (updated_at - $2::bigint) / $4::bigint AS bucket, COUNT(*)::bigint AS n
 FROM deliveries
-WHERE state = 'terminal' AND updated_at >= $2::bigint AND updated_at < $3::bigint AND tenant_id = $1
-  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved', 'held')
+WHERE state = 'unknown' AND updated_at >= $2::bigint AND updated_at < $3::bigint AND tenant_id = $1
 GROUP BY 1;
 
 -- name: observability_series_confirmed

@@ -46,12 +46,23 @@ WHERE d.state = 'terminal' AND d.updated_at >= @since AND d.terminal_reason = 'e
   AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND a.outcome = 'accepted')
 GROUP BY d.channel, d.purpose;
 
--- name: observability_failures
--- Attempts finished since @since whose outcome was not an acceptance, per account (the attempts_finished index).
+-- name: observability_failed_messages
+-- Failed messages (the failed_messages view, migration 0029: the one definition) that entered their
+-- failed state since @since, per account.
+-- params: @since, @tenant_id
+SELECT provider_account, COUNT(*) AS n
+FROM failed_messages
+WHERE failed_at >= @since AND (@tenant_id IS NULL OR tenant_id = @tenant_id)
+GROUP BY provider_account;
+
+-- name: observability_refused_attempts
+-- Attempts finished since @since that a provider (or the phone gateway) definitely refused: retryable,
+-- throttled or permanent, per account (the attempts_finished index). Attempts, not messages: a
+-- message refused three times counts three times. An `unknown` (a phone offer among them) is no refusal.
 -- params: @since, @tenant_id
 SELECT d.provider_account, COUNT(*) AS n
 FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
-WHERE a.finished_at >= @since AND a.outcome IN ('retryable', 'throttled', 'permanent', 'unknown', 'lease_expired')
+WHERE a.finished_at >= @since AND a.outcome IN ('retryable', 'throttled', 'permanent')
   AND (@tenant_id IS NULL OR d.tenant_id = @tenant_id)
 GROUP BY d.provider_account;
 
@@ -86,20 +97,39 @@ GROUP BY c.id, c.tenant_id, d.state, d.terminal_reason, d.downstream_status;
 
 -- name: observability_series_attempts
 -- A tenant's attempts finished in [@from, @until), per bucket, outcome and account (the attempts_finished index).
+-- An `unknown` attempt that evidence later showed arrived (a phone that took its offer, a callback, a
+-- look-up, a late answer) counts as `accepted`, so that downstream confirmations never outnumber
+-- acceptances; one whose phone failed it before sending stays `unknown` (the delivery's failure is counted by message).
 -- params: @tenant_id, @from, @until, @bucket_ms
-SELECT CAST((a.finished_at - @from) / @bucket_ms AS INTEGER) AS bucket, a.outcome, d.provider_account, COUNT(*) AS n
+SELECT CAST((a.finished_at - @from) / @bucket_ms AS INTEGER) AS bucket,
+       CASE WHEN a.outcome IN ('unknown', 'lease_expired')
+             AND (a.late_outcome = 'accepted' OR a.resolution = 'found_by_lookup'
+                  OR (a.resolution = 'callback' AND NOT EXISTS (SELECT 1 FROM device_offers o
+                      WHERE o.delivery_id = a.delivery_id AND o.attempt_number = a.number
+                        AND o.sent = 0 AND o.phone_state IN ('Failed', 'Cancelled'))))
+            THEN 'accepted' ELSE a.outcome END AS outcome,
+       d.provider_account, COUNT(*) AS n
 FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
 WHERE a.finished_at >= @from AND a.finished_at < @until AND d.tenant_id = @tenant_id AND a.outcome IS NOT NULL
-GROUP BY (a.finished_at - @from) / @bucket_ms, a.outcome, d.provider_account;
+GROUP BY 1, 2, d.provider_account;
 
--- name: observability_series_terminal
--- A tenant's deliveries that ended without getting through in [@from, @until), per bucket (the deliveries_terminal_recent index).
+-- name: observability_series_failed
+-- A tenant's failed messages (the failed_messages view) by the bucket in [@from, @until) they entered
+-- their failed state in, per account: the overview's failures chart, which so agrees with the banner.
+-- params: @tenant_id, @from, @until, @bucket_ms
+SELECT CAST((failed_at - @from) / @bucket_ms AS INTEGER) AS bucket, provider_account, COUNT(*) AS n
+FROM failed_messages
+WHERE failed_at >= @from AND failed_at < @until AND tenant_id = @tenant_id
+GROUP BY 1, provider_account;
+
+-- name: observability_series_unknown
+-- A tenant's deliveries unknown now, by the bucket in [@from, @until) they became unknown in (the
+-- deliveries_unknown index): the unknown chart, which so agrees with the Unknown tile.
 -- params: @tenant_id, @from, @until, @bucket_ms
 SELECT CAST((updated_at - @from) / @bucket_ms AS INTEGER) AS bucket, COUNT(*) AS n
 FROM deliveries
-WHERE state = 'terminal' AND updated_at >= @from AND updated_at < @until AND tenant_id = @tenant_id
-  AND terminal_reason IN ('rejected', 'exhausted', 'unresolved', 'held')
-GROUP BY (updated_at - @from) / @bucket_ms;
+WHERE state = 'unknown' AND updated_at >= @from AND updated_at < @until AND tenant_id = @tenant_id
+GROUP BY 1;
 
 -- name: observability_series_confirmed
 -- A tenant's deliveries whose downstream status first reached sent/delivered/read in [@from, @until), per bucket.

@@ -1,0 +1,24 @@
+/**
+ * The process's counters for one applied outcome of a call: accepted (and its time since
+ * intake), ambiguous (unknown), a definite refusal by class (a 429 also as a throttle of its
+ * scope), and a decision that ended the delivery terminal/expired (the expired-before-send
+ * short-circuit included). A short-circuit that made no call is no refusal (not-called.ts).
+ */
+import type { SubmitOutcome } from '../domain/index.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
+import type { ClaimedDelivery, TransitionWrite } from '../store/store.js';
+import { madeNoCall } from './not-called.js';
+
+/** Counts one outcome whose write was applied (a fenced-off one is counted by late-outcomes.ts, or not at all). */
+export function countApplied(counters: DeliveryCounters, c: ClaimedDelivery, outcome: SubmitOutcome, write: Pick<TransitionWrite, 'now' | 'transition'>): void {
+  if (outcome.kind === 'accepted') {
+    counters.inc('accepted_submissions', c);
+    counters.series.intakeToAcceptance.observe({ channel: c.channel, purpose: c.purpose }, Math.max(0, write.now - c.notificationCreatedAt) / 1000);
+  } else if (outcome.kind === 'unknown') counters.inc('ambiguous_submissions', c);
+  else if (!madeNoCall(outcome)) {
+    counters.series.refused(c, outcome.kind);
+    if (outcome.kind === 'throttled')
+      counters.series.throttles.inc({ provider_account: c.providerAccount, scope: outcome.scope === 'destination' ? 'destination' : 'account' });
+  }
+  if (write.transition.to === 'terminal' && write.transition.terminalReason === 'expired') counters.inc('expired_challenges', c);
+}
