@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   content_too_large: { status: 422, title: "A part of the message is larger than the provider account's limit" },
   send_at_after_expiry: { status: 422, title: 'send_at is at or after expires_at: the message would expire before it may go' },
   send_at_beyond_horizon: { status: 422, title: 'send_at is further ahead than this Herald schedules' },
+  invalid_time_zone: { status: 422, title: 'Not an IANA time zone name' },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },

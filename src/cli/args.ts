@@ -25,6 +25,12 @@ export async function refusalsAsUsage<T>(work: Promise<T>, message?: string): Pr
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** The flags of every command that reads the configuration (and with it, the store): `--config/-c` and `--data-dir/-d`. */
+export const CONFIG_FLAGS = {
+  config: { type: 'string', short: 'c' },
+  'data-dir': { type: 'string', short: 'd' },
+} as const;
+
 /** Parses `argv` against `options`; unknown flags and positionals are usage errors. */
 export function parseFlags<T extends Options>(argv: string[], options: T) {
   try {

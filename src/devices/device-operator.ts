@@ -6,9 +6,9 @@
  * look-up, which never risks a second SMS while the phone holds the record.
  */
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY, type OfferState, type PhoneState } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
 import { HeraldError } from '../errors.js';
-import type { DeviceMessageView, DeviceRecord, Store, SweepRecord } from '../store/store.js';
+import type { DeviceMessageFilter, DeviceMessageView, DeviceRecord, Store, SweepRecord } from '../store/store.js';
 import { deviceHealth } from './device-choice.js';
 import type { DeviceEventHub } from './event-hub.js';
 import type { HeartbeatSweep } from './heartbeat-sweep.js';
@@ -68,13 +68,7 @@ export class DeviceOperator {
     return this.view(d, load, now);
   }
 
-  async messages(
-    tenantId: string,
-    id: string,
-    filter: { state?: OfferState; phoneState?: PhoneState },
-    before: number | null,
-    limit: number,
-  ): Promise<DeviceMessageView[]> {
+  async messages(tenantId: string, id: string, filter: DeviceMessageFilter, before: number | null, limit: number): Promise<DeviceMessageView[]> {
     await this.device(tenantId, id);
     return this.opts.store.devices.listDeviceMessages(id, filter, before, limit);
   }

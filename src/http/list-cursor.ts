@@ -40,3 +40,18 @@ export function decodeNumberCursor(kind: string, cursor: string): number {
     ]);
   return Number(n);
 }
+
+/**
+ * The query fields of one page of a cursor list: `cursor` (a next_cursor) and `limit`, 1-200
+ * (checked by the pattern, so a handler's Number() never sees anything else). Spread into a
+ * route's querystring properties; `pageLimit` reads the limit with its default.
+ */
+export const PAGE_QUERY = {
+  cursor: { type: 'string', maxLength: 200 },
+  limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+} as const;
+
+/** A page's `limit` query field as a number; 50 when absent. */
+export function pageLimit(limit: string | undefined): number {
+  return limit === undefined ? 50 : Number(limit);
+}

@@ -8,6 +8,7 @@ import {
   otpSmsFormatError,
   parseMailbox,
   scheduleOf,
+  isTimeZone,
   DEFAULT_SEND_AT_HORIZON_MS,
   CHANNELS,
   FALLBACK_EVIDENCE,
@@ -66,6 +67,13 @@ export const notificationRequestSchema = {
         phone: { type: 'string', minLength: 2, maxLength: 20, description: 'E.164, e.g. +14155550123' },
         push_token: { type: 'string', minLength: 1, maxLength: 4096 },
         locale: { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$' },
+        time_zone: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description:
+            "The recipient's IANA time zone (e.g. Europe/Berlin), for quiet hours (docs/scheduling.md); an offset such as +01:00 is refused. Default: the stored profile's, else the tenant's.",
+        },
       },
     },
     purpose: { type: 'string', enum: [...PURPOSES] },
@@ -205,10 +213,21 @@ export function recipientAddressError(r: RecipientInput): { field: 'email' | 'ph
   return null;
 }
 
+/**
+ * Refuses a recipient time zone that is not an IANA name this Node knows (`invalid_time_zone`,
+ * naming `field`): quiet hours in a misspelt or offset zone would hold messages at the wrong hours.
+ */
+export function checkTimeZone(zone: string | null | undefined, field: string): void {
+  if (zone == null || isTimeZone(zone)) return;
+  const message = 'must be an IANA time zone name, e.g. Europe/Berlin (an offset such as +01:00 has no daylight-saving rules)';
+  throw new HeraldError('invalid_time_zone', `${field} ${message}`, [{ field, message }]);
+}
+
 export function checkNotificationRequest(body: NotificationRequest, now: number, horizonMs: number = DEFAULT_SEND_AT_HORIZON_MS): CheckedRequest {
   const r = body.recipient;
   const bad = recipientAddressError(r);
   if (bad) throw fieldError(`recipient.${bad.field}`, bad.message);
+  checkTimeZone(r.time_zone, 'recipient.time_zone');
   for (const channel of body.channels) {
     // A push channel without push_token goes to the recipient's registered subscriptions: intake looks them up.
     if (channel !== 'push' && destinationFor(channel, r) === null) {

@@ -4,6 +4,7 @@
  * reordering, bounces, complaints). One validator serves `startSandbox({ behaviour })` and
  * `PUT /behaviour`, and the snake-case names are the wire names of both.
  */
+import { SpecError, specBody } from './spec-error.js';
 
 /** The full behaviour, as `GET /behaviour` lists it. */
 export interface SandboxBehaviour {
@@ -54,14 +55,8 @@ const MAX_DELAY_MS = 600_000;
 const MAX_RETRIES = 10;
 
 /** A behaviour setting that cannot be applied; `field` names the offending field. */
-export class BehaviourSpecError extends Error {
-  readonly field: string;
-
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'BehaviourSpecError';
-    this.field = field;
-  }
+export class BehaviourSpecError extends SpecError {
+  override readonly name = 'BehaviourSpecError';
 }
 
 const BOOLEAN_FIELDS = ['dedupe_by_key', 'emit_before_response', 'include_reference'] as const;
@@ -77,13 +72,7 @@ function milliseconds(value: unknown, field: string, min = 0): number {
 
 /** Validates untrusted input into a BehaviourPatch, or throws BehaviourSpecError naming the bad field. */
 export function parseBehaviourPatch(input: unknown): BehaviourPatch {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new BehaviourSpecError('body', 'body must be a JSON object');
-  }
-  const raw = input as Record<string, unknown>;
-  for (const field of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(field)) throw new BehaviourSpecError(field, `unknown field ${field}`);
-  }
+  const raw = specBody(input, BehaviourSpecError, KNOWN_FIELDS);
   const patch: BehaviourPatch = {};
   for (const field of BOOLEAN_FIELDS) {
     if (raw[field] === undefined) continue;

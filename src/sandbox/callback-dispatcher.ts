@@ -14,6 +14,7 @@ import { planCallbacks, type CallbackPlan, type CallbackStatus, type PlannedEven
 import { CallbackTransport } from './callback-post.js';
 import type { Ledger } from './ledger.js';
 import type { RandomSource } from './random.js';
+import { SpecError, specBody } from './spec-error.js';
 
 /** One channel's callback setting; also the `PUT /callbacks/<channel>` wire shape. */
 export interface CallbackRegistration {
@@ -46,14 +47,8 @@ export interface AcceptedMessage {
 }
 
 /** A registration that cannot be applied; `field` names the offending field. */
-export class CallbackSpecError extends Error {
-  readonly field: string;
-
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'CallbackSpecError';
-    this.field = field;
-  }
+export class CallbackSpecError extends SpecError {
+  override readonly name = 'CallbackSpecError';
 }
 
 interface BuiltEvent {
@@ -103,13 +98,11 @@ export function callbackEventBody(fields: CallbackEventFields): Buffer {
   return Buffer.from(JSON.stringify(body));
 }
 
+const REGISTRATION_FIELDS: ReadonlySet<string> = new Set(['url', 'secret']);
+
 /** Validates a registration request, generating a secret when none is given. */
 export function parseRegistration(input: unknown): CallbackRegistration {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new CallbackSpecError('body', 'body must be a JSON object');
-  }
-  const { url, secret, ...rest } = input as Record<string, unknown>;
-  for (const field of Object.keys(rest)) throw new CallbackSpecError(field, `unknown field ${field}`);
+  const { url, secret } = specBody(input, CallbackSpecError, REGISTRATION_FIELDS);
   let parsed: URL | null = null;
   try {
     parsed = typeof url === 'string' ? new URL(url) : null;

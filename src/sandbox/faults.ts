@@ -6,6 +6,7 @@
  * is the one mode that look-ups (`GET /v1/messages`) consume instead of sends.
  */
 import type { RandomSource } from './random.js';
+import { SpecError, specBody } from './spec-error.js';
 
 /** Evaluated in this order after `latency`; the first that triggers decides the answer. */
 export const DECISIVE_FAULT_MODES = ['timeout_before_accept', 'server_error', 'rate_limit', 'reject_permanent', 'lose_response_after_accept'] as const;
@@ -51,14 +52,8 @@ export interface SendFaultPlan {
 }
 
 /** A fault request that cannot be applied; `field` names the offending field. */
-export class FaultSpecError extends Error {
-  readonly field: string;
-
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'FaultSpecError';
-    this.field = field;
-  }
+export class FaultSpecError extends SpecError {
+  override readonly name = 'FaultSpecError';
 }
 
 const KNOWN_FIELDS = new Set(['mode', 'count', 'probability', 'retry_after_seconds', 'throttle_headers', 'latency_ms']);
@@ -81,13 +76,7 @@ function integerIn(value: unknown, field: string, min: number, max: number): num
 
 /** Validates untrusted input into a FaultSpec, or throws FaultSpecError naming the bad field. */
 export function parseFaultSpec(input: unknown): FaultSpec {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new FaultSpecError('body', 'body must be a JSON object');
-  }
-  const raw = input as Record<string, unknown>;
-  for (const field of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(field)) throw new FaultSpecError(field, `unknown field ${field}`);
-  }
+  const raw = specBody(input, FaultSpecError, KNOWN_FIELDS);
   if (!isFaultMode(raw.mode)) {
     throw new FaultSpecError('mode', `mode must be one of ${FAULT_MODES.join(', ')}`);
   }

@@ -7,18 +7,13 @@
  */
 import { isChannel, type Channel } from '../domain/index.js';
 import type { Ledger } from './ledger.js';
+import { SpecError, specBody } from './spec-error.js';
 
 export type QuotaSetting = Partial<Record<Channel, number>>;
 
 /** A quota setting that cannot be applied; `field` names the offending channel. */
-export class QuotaSpecError extends Error {
-  readonly field: string;
-
-  constructor(field: string, message: string) {
-    super(message);
-    this.name = 'QuotaSpecError';
-    this.field = field;
-  }
+export class QuotaSpecError extends SpecError {
+  override readonly name = 'QuotaSpecError';
 }
 
 // A million a second: far above anything one machine sends, and a guard against typos.
@@ -29,11 +24,9 @@ const MAX_RATE = 1_000_000;
  * that channel's quota; throws QuotaSpecError naming the bad channel.
  */
 export function parseQuotaPatch(input: unknown): Partial<Record<Channel, number | null>> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new QuotaSpecError('body', 'body must be a JSON object of channel: sends per second');
-  }
+  const raw = specBody(input, QuotaSpecError, undefined, 'a JSON object of channel: sends per second');
   const patch: Partial<Record<Channel, number | null>> = {};
-  for (const [field, value] of Object.entries(input as Record<string, unknown>)) {
+  for (const [field, value] of Object.entries(raw)) {
     if (!isChannel(field)) throw new QuotaSpecError(field, `unknown channel ${field}`);
     if (value !== null && (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RATE)) {
       throw new QuotaSpecError(field, `${field} must be an integer from 1 to ${MAX_RATE}, or null`);

@@ -7,10 +7,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import { CHANNELS, type Channel } from '../domain/index.js';
-import { BehaviourSpecError, type BehaviourController } from './behaviour.js';
-import { CallbackSpecError, type CallbackDispatcher } from './callback-dispatcher.js';
+import type { BehaviourController } from './behaviour.js';
+import type { CallbackDispatcher } from './callback-dispatcher.js';
 import { parseJsonBody, writeJson } from './http-messages.js';
-import { QuotaSpecError, type QuotaController } from './quota.js';
+import type { QuotaController } from './quota.js';
+import { SpecError } from './spec-error.js';
 
 export interface SettingsContext {
   behaviour: BehaviourController;
@@ -30,8 +31,6 @@ export const SETTINGS_METHODS: Record<string, readonly string[]> = {
 // Ten minutes, as for a fault's latency: longer than any test should wait for quiet.
 const MAX_IDLE_WAIT_MS = 600_000;
 
-type SpecError = BehaviourSpecError | QuotaSpecError | CallbackSpecError;
-
 /** Applies a validated change, answering 400 with the error code and offending field if it throws. */
 function applyJson(res: ServerResponse, raw: Buffer, error: string, apply: (body: unknown) => unknown): void {
   const body = parseJsonBody(raw);
@@ -43,11 +42,8 @@ function applyJson(res: ServerResponse, raw: Buffer, error: string, apply: (body
   try {
     answer = apply(body);
   } catch (caught) {
-    if (!(caught instanceof BehaviourSpecError || caught instanceof QuotaSpecError || caught instanceof CallbackSpecError)) {
-      throw caught;
-    }
-    const spec: SpecError = caught;
-    writeJson(res, 400, { error, field: spec.field, message: spec.message });
+    if (!(caught instanceof SpecError)) throw caught;
+    writeJson(res, 400, { error, field: caught.field, message: caught.message });
     return;
   }
   writeJson(res, 200, answer);

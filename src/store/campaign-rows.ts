@@ -23,6 +23,7 @@ export function toRecipientProfile(r: Row): RecipientProfile {
     phone: strOrNull(r.phone),
     push_token: strOrNull(r.push_token),
     locale: strOrNull(r.locale),
+    time_zone: strOrNull(r.time_zone),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };

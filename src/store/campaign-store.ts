@@ -17,6 +17,8 @@ export interface RecipientProfile {
   phone: string | null;
   push_token: string | null;
   locale: string | null;
+  /** IANA time zone for quiet hours, read at send time (a change applies to queued messages). */
+  time_zone: string | null;
   createdAt: number;
   updatedAt: number;
 }

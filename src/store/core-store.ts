@@ -32,6 +32,8 @@ export interface RecipientInput {
   phone?: string | null;
   push_token?: string | null;
   locale?: string | null;
+  /** IANA time zone for quiet hours; on a notification it wins over the stored profile's. */
+  time_zone?: string | null;
 }
 
 export interface NewTenant {

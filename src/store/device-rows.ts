@@ -73,6 +73,7 @@ export function toDeviceMessageView(r: Row): DeviceMessageView {
     ...toOfferRecord(r),
     deliveryState: r.delivery_state as DeliveryState,
     terminalReason: (r.terminal_reason ?? null) as TerminalReason | null,
+    downstreamStatus: (r.downstream_status ?? null) as DownstreamStatus | null,
     purpose: r.purpose as Purpose,
     expiresAt: num(r.expires_at),
     current: bool(r.is_current),

@@ -160,6 +160,7 @@ export interface OfferRecord {
 export interface DeviceMessageView extends OfferRecord {
   deliveryState: DeliveryState;
   terminalReason: TerminalReason | null;
+  downstreamStatus: DownstreamStatus | null;
   purpose: Purpose;
   expiresAt: number;
   /** This offer is the delivery's current submission (a later one supersedes an older offer). */
@@ -170,6 +171,8 @@ export interface DeviceMessageView extends OfferRecord {
 export interface DeviceMessageFilter {
   state?: OfferState;
   phoneState?: PhoneState;
+  /** Only each message's current offer: one row per message. */
+  current?: boolean;
 }
 
 /** A pull: up to `limit` listed offers of the device, in the app's order, marked pulled. */

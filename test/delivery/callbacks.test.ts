@@ -217,7 +217,7 @@ describe.each(DRIVERS)('provider callbacks on %s', (driver) => {
       timestamp: new Date(h.clock.now()).toISOString(),
       data: { event_id: 'evt_retry', provider_message_id: d.provider_message_id, channel: 'sms', status: 'delivered' },
     });
-    const original = h.store.evidence.recordProviderEvents.bind(h.store);
+    const original = h.store.evidence.recordProviderEvents.bind(h.store.evidence);
     let failures = 1;
     h.store.evidence.recordProviderEvents = async (events) => {
       if (failures-- > 0) throw new Error('database is locked');

@@ -32,6 +32,10 @@ describe.each(DRIVERS)('time-aware sending at send time on %s', (driver) => {
   afterEach(() => h.close());
 
   const delivery = async (id: string) => (await h.get(`/v1/deliveries/${id}`)).json;
+  const put = async (url: string, body: unknown) => {
+    const r = await h.app.inject({ method: 'PUT', url, headers: { authorization: `Bearer ${h.apiKey}` }, payload: body as object });
+    return { status: r.statusCode, json: r.json() };
+  };
   const holds = (labels: { reason: string; outcome: string; purpose?: string }) =>
     h.counters.series.schedulingHolds.get({ channel: 'sms', purpose: labels.purpose ?? 'marketing', reason: labels.reason, outcome: labels.outcome });
 
@@ -139,6 +143,44 @@ describe.each(DRIVERS)('time-aware sending at send time on %s', (driver) => {
       }
     });
   }
+
+  it("the recipient's zone: the notification's wins over the profile's, the profile's over the tenant's, read at send time", async () => {
+    h = await createHarness({ driver });
+    // 12:30Z is 07:30 in New York (EST): inside marketing's 21:00–08:00 there, not in UTC (the tenant's zone).
+    const at = Date.UTC(2026, 10, 30, 12, 30, 0);
+    const nyMorning = Date.UTC(2026, 10, 30, 13, 0, 0);
+    const queued = await h.send(marketing({ send_at: iso(at) }));
+    const own = await h.send(marketing({ recipient: { ...person, time_zone: 'UTC' }, send_at: iso(at) }));
+    const berlin = await h.send(marketing({ recipient: { id: 'user-2', phone: '+14155550124', time_zone: 'Europe/Berlin' }, send_at: iso(BERLIN_23) }));
+    // The profile gets its zone after the first two were queued: the check reads it when they come due.
+    const stored = await put('/v1/recipients/user-1', { phone: person.phone, time_zone: 'America/New_York' });
+    expect(stored.status, JSON.stringify(stored.json)).toBe(201);
+    expect(stored.json.time_zone).toBe('America/New_York');
+    expect((await h.get('/v1/recipients/user-1')).json.time_zone).toBe('America/New_York');
+
+    h.clock.set(BERLIN_23);
+    await h.worker.drain();
+    expect(await delivery(berlin.json.deliveries[0].id)).toMatchObject({ state: 'ready', hold_reason: 'quiet_hours', next_attempt_at: iso(BERLIN_08) });
+    h.clock.set(at);
+    await h.worker.drain();
+    expect(await delivery(queued.json.deliveries[0].id)).toMatchObject({ state: 'ready', hold_reason: 'quiet_hours', next_attempt_at: iso(nyMorning) });
+    // Its own zone (UTC, where 12:30 is day) wins over the profile's.
+    expect(await delivery(own.json.deliveries[0].id)).toMatchObject({ state: 'accepted', hold_reason: null });
+  });
+
+  it('refuses a time zone that is not an IANA name, on the notification and the profile, and writes nothing', async () => {
+    h = await createHarness({ driver });
+    const before = (await h.get('/v1/deliveries')).json.items.length as number;
+    for (const zone of ['+01:00', 'Mars/Olympus', 'CET-ish']) {
+      const r = await h.send(marketing({ recipient: { ...person, time_zone: zone } }));
+      expect(r.status).toBe(422);
+      expect(r.json).toMatchObject({ code: 'invalid_time_zone', errors: [{ field: 'recipient.time_zone' }] });
+      const p = await put('/v1/recipients/user-1', { phone: person.phone, time_zone: zone });
+      expect(p.json).toMatchObject({ code: 'invalid_time_zone', errors: [{ field: 'time_zone' }] });
+    }
+    expect((await h.get('/v1/deliveries')).json.items.length).toBe(before);
+    expect((await h.get('/v1/recipients/user-1')).status).toBe(404);
+  });
 
   it('codes are never held, by a window or a cap', async () => {
     h = await createHarness({ driver });

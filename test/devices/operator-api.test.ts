@@ -94,6 +94,27 @@ describe('/v1/devices', () => {
     expect((await h.get(`/v1/devices/${id}/messages/${okId}`)).json).toMatchObject({ message_id: okId, phone_state: 'Delivered' });
   });
 
+  it('one row per message with current=true, by its delivery state; a single-message retry is in the device’s actions', async () => {
+    const failed = await failOne('transactional');
+    const id = sim.registration!.id;
+    // The operator retries the message through the deliveries API (the dashboard's row button).
+    const d = (await h.get(`/v1/notifications/${failed.id}`)).json.deliveries[0];
+    expect((await h.post(`/v1/deliveries/${d.id}/retry`, {})).status).toBe(202);
+    await h.worker.runOnce(ACCOUNT);
+    const next = await messageIdOf(h, failed.id);
+    await until(sim, () => expect(sim.message(next)?.state).toBe('Delivered'));
+    await h.devices!.reports.runOnce();
+    // Every offer: the failed one and the delivered retry.
+    expect((await h.get(`/v1/devices/${id}/messages`)).json.items).toHaveLength(2);
+    // One row per message: its current offer, delivered; the failed offer stays in its timeline.
+    const current = (await h.get(`/v1/devices/${id}/messages?current=true`)).json.items;
+    expect(current).toEqual([
+      expect.objectContaining({ message_id: next, delivery_id: d.id, delivery_state: 'accepted', downstream_status: 'delivered', provider_account: ACCOUNT }),
+    ]);
+    const actions = (await h.get(`/v1/devices/${id}`)).json.actions;
+    expect(actions).toEqual([expect.objectContaining({ action: 'retry', delivery_id: d.id })]);
+  });
+
   it('retries one failed message with a new offer, and re-offers an unknown one under its id', async () => {
     const failed = await failOne('transactional');
     const id = sim.registration!.id;

@@ -70,6 +70,27 @@ export function evidenceConformance(name: string, makeStore: () => Promise<Store
       expect(await store.evidence.recordProviderEvents([])).toEqual({ inserted: 0, duplicates: 0 });
     });
 
+    it('concurrent callers share writes, and each learns exactly which of its own events were new', async () => {
+      // A burst of callbacks: calls made while one insert is in flight share the next. The same
+      // event from two callers (a provider retrying at once) is new for exactly one of them.
+      const calls = await Promise.all([
+        store.evidence.recordProviderEvents([event({ eventId: 'c1' }), event({ eventId: 'c2' })]),
+        store.evidence.recordProviderEvents([event({ eventId: 'c2' }), event({ eventId: 'c3' })]),
+        store.evidence.recordProviderEvents([event({ eventId: 'c3' })]),
+        store.evidence.recordProviderEvents([event({ eventId: 'c4' }), event({ eventId: 'c4' })]),
+        ...Array.from({ length: 20 }, (_, i) => store.evidence.recordProviderEvents([event({ eventId: `burst-${i}` })])),
+      ]);
+      expect(calls[0]).toEqual({ inserted: 2, duplicates: 0 });
+      expect(calls[1]).toEqual({ inserted: 1, duplicates: 1 });
+      expect(calls[2]).toEqual({ inserted: 0, duplicates: 1 });
+      expect(calls[3]).toEqual({ inserted: 1, duplicates: 1 });
+      expect(calls.slice(4)).toEqual(Array.from({ length: 20 }, () => ({ inserted: 1, duplicates: 0 })));
+      expect(await store.evidence.recordProviderEvents([event({ eventId: 'c1' }), event({ eventId: 'burst-0' }), event({ eventId: 'c5' })])).toEqual({
+        inserted: 1,
+        duplicates: 2,
+      });
+    });
+
     it('parks events until their delivery is known and not in flight, matching by provider id or by reference', async () => {
       const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: ACCOUNT });
       const d0 = await mustGetDelivery(store, id!);

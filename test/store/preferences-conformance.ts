@@ -153,7 +153,7 @@ export function preferencesConformance(name: string, makeStore: () => Promise<St
         [otherTenant.email!]: 'send',
       });
       const checks = await store.preferences.sendabilityOf([mkt.email!, 'dlv_unknown']);
-      expect(checks).toEqual([{ deliveryId: mkt.email!, recipientId: 'r1', verdict: 'suppressed' }]);
+      expect(checks).toEqual([{ deliveryId: mkt.email!, recipientId: 'r1', timeZone: null, verdict: 'suppressed' }]);
       expect(await store.preferences.sendabilityOf([])).toEqual([]);
     });
 

@@ -32,6 +32,7 @@ export interface Action {
   at: string;
   action: string;
   by: { kind: string; id: string; name: string };
+  delivery_id?: string;
   detail: unknown;
 }
 
@@ -118,8 +119,10 @@ export interface DeviceMessage {
   phone_error: string | null;
   offered_at: string | null;
   reported_at: string | null;
+  provider_account: string;
   delivery_state: string;
   terminal_reason: string | null;
+  downstream_status: string | null;
   purpose: string;
 }
 

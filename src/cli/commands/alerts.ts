@@ -10,7 +10,7 @@ import { systemClock } from '../../clock.js';
 import { sandboxAccounts } from '../../config/config.js';
 import { createAlerter } from '../../runtime/alerter-wiring.js';
 import { createAdapter, openStore } from '../../runtime/node.js';
-import { parseFlags, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../load-config.js';
 
 export const ALERTS_HELP = `Usage: herald alerts test [--config herald.json] [--data-dir ./herald-data]
@@ -35,7 +35,7 @@ export async function alertsCommand(argv: string[], out: NodeJS.WritableStream =
     return sub === undefined ? 2 : 0;
   }
   if (sub !== 'test') throw new UsageError(`unknown alerts command "${sub}"; try: herald alerts test`);
-  const flags = parseFlags(rest, { config: { type: 'string', short: 'c' }, 'data-dir': { type: 'string', short: 'd' } });
+  const flags = parseFlags(rest, CONFIG_FLAGS);
   if (flags.help) {
     out.write(ALERTS_HELP);
     return 0;

@@ -11,7 +11,7 @@ import { openStore } from '../../runtime/node.js';
 import { newContentKey, rotateContent } from '../../runtime/content-keys.js';
 import { API_KEY_SCOPES, type ApiKeyInfo, type ApiKeyScope, type Store } from '../../store/store.js';
 import { TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
-import { parseFlags, refusalsAsUsage, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, refusalsAsUsage, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { recordCliAction } from '../operator-record.js';
@@ -85,8 +85,7 @@ export async function keysCommand(argv: string[]): Promise<number> {
     scope: { type: 'string' },
     expires: { type: 'string' },
     id: { type: 'string' },
-    config: { type: 'string', short: 'c' },
-    'data-dir': { type: 'string', short: 'd' },
+    ...CONFIG_FLAGS,
   });
   if (flags.help) {
     process.stdout.write(KEYS_HELP);

@@ -1,7 +1,7 @@
 /** `herald migrate`: applies pending schema migrations and says which. */
 import { mkdirSync } from 'node:fs';
 import { connectStore, describeDatabase } from '../../runtime/node.js';
-import { parseFlags } from '../args.js';
+import { CONFIG_FLAGS, parseFlags } from '../args.js';
 import { loadConfig } from '../load-config.js';
 
 export const MIGRATE_HELP = `Usage: herald migrate [--config herald.json] [--data-dir ./herald-data]
@@ -13,7 +13,7 @@ processes start: migrations take the database's write lock (SQLite) or an adviso
 `;
 
 export async function migrateCommand(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, { config: { type: 'string', short: 'c' }, 'data-dir': { type: 'string', short: 'd' } });
+  const flags = parseFlags(argv, CONFIG_FLAGS);
   if (flags.help) {
     process.stdout.write(MIGRATE_HELP);
     return 0;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFlags, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../load-config.js';
 
 export const SEND_TEST_HELP = `Usage: herald send-test --account ID --to ADDRESS [options]
@@ -55,8 +55,7 @@ export async function sendTestCommand(argv: string[], out: NodeJS.WritableStream
     api: { type: 'string' },
     key: { type: 'string' },
     wait: { type: 'string' },
-    config: { type: 'string', short: 'c' },
-    'data-dir': { type: 'string', short: 'd' },
+    ...CONFIG_FLAGS,
   });
   if (flags.help) {
     out.write(SEND_TEST_HELP);

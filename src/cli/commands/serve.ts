@@ -8,17 +8,16 @@ import { checkConsistency, sandboxAccounts, type ConfigOverrides } from '../../c
 import { createHeraldNode, openStore, type Role } from '../../runtime/node.js';
 import { createLogger } from '../../runtime/logger.js';
 import { startSandbox, type SandboxHandle } from '../../sandbox/index.js';
-import { parseFlags, portFlag, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, portFlag, UsageError } from '../args.js';
 import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { printBanner } from './banner.js';
 import { generateWebhookSecret } from '../../signing/standard-webhooks.js';
 
 export const SERVE_FLAGS = {
-  config: { type: 'string', short: 'c' },
+  ...CONFIG_FLAGS,
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
-  'data-dir': { type: 'string', short: 'd' },
   'sandbox-port': { type: 'string' },
   'no-sandbox': { type: 'boolean' },
   'metrics-port': { type: 'string' },

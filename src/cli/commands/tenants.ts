@@ -8,7 +8,7 @@ import { systemClock } from '../../clock.js';
 import { rateShareError } from '../../domain/index.js';
 import { openStore } from '../../runtime/node.js';
 import { TENANT_ID_PATTERN, TENANT_KEY_SCOPES, TenantsAndKeys } from '../../tenants/tenants-and-keys.js';
-import { parseFlags, refusalsAsUsage, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, refusalsAsUsage, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 import { recordCliAction } from '../operator-record.js';
@@ -42,8 +42,7 @@ export async function tenantsCommand(argv: string[]): Promise<number> {
     label: { type: 'string' },
     account: { type: 'string' },
     'rate-share': { type: 'string' },
-    config: { type: 'string', short: 'c' },
-    'data-dir': { type: 'string', short: 'd' },
+    ...CONFIG_FLAGS,
   });
   if (flags.help) {
     process.stdout.write(TENANTS_HELP);

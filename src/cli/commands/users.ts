@@ -9,7 +9,7 @@ import { hashPassword } from '../../http/passwords.js';
 import { newId } from '../../ids.js';
 import { openStore } from '../../runtime/node.js';
 import { USER_ROLES, type UserRole } from '../../store/store.js';
-import { parseFlags, UsageError } from '../args.js';
+import { CONFIG_FLAGS, parseFlags, UsageError } from '../args.js';
 import { DEFAULT_TENANT } from '../bootstrap-key.js';
 import { loadConfig } from '../load-config.js';
 
@@ -51,8 +51,7 @@ export async function usersCommand(argv: string[]): Promise<number> {
   const flags = parseFlags(rest, {
     role: { type: 'string' },
     'password-env': { type: 'string' },
-    config: { type: 'string', short: 'c' },
-    'data-dir': { type: 'string', short: 'd' },
+    ...CONFIG_FLAGS,
   });
   if (flags.help) {
     process.stdout.write(USERS_HELP);

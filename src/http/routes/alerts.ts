@@ -5,7 +5,7 @@
  * (route-scopes.ts). The history holds masked targets and error classes only, never an address, a body or a code.
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeNumberCursor, encodeNumberCursor } from '../list-cursor.js';
+import { decodeNumberCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 import type { AlertSentRecord } from '../../store/alert-store.js';
 import type { Store } from '../../store/store.js';
 
@@ -88,8 +88,7 @@ export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void 
           type: 'object',
           additionalProperties: false,
           properties: {
-            cursor: { type: 'string', maxLength: 200 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            ...PAGE_QUERY,
           },
         },
         response: { 200: historySchema, 400: problemRef, 401: problemRef },
@@ -97,10 +96,7 @@ export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void 
     },
     async (request) => {
       const q = request.query;
-      const page = await deps.store.alerts.listHistory(
-        q.cursor === undefined ? null : decodeNumberCursor('alert', q.cursor),
-        q.limit === undefined ? 50 : Number(q.limit),
-      );
+      const page = await deps.store.alerts.listHistory(q.cursor === undefined ? null : decodeNumberCursor('alert', q.cursor), pageLimit(q.limit));
       return { items: page.items.map(alertSentJson), next_cursor: page.nextBefore === null ? null : encodeNumberCursor('alert', page.nextBefore) };
     },
   );

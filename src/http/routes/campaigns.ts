@@ -13,7 +13,7 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
-import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor } from '../list-cursor.js';
+import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -176,8 +176,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           type: 'object',
           additionalProperties: false,
           properties: {
-            cursor: { type: 'string', maxLength: 200 },
-            limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: '1-200, default 50' },
+            ...PAGE_QUERY,
           },
         },
         response: {
@@ -195,7 +194,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
     async (request) => {
       const q = request.query;
       const after = q.cursor === undefined ? 0 : decodeNumberCursor('refusal', q.cursor);
-      const page = await campaigns.refusals(request.tenantId, request.params.id, after, q.limit === undefined ? 50 : Number(q.limit));
+      const page = await campaigns.refusals(request.tenantId, request.params.id, after, pageLimit(q.limit));
       return { items: page.items, next_cursor: page.next_cursor === null ? null : encodeNumberCursor('refusal', page.next_cursor) };
     },
   );

@@ -19,7 +19,7 @@ import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, template
 import { actionJson, recordAction } from '../audit-trail.js';
 import type { Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
-import { decodeCursor, encodeCursor } from '../list-cursor.js';
+import { decodeCursor, encodeCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 import { deliveryDetailSchema } from '../evidence-schema.js';
 import { bulkCancelRoute } from './bulk-cancel.js';
 
@@ -91,8 +91,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
             since: { type: 'string', maxLength: 40, description: 'ISO 8601; created at or after' },
             until: { type: 'string', maxLength: 40, description: 'ISO 8601; created before' },
             q: { ...word, description: 'an exact notification id, delivery id, recipient id or operation id' },
-            cursor: { type: 'string', maxLength: 200 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            ...PAGE_QUERY,
           },
         },
         response: { 400: problemRef, 401: problemRef },
@@ -113,12 +112,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
         ...(q.until !== undefined ? { until: timeParam('until', q.until)! } : {}),
         ...(q.q !== undefined ? { q: q.q } : {}),
       };
-      const page = await deps.store.listDeliveries(
-        request.tenantId,
-        filter,
-        q.cursor === undefined ? null : decodeCursor(q.cursor),
-        q.limit === undefined ? 50 : Number(q.limit),
-      );
+      const page = await deps.store.listDeliveries(request.tenantId, filter, q.cursor === undefined ? null : decodeCursor(q.cursor), pageLimit(q.limit));
       return {
         items: page.items.map((d) => deliveryListItemJson(d, request.destinationView)),
         next_cursor: page.nextCursor === null ? null : encodeCursor(page.nextCursor),

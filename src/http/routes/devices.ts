@@ -9,6 +9,7 @@ import { HeraldError } from '../../errors.js';
 import type { Clock } from '../../clock.js';
 import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
+import { PAGE_QUERY, pageLimit } from '../list-cursor.js';
 
 const problemRef = { $ref: 'problem#' };
 const errors = { 400: problemRef, 401: problemRef, 404: problemRef };
@@ -37,8 +38,10 @@ export function deviceMessageJson(m: DeviceMessageView): Record<string, unknown>
     reoffered_at: iso(m.reofferedAt),
     reoffer_count: m.reofferCount,
     reported_at: iso(m.reportedAt),
+    provider_account: m.providerAccount,
     delivery_state: m.deliveryState,
     terminal_reason: m.terminalReason,
+    downstream_status: m.downstreamStatus,
     purpose: m.purpose,
   };
 }
@@ -90,7 +93,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     },
   );
 
-  app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; cursor?: string; limit?: string } }>(
+  app.get<{ Params: { id: string }; Querystring: { state?: OfferState; phone_state?: PhoneState; current?: string; cursor?: string; limit?: string } }>(
     '/v1/devices/:id/messages',
     {
       schema: {
@@ -103,8 +106,9 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
           properties: {
             state: { type: 'string', enum: [...OFFER_STATES] },
             phone_state: { type: 'string', enum: [...PHONE_STATES] },
+            current: { type: 'string', enum: ['true', 'false'], description: "true: only each message's current offer (one row per message)" },
             cursor: { type: 'string', maxLength: 64 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            limit: PAGE_QUERY.limit,
           },
         },
         response: errors,
@@ -112,11 +116,11 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
     },
     async (request) => {
       const q = request.query;
-      const limit = q.limit === undefined ? 50 : Number(q.limit);
+      const limit = pageLimit(q.limit);
       const rows = await operator.messages(
         request.tenantId,
         request.params.id,
-        { state: q.state, phoneState: q.phone_state },
+        { state: q.state, phoneState: q.phone_state, current: q.current === 'true' },
         q.cursor === undefined ? null : decodeCursor(q.cursor),
         limit + 1,
       );

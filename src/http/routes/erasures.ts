@@ -5,7 +5,7 @@
  * `DELETE /v1/recipients/:id`. Items name counts and recipient ids, never the erased data.
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeNumberCursor, encodeNumberCursor } from '../list-cursor.js';
+import { decodeNumberCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 import type { ErasureRecord, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -62,8 +62,7 @@ export function erasureRoutes(app: FastifyInstance, deps: ErasureRouteDeps): voi
           type: 'object',
           additionalProperties: false,
           properties: {
-            cursor: { type: 'string', maxLength: 200 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            ...PAGE_QUERY,
           },
         },
         response: {
@@ -79,7 +78,7 @@ export function erasureRoutes(app: FastifyInstance, deps: ErasureRouteDeps): voi
     },
     async (request) => {
       const q = request.query;
-      const limit = q.limit === undefined ? 50 : Number(q.limit);
+      const limit = pageLimit(q.limit);
       const rows = await deps.store.retention.listErasures(
         request.tenantId,
         q.cursor === undefined ? null : decodeNumberCursor('erasure', q.cursor),

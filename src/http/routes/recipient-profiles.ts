@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { fieldError, HeraldError } from '../../errors.js';
-import { notificationRequestSchema, recipientAddressError } from '../../intake/notification-request.js';
+import { checkTimeZone, notificationRequestSchema, recipientAddressError } from '../../intake/notification-request.js';
 import type { RecipientProfile } from '../../store/campaign-store.js';
 import type { Store } from '../../store/store.js';
 import { showDestination, type DestinationView } from '../masking.js';
@@ -24,6 +24,7 @@ interface ProfileBody {
   phone?: string;
   push_token?: string;
   locale?: string;
+  time_zone?: string;
 }
 
 /** A recipient profile as the API shows it; a dashboard session below admin sees its addresses masked (masking.ts). */
@@ -34,6 +35,7 @@ export function recipientProfileJson(p: RecipientProfile, view: DestinationView 
     phone: showDestination('sms', p.phone, view),
     push_token: showDestination('push', p.push_token, view),
     locale: p.locale,
+    time_zone: p.time_zone,
     created_at: new Date(p.createdAt).toISOString(),
     updated_at: new Date(p.updatedAt).toISOString(),
   };
@@ -49,7 +51,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
     '/v1/recipients/:id',
     {
       schema: {
-        summary: 'Store a recipient’s addresses and locale',
+        summary: 'Store a recipient’s addresses, locale and time zone',
         description:
           'Creates (`201`) or replaces (`200`) the profile: a field left out is cleared. Addresses are checked as POST /v1/notifications checks them. ' +
           'A campaign audience may then list the recipient by id alone.',
@@ -58,7 +60,13 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
         body: {
           type: 'object',
           additionalProperties: false,
-          properties: { email: recipientProps.email, phone: recipientProps.phone, push_token: recipientProps.push_token, locale: recipientProps.locale },
+          properties: {
+            email: recipientProps.email,
+            phone: recipientProps.phone,
+            push_token: recipientProps.push_token,
+            locale: recipientProps.locale,
+            time_zone: recipientProps.time_zone,
+          },
         },
         response: { 400: problemRef, 401: problemRef },
       },
@@ -67,6 +75,7 @@ export function recipientProfileRoutes(app: FastifyInstance, deps: RecipientProf
       const recipient = { id: request.params.id, ...request.body };
       const bad = recipientAddressError(recipient);
       if (bad) throw fieldError(bad.field, bad.message);
+      checkTimeZone(recipient.time_zone, 'time_zone');
       const { created, profile } = await deps.store.campaigns.putRecipient({ tenantId: request.tenantId, recipient, now: clock.now() });
       return reply.code(created ? 201 : 200).send(recipientProfileJson(profile, request.destinationView));
     },

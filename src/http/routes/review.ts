@@ -19,7 +19,7 @@ import { operatorAction, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
 import { isErasedContent } from '../../store/retention-store.js';
-import { decodeCursor, encodeCursor } from '../list-cursor.js';
+import { decodeCursor, encodeCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -89,8 +89,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
           type: 'object',
           additionalProperties: false,
           properties: {
-            cursor: { type: 'string', maxLength: 200 },
-            limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
+            ...PAGE_QUERY,
             reason: { type: 'string', enum: [...REVIEW_REASONS], description: 'Only the items with this review_reason.' },
           },
         },
@@ -103,7 +102,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         request.tenantId,
         unknownAfterMs,
         q.cursor === undefined ? null : decodeCursor(q.cursor),
-        q.limit === undefined ? 50 : Number(q.limit),
+        pageLimit(q.limit),
         q.reason,
       );
       return {

@@ -8,8 +8,9 @@
  *
  * APNs has no idempotency key, no look-up and no delivery callbacks (docs/providers/apns.md).
  */
-import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
-import { describeUnexpected } from '../outbound-http/transport-failure.js';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { unknownOnThrow } from '../outbound-http/submit-once.js';
+import { readPushTarget } from '../push/target.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { buildApnsRequest } from './build-request.js';
@@ -46,20 +47,10 @@ export function createApnsAdapter(account: ProviderAccountConfig, options: ApnsA
   const dataOnly = isDataOnly(account);
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
-    if (request.channel !== account.channel) {
-      // A routing bug in the caller, not a provider failure: nothing was sent.
-      throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
-    }
-    const target = parsePushTarget(request.destination);
-    if (target === null || target.type !== 'apns') {
-      return {
-        kind: 'permanent',
-        reason: 'invalid_destination',
-        code: 'apns_not_an_apns_target',
-        message: `an APNs account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
-      };
-    }
-    try {
+    const read = readPushTarget(account, request, 'apns', { code: 'apns_not_an_apns_target', who: 'an APNs account' });
+    if (!read.ok) return read.outcome;
+    const target = read.target;
+    return unknownOnThrow(async () => {
       const deadline = Date.now() + account.timeout_ms;
       let token = await tokens.current();
       for (let attempt = 1; ; attempt++) {
@@ -93,10 +84,7 @@ export function createApnsAdapter(account: ProviderAccountConfig, options: ApnsA
         }
         return classifyApnsResponse(result, now());
       }
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+    });
   };
 
   return {

@@ -16,6 +16,7 @@
  */
 import http2 from 'node:http2';
 import tls from 'node:tls';
+import { parseAnswerBody } from '../outbound-http/exchange.js';
 import type { TransportFailure } from '../outbound-http/transport-failure.js';
 
 // 64 KiB: an APNs answer is an empty body or a one-field JSON error; anything larger is cut.
@@ -41,15 +42,6 @@ export interface Http2Failure extends TransportFailure {
 
 export type Http2Result =
   { kind: 'response'; status: number; headers: Readonly<Record<string, string>>; body: unknown } | { kind: 'failure'; failure: Http2Failure };
-
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) return null;
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    return null;
-  }
-}
 
 function errorCode(error: unknown): string | undefined {
   // A stream cancelled because its session could not connect carries the socket's code as cause.
@@ -120,7 +112,7 @@ export class Http2Sessions {
         resolve(result);
       };
       const settleWithResponse = (): void => {
-        if (status !== null) settle({ kind: 'response', status, headers, body: parseJson(Buffer.concat(chunks)) });
+        if (status !== null) settle({ kind: 'response', status, headers, body: parseAnswerBody(Buffer.concat(chunks)) });
       };
       const refusedByServer = (): boolean => {
         if (stream === null || session === null) return false;

@@ -8,12 +8,12 @@
  *
  * FCM has no idempotency key, no look-up and no delivery callbacks (docs/providers/fcm.md).
  */
-import http from 'node:http';
-import https from 'node:https';
-import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { readPushTarget } from '../push/target.js';
 import { endpointUrl } from '../outbound-http/endpoint.js';
-import { exchangeOnce, type ExchangeResult } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { exchangeOnce, type ExchangeResult, keepAliveAgent } from '../outbound-http/exchange.js';
+import { classifyTransportFailure } from '../outbound-http/transport-failure.js';
+import { unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
 import { pushCollapseId } from '../push/identity.js';
@@ -36,11 +36,6 @@ export interface FcmAdapter extends ProviderAdapter {
   readonly tokens: AccessTokenSource;
 }
 
-function agentFor(url: URL): http.Agent {
-  const options = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  return url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
-}
-
 /** Builds the adapter for one FCM account; throws for a key `check` would have refused. */
 export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAdapterOptions = {}): FcmAdapter {
   const read = readServiceAccount(account);
@@ -49,8 +44,8 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
   const now = options.now ?? Date.now;
   const base = new URL(account.base_url ?? FCM_API_URL);
   const sendUrl = endpointUrl(base, `/v1/projects/${encodeURIComponent(serviceAccount.projectId)}/messages:send`);
-  const agent = agentFor(base);
-  const tokenAgent = agentFor(new URL(serviceAccount.tokenUri));
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
+  const tokenAgent = keepAliveAgent(new URL(serviceAccount.tokenUri), MAX_SOCKETS);
   const tokens = new AccessTokenSource({ serviceAccount, agent: tokenAgent, timeoutMs: account.timeout_ms, now });
   const dataOnly = isDataOnly(account);
 
@@ -76,20 +71,10 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
   };
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
-    if (request.channel !== account.channel) {
-      // A routing bug in the caller, not a provider failure: nothing was sent.
-      throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
-    }
-    const target = parsePushTarget(request.destination);
-    if (target === null || target.type !== 'fcm') {
-      return {
-        kind: 'permanent',
-        reason: 'invalid_destination',
-        code: 'fcm_not_an_fcm_target',
-        message: `an FCM account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
-      };
-    }
-    try {
+    const read = readPushTarget(account, request, 'fcm', { code: 'fcm_not_an_fcm_target', who: 'an FCM account' });
+    if (!read.ok) return read.outcome;
+    const target = read.target;
+    return unknownOnThrow(async () => {
       const deadline = Date.now() + account.timeout_ms;
       for (let attempt = 1; ; attempt++) {
         const token = await tokens.get(deadline - Date.now(), signal);
@@ -105,10 +90,7 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
         }
         return classifyFcmResponse(result, now());
       }
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+    });
   };
 
   return {

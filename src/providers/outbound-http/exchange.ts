@@ -42,7 +42,8 @@ export type ExchangeResult =
     }
   | { kind: 'failure'; failure: TransportFailure };
 
-function parseJson(raw: Buffer): unknown {
+/** A provider's answer body as JSON; null when it is empty or not JSON (the classifiers read the status then). */
+export function parseAnswerBody(raw: Buffer): unknown {
   if (raw.length === 0) return null;
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
@@ -63,6 +64,12 @@ function singleValued(raw: http.IncomingHttpHeaders): Record<string, string> {
 function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** A keep-alive agent for `base`'s protocol, holding at most `maxSockets` connections (the adapter's concurrency to one provider). */
+export function keepAliveAgent(base: URL, maxSockets: number): http.Agent {
+  const options = { keepAlive: true, maxSockets };
+  return base.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
 }
 
 /**
@@ -100,7 +107,7 @@ export function exchangeOnce(options: ExchangeRequest): Promise<ExchangeResult> 
     const settleWithResponse = (): void => {
       if (status === null) return;
       // A cut-off body is unparseable JSON, so a partial answer carries body null.
-      settle({ kind: 'response', status, retryAfter, headers, body: parseJson(Buffer.concat(chunks)) });
+      settle({ kind: 'response', status, retryAfter, headers, body: parseAnswerBody(Buffer.concat(chunks)) });
     };
     const fail = (cause: TransportFailure['cause'], code?: string): void => {
       if (status !== null) settleWithResponse();

@@ -6,6 +6,7 @@
  * a fact about the socket, not about the provider. Pure.
  */
 import type { SubmitOutcome } from '../../domain/index.js';
+import type { LookupResult } from '../provider.js';
 
 /**
  * How far the exchange got before it failed. `connecting`: no connection yet (includes waiting
@@ -113,4 +114,14 @@ export function describeUnexpected(error: unknown): string {
   const name = error instanceof Error ? error.name : typeof error;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? `${name} ${code}` : name;
+}
+
+/**
+ * A look-up that got no answer: an error to try again later, whatever the stage (a look-up
+ * changes nothing at the provider, so how far it got does not matter).
+ */
+export function classifyLookupFailure(failure: TransportFailure): LookupResult {
+  if (failure.cause === 'timeout') return { kind: 'error', code: 'timeout', message: 'no answer to the look-up before the timeout' };
+  if (failure.cause === 'aborted') return { kind: 'error', code: 'aborted', message: 'look-up aborted' };
+  return { kind: 'error', code: 'transport_error', message: `look-up failed: ${failure.code ?? 'transport error'}` };
 }

@@ -5,12 +5,11 @@
  * is searched for by its metadata (lookup.ts) before the reconciler lets anything resend. With
  * webhook credentials configured it also authenticates Postmark's webhooks.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
-import { exchangeOnce, postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { exchangeOnce, keepAliveAgent } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
+import { describeUnexpected } from '../outbound-http/transport-failure.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildPostmarkEmail } from './build-request.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';
@@ -35,8 +34,7 @@ export function postmarkBase(account: ProviderAccountConfig): URL {
 export function createPostmarkAdapter(account: ProviderAccountConfig): ProviderAdapter {
   const settings = readPostmarkSettings(account);
   const base = postmarkBase(account);
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const headers = {
     accept: 'application/json',
     'x-postmark-server-token': settings.serverToken,
@@ -48,21 +46,20 @@ export function createPostmarkAdapter(account: ProviderAccountConfig): ProviderA
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} sends email, not ${request.channel}`);
     }
-    try {
-      const result = await postOnce({
-        url: endpointUrl(base, '/email'),
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: buildPostmarkEmail(request, settings),
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyPostmarkResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+    return unknownOnThrow(async () => {
+      return postAndClassify(
+        {
+          url: endpointUrl(base, '/email'),
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: buildPostmarkEmail(request, settings),
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
+        },
+        classifyPostmarkResponse,
+      );
+    });
   };
 
   const lookupStream = async (reference: string, stream: string, signal?: AbortSignal): Promise<LookupResult> => {

@@ -19,6 +19,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DownstreamStatus } from '../../domain/index.js';
 import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 import { REFERENCE_FIELD } from './build-request.js';
+import { jsonObjectBody, malformed, refused } from '../callback-parse.js';
 
 type Mapping = { status: DownstreamStatus; suppress: CallbackEvent['suppress'] } | null;
 
@@ -62,14 +63,6 @@ const BOUNCE_TYPES: Readonly<Record<string, Mapping>> = {
  */
 const IGNORED_RECORDS: ReadonlySet<string> = new Set(['Open', 'Click', 'SubscriptionChange', 'Inbound']);
 
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
-}
-
-function refused(detail: string): CallbackParse {
-  return { ok: false, status: 401, code: 'callback_signature_invalid', detail };
-}
-
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
@@ -94,14 +87,9 @@ function time(value: string | null): number | null {
 
 /** Parses one authenticated body into its event (none for records Herald ignores). */
 export function parsePostmarkEvent(rawBody: Buffer): CallbackParse {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return malformed('body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return malformed('body is not an object');
-  const record = body as Record<string, unknown>;
+  const parsed = jsonObjectBody(rawBody);
+  if (!parsed.ok) return parsed.refusal;
+  const record = parsed.body;
   const type = field(record, 'RecordType');
   if (type === null) return malformed('RecordType is missing');
   if (IGNORED_RECORDS.has(type)) return { ok: true, events: [] };

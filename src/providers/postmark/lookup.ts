@@ -9,6 +9,7 @@
  */
 import type { LookupResult } from '../provider.js';
 import type { ExchangeResult } from '../outbound-http/exchange.js';
+import { classifyLookupFailure } from '../outbound-http/transport-failure.js';
 import { REFERENCE_FIELD } from './build-request.js';
 import { postmarkErrorCode } from './classify.js';
 
@@ -34,12 +35,7 @@ function errorForStatus(status: number, body: unknown): LookupResult {
  * holds exactly this reference), not_found (a well-formed list with none), or error.
  */
 export function classifyPostmarkLookup(result: ExchangeResult, reference: string): LookupResult {
-  if (result.kind === 'failure') {
-    const { cause, code } = result.failure;
-    if (cause === 'timeout') return { kind: 'error', code: 'timeout', message: 'no answer to the look-up before the timeout' };
-    if (cause === 'aborted') return { kind: 'error', code: 'aborted', message: 'look-up aborted' };
-    return { kind: 'error', code: 'transport_error', message: `look-up failed: ${code ?? 'transport error'}` };
-  }
+  if (result.kind === 'failure') return classifyLookupFailure(result.failure);
   if (result.status !== 200) return errorForStatus(result.status, result.body);
   const messages = (result.body as { Messages?: unknown } | null)?.Messages;
   if (!Array.isArray(messages)) return { kind: 'error', code: 'malformed_response', message: 'look-up answer has no Messages list' };

@@ -7,13 +7,11 @@
  * the original answer (the kind's default policy, `resend_same_key`). With callback secrets it
  * also verifies Resend's (Svix-signed) webhooks.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { resolveCallbackSecrets } from '../callback-secrets.js';
 import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { keepAliveAgent } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterCapabilities, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildResendEmail } from './build-request.js';
 import { createResendCallbackVerifier } from './callbacks.js';
@@ -38,8 +36,7 @@ export function resendBase(account: ProviderAccountConfig): URL {
 export function createResendAdapter(account: ProviderAccountConfig): ProviderAdapter {
   const settings = readResendSettings(account);
   const base = resendBase(account);
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const url = endpointUrl(base, '/emails');
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
@@ -47,27 +44,26 @@ export function createResendAdapter(account: ProviderAccountConfig): ProviderAda
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} sends email, not ${request.channel}`);
     }
-    try {
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          authorization: `Bearer ${settings.apiKey}`,
-          'idempotency-key': request.idempotencyKey,
-          'user-agent': 'herald-resend-adapter',
+    return unknownOnThrow(async () => {
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            'content-type': 'application/json',
+            authorization: `Bearer ${settings.apiKey}`,
+            'idempotency-key': request.idempotencyKey,
+            'user-agent': 'herald-resend-adapter',
+          },
+          body: buildResendEmail(request, settings),
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: buildResendEmail(request, settings),
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyResendResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyResendResponse,
+      );
+    });
   };
 
   const secrets = resolveCallbackSecrets(account);

@@ -10,15 +10,12 @@ import type { DownstreamStatus } from '../../domain/index.js';
 import { verifyWebhook } from '../../signing/standard-webhooks.js';
 import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 import { REFERENCE_TAG } from './build-request.js';
+import { jsonObjectBody, malformed } from '../callback-parse.js';
 
 type HeaderValue = string | string[] | undefined;
 
 /** What an e-mail event means on the lattice; null for events Herald records nothing for. */
 type Mapping = { status: DownstreamStatus; suppress: CallbackEvent['suppress'] } | null;
-
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
-}
 
 function lowercased(headers: CallbackRequest['headers']): Record<string, HeaderValue> {
   const out: Record<string, HeaderValue> = {};
@@ -103,14 +100,9 @@ function mapEmailEvent(type: string, data: Record<string, unknown>): Mapping | u
 
 /** Parses one verified body into its event (none for events Herald ignores), never quoting the body. */
 export function parseResendEvent(rawBody: Buffer, svixId: string): CallbackParse {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return malformed('body is not JSON');
-  }
-  if (!isObject(body)) return malformed('body is not an object');
-  const { type, created_at: createdAt, data } = body;
+  const parsed = jsonObjectBody(rawBody);
+  if (!parsed.ok) return parsed.refusal;
+  const { type, created_at: createdAt, data } = parsed.body;
   if (typeof type !== 'string' || type === '') return malformed('type is missing');
   // contact.* and domain.* events are about the audience and the domains, not a message.
   if (!type.startsWith('email.')) return { ok: true, events: [] };

@@ -6,14 +6,14 @@
  * (default off, as the sandbox's default; only then may an `unknown` be resent with the same
  * key). With callback secrets configured it also verifies the sandbox's delivery callbacks.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import type { AdapterCapabilities, LookupRequest, LookupResult, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWireRequest } from './build-request.js';
 import { createSandboxCallbackVerifier, resolveCallbackSecrets } from './callbacks.js';
-import { classifyResponse, classifyTransportFailure } from './classify.js';
-import { exchangeOnce, postOnce } from '../outbound-http/exchange.js';
+import { classifyResponse } from './classify.js';
+import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { exchangeOnce, keepAliveAgent } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import { classifyLookup, LOOKUP_PATH } from './lookup.js';
 import { describeUnexpected } from '../outbound-http/transport-failure.js';
 
@@ -44,23 +44,17 @@ export function sandboxCapabilities(account: ProviderAccountConfig): AdapterCapa
  */
 export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAdapter {
   if (account.base_url === undefined) throw new Error(`provider account ${account.id}: a sandbox account needs base_url`);
-  const base = new URL(account.base_url);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  }
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const base = parseBaseUrl(account.id, account.base_url);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== account.channel) {
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
     }
-    try {
+    return unknownOnThrow(async () => {
       const wire = buildWireRequest(request.channel, request);
-      const url = new URL(base.origin);
-      url.pathname = basePath + wire.path;
+      const url = endpointUrl(base, wire.path);
       const headers: Record<string, string> = {
         accept: 'application/json',
         'content-type': wire.contentType,
@@ -70,26 +64,24 @@ export function createSandboxAdapter(account: ProviderAccountConfig): ProviderAd
       const apiKey = resolveApiKey(account);
       if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
 
-      const result = await postOnce({
-        url,
-        headers,
-        body: wire.body,
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+      return postAndClassify(
+        {
+          url,
+          headers,
+          body: wire.body,
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
+        },
+        classifyResponse,
+      );
+    });
   };
 
   const lookup = async (request: LookupRequest, signal?: AbortSignal): Promise<LookupResult> => {
     try {
-      const url = new URL(base.origin);
-      url.pathname = basePath + LOOKUP_PATH;
+      const url = endpointUrl(base, LOOKUP_PATH);
       url.searchParams.set('reference', request.idempotencyKey);
       const headers: Record<string, string> = {
         accept: 'application/json',

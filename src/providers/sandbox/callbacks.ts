@@ -12,6 +12,7 @@
 import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
 import { verifyWebhook } from '../../signing/standard-webhooks.js';
 import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
+import { jsonObjectBody, malformed } from '../callback-parse.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
 const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>(DOWNSTREAM_STATUSES.filter((s) => s !== 'accepted'));
@@ -25,10 +26,6 @@ function lowercased(headers: CallbackRequest['headers']): CallbackRequest['heade
   return out;
 }
 
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
-}
-
 function optionalString(value: unknown): string | null | undefined {
   if (value === undefined || value === null) return null;
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -36,14 +33,9 @@ function optionalString(value: unknown): string | null | undefined {
 
 /** Parses a verified body into one event, or explains (without quoting it) why it cannot. */
 export function parseSandboxCallback(rawBody: Buffer, webhookId: string): CallbackParse {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    return malformed('body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return malformed('body is not an object');
-  const { type, timestamp, data } = body as Record<string, unknown>;
+  const parsed = jsonObjectBody(rawBody);
+  if (!parsed.ok) return parsed.refusal;
+  const { type, timestamp, data } = parsed.body;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return malformed('data is not an object');
   const fields = data as Record<string, unknown>;
   const status = fields.status;

@@ -8,6 +8,7 @@
 import type { Channel } from '../../domain/index.js';
 import type { LookupResult } from '../provider.js';
 import type { ExchangeResult } from '../outbound-http/exchange.js';
+import { classifyLookupFailure } from '../outbound-http/transport-failure.js';
 
 /** The look-up path, relative to the account's base URL. */
 export const LOOKUP_PATH = '/v1/messages';
@@ -33,12 +34,7 @@ function errorForStatus(status: number, body: unknown): LookupResult {
  * reference or channel are ignored; an item without a string id is malformed.
  */
 export function classifyLookup(result: ExchangeResult, reference: string, channel: Channel): LookupResult {
-  if (result.kind === 'failure') {
-    const { cause, code } = result.failure;
-    if (cause === 'timeout') return { kind: 'error', code: 'timeout', message: 'no answer to the look-up before the timeout' };
-    if (cause === 'aborted') return { kind: 'error', code: 'aborted', message: 'look-up aborted' };
-    return { kind: 'error', code: 'transport_error', message: `look-up failed: ${code ?? 'transport error'}` };
-  }
+  if (result.kind === 'failure') return classifyLookupFailure(result.failure);
   if (result.status !== 200) return errorForStatus(result.status, result.body);
   const data = (result.body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) {

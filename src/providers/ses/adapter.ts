@@ -5,13 +5,13 @@
  * got decides a transport failure, exactly as for every HTTP provider: unwritten is retryable,
  * written is unknown (providers/sandbox/http-exchange.ts tracks the stage).
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
 import { CredentialError } from '../credentials.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
-import { postOnce } from '../outbound-http/exchange.js';
+import { unknownOnThrow } from '../outbound-http/submit-once.js';
+import { endpointUrl } from '../outbound-http/endpoint.js';
+import { postOnce, keepAliveAgent } from '../outbound-http/exchange.js';
 import { buildSendEmailBody, SEND_EMAIL_PATH } from './build-request.js';
 import { classifySesResponse } from './classify.js';
 import { readSesCredentials, readSesSettings } from './settings.js';
@@ -31,9 +31,7 @@ export interface SesAdapterOptions {
 export function createSesAdapter(account: ProviderAccountConfig, options: SesAdapterOptions = {}): ProviderAdapter {
   const settings = readSesSettings(account);
   const { endpoint } = settings;
-  const basePath = endpoint.pathname.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = endpoint.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = keepAliveAgent(endpoint, MAX_SOCKETS);
   const env = options.env ?? process.env;
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
@@ -41,7 +39,7 @@ export function createSesAdapter(account: ProviderAccountConfig, options: SesAda
       // A routing bug in the caller, not a provider failure: nothing was sent.
       throw new Error(`provider account ${account.id} (ses) sends email, not ${request.channel}`);
     }
-    try {
+    return unknownOnThrow(async () => {
       let credentials;
       try {
         credentials = readSesCredentials(account, env);
@@ -62,8 +60,7 @@ export function createSesAdapter(account: ProviderAccountConfig, options: SesAda
           message: `the message cannot be composed (${describeUnexpected(error)})`,
         };
       }
-      const url = new URL(endpoint.origin);
-      url.pathname = basePath + SEND_EMAIL_PATH;
+      const url = endpointUrl(endpoint, SEND_EMAIL_PATH);
       const headers = signSesRequest({ method: 'POST', url, body, headers: { 'content-type': 'application/json' } }, settings.region, credentials);
       const result = await postOnce({
         url,
@@ -80,10 +77,7 @@ export function createSesAdapter(account: ProviderAccountConfig, options: SesAda
         { status: result.status, retryAfter: result.retryAfter, errorType: typeof errorType === 'string' ? errorType : null, body: result.body },
         Date.now(),
       );
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+    });
   };
 
   return {

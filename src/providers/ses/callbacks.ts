@@ -24,6 +24,7 @@ import type { CallbackParse, CallbackRequest } from '../provider.js';
 import { CertificateCache, fetchFromSns, type SnsFetch } from './sns-certificates.js';
 import { certificateUrl, parseSnsEnvelope, parseTopicArn, signatureMatches, subscribeUrl, type SnsEnvelope, type TopicArn } from './sns-message.js';
 import { parseSesEvent } from './ses-events.js';
+import { refused } from '../callback-parse.js';
 
 /** SNS's hard limit on an HTTP/S delivery policy's total retry time (SNS Developer Guide, message delivery retries). */
 const SNS_MAX_RETRY_MS = 3_600_000;
@@ -40,10 +41,6 @@ export interface SesCallbackVerifierOptions {
   fetch?: SnsFetch;
   /** Per GET. Default 5 s. */
   timeoutMs?: number;
-}
-
-function refused(detail: string): CallbackParse {
-  return { ok: false, status: 401, code: 'callback_signature_invalid', detail };
 }
 
 function unavailable(detail: string): CallbackParse {

@@ -19,15 +19,12 @@
 import type { DownstreamStatus } from '../../domain/index.js';
 import type { CallbackEvent, CallbackParse } from '../provider.js';
 import { isTagValue, REFERENCE_TAG } from './build-request.js';
+import { malformed } from '../callback-parse.js';
 
 type Mapping = { status: DownstreamStatus; suppress: CallbackEvent['suppress']; detailField: string | null };
 
 function record(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-}
-
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
 }
 
 function time(value: unknown): number | null {

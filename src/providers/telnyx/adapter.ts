@@ -5,11 +5,10 @@
  * a completed request's answer for 24 h; that the messages endpoint does is not documented, so
  * the default settles an `unknown` by waiting for evidence (docs/providers/telnyx.md).
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { keepAliveAgent } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTelnyxMessage, MESSAGES_PATH, telnyxIdempotencyKey } from './build-request.js';
@@ -36,39 +35,35 @@ export function telnyxCallbackVerifier(settings: Pick<TelnyxSettings, 'publicKey
 /** Builds the adapter for one Telnyx account; throws for a configuration error `check` should have caught. */
 export function createTelnyxAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter {
   const settings = readTelnyxSettings(account);
-  const base = new URL(account.base_url ?? TELNYX_API_URL);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const base = parseBaseUrl(account.id, account.base_url ?? TELNYX_API_URL);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const callbacks = telnyxCallbackVerifier(settings);
   // Herald's URL only where it can verify what comes back; else the profile's webhooks apply.
   const webhookUrl = callbacks === null ? null : context.callbackUrl;
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
-    try {
-      const url = new URL(base.origin);
-      url.pathname = basePath + MESSAGES_PATH;
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          authorization: `Bearer ${settings.apiKey}`,
-          'content-type': 'application/json',
-          'idempotency-key': telnyxIdempotencyKey(request.idempotencyKey),
-          'user-agent': 'herald-telnyx-adapter',
+    return unknownOnThrow(async () => {
+      const url = endpointUrl(base, MESSAGES_PATH);
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            authorization: `Bearer ${settings.apiKey}`,
+            'content-type': 'application/json',
+            'idempotency-key': telnyxIdempotencyKey(request.idempotencyKey),
+            'user-agent': 'herald-telnyx-adapter',
+          },
+          body: buildTelnyxMessage({ settings, request, webhookUrl }),
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: buildTelnyxMessage({ settings, request, webhookUrl }),
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyTelnyxResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyTelnyxResponse,
+      );
+    });
   };
 
   return {

@@ -14,6 +14,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { DownstreamStatus } from '../../domain/index.js';
 import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
+import { header, malformed, refused } from '../callback-parse.js';
 
 /** Telnyx's tolerance, the same in its SDK: a timestamp more than 300 s from now is refused. */
 export const TELNYX_TOLERANCE_MS = 300_000;
@@ -36,22 +37,6 @@ const RECIPIENT_STATUS: Readonly<Record<string, DownstreamStatus>> = {
 };
 
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,64}$/;
-
-function header(headers: CallbackRequest['headers'], name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
-
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
-}
-
-function refused(detail: string): CallbackParse {
-  return { ok: false, status: 401, code: 'callback_signature_invalid', detail };
-}
 
 /** A node:crypto key for a raw 32-byte Ed25519 public key. */
 export function ed25519PublicKey(raw: Buffer): KeyObject {

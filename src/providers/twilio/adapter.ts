@@ -5,11 +5,10 @@
  * reference, so an `unknown` is settled by evidence: the StatusCallback URL carries the
  * delivery's key as `ref`, signed by Twilio with the rest of the URL (docs/providers/twilio.md).
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { SubmitOutcome } from '../../domain/index.js';
-import { postOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
+import { keepAliveAgent } from '../outbound-http/exchange.js';
+import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
 import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';
@@ -45,11 +44,8 @@ export function twilioCallbackVerifier(account: ProviderAccountConfig, settings:
  */
 export function createTwilioAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter {
   const settings = readTwilioSettings(account);
-  const base = new URL(account.base_url ?? TWILIO_API_URL);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS };
-  const agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const base = parseBaseUrl(account.id, account.base_url ?? TWILIO_API_URL);
+  const agent = keepAliveAgent(base, MAX_SOCKETS);
   const authorization = `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString('base64')}`;
   const callbacks = twilioCallbackVerifier(account, settings);
   // A StatusCallback only where Herald can verify what comes back: an unverifiable callback would be refused anyway.
@@ -57,7 +53,7 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
     if (request.channel !== 'sms') throw new Error(`provider account ${account.id} sends sms, not ${request.channel}`);
-    try {
+    return unknownOnThrow(async () => {
       const validityPeriod = validityPeriodSeconds(request.expiresAt, Date.now(), account.timeout_ms);
       if (validityPeriod === null) {
         // Twilio's shortest ValidityPeriod (1 s) could still outlive the message: send nothing.
@@ -74,27 +70,25 @@ export function createTwilioAdapter(account: ProviderAccountConfig, context: Ada
         validityPeriod,
         statusCallback: callbackUrl === null ? null : statusCallbackUrl(callbackUrl, request.idempotencyKey),
       });
-      const url = new URL(base.origin);
-      url.pathname = basePath + message.path;
-      const result = await postOnce({
-        url,
-        headers: {
-          accept: 'application/json',
-          authorization,
-          'content-type': 'application/x-www-form-urlencoded',
-          'user-agent': 'herald-twilio-adapter',
+      const url = endpointUrl(base, message.path);
+      return postAndClassify(
+        {
+          url,
+          headers: {
+            accept: 'application/json',
+            authorization,
+            'content-type': 'application/x-www-form-urlencoded',
+            'user-agent': 'herald-twilio-adapter',
+          },
+          body: message.body,
+          timeoutMs: account.timeout_ms,
+          signal,
+          agent,
+          notAfter: request.sendBy,
         },
-        body: message.body,
-        timeoutMs: account.timeout_ms,
-        signal,
-        agent,
-        notAfter: request.sendBy,
-      });
-      return result.kind === 'response' ? classifyTwilioResponse(result, Date.now()) : classifyTransportFailure(result.failure);
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+        classifyTwilioResponse,
+      );
+    });
   };
 
   return {

@@ -15,6 +15,7 @@ import type { DownstreamStatus } from '../../domain/index.js';
 import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
 import { REFERENCE_PARAM } from './build-request.js';
 import { parseFormParams, verifyTwilioSignature } from './signature.js';
+import { header, malformed, refused } from '../callback-parse.js';
 
 /**
  * MessageStatus → downstream status. Twilio posts no callback for the first status (queued);
@@ -38,22 +39,6 @@ const STATUS: Readonly<Record<string, DownstreamStatus>> = {
 // Identifiers Herald stores and echoes: SIDs (SM…, MM…) and anything of their alphabet.
 const IDENTIFIER = /^[A-Za-z0-9_-]{1,64}$/;
 const ERROR_CODE = /^\d{1,6}$/;
-
-function header(headers: CallbackRequest['headers'], name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    return Array.isArray(value) ? value[0] : value;
-  }
-  return undefined;
-}
-
-function malformed(detail: string): CallbackParse {
-  return { ok: false, status: 400, code: 'callback_malformed', detail };
-}
-
-function refused(detail: string): CallbackParse {
-  return { ok: false, status: 401, code: 'callback_signature_invalid', detail };
-}
 
 function single(params: Map<string, string[]>, name: string): string | null | undefined {
   const values = params.get(name);

@@ -11,9 +11,11 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { parsePushTarget, type SubmitOutcome } from '../../domain/index.js';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { readPushTarget } from '../push/target.js';
 import { exchangeOnce } from '../outbound-http/exchange.js';
-import { classifyTransportFailure, describeUnexpected } from '../outbound-http/transport-failure.js';
+import { classifyTransportFailure } from '../outbound-http/transport-failure.js';
+import { unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildWebPushRequest, PayloadTooLargeError, type WebPushRequest } from './build-request.js';
 import { classifyWebPushResponse } from './classify.js';
@@ -39,19 +41,9 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
   const httpAgent = new http.Agent(agentOptions);
 
   const submit = async (request: SubmitRequest, signal?: AbortSignal): Promise<SubmitOutcome> => {
-    if (request.channel !== account.channel) {
-      // A routing bug in the caller, not a provider failure: nothing was sent.
-      throw new Error(`provider account ${account.id} serves ${account.channel}, not ${request.channel}`);
-    }
-    const target = parsePushTarget(request.destination);
-    if (target === null || target.type !== 'webpush') {
-      return {
-        kind: 'permanent',
-        reason: 'invalid_destination',
-        code: 'webpush_not_a_subscription',
-        message: `a Web Push account cannot send to ${target === null ? 'this destination' : `a ${target.type} target`}`,
-      };
-    }
+    const read = readPushTarget(account, request, 'webpush', { code: 'webpush_not_a_subscription', who: 'a Web Push account' });
+    if (!read.ok) return read.outcome;
+    const target = read.target;
     let wire: WebPushRequest;
     try {
       wire = buildWebPushRequest({
@@ -75,7 +67,7 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
       };
     }
     const host = wire.endpoint.host;
-    try {
+    return unknownOnThrow(async () => {
       const url = override === null ? wire.endpoint : new URL(`${wire.endpoint.pathname}${wire.endpoint.search}`, override.origin);
       const result = await exchangeOnce({
         url,
@@ -87,10 +79,7 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
         notAfter: request.sendBy,
       });
       return result.kind === 'failure' ? classifyTransportFailure(result.failure) : classifyWebPushResponse(result, host, now());
-    } catch (error) {
-      // The request may or may not have left: the one safe answer is unknown.
-      return { kind: 'unknown', code: 'adapter_error', message: describeUnexpected(error) };
-    }
+    });
   };
 
   return {

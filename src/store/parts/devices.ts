@@ -291,7 +291,14 @@ export abstract class DevicesPart implements DeviceStore {
   }
 
   async listDeviceMessages(deviceId: string, filter: DeviceMessageFilter, beforeId: number | null, limit: number): Promise<DeviceMessageView[]> {
-    const params = { device_id: deviceId, state: filter.state ?? null, phone_state: filter.phoneState ?? null, before: beforeId, limit: Math.max(1, limit) };
+    const params = {
+      device_id: deviceId,
+      state: filter.state ?? null,
+      phone_state: filter.phoneState ?? null,
+      current: filter.current ? true : null,
+      before: beforeId,
+      limit: Math.max(1, limit),
+    };
     return (await this.x.all('device_messages_list', params)).map(toDeviceMessageView);
   }
 

@@ -20,7 +20,16 @@ export class PostgresCampaigns extends CampaignsPart {
 
   async putRecipient(r: RecipientPut): Promise<RecipientPutResult> {
     const p = r.recipient;
-    const [row] = await this.sql.q('recipient_upsert', [r.tenantId, p.id, p.email ?? null, p.phone ?? null, p.push_token ?? null, p.locale ?? null, r.now]);
+    const [row] = await this.sql.q('recipient_upsert', [
+      r.tenantId,
+      p.id,
+      p.email ?? null,
+      p.phone ?? null,
+      p.push_token ?? null,
+      p.locale ?? null,
+      r.now,
+      p.time_zone ?? null,
+    ]);
     return { created: row!.inserted === true, profile: toRecipientProfile(row!) };
   }
 

@@ -4,7 +4,7 @@
  * statement inside one synchronous transaction.
  */
 import { changesDelivery, downstreamEvent } from '../evidence-rows.js';
-import type { EvidenceWrite, ProviderEventRecord, RecordedEvents } from '../evidence-store.js';
+import type { EvidenceWrite, ProviderEventRecord } from '../evidence-store.js';
 import { EvidencePart } from '../parts/evidence.js';
 import { transitionPayload } from '../transition-fields.js';
 import type { PostgresContext } from './sql-context.js';
@@ -16,8 +16,7 @@ export class PostgresEvidence extends EvidencePart {
     super(sql, guardedTransition);
   }
 
-  async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
-    if (events.length === 0) return { inserted: 0, duplicates: 0 };
+  protected async insertProviderEvents(events: ProviderEventRecord[]): Promise<boolean[]> {
     const rows = await this.sql.q('provider_events_insert', [
       events.map((e) => e.providerAccount),
       events.map((e) => e.eventId),
@@ -28,7 +27,10 @@ export class PostgresEvidence extends EvidencePart {
       events.map((e) => e.occurredAt),
       events.map((e) => e.receivedAt),
     ]);
-    return { inserted: rows.length, duplicates: events.length - rows.length };
+    // One statement inserts a key at most once (ON CONFLICT skips a repeat within the batch too):
+    // the first event of each returned key is the new one, any other is a duplicate.
+    const fresh = new Set(rows.map((r) => `${String(r.provider_account)}\n${String(r.event_id)}`));
+    return events.map((e) => fresh.delete(`${e.providerAccount}\n${e.eventId}`));
   }
 
   /**

@@ -30,6 +30,7 @@ export class SqliteCampaigns extends CampaignsPart {
         phone: p.phone ?? null,
         push_token: p.push_token ?? null,
         locale: p.locale ?? null,
+        time_zone: p.time_zone ?? null,
         now: r.now,
       }) as Row;
       return { created: !existed, profile: toRecipientProfile(row) };

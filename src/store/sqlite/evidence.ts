@@ -4,7 +4,7 @@
  * writes each batch in a few statements over arrays.
  */
 import { changesDelivery, downstreamEvent } from '../evidence-rows.js';
-import type { EvidenceWrite, ProviderEventRecord, RecordedEvents } from '../evidence-store.js';
+import type { EvidenceWrite, ProviderEventRecord } from '../evidence-store.js';
 import { EvidencePart } from '../parts/evidence.js';
 import type { Row } from '../rows.js';
 import { transitionPayload } from '../transition-fields.js';
@@ -17,23 +17,22 @@ export class SqliteEvidence extends EvidencePart {
     super(sql, guardedTransition);
   }
 
-  async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
-    return this.sql.write(() => {
-      let inserted = 0;
-      for (const e of events) {
-        inserted += this.sql.stmt('provider_events_insert').run({
-          provider_account: e.providerAccount,
-          event_id: e.eventId,
-          status: e.status,
-          provider_message_id: e.providerMessageId,
-          reference: e.reference,
-          suppress: e.suppress,
-          occurred_at: e.occurredAt,
-          received_at: e.receivedAt,
-        }).changes;
-      }
-      return { inserted, duplicates: events.length - inserted };
-    });
+  protected async insertProviderEvents(events: ProviderEventRecord[]): Promise<boolean[]> {
+    return this.sql.write(() =>
+      events.map(
+        (e) =>
+          this.sql.stmt('provider_events_insert').run({
+            provider_account: e.providerAccount,
+            event_id: e.eventId,
+            status: e.status,
+            provider_message_id: e.providerMessageId,
+            reference: e.reference,
+            suppress: e.suppress,
+            occurred_at: e.occurredAt,
+            received_at: e.receivedAt,
+          }).changes > 0,
+      ),
+    );
   }
 
   async applyEvidence(writes: EvidenceWrite[]): Promise<boolean[]> {

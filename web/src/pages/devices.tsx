@@ -1,6 +1,8 @@
 /**
  * Phone gateways: every device's health (GET /v1/devices) with a "retry all failed" button each,
- * and a device's own page with its messages by state and its sweeps.
+ * and a device's own page: its messages (one row each, its current offer; older offers are in
+ * the message's own timeline) counted by their delivery's current state, a retry button on each
+ * failed one, and its sweeps beside the operators' retries of its messages.
  */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
@@ -9,10 +11,38 @@ import { Confirm, ErrorNote, Facts, Select, StateBadge, useResource } from '../c
 import { ageSeconds, duration, plural, time } from '../format.js';
 import { useLive } from '../live.js';
 import { Link, navigate, withQuery } from '../router.js';
-import type { Device, DeviceMessage, Page, Sweep } from '../types.js';
+import type { Action, Device, DeviceMessage, Page, Sweep } from '../types.js';
+import { isFailedRow, RetryAction } from './retry-action.js';
 
 const PHONE_STATES = ['Pending', 'Processed', 'Sent', 'Delivered', 'Failed', 'Cancelling', 'Cancelled'] as const;
 const OFFER_STATES = ['offered', 'pulled', 'reoffered', 'withdrawn', 'reported'] as const;
+
+/** A message's current delivery state as counted: what the evidence says once accepted, the reason once terminal. */
+function stateOf(m: DeviceMessage): string {
+  if (m.delivery_state === 'accepted') return m.downstream_status ?? 'accepted';
+  if (m.delivery_state === 'terminal') return m.terminal_reason ?? 'terminal';
+  return m.delivery_state;
+}
+
+/** One line of "Sweeps and operator retries": a sweep, or an operator's retry of one message. */
+type RetryLine = { at: string; key: string; text: string };
+
+function retryLines(sweeps: Sweep[], actions: Action[]): RetryLine[] {
+  const lines: RetryLine[] = sweeps.map((s) => ({
+    at: s.swept_at ?? '',
+    key: `sweep-${s.id}`,
+    text: `${time(s.swept_at)} ${s.cause}: retried ${s.retried}, re-offered ${s.reoffered}, expired ${s.skipped_expired}`,
+  }));
+  for (const a of actions) {
+    if (a.action !== 'retry' && a.action !== 'device_retry') continue;
+    const what =
+      a.action === 'retry'
+        ? `retry of delivery ${a.delivery_id ?? '?'}`
+        : `retry of message ${(a.detail as { message_id?: string } | null)?.message_id ?? '?'}`;
+    lines.push({ at: a.at, key: `action-${a.at}-${a.action}-${a.delivery_id ?? ''}`, text: `${time(a.at)} operator: ${what} by ${a.by.name || a.by.id}` });
+  }
+  return lines.sort((x, y) => (x.at < y.at ? 1 : x.at > y.at ? -1 : 0));
+}
 
 function Health(props: { d: Device }): JSX.Element {
   return <StateBadge state={props.d.online ? 'online' : 'offline'} />;
@@ -113,8 +143,8 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
   const state = props.query.get('state') ?? '';
   const phoneState = props.query.get('phone_state') ?? '';
   const cursor = props.query.get('cursor');
-  const mq = query({ state, phone_state: phoneState, cursor, limit: 100 });
-  const device = useResource(() => get<Device>(`/v1/devices/${id}`), props.id);
+  const mq = query({ state, phone_state: phoneState, current: 'true', cursor, limit: 100 });
+  const device = useResource(() => get<Device & { actions?: Action[] }>(`/v1/devices/${id}`), props.id);
   const messages = useResource(() => get<Page<DeviceMessage>>(`/v1/devices/${id}/messages${mq}`), props.id + mq);
   const sweeps = useResource(() => get<{ items: Sweep[] }>(`/v1/devices/${id}/sweeps`), props.id);
   useLive(
@@ -127,8 +157,15 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
     500,
   );
   const set = (k: string, v: string) => navigate(`/devices/${id}${withQuery(props.query, { [k]: v, cursor: null })}`, { replace: true });
+  // One row per message (its current offer), counted by the delivery's current state: an offer
+  // the phone failed before a retry that was delivered counts once, as delivered.
   const counts = new Map<string, number>();
-  for (const m of messages.data?.items ?? []) counts.set(m.phone_state ?? m.state, (counts.get(m.phone_state ?? m.state) ?? 0) + 1);
+  for (const m of messages.data?.items ?? []) counts.set(stateOf(m), (counts.get(stateOf(m)) ?? 0) + 1);
+  const reload = () => {
+    device.reload();
+    messages.reload();
+    sweeps.reload();
+  };
   const d = device.data;
   return (
     <section aria-labelledby="device-title">
@@ -154,14 +191,7 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
               ['Last sweep', sweeps.data?.items[0] ? `${time(sweeps.data.items[0].swept_at)} (${sweeps.data.items[0].cause})` : 'none'],
             ]}
           />
-          <RetryFailed
-            device={d}
-            role={props.role}
-            onDone={() => {
-              messages.reload();
-              sweeps.reload();
-            }}
-          />
+          <RetryFailed device={d} role={props.role} onDone={reload} />
         </>
       ) : null}
       <h2>Messages by state</h2>
@@ -181,6 +211,9 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
               <th scope="col">Phone state</th>
               <th scope="col">Delivery state</th>
               <th scope="col">Phone error</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -192,15 +225,29 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
                     {m.delivery_id}
                   </Link>
                 </td>
-                <td data-label="Attempt">
-                  {m.attempt}
-                  {m.current ? '' : ' (old)'}
-                </td>
+                <td data-label="Attempt">{m.attempt}</td>
                 <td data-label="Phone state">{m.phone_state ? <StateBadge state={m.phone_state} /> : m.state}</td>
                 <td data-label="Delivery state">
                   <StateBadge state={m.delivery_state} reason={m.terminal_reason} />
+                  {m.downstream_status ? ` · ${m.downstream_status}` : ''}
                 </td>
                 <td data-label="Phone error">{m.phone_error ?? '—'}</td>
+                <td data-label="Actions">
+                  {isFailedRow({ state: m.delivery_state, terminal_reason: m.terminal_reason }) ? (
+                    <RetryAction
+                      d={{
+                        id: m.delivery_id,
+                        state: m.delivery_state,
+                        terminal_reason: m.terminal_reason,
+                        provider_account: m.provider_account,
+                        attempt_count: m.attempt,
+                      }}
+                      role={props.role}
+                      onDone={reload}
+                      label={`Retry delivery ${m.delivery_id}`}
+                    />
+                  ) : null}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -209,11 +256,11 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
       {messages.data?.next_cursor ? <Link to={`/devices/${id}${withQuery(props.query, { cursor: messages.data.next_cursor })}`}>Older →</Link> : null}
       <h2>Sweeps and operator retries</h2>
       <ul class="timeline">
-        {(sweeps.data?.items ?? []).slice(0, 20).map((s) => (
-          <li key={String(s.id)}>
-            {time(s.swept_at)} {s.cause}: retried {s.retried}, re-offered {s.reoffered}, expired {s.skipped_expired}
-          </li>
-        ))}
+        {retryLines(sweeps.data?.items ?? [], device.data?.actions ?? [])
+          .slice(0, 20)
+          .map((l) => (
+            <li key={l.key}>{l.text}</li>
+          ))}
       </ul>
     </section>
   );

@@ -10,11 +10,10 @@ import { Confirm, Dialog, ErrorNote, Facts, StateBadge, useResource } from '../c
 import { duration, time } from '../format.js';
 import { useLive } from '../live.js';
 import type { Action, Attempt, Delivery, EvidenceEvent, NotificationDetail, ProviderAccount } from '../types.js';
+import { RetryAction } from './retry-action.js';
 
 type Detail = { delivery: Delivery; notification: NotificationDetail; accounts: ProviderAccount[]; evidence: Map<string, EvidenceEvent[]> };
 
-/** States a replay accepts (src/delivery/replay-service.ts); `unknown` and `unresolved` need the duplicate risk accepted. */
-const RETRYABLE = new Set(['retryable', 'unknown', 'terminal']);
 const CANCELLABLE = new Set(['ready', 'retryable', 'unknown']);
 
 async function load(deliveryId: string): Promise<Detail> {
@@ -213,7 +212,7 @@ function Evidence(props: { d: NotificationDetail['deliveries'][number]; evidence
   );
 }
 
-type Pending = 'retry' | 'resend' | 'cancel' | null;
+type Pending = 'resend' | 'cancel' | null;
 
 function DeliveryActions(props: { d: Delivery; n: NotificationDetail; role: Role; onDone: () => void }): JSX.Element {
   const { d, n } = props;
@@ -223,21 +222,15 @@ function DeliveryActions(props: { d: Delivery; n: NotificationDetail; role: Role
   const [done, setDone] = useState<string | null>(null);
   if (props.role === 'viewer') return <p class="muted">Your role (viewer) can read but not act.</p>;
 
-  const risky = d.state === 'unknown' || d.terminal_reason === 'unresolved';
   const run = (what: Exclude<Pending, null>) => {
     setBusy(true);
     setError(null);
-    const call =
-      what === 'retry'
-        ? post(`/v1/deliveries/${d.id}/retry`, risky ? { accept_duplicate_risk: true } : {})
-        : what === 'cancel'
-          ? post(`/v1/deliveries/${d.id}/cancel`)
-          : post(`/v1/notifications/${n.id}/resend`);
+    const call = what === 'cancel' ? post(`/v1/deliveries/${d.id}/cancel`) : post(`/v1/notifications/${n.id}/resend`);
     call.then(
       () => {
         setBusy(false);
         setPending(null);
-        setDone(what === 'retry' ? 'Retry scheduled.' : what === 'cancel' ? 'Cancelled.' : 'Resent as a new generation.');
+        setDone(what === 'cancel' ? 'Cancelled.' : 'Resent as a new generation.');
         props.onDone();
       },
       (e: unknown) => {
@@ -249,9 +242,7 @@ function DeliveryActions(props: { d: Delivery; n: NotificationDetail; role: Role
   return (
     <div class="actions">
       <div class="button-row">
-        <button type="button" disabled={!RETRYABLE.has(d.state)} onClick={() => setPending('retry')}>
-          Retry
-        </button>
+        <RetryAction d={d} role={props.role} onDone={props.onDone} />
         {n.purpose === 'otp' ? (
           <button type="button" onClick={() => setPending('resend')}>
             Resend as new code
@@ -265,30 +256,6 @@ function DeliveryActions(props: { d: Delivery; n: NotificationDetail; role: Role
         <p class="note note-ok" role="status">
           {done}
         </p>
-      ) : null}
-      {pending === 'retry' ? (
-        <Confirm
-          title="Retry this delivery?"
-          confirmLabel={risky ? 'Retry, accepting a possible duplicate' : 'Retry now'}
-          danger={risky}
-          busy={busy}
-          error={error}
-          onConfirm={() => run('retry')}
-          onCancel={() => setPending(null)}
-        >
-          {risky ? (
-            <p>
-              <strong>Duplicate risk:</strong> this delivery is {d.state === 'unknown' ? 'unknown' : 'unresolved'}: the provider may already have accepted the
-              first submission, so the recipient may get this message twice. The retry uses the same idempotency key, which only prevents a duplicate if the
-              provider deduplicates by key.
-            </p>
-          ) : (
-            <p>
-              Sends delivery {d.id} again now, with the same idempotency key, through {d.provider_account}. It was {d.state}
-              {d.terminal_reason ? ` (${d.terminal_reason})` : ''} after {d.attempt_count} attempt(s).
-            </p>
-          )}
-        </Confirm>
       ) : null}
       {pending === 'resend' ? (
         <Confirm

@@ -15,9 +15,11 @@ import { Link, navigate, withQuery } from '../router.js';
 import type { Delivery, Page } from '../types.js';
 import { MessageDialog } from './message-dialog.js';
 import { BulkCancel } from './bulk-cancel.js';
+import { isFailedRow, RetryAction } from './retry-action.js';
 
 /** The list filters GET /v1/deliveries takes, all kept in the page's URL. */
 export const FILTERS = [
+  'failed',
   'state',
   'terminal_reason',
   'downstream_status',
@@ -31,8 +33,12 @@ export const FILTERS = [
   'q',
 ] as const;
 
-/** Quick status filters for the usual questions. */
+/**
+ * Quick status filters for the usual questions. "Failed" is a failed message as every count of
+ * failures defines it (docs/operations.md): `failed=true` on the server.
+ */
 const PRESETS: Array<[string, Record<string, string>]> = [
+  ['Failed', { failed: 'true' }],
   ['Failed: rejected', { state: 'terminal', terminal_reason: 'rejected' }],
   ['Failed: exhausted', { state: 'terminal', terminal_reason: 'exhausted' }],
   ['Unresolved', { state: 'terminal', terminal_reason: 'unresolved' }],
@@ -114,11 +120,15 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
         </fieldset>
       </form>
       <div class="presets" role="group" aria-label="Quick filters">
-        {PRESETS.map(([label, f]) => (
-          <Link key={label} class="chip" to={`/messages${query(f)}`}>
-            {label}
-          </Link>
-        ))}
+        {PRESETS.map(([label, f]) => {
+          // Selected when the page's filters are exactly this preset's.
+          const active = Object.keys(params).length === Object.keys(f).length && Object.entries(f).every(([k, v]) => params[k] === v);
+          return (
+            <Link key={label} class={active ? 'chip chip-active' : 'chip'} to={`/messages${query(f)}`} aria-current={active ? 'true' : undefined}>
+              {label}
+            </Link>
+          );
+        })}
         {Object.keys(params).length > 0 ? (
           <Link class="chip chip-clear" to="/messages">
             Clear filters
@@ -140,6 +150,9 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
               <th scope="col">State</th>
               <th scope="col">Downstream</th>
               <th scope="col">Attempts</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -161,6 +174,9 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
                 </td>
                 <td data-label="Downstream">{d.downstream_status ?? '—'}</td>
                 <td data-label="Attempts">{d.attempt_count}</td>
+                <td data-label="Actions">
+                  {isFailedRow(d) ? <RetryAction d={d} role={props.role} onDone={list.reload} label={`Retry delivery ${d.id}`} /> : null}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -4,16 +4,17 @@
 
 -- name: recipient_upsert
 -- `inserted`: xmax = 0 only for a row this statement inserted.
--- params: $1 tenant_id, $2 id, $3 email, $4 phone, $5 push_token, $6 locale, $7 now
-INSERT INTO recipients (tenant_id, id, email, phone, push_token, locale, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+-- params: $1 tenant_id, $2 id, $3 email, $4 phone, $5 push_token, $6 locale, $7 now, $8 time_zone
+INSERT INTO recipients (tenant_id, id, email, phone, push_token, locale, time_zone, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $8, $7, $7)
 ON CONFLICT (tenant_id, id) DO UPDATE
-SET email = excluded.email, phone = excluded.phone, push_token = excluded.push_token, locale = excluded.locale, updated_at = excluded.updated_at
-RETURNING id, email, phone, push_token, locale, created_at, updated_at, (xmax = 0) AS inserted;
+SET email = excluded.email, phone = excluded.phone, push_token = excluded.push_token, locale = excluded.locale,
+    time_zone = excluded.time_zone, updated_at = excluded.updated_at
+RETURNING id, email, phone, push_token, locale, time_zone, created_at, updated_at, (xmax = 0) AS inserted;
 
 -- name: recipients_get_many
 -- params: $1 tenant_id, $2 ids[]
-SELECT id, email, phone, push_token, locale, created_at, updated_at
+SELECT id, email, phone, push_token, locale, time_zone, created_at, updated_at
 FROM recipients WHERE tenant_id = $1 AND id = ANY($2::text[]);
 
 -- name: audience_insert

@@ -209,13 +209,15 @@ WHERE o.delivery_id = $1
 ORDER BY o.seq;
 
 -- name: device_messages_list
--- params: $1 device_id, $2 state (NULL: any), $3 phone_state (NULL: any), $4 before (NULL: from the newest), $5 limit
-SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
+-- With current, only each message's current offer (one row per message; older offers are in its timeline).
+-- params: $1 device_id, $2 state (NULL: any), $3 phone_state (NULL: any), $4 current (NULL: every offer), $5 before (NULL: from the newest), $6 limit
+SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.downstream_status, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
 WHERE o.device_id = $1 AND ($2::text IS NULL OR o.state = $2) AND ($3::text IS NULL OR o.phone_state = $3)
-  AND ($4::bigint IS NULL OR o.id < $4)
+  AND ($4::boolean IS NULL OR o.attempt_number = d.attempt_count)
+  AND ($5::bigint IS NULL OR o.id < $5)
 ORDER BY o.id DESC
-LIMIT $5;
+LIMIT $6;
 
 -- name: sweep_failed
 -- Deliveries of the account that definitely failed, changed since $3 and not expired, that

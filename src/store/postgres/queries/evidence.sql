@@ -2,13 +2,13 @@
 -- adds are written with suppressions.sql). The same statement names as the SQLite driver's evidence.sql.
 
 -- name: provider_events_insert
--- A batch of events; a repeated one (same account and event id) is skipped. Returns the rows inserted.
+-- A batch of events; a repeated one (same account and event id) is skipped. Returns the keys inserted.
 -- params: $1 provider_accounts[], $2 event_ids[], $3 statuses[], $4 provider_message_ids[], $5 references[],
 --         $6 suppress[], $7 occurred_ats[], $8 received_ats[]
 INSERT INTO provider_events (provider_account, event_id, status, provider_message_id, reference, suppress, occurred_at, received_at)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
 ON CONFLICT (provider_account, event_id) DO NOTHING
-RETURNING id;
+RETURNING provider_account, event_id;
 
 -- name: evidence_pending
 -- Parked events whose delivery is known, matched by the provider's message id first, else by

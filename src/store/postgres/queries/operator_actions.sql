@@ -17,7 +17,11 @@ SELECT * FROM operator_actions WHERE campaign_id = $2 AND tenant_id = $1 ORDER B
 
 -- name: operator_actions_for_device
 -- params: $1 tenant_id, $2 device_id
-SELECT * FROM operator_actions WHERE device_id = $2 AND tenant_id = $1 ORDER BY at, id;
+-- The device's own actions, and the retries of single messages it was offered (POST /v1/deliveries/:id/retry names no device).
+SELECT * FROM operator_actions
+WHERE tenant_id = $1
+  AND (device_id = $2 OR (action = 'retry' AND delivery_id IN (SELECT delivery_id FROM device_offers WHERE device_id = $2)))
+ORDER BY at, id;
 
 -- name: operator_actions_page
 -- The trail is append-only: there is no update or delete statement for this table.

@@ -3,16 +3,17 @@
 -- partial index deliveries_campaign.
 
 -- name: recipient_upsert
--- params: @tenant_id, @id, @email, @phone, @push_token, @locale, @now
-INSERT INTO recipients (tenant_id, id, email, phone, push_token, locale, created_at, updated_at)
-VALUES (@tenant_id, @id, @email, @phone, @push_token, @locale, @now, @now)
+-- params: @tenant_id, @id, @email, @phone, @push_token, @locale, @time_zone, @now
+INSERT INTO recipients (tenant_id, id, email, phone, push_token, locale, time_zone, created_at, updated_at)
+VALUES (@tenant_id, @id, @email, @phone, @push_token, @locale, @time_zone, @now, @now)
 ON CONFLICT (tenant_id, id) DO UPDATE
-SET email = excluded.email, phone = excluded.phone, push_token = excluded.push_token, locale = excluded.locale, updated_at = excluded.updated_at
-RETURNING id, email, phone, push_token, locale, created_at, updated_at;
+SET email = excluded.email, phone = excluded.phone, push_token = excluded.push_token, locale = excluded.locale,
+    time_zone = excluded.time_zone, updated_at = excluded.updated_at
+RETURNING id, email, phone, push_token, locale, time_zone, created_at, updated_at;
 
 -- name: recipients_get_many
 -- params: @tenant_id, @ids (a JSON array of ids)
-SELECT id, email, phone, push_token, locale, created_at, updated_at
+SELECT id, email, phone, push_token, locale, time_zone, created_at, updated_at
 FROM recipients WHERE tenant_id = @tenant_id AND id IN (SELECT value FROM json_each(@ids));
 
 -- name: audience_insert

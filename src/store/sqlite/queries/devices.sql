@@ -202,10 +202,12 @@ WHERE o.delivery_id = @delivery_id
 ORDER BY o.seq;
 
 -- name: device_messages_list
--- params: @device_id, @state (NULL: any), @phone_state (NULL: any), @before (NULL: from the newest), @limit
-SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
+-- With @current, only each message's current offer (one row per message; older offers are in its timeline).
+-- params: @device_id, @state (NULL: any), @phone_state (NULL: any), @current (NULL: every offer), @before (NULL: from the newest), @limit
+SELECT o.*, d.state AS delivery_state, d.terminal_reason, d.downstream_status, d.purpose, d.expires_at, (o.attempt_number = d.attempt_count) AS is_current
 FROM device_offers o JOIN deliveries d ON d.id = o.delivery_id
 WHERE o.device_id = @device_id AND (@state IS NULL OR o.state = @state) AND (@phone_state IS NULL OR o.phone_state = @phone_state)
+  AND (@current IS NULL OR o.attempt_number = d.attempt_count)
   AND (@before IS NULL OR o.id < @before)
 ORDER BY o.id DESC
 LIMIT @limit;

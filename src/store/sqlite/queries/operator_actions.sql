@@ -17,7 +17,11 @@ SELECT * FROM operator_actions WHERE campaign_id = @campaign_id AND tenant_id = 
 
 -- name: operator_actions_for_device
 -- params: @tenant_id, @device_id
-SELECT * FROM operator_actions WHERE device_id = @device_id AND tenant_id = @tenant_id ORDER BY at, id;
+-- The device's own actions, and the retries of single messages it was offered (POST /v1/deliveries/:id/retry names no device).
+SELECT * FROM operator_actions
+WHERE tenant_id = @tenant_id
+  AND (device_id = @device_id OR (action = 'retry' AND delivery_id IN (SELECT delivery_id FROM device_offers WHERE device_id = @device_id)))
+ORDER BY at, id;
 
 -- name: operator_actions_page
 -- The trail is append-only: there is no update or delete statement for this table.

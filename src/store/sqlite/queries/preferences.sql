@@ -25,11 +25,12 @@ ORDER BY channel, purpose;
 -- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient
 -- that names its channel or every channel (one row with NULL opt columns when none does), with
 -- the suppression of its destination, and the recipient's time zone for quiet hours (the
--- notification's own, else the stored profile's; NULL: the tenant's). Primary-key lookups only
+-- notification's own recipient.time_zone, kept in recipient_json, else the stored profile's;
+-- NULL: the tenant's). Primary-key lookups only
 -- (suppressions, recipient_preferences, recipients).
 -- params: @ids (JSON array of delivery ids)
 SELECT d.id, d.purpose, d.channel, n.recipient_id, s.reason AS suppression,
-       p.channel AS opt_channel, p.purpose AS opt_purpose, COALESCE(n.recipient_time_zone, r.time_zone) AS time_zone
+       p.channel AS opt_channel, p.purpose AS opt_purpose, COALESCE(json_extract(n.recipient_json, '$.time_zone'), r.time_zone) AS time_zone
 FROM deliveries d
 JOIN notifications n ON n.id = d.notification_id
 LEFT JOIN recipients r ON r.tenant_id = d.tenant_id AND r.id = n.recipient_id
