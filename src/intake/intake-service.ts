@@ -391,6 +391,24 @@ export class IntakeService {
   }
 
   /**
+   * Ends a request with a definite refusal: a repeat with the same key must get the same answer,
+   * byte for byte, so the key is completed with the problem, carrying the `instance` the problem
+   * handler adds live.
+   */
+  private async refuse(ctx: Pick<CommitContext, 'tenantId' | 'idempotencyKey' | 'fingerprint' | 'instance'>, refusal: HeraldError): Promise<never> {
+    if (ctx.idempotencyKey !== null) {
+      await this.opts.store.completeIdempotencyKey({
+        tenantId: ctx.tenantId,
+        key: ctx.idempotencyKey,
+        fingerprint: ctx.fingerprint,
+        statusCode: refusal.status,
+        body: toProblem(refusal, ctx.instance),
+      });
+    }
+    throw refusal;
+  }
+
+  /**
    * Builds and commits one notification under a reserved key. On a duplicate challenge,
    * `retry` may offer another body (once): then nothing is stored for the key yet and the
    * caller commits that body instead.
@@ -400,7 +418,7 @@ export class IntakeService {
     body: NotificationRequest,
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
   ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
-    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
+    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, extra } = ctx;
     // The body was checked before the key was taken; this only reads its fallback plan again.
     const { fallback } = checkNotificationRequest(body, now, this.horizonMs);
     const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now, ctx.notificationId), fallback };
@@ -414,17 +432,7 @@ export class IntakeService {
       for (const s of created.superseded) this.opts.counters?.inc('superseded_deliveries', s);
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'notifications.stale_generation') {
-        const refusal = staleGeneration(notification, err);
-        if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({
-            tenantId,
-            key: idempotencyKey,
-            fingerprint,
-            statusCode: refusal.status,
-            body: toProblem(refusal, instance),
-          });
-        }
-        throw refusal;
+        return this.refuse(ctx, staleGeneration(notification, err));
       }
       if (
         err instanceof StoreConflictError &&
@@ -443,19 +451,7 @@ export class IntakeService {
           }
           if (next !== null) return { retryWith: next };
         }
-        const refusal = duplicateChallenge(notification, err);
-        // The request ran to a definite answer: a repeat with the same key must get the same answer,
-        // byte for byte, so the stored body carries the `instance` the problem handler adds live.
-        if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({
-            tenantId,
-            key: idempotencyKey,
-            fingerprint,
-            statusCode: refusal.status,
-            body: toProblem(refusal, instance),
-          });
-        }
-        throw refusal;
+        return this.refuse(ctx, duplicateChallenge(notification, err));
       }
       if (err instanceof StoreConflictError && err.detail.constraint === 'idempotency_keys') {
         // Our reservation outlived its lock and another request took the key over: it owns it now.
