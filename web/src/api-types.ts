@@ -694,6 +694,8 @@ export interface paths {
               phone?: string;
               push_token?: string;
               locale?: string;
+              /** @description The recipient's IANA time zone (e.g. Europe/Berlin), for quiet hours (docs/scheduling.md); an offset such as +01:00 is refused. Default: the stored profile's, else the tenant's. */
+              time_zone?: string;
             };
             /** @enum {string} */
             purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
@@ -852,6 +854,8 @@ export interface paths {
                 phone?: string;
                 push_token?: string;
                 locale?: string;
+                /** @description The recipient's IANA time zone (e.g. Europe/Berlin), for quiet hours (docs/scheduling.md); an offset such as +01:00 is refused. Default: the stored profile's, else the tenant's. */
+                time_zone?: string;
               };
               /** @enum {string} */
               purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
@@ -1724,8 +1728,10 @@ export interface paths {
               review_queue_size: number;
               provider_accounts: {
                 id: string;
-                /** @description This tenant's attempts in the last 15 minutes that were not accepted. */
+                /** @description This tenant's messages that failed in the last 15 minutes: ended rejected, exhausted, unresolved or expired without acceptance, or waiting to retry after a definite refusal. An offer to a phone is not a failure. */
                 failures_last_15m: number;
+                /** @description This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages. */
+                refused_attempts_last_15m: number;
                 /**
                  * @description The account's retry budget (every tenant's calls).
                  * @enum {string}
@@ -1749,18 +1755,20 @@ export interface paths {
                    * @description Bucket start.
                    */
                   t: string;
-                  /** @description Attempts the provider accepted. */
+                  /** @description Attempts the provider accepted, and unknown ones (offers to a phone among them) that evidence later showed arrived. */
                   accepted: number;
                   /** @description Deliveries whose downstream status first reached sent, delivered or read. */
                   confirmed: number;
-                  /** @description Attempts that ended retryable, throttled or permanent, plus deliveries that ended rejected, exhausted or unresolved. */
+                  /** @description Failed messages (as failures_last_15m counts them) that entered their failed state in the bucket; the sum of failed_by_account. */
                   failed: number;
-                  /** @description Attempts whose outcome was unknown (or whose lease expired). */
+                  /** @description Deliveries unknown now that became unknown in the bucket. */
                   unknown: number;
-                  /** @description The failed attempts per provider account. */
+                  /** @description The failed messages per provider account. */
                   failed_by_account: {
                     [key: string]: number;
                   };
+                  /** @description Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages. */
+                  refused_attempts: number;
                 }[];
               };
               reports: {
@@ -1805,7 +1813,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The provider accounts this tenant may use, with their retry budget over the last minute */
+    /** The provider accounts this tenant may use, with their retry budget over the last minute and their standing in their routes */
     get: {
       parameters: {
         query?: never;
@@ -2694,6 +2702,8 @@ export interface paths {
                 phone?: string;
                 push_token?: string;
                 locale?: string;
+                /** @description The recipient's IANA time zone (e.g. Europe/Berlin), for quiet hours (docs/scheduling.md); an offset such as +01:00 is refused. Default: the stored profile's, else the tenant's. */
+                time_zone?: string;
                 /** @description This recipient's template variables (a template campaign renders with them). */
                 data?: Record<string, never>;
               }[];
@@ -3285,7 +3295,7 @@ export interface paths {
       };
     };
     /**
-     * Store a recipient’s addresses and locale
+     * Store a recipient’s addresses, locale and time zone
      * @description Creates (`201`) or replaces (`200`) the profile: a field left out is cleared. Addresses are checked as POST /v1/notifications checks them. A campaign audience may then list the recipient by id alone.
      */
     put: {
@@ -3305,6 +3315,8 @@ export interface paths {
             phone?: string;
             push_token?: string;
             locale?: string;
+            /** @description The recipient's IANA time zone (e.g. Europe/Berlin), for quiet hours (docs/scheduling.md); an offset such as +01:00 is refused. Default: the stored profile's, else the tenant's. */
+            time_zone?: string;
           };
         };
       };
@@ -5273,6 +5285,7 @@ export interface components {
         | 'content_too_large'
         | 'send_at_after_expiry'
         | 'send_at_beyond_horizon'
+        | 'invalid_time_zone'
         | 'no_provider_account'
         | 'audience_empty'
         | 'purpose_not_optional'
