@@ -1,5 +1,5 @@
 /**
- * Import rules for src/, checked in CI (`npm run lint:deps`). docs/architecture.md explains
+ * Import rules for src/ and web/ (the dashboard), checked in CI (`npm run lint:deps`). docs/architecture.md explains
  * each part and why it may import what it does; change both together.
  */
 
@@ -29,7 +29,23 @@ const ALLOWED = {
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
   campaigns: ['domain', 'clock', 'errors', 'ids', 'intake', 'periodic', 'providers', 'store', 'templates'],
   devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
-  http: ['domain', 'clock', 'errors', 'ids', 'campaigns', 'delivery', 'devices', 'intake', 'metrics', 'preferences', 'providers', 'store', 'templates', 'tenants', 'webhooks'],
+  http: [
+    'domain',
+    'clock',
+    'errors',
+    'ids',
+    'campaigns',
+    'delivery',
+    'devices',
+    'intake',
+    'metrics',
+    'preferences',
+    'providers',
+    'store',
+    'templates',
+    'tenants',
+    'webhooks',
+  ],
   runtime: [
     'domain',
     'clock',
@@ -85,15 +101,30 @@ module.exports = {
       name: 'no-file-cycle',
       severity: 'error',
       comment: 'No file-level import cycle, type-only imports included: a cycle means two files are one module in disguise.',
-      from: { path: '^src/' },
+      from: { path: '^(src|web)/' },
       to: { circular: true },
+    },
+    {
+      name: 'web-apart-from-src',
+      severity: 'error',
+      comment:
+        "The dashboard (web/) talks to Herald over HTTP only. From src/ it may import only the domain's vocabularies (the lists of states, reasons, statuses: pure constants, the same words the API speaks); the API's shapes reach it as web/src/api-types.ts, generated from the OpenAPI document (npm run api:types).",
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: '^src/domain/(vocabulary|downstream)\\.ts$' },
+    },
+    {
+      name: 'src-apart-from-web',
+      severity: 'error',
+      comment: "The server never imports the dashboard's code: it serves web/ as built static files.",
+      from: { path: '^src/' },
+      to: { path: '^web/' },
     },
     {
       name: 'no-folder-cycle',
       severity: 'error',
       comment: 'No cycle between the folders of src/: each part depends on parts below it, never back.',
       scope: 'folder',
-      from: { path: '^src/' },
+      from: { path: '^(src|web)/' },
       to: { circular: true },
     },
     {

@@ -76,6 +76,7 @@ const RulesSection = section(
       }),
       {},
     ),
+    account_demoted: withDefault(section({ enabled: enabled('account_demoted') }), {}),
     device_away: withDefault(section({ enabled: enabled('device_away') }), {}),
     deadline_misses: withDefault(
       section({

@@ -3,13 +3,22 @@
  * process, that reads each account's figures from the store, asks the domain's `evaluateRoute`
  * whether a route should demote or restore an account, and records the change as the route's
  * next change number, so that of several processes evaluating the same state exactly one records
- * it. It keeps what it last read (the demoted accounts per route) for its own process: intake and
- * the worker ask `demotedIn(route)` without a query of their own.
+ * it. It keeps what it last read (the demoted accounts per route, each account's recent delivery
+ * latency) for its own process: intake and the worker ask `demotedIn(route)` and `latencyMs()`
+ * without a query of their own.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { LoopService } from '../periodic/loop-service.js';
-import { HEALTH_WINDOW_MS, evaluateRoute, type AccountFigures, type DemotionPolicy, type Route, type RouteChange } from '../domain/index.js';
+import {
+  HEALTH_WINDOW_MS,
+  evaluateRoute,
+  type AccountFigures,
+  type DemotionPolicy,
+  type Route,
+  type RouteChange,
+  type RouteHealthView,
+} from '../domain/index.js';
 import type { RouteChangeRecord, Store } from '../store/store.js';
 
 export interface RouteEvaluatorOptions {
@@ -29,9 +38,11 @@ export function routeKeyOf(r: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): 
   return `${r.tenantId}/${r.channel}/${r.purpose}`;
 }
 
-export class RouteEvaluator extends LoopService {
+export class RouteEvaluator extends LoopService implements RouteHealthView {
   /** Per route key, its demoted accounts as last read. */
   private demoted = new Map<string, Set<string>>();
+  /** Per account, its mean acceptance → delivered time of the window as last read. */
+  private latency: ReadonlyMap<string, number> = new Map();
 
   constructor(private readonly opts: RouteEvaluatorOptions) {
     super({ intervalMs: opts.intervalMs, logger: opts.logger, what: 'route evaluation' });
@@ -40,6 +51,11 @@ export class RouteEvaluator extends LoopService {
   /** The accounts of this route demoted as of the last pass (empty before the first). */
   demotedIn(route: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): ReadonlySet<string> {
     return this.demoted.get(routeKeyOf(route)) ?? EMPTY;
+  }
+
+  /** Per account, the mean acceptance → delivered time of the last pass's window (absent: no delivered callback in it). */
+  latencyMs(): ReadonlyMap<string, number> {
+    return this.latency;
   }
 
   /** One pass: every route evaluated once; returns the changes this process recorded. */
@@ -53,6 +69,7 @@ export class RouteEvaluator extends LoopService {
     const accepted = new Map(
       (await this.opts.store.routes.acceptedFigures({ since: now - p.windowMs, now, slowAfterMs: p.slowAfterMs })).map((f) => [f.providerAccount, f] as const),
     );
+    this.latency = new Map([...accepted.values()].flatMap((f) => (f.meanDeliveredMs === null ? [] : [[f.providerAccount, f.meanDeliveredMs] as const])));
     const figures = new Map<string, AccountFigures>();
     for (const account of new Set(routes.flatMap((r) => r.accounts))) {
       const health = await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS);

@@ -14,6 +14,7 @@ export const ALERT_RULES = [
   'otp_due_old',
   'retry_budget_degraded',
   'throttle_pause_long',
+  'account_demoted',
   'device_away',
   'deadline_misses',
   'review_queue_growing',
@@ -27,6 +28,7 @@ export interface AlertRulesConfig {
   otp_due_old: { enabled: boolean; older_than_seconds: number };
   retry_budget_degraded: { enabled: boolean };
   throttle_pause_long: { enabled: boolean; longer_than_seconds: number };
+  account_demoted: { enabled: boolean };
   device_away: { enabled: boolean };
   deadline_misses: { enabled: boolean; min_misses: number };
   review_queue_growing: { enabled: boolean; min_growth: number; window_seconds: number };
@@ -44,6 +46,7 @@ export const DEFAULT_ALERT_RULES: AlertRulesConfig = {
   otp_due_old: { enabled: true, older_than_seconds: 60 },
   retry_budget_degraded: { enabled: true },
   throttle_pause_long: { enabled: true, longer_than_seconds: 600 },
+  account_demoted: { enabled: true },
   device_away: { enabled: true },
   deadline_misses: { enabled: true, min_misses: 1 },
   review_queue_growing: { enabled: true, min_growth: 1, window_seconds: 1800 },
@@ -60,6 +63,8 @@ export interface AlertSignals {
     pausedUntil: number | null;
   }>;
   unknown: { count: number; oldestSince: number | null };
+  /** Accounts the route evaluator has demoted within a route (docs/routing.md): the route's key, why, and since when. */
+  demoted: Array<{ providerAccount: string; routeKey: string; reasons: readonly string[]; since: number }>;
   /** Due otp deliveries per provider account (ready/retryable, next attempt passed, not expired). */
   otpDue: Array<{ providerAccount: string; count: number; oldestDueAt: number }>;
   /** Android gateway devices: when an offline one was last seen (null while online), and its away threshold. */
@@ -91,7 +96,13 @@ export function utcTime(at: number, now: number): string {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-const ACCOUNT_RULES: readonly string[] = ['provider_failures', 'otp_due_old', 'retry_budget_degraded', 'throttle_pause_long'] satisfies AlertRule[];
+const ACCOUNT_RULES: readonly string[] = [
+  'provider_failures',
+  'otp_due_old',
+  'retry_budget_degraded',
+  'throttle_pause_long',
+  'account_demoted',
+] satisfies AlertRule[];
 
 /** The provider accounts an observation is about (the ones an alert must not be sent through). */
 export function accountSubject(o: { rule: string; subject: string }): string | null {
@@ -167,6 +178,22 @@ export function observe(input: ObserveInput): { observations: AlertObservation[]
       if (remainingS > rules.throttle_pause_long.longer_than_seconds || input.firing.has(alertKey('throttle_pause_long', a.id))) {
         out.push({ rule: 'throttle_pause_long', subject: a.id, value: remainingS, line: `${a.id} paused by throttling until ${utcTime(a.pausedUntil, now)}` });
       }
+    }
+  }
+  if (rules.account_demoted.enabled) {
+    // One alert per account, whatever its number of routes: it fires at the demotion and resolves at the restoration.
+    const byAccount = new Map<string, AlertSignals['demoted']>();
+    for (const d of signals.demoted) byAccount.set(d.providerAccount, [...(byAccount.get(d.providerAccount) ?? []), d]);
+    for (const [account, ds] of [...byAccount].sort(([a], [b]) => a.localeCompare(b))) {
+      const first = ds.reduce((m, d) => (d.since < m.since ? d : m));
+      const routes = ds.map((d) => d.routeKey).sort();
+      const why = [...new Set(ds.flatMap((d) => d.reasons))].join(', ');
+      out.push({
+        rule: 'account_demoted',
+        subject: account,
+        value: ds.length,
+        line: `${account} demoted in route ${routes.join(', ')} since ${utcTime(first.since, now)}${why ? ` (${why})` : ''}`,
+      });
     }
   }
   if (rules.device_away.enabled) {

@@ -132,7 +132,7 @@ export function nextAccount(accounts: readonly string[], current: string, demote
 /**
  * The route's accounts in the order a new delivery tries them: the healthy (not demoted) ones
  * first, then the demoted ones (used only if nothing else is left). `latency`: the healthy ones
- * by their recent median intake → delivered time, fastest first; an account without figures
+ * by their recent mean acceptance → delivered time, fastest first; an account without figures
  * keeps its configured place after those with figures. `fixed`: the configured order.
  */
 export function orderRoute(route: Pick<Route, 'accounts' | 'order'>, demoted: ReadonlySet<string>, latencyMs: ReadonlyMap<string, number>): string[] {
@@ -147,6 +147,28 @@ export function orderRoute(route: Pick<Route, 'accounts' | 'order'>, demoted: Re
     });
   }
   return [...healthy, ...rest];
+}
+
+/**
+ * What intake and the worker read of the routes' health without a query of their own: the
+ * route evaluator (delivery/route-evaluator.ts) keeps it per process, as of its last pass.
+ */
+export interface RouteHealthView {
+  /** The route's demoted accounts. */
+  demotedIn(route: Pick<Route, 'tenantId' | 'channel' | 'purpose'>): ReadonlySet<string>;
+  /** Per account, its recent mean acceptance → delivered time (accounts without a delivered callback in the window are absent). */
+  latencyMs(): ReadonlyMap<string, number>;
+}
+
+/**
+ * The accounts a tenant's new delivery of this channel and purpose may take, in the order to try
+ * them (`orderRoute`: healthy first, fastest first for `order: latency`, demoted last), or null
+ * when no route is configured (the channel's first account, as before routes).
+ */
+export function routeCandidates(routes: readonly Route[], health: RouteHealthView, tenantId: string, channel: Channel, purpose: Purpose): string[] | null {
+  const route = routeFor(routes, tenantId, channel, purpose);
+  if (route === null) return null;
+  return orderRoute(route, health.demotedIn(route), health.latencyMs());
 }
 
 /** The demotion rule's settings for one channel and purpose. */

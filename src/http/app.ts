@@ -5,6 +5,7 @@
  */
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
+import { addResponseSchemas } from './response-schemas.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_CODES } from '../errors.js';
@@ -250,6 +251,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     if (deps.https) reply.header('strict-transport-security', 'max-age=31536000');
   });
   app.addSchema(problemSchema);
+  addResponseSchemas(app);
   // Every route must say what it needs (route-scopes.ts): a route the table does not list stops
   // the app from starting, so no route goes out without a scope by accident.
   const deviceBasePath = deps.devices ? deps.devices.basePath : null;
@@ -284,6 +286,9 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // A shared schema is named by its $id in components.schemas (not def-0, def-1, ...), so the
+    // generated types (web/src/api-types.ts, @herald/client) keep the names response-schemas.ts gives.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', driver: deps.store.driver }));

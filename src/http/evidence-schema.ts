@@ -10,6 +10,7 @@ const time = { type: 'string', format: 'date-time' } as const;
 const timeOrNull = { type: ['string', 'null'], format: 'date-time' } as const;
 const textOrNull = { type: ['string', 'null'] } as const;
 
+/** One item of a delivery's `evidence` (response-schemas.ts DeliveryDetail). */
 export const evidenceItemSchema = {
   type: 'object',
   additionalProperties: false,
@@ -37,11 +38,4 @@ export const evidenceItemSchema = {
     // both
     provider_message_id: textOrNull,
   },
-} as const;
-
-/** GET /v1/deliveries/{id}'s answer as published: the delivery's fields plus `evidence`, described here. */
-export const deliveryDetailSchema = {
-  type: 'object',
-  additionalProperties: true,
-  properties: { evidence: { type: 'array', items: evidenceItemSchema } },
 } as const;

@@ -5,7 +5,17 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { deriveDeliveryKey, PUSH_TARGET_TYPES, type Channel, type MessageContent, type PushTarget } from '../domain/index.js';
+import {
+  deriveDeliveryKey,
+  PUSH_TARGET_TYPES,
+  routeCandidates,
+  type Channel,
+  type MessageContent,
+  type Purpose,
+  type PushTarget,
+  type Route as ConfiguredRoute,
+  type RouteHealthView,
+} from '../domain/index.js';
 import { fieldError, HeraldError, toProblem } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -56,6 +66,13 @@ export interface IntakeOptions {
   limits?: IntakeLimitsPolicy;
   /** How far ahead `send_at` may be (config `scheduling.send_at_horizon_days`); default 30 days. */
   sendAtHorizonMs?: number;
+  /**
+   * The routes (config `routes:`, docs/routing.md) and their health as this process last read it
+   * (the route evaluator): a delivery that pins no account takes the first account of its route the
+   * tenant may use, healthy ones first (fastest first under `order: latency`). Default: none, the
+   * channel's first account.
+   */
+  routing?: { routes: readonly ConfiguredRoute[]; health: RouteHealthView };
 }
 
 export interface IntakeResult {
@@ -142,10 +159,11 @@ export class IntakeService {
   }
 
   /**
-   * The account that sends a channel: the one the notification names, else the first configured
-   * one the tenant may use (`may`: assigned to it, see mayUseAccount).
+   * The account that sends a channel: the one the notification names, else the first of its route
+   * the tenant may use (routeCandidates: a demoted account only when no other is left), else the
+   * first configured one the tenant may use (`may`: assigned to it, see mayUseAccount).
    */
-  private accountFor(channel: Channel, pinned: string | undefined, may: AccountFilter): ProviderAccountConfig {
+  private accountFor(channel: Channel, pinned: string | undefined, may: AccountFilter, on?: RouteKey): ProviderAccountConfig {
     if (pinned !== undefined) {
       const named = this.opts.accounts.find((a) => a.id === pinned);
       if (!named || named.channel !== channel) {
@@ -159,6 +177,8 @@ export class IntakeService {
       if (!may(named)) throw notAssigned(channel, pinned, `provider_accounts.${channel}`);
       return named;
     }
+    const routed = on && this.routedAccounts(on, channel).find(may);
+    if (routed) return routed;
     const forChannel = this.opts.accounts.filter((a) => a.channel === channel);
     const account = forChannel.find(may);
     if (!account) {
@@ -168,6 +188,13 @@ export class IntakeService {
       ]);
     }
     return account;
+  }
+
+  /** The configured accounts of the delivery's route, in the order to try them; empty without a route. */
+  private routedAccounts(on: RouteKey, channel: Channel): ProviderAccountConfig[] {
+    const r = this.opts.routing;
+    const ids = r ? routeCandidates(r.routes, r.health, on.tenantId, channel, on.purpose) : null;
+    return (ids ?? []).flatMap((id) => this.opts.accounts.filter((a) => a.id === id && a.channel === channel));
   }
 
   /**
@@ -181,7 +208,7 @@ export class IntakeService {
     const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
-    const routes = this.routes(body, null, accountFilter(tenantId, access ?? null));
+    const routes = this.routes(body, null, accountFilter(tenantId, access ?? null), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
@@ -193,15 +220,15 @@ export class IntakeService {
    * through the first push account that serves its push service, or, with fallback (one
    * delivery per channel), to the most recently registered one.
    */
-  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null, may: AccountFilter): Route[] {
+  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null, may: AccountFilter, on: RouteKey): Route[] {
     return body.channels.flatMap((channel): Route[] => {
       const pinned = body.provider_accounts?.[channel];
       if (channel !== 'push' || subscriptions === null) {
-        return [{ channel, account: this.accountFor(channel, pinned, may), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
+        return [{ channel, account: this.accountFor(channel, pinned, may, on), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
       }
       const targets = body.fallback_after_seconds !== undefined ? subscriptions.slice(0, 1) : subscriptions;
       const routes = targets.flatMap((t): Route[] => {
-        const account = this.pushAccountFor(t.type, pinned, may);
+        const account = this.pushAccountFor(t.type, pinned, may, on);
         return account ? [{ channel, account, destination: t.target, subscriptionId: t.id }] : [];
       });
       if (routes.length === 0) {
@@ -214,14 +241,14 @@ export class IntakeService {
     });
   }
 
-  /** The account a push subscription of this service goes through: the pinned one if it serves it, else the first push account that does. */
-  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined, may: AccountFilter): ProviderAccountConfig | null {
+  /** The account a push subscription of this service goes through: the pinned one if it serves it, else the first of the route that does, else the first push account that does. */
+  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined, may: AccountFilter, on: RouteKey): ProviderAccountConfig | null {
     const serves = (a: ProviderAccountConfig) => a.channel === 'push' && (providerKind(a.kind).pushTargets ?? PUSH_TARGET_TYPES).includes(type);
     if (pinned !== undefined) {
       const named = this.accountFor('push', pinned, may);
       return serves(named) ? named : null;
     }
-    return this.opts.accounts.find((a) => serves(a) && may(a)) ?? null;
+    return this.routedAccounts(on, 'push').find((a) => serves(a) && may(a)) ?? this.opts.accounts.find((a) => serves(a) && may(a)) ?? null;
   }
 
   /**
@@ -243,7 +270,7 @@ export class IntakeService {
     }
     // One read per request: assignments change at once for every process (no cache to go stale).
     const access = await this.opts.store.tenants.accountAccess(tenantId);
-    const routes = this.routes(body, subscriptions, accountFilter(tenantId, access));
+    const routes = this.routes(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { expiresAt, dueAt, fallback, routes };
@@ -364,6 +391,24 @@ export class IntakeService {
   }
 
   /**
+   * Ends a request with a definite refusal: a repeat with the same key must get the same answer,
+   * byte for byte, so the key is completed with the problem, carrying the `instance` the problem
+   * handler adds live.
+   */
+  private async refuse(ctx: Pick<CommitContext, 'tenantId' | 'idempotencyKey' | 'fingerprint' | 'instance'>, refusal: HeraldError): Promise<never> {
+    if (ctx.idempotencyKey !== null) {
+      await this.opts.store.completeIdempotencyKey({
+        tenantId: ctx.tenantId,
+        key: ctx.idempotencyKey,
+        fingerprint: ctx.fingerprint,
+        statusCode: refusal.status,
+        body: toProblem(refusal, ctx.instance),
+      });
+    }
+    throw refusal;
+  }
+
+  /**
    * Builds and commits one notification under a reserved key. On a duplicate challenge,
    * `retry` may offer another body (once): then nothing is stored for the key yet and the
    * caller commits that body instead.
@@ -373,7 +418,7 @@ export class IntakeService {
     body: NotificationRequest,
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
   ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
-    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, instance, extra } = ctx;
+    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, extra } = ctx;
     // The body was checked before the key was taken; this only reads its fallback plan again.
     const { fallback } = checkNotificationRequest(body, now, this.horizonMs);
     const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now, ctx.notificationId), fallback };
@@ -387,17 +432,7 @@ export class IntakeService {
       for (const s of created.superseded) this.opts.counters?.inc('superseded_deliveries', s);
     } catch (err) {
       if (err instanceof StoreConflictError && err.detail.constraint === 'notifications.stale_generation') {
-        const refusal = staleGeneration(notification, err);
-        if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({
-            tenantId,
-            key: idempotencyKey,
-            fingerprint,
-            statusCode: refusal.status,
-            body: toProblem(refusal, instance),
-          });
-        }
-        throw refusal;
+        return this.refuse(ctx, staleGeneration(notification, err));
       }
       if (
         err instanceof StoreConflictError &&
@@ -416,19 +451,7 @@ export class IntakeService {
           }
           if (next !== null) return { retryWith: next };
         }
-        const refusal = duplicateChallenge(notification, err);
-        // The request ran to a definite answer: a repeat with the same key must get the same answer,
-        // byte for byte, so the stored body carries the `instance` the problem handler adds live.
-        if (idempotencyKey !== null) {
-          await this.opts.store.completeIdempotencyKey({
-            tenantId,
-            key: idempotencyKey,
-            fingerprint,
-            statusCode: refusal.status,
-            body: toProblem(refusal, instance),
-          });
-        }
-        throw refusal;
+        return this.refuse(ctx, duplicateChallenge(notification, err));
       }
       if (err instanceof StoreConflictError && err.detail.constraint === 'idempotency_keys') {
         // Our reservation outlived its lock and another request took the key over: it owns it now.
@@ -577,6 +600,12 @@ function renderedContent(r: RenderedTemplate): MessageContent {
 }
 
 type AccountFilter = (account: ProviderAccountConfig) => boolean;
+
+/** Which route a delivery takes: its tenant's, for its purpose. */
+interface RouteKey {
+  tenantId: string;
+  purpose: Purpose;
+}
 
 /** Which accounts the tenant may send through; without `access` (no read was made) every account. */
 function accountFilter(tenantId: string, access: AccountAccess | null): AccountFilter {

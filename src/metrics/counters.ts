@@ -163,6 +163,12 @@ export class ProcessSeries {
     'Requests and notifications this process refused at the limits on the way in, by limit: request_rate (per-key quota), destination_velocity, recipient_velocity, sms_country, sms_number_type.',
     ['limit'],
   );
+  /** Demotions and restorations within a route this process recorded (one process records each: the sum over processes is the total). */
+  readonly routeChanges = new LabeledCounter<'provider_account' | 'action'>(
+    'herald_route_changes_total',
+    'Provider accounts this process demoted (action demote) or restored (action restore) within a route (docs/routing.md); each change is recorded by one process only.',
+    ['provider_account', 'action'],
+  );
   /** Deliveries the send-time check held or ended instead of calling (docs/scheduling.md). */
   readonly schedulingHolds = new LabeledCounter<'channel' | 'purpose' | 'reason' | 'outcome'>(
     'herald_scheduling_holds_total',
@@ -195,6 +201,7 @@ export class ProcessSeries {
       this.callbacksRefused,
       this.retentionErased,
       this.intakeLimitRefusals,
+      this.routeChanges,
       this.schedulingHolds,
     ];
   }

@@ -28,6 +28,10 @@ export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promi
       acceptedProgressAfterMs: o.acceptedProgressAfterMs ?? 1_800_000,
       healthSince: now - HEALTH_WINDOW_MS,
     });
+    // Each account's latest change per route: a demotion not yet followed by a restoration.
+    const demoted = (await o.store.routes.latestChanges())
+      .filter((c) => c.action === 'demote')
+      .map((c) => ({ providerAccount: c.providerAccount, routeKey: c.routeKey, reasons: c.reasons, since: c.decidedAt }));
     const stored = new Map(s.providerAccounts.map((a) => [a.providerAccount, a] as const));
     const ids = [...new Set([...o.accounts, ...stored.keys()])];
     const unknown = s.deliveries.filter((g) => g.state === 'unknown');
@@ -54,6 +58,7 @@ export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promi
         count: unknown.reduce((n, g) => n + g.count, 0),
         oldestSince: unknown.length === 0 ? null : Math.min(...unknown.map((g) => g.oldestUpdatedAt)),
       },
+      demoted,
       otpDue: [...otpDue].map(([providerAccount, d]) => ({ providerAccount, ...d })),
       devices: s.devices.map((d) => ({
         // The name an operator gave the phone reads better than its id; the id stays the subject when it has none.

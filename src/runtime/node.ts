@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError, installSchedulingPolicy, metricsToken, type HeraldConfig } from '../config/config.js';
 import { limitsWarnings } from '../config/limits-config.js';
-import type { Random } from '../domain/index.js';
+import type { Random, RouteHealthView } from '../domain/index.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { OtpFastPath } from '../delivery/otp-fast-path.js';
 import { ClaimSender } from '../delivery/claim-sender.js';
@@ -193,6 +193,9 @@ async function checkRouteAssignments(config: HeraldConfig, store: Store): Promis
   if (problem) throw new ConfigError(`${problem.field} ${problem.message}`, problem.field);
 }
 
+/** The health of routes no evaluator watches (a one-account route): nothing demoted, no latency. */
+const UNEVALUATED: RouteHealthView = { demotedIn: () => new Set(), latencyMs: () => new Map() };
+
 /** Assembles the requested roles; nothing listens or loops until `start()`. */
 export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const { config, logger } = opts;
@@ -203,8 +206,20 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const counters = new DeliveryCounters();
   // Every process evaluates the routes: the store makes one of them record each change.
   const routeEvaluator = config.routes.routes.some((r) => r.accounts.length > 1)
-    ? new RouteEvaluator({ store, clock, logger, routes: config.routes.routes, policy: config.routes.demotion, intervalMs: config.routes.evaluateEveryMs })
+    ? new RouteEvaluator({
+        store,
+        clock,
+        logger,
+        routes: config.routes.routes,
+        policy: config.routes.demotion,
+        intervalMs: config.routes.evaluateEveryMs,
+        // Counted where recorded (one process per change); alerts read the changes from the store.
+        onChange: (c) => counters.series.routeChanges.inc({ provider_account: c.providerAccount, action: c.action }),
+      })
     : null;
+  // Intake reads the routes' health as this process's evaluator last read it (no query per request);
+  // a one-account route has no evaluator and nothing to demote, but still names its account.
+  const routing = { routing: { routes: config.routes.routes, health: routeEvaluator ?? UNEVALUATED } };
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
@@ -297,6 +312,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       counters,
       limits: config.limits,
       sendAtHorizonMs: config.scheduling.send_at_horizon_days * 86_400_000,
+      ...routing,
     });
     const replay = new ReplayService({
       store,
@@ -379,6 +395,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
         logger,
         limits: config.limits,
         sendAtHorizonMs: config.scheduling.send_at_horizon_days * 86_400_000,
+        ...routing,
       }),
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),

@@ -29,6 +29,8 @@ export interface AcceptedFigures {
   providerAccount: string;
   accepted: number;
   slow: number;
+  /** The mean acceptance → delivered time of those with a delivered callback; null without one. */
+  meanDeliveredMs: number | null;
 }
 
 export interface RouteStore {

@@ -36,6 +36,7 @@ const signalsOf = (s: Step): AlertSignals => ({
     { id: 'sms-backup', failuresLast15m: s.backup, retryBudgetDegraded: false, pausedUntil: null },
   ],
   unknown: { count: 0, oldestSince: null },
+  demoted: [],
   otpDue: [],
   devices: [],
   deadlineMissesLastHour: s.misses,

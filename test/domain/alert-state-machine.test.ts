@@ -22,6 +22,7 @@ const MIN = 60 * S;
 export const quiet = (): AlertSignals => ({
   accounts: [{ id: 'sms-main', failuresLast15m: 0, retryBudgetDegraded: false, pausedUntil: null }],
   unknown: { count: 0, oldestSince: null },
+  demoted: [],
   otpDue: [],
   devices: [],
   deadlineMissesLastHour: 0,
@@ -54,6 +55,10 @@ describe('alert rules', () => {
         { id: 'mail', failuresLast15m: 3, retryBudgetDegraded: false, pausedUntil: null },
       ],
       unknown: { count: 2, oldestSince: T0 - 16 * MIN },
+      demoted: [
+        { providerAccount: 'sms-main', routeKey: '*/sms/otp', reasons: ['slow_delivery'], since: T0 - 3 * MIN },
+        { providerAccount: 'sms-main', routeKey: 'acme/sms/default', reasons: ['over_retry_budget'], since: T0 - MIN },
+      ],
       otpDue: [{ providerAccount: 'sms-main', count: 3, oldestDueAt: T0 - 95 * S }],
       devices: [
         { id: 'pixel-7', awaySince: T0 - 10 * MIN, awayThresholdSeconds: 120 },
@@ -70,6 +75,7 @@ describe('alert rules', () => {
       ['otp_due_old', 'sms-main', '3 codes waiting on sms-main, the oldest for 95 s'],
       ['retry_budget_degraded', 'sms-main', 'retry budget of sms-main degraded'],
       ['throttle_pause_long', 'sms-main', 'sms-main paused by throttling until 09:23 UTC'],
+      ['account_demoted', 'sms-main', 'sms-main demoted in route */sms/otp, acme/sms/default since 09:09 UTC (slow_delivery, over_retry_budget)'],
       ['device_away', 'pixel-7', 'device pixel-7 away since 09:02 UTC'],
       ['deadline_misses', 'all', '1 deadline miss in the last hour'],
       ['review_queue_growing', 'all', 'review queue grew from 2 to 7 since 08:52 UTC'],
@@ -80,6 +86,7 @@ describe('alert rules', () => {
     const signals: AlertSignals = {
       accounts: [{ id: 'sms-main', failuresLast15m: 3, retryBudgetDegraded: false, pausedUntil: T0 + 600 * S }],
       unknown: { count: 1, oldestSince: T0 - 15 * MIN },
+      demoted: [],
       otpDue: [{ providerAccount: 'sms-main', count: 1, oldestDueAt: T0 - 60 * S }],
       devices: [{ id: 'pixel-7', awaySince: T0 - 120 * S, awayThresholdSeconds: 120 }],
       deadlineMissesLastHour: 0,

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { ManualClock } from '../../src/clock.js';
-import type { LadderName, Purpose } from '../../src/domain/index.js';
+import { DEFAULT_DEMOTION_POLICY, type DemotionPolicy, type LadderName, type Purpose, type Route } from '../../src/domain/index.js';
+import { RouteEvaluator } from '../../src/delivery/route-evaluator.js';
 import { resolveConfig, sandboxAccounts, type HeraldConfig } from '../../src/config/config.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { ClaimSender, type ClaimSenderOptions } from '../../src/delivery/claim-sender.js';
@@ -84,6 +85,8 @@ export interface Harness {
   counters: DeliveryCounters;
   /** With `metrics`: what GET /metrics serves (its store reads use the harness clock). */
   metrics: SystemMetrics | null;
+  /** With `routes`: the route evaluator intake reads (drive it with runOnce()). */
+  routeEvaluator: RouteEvaluator | null;
   /** With `devices`: the phone gateway (device API on `apiUrl` + devices.base_path; drive its reports and sweep with runOnce()). */
   devices: DeviceGateway | null;
   /** POST /v1/notifications with the harness key. */
@@ -144,6 +147,13 @@ export interface HarnessOptions {
   pgConnectionString?: string;
   /** One logger for the app (request logs included) and every service (the log canary test reads it). Default: silent, and the app logs nothing. */
   logger?: Logger;
+  /** Accounts added after the sandbox's three (e.g. a second SMS account for a route), given those three as `account` made them. */
+  moreAccounts?: (accounts: ProviderAccountConfig[]) => ProviderAccountConfig[];
+  /**
+   * Routes (config `routes:`): intake routes new deliveries along them, as this harness's route
+   * evaluator (`routeEvaluator`, driven with runOnce(); its changes counted in `counters`) last read them.
+   */
+  routes?: { routes: Route[]; policy?: DemotionPolicy };
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -178,6 +188,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     };
     return opts.account ? opts.account(base) : base;
   });
+  if (opts.moreAccounts) config.provider_accounts.push(...opts.moreAccounts(config.provider_accounts));
   let store: Store;
   let dropSchema = async () => {};
   let pgSchema: string | null = null;
@@ -219,7 +230,27 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         onSignal: (status) => counters.series.signal('sms', status),
       })
     : null;
-  const intake = new IntakeService({ store, accounts: config.provider_accounts, clock, counters, ...opts.intake, logger: opts.intake?.logger ?? log });
+  const routeEvaluator = opts.routes
+    ? new RouteEvaluator({
+        store,
+        clock,
+        logger: log,
+        routes: opts.routes.routes,
+        policy: opts.routes.policy ?? DEFAULT_DEMOTION_POLICY,
+        intervalMs: 60_000,
+        onChange: (c) => counters.series.routeChanges.inc({ provider_account: c.providerAccount, action: c.action }),
+      })
+    : null;
+  const routing = opts.routes ? { routing: { routes: opts.routes.routes, health: routeEvaluator! } } : {};
+  const intake = new IntakeService({
+    store,
+    accounts: config.provider_accounts,
+    clock,
+    counters,
+    ...routing,
+    ...opts.intake,
+    logger: opts.intake?.logger ?? log,
+  });
   const replay = new ReplayService({ store, clock, counters });
   let evidence: EvidenceApplier | null = null;
   const metrics = opts.metrics
@@ -340,6 +371,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     counters,
     metrics,
     devices,
+    routeEvaluator,
     async send(body, headers = {}) {
       const r = await app.inject({ method: 'POST', url: '/v1/notifications', headers: { ...auth, ...headers }, payload: body as object });
       return { status: r.statusCode, json: r.json(), headers: r.headers };

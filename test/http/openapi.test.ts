@@ -118,7 +118,8 @@ describe('/openapi.json', () => {
       expect(ref).toMatch(/^#\/components\/schemas\//);
       expect(doc.components.schemas[ref.replace('#/components/schemas/', '')], ref).toBeDefined();
     }
-    const problem = Object.values<any>(doc.components.schemas).find((s) => s.title === 'problem');
+    // Shared schemas are named by their $id (app.ts refResolver).
+    const problem = doc.components.schemas.problem;
     expect(problem.properties.code.enum.sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 });

@@ -24,6 +24,7 @@ describe.each(DRIVERS)('alert signals from the store (%s)', (driver) => {
         { id: 'sms-idle', failuresLast15m: 0, retryBudgetDegraded: false, pausedUntil: null },
       ],
       unknown: { count: 0, oldestSince: null },
+      demoted: [],
       otpDue: [],
       devices: [],
       deadlineMissesLastHour: 0,

@@ -98,11 +98,38 @@ export function routesConformance(name: string, makeStore: () => Promise<StoreFi
           .then((r) => r.sort((a, b) => a.providerAccount.localeCompare(b.providerAccount)));
       // At T0 + 7 min: sms-a's three were accepted 7 min ago and are not delivered (slow); sms-b's one minute ago (not yet).
       expect(await at(T0 + 7 * MINUTE)).toEqual([
-        { providerAccount: 'sms-a', accepted: 3, slow: 3 },
-        { providerAccount: 'sms-b', accepted: 2, slow: 0 },
+        { providerAccount: 'sms-a', accepted: 3, slow: 3, meanDeliveredMs: null },
+        { providerAccount: 'sms-b', accepted: 2, slow: 0, meanDeliveredMs: null },
       ]);
       // At T0 + 16 min sms-a's acceptances left the window.
-      expect(await at(T0 + 16 * MINUTE)).toEqual([{ providerAccount: 'sms-b', accepted: 2, slow: 2 }]);
+      expect(await at(T0 + 16 * MINUTE)).toEqual([{ providerAccount: 'sms-b', accepted: 2, slow: 2, meanDeliveredMs: null }]);
+    });
+
+    it('gives the mean acceptance → delivered time of the deliveries with a delivered callback, and counts them on time when under the threshold', async () => {
+      const [first] = await seedDeliveries(store, { tenantId: TENANT, count: 2, providerAccount: 'sms-b', channel: 'sms', createdAt: T0 });
+      await acceptAll(store, 'sms-b', T0 + MINUTE);
+      const d = (await store.getDelivery(first!))!;
+      await store.evidence.recordProviderEvents([
+        {
+          providerAccount: 'sms-b',
+          eventId: 'ev-delivered',
+          status: 'delivered',
+          providerMessageId: `m-${first}`,
+          reference: null,
+          suppress: null,
+          occurredAt: null,
+          receivedAt: T0 + MINUTE + 90 * SECOND,
+        },
+      ]);
+      const [pending] = await store.evidence.listPendingEvidence(10);
+      const guard = { state: d.state, leaseVersion: d.leaseVersion, downstreamStatus: d.downstreamStatus };
+      const write = { deliveryId: first!, transition: null, providerMessageId: null, resolvesAttempt: null, suppress: null, rowIds: [pending!.rowId] };
+      expect(await store.evidence.applyEvidence([{ ...write, expect: guard, downstreamStatus: 'delivered', now: T0 + 3 * MINUTE }])).toEqual([true]);
+      const now = T0 + 10 * MINUTE;
+      // The delivered one took 90 s (on time); the other is still not delivered 9 minutes after acceptance (slow).
+      expect(await store.routes.acceptedFigures({ since: now - 15 * MINUTE, now, slowAfterMs: 5 * MINUTE })).toEqual([
+        { providerAccount: 'sms-b', accepted: 2, slow: 1, meanDeliveredMs: 90 * SECOND },
+      ]);
     });
   });
 }

@@ -1,92 +1,41 @@
 /** The API's JSON answers as the dashboard reads them (see docs/api.md and src/http/routes/). */
 
-export interface Delivery {
-  id: string;
-  notification_id: string;
-  channel: string;
-  purpose: string;
-  state: string;
-  terminal_reason: string | null;
-  downstream_status: string | null;
-  provider_account: string;
-  provider_message_id: string | null;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  expires_at: string | null;
-  last_error_code: string | null;
-  created_at: string;
-  updated_at: string;
-  // GET /v1/deliveries list fields (dashboard contract).
-  recipient_id?: string | null;
-  operation_id?: string | null;
-  campaign_id?: string | null;
-  device_id?: string | null;
-  last_event_at?: string | null;
-  review_reason?: string;
-  actions?: Action[];
-  /** GET /v1/deliveries/:id only. */
-  evidence?: EvidenceEvent[];
-}
+import type { components } from './api-types.js';
 
-export interface Action {
-  at: string;
-  action: string;
-  by: { kind: string; id: string; name: string };
-  delivery_id?: string;
-  detail: unknown;
-}
+/** The answers with a response schema, as generated from the OpenAPI document (api-types.ts). */
+type Schemas = components['schemas'];
 
-export interface Attempt {
-  number: number;
-  started_at: string | null;
-  finished_at: string | null;
-  outcome: string | null;
-  provider_message_id: string | null;
-  error: { code: string; message: string | null } | null;
-  retry_after_ms: number | null;
-  late_outcome: string | null;
-  ambiguity_policy: string | null;
-  resolution: string | null;
-  worker_id: string | null;
-}
+/** An attempt as GET /v1/notifications/:id and /v1/deliveries/:id show it. */
+export type Attempt = Schemas['Attempt'];
 
-/** One item of a delivery's `evidence` (GET /v1/deliveries/:id): a provider callback or a reconciliation look-up. */
+/** One operator action of the audit trail (who retried, resent or cancelled what). */
+export type Action = Schemas['Action'];
+
+type EvidenceItem = Schemas['DeliveryDetail']['evidence'][number];
+type Has<K extends keyof EvidenceItem> = { [P in K]-?: Exclude<EvidenceItem[P], undefined> };
+
+/**
+ * One item of a delivery's `evidence` (GET /v1/deliveries/:id): a provider callback or a
+ * reconciliation look-up. The document has one item schema in which `kind` says which fields
+ * are present (src/http/evidence-schema.ts); this union says the same to the compiler.
+ */
 export type EvidenceEvent =
-  | {
-      kind: 'callback';
-      at: string;
-      provider_account: string;
-      event_id: string;
-      status: string;
-      provider_message_id: string | null;
-      occurred_at: string | null;
-      received_at: string;
-      applied_at: string | null;
-      effect: 'applied' | 'no_change' | 'pending';
-    }
-  | {
-      kind: 'lookup';
-      at: string;
-      attempt: number;
-      result: 'found' | 'not_found' | 'no_answer';
-      led_to: 'accepted' | 'retryable' | 'unresolved' | 'asked_later';
-      provider_message_id: string | null;
-      error_code: string | null;
-    };
+  | (EvidenceItem & { kind: 'callback' } & Has<'provider_account' | 'event_id' | 'status' | 'received_at' | 'effect'>)
+  | (EvidenceItem & { kind: 'lookup' } & Has<'attempt' | 'result' | 'led_to'>);
 
-export interface NotificationDetail {
-  id: string;
-  purpose: string;
-  recipient_id: string;
-  channels: string[];
-  group: { key: string; generation: number };
-  metadata: Record<string, unknown> | null;
-  expires_at: string;
-  created_at: string;
-  deliveries: Array<Delivery & { attempts: Attempt[]; evidence?: EvidenceEvent[]; sms?: { encoding: string; segments: number } }>;
-  reports?: Array<{ kind: string; channel: string | null; note: string | null; created_at: string }>;
-  actions?: Action[];
-}
+/**
+ * A delivery as the pages read it: the fields every answer has (Delivery), and those only some
+ * answers carry (the list's, the review queue's `review_reason`, the detail's actions and evidence).
+ */
+export type Delivery = Schemas['Delivery'] &
+  Partial<Omit<Schemas['DeliveryListItem'], keyof Schemas['Delivery']>> & {
+    review_reason?: string;
+    actions?: Action[];
+    evidence?: EvidenceEvent[];
+  };
+
+/** GET /v1/notifications/:id. */
+export type NotificationDetail = Schemas['NotificationDetail'];
 
 export interface Page<T> {
   items: T[];

@@ -20,7 +20,7 @@ import { actionJson, recordAction } from '../audit-trail.js';
 import type { Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
 import { decodeCursor, encodeCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
-import { deliveryDetailSchema } from '../evidence-schema.js';
+import { answer } from '../response-schemas.js';
 import { bulkCancelRoute } from './bulk-cancel.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -94,7 +94,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
             ...PAGE_QUERY,
           },
         },
-        response: { 400: problemRef, 401: problemRef },
+        response: { 200: answer.deliveryPage, 400: problemRef, 401: problemRef },
       },
     },
     async (request) => {
@@ -132,7 +132,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
           `The latest ${EVIDENCE_LIMIT} of each kind are shown. A repeated callback with the same event id is recorded once.`,
         tags: ['deliveries'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 200: deliveryDetailSchema, 401: problemRef, 404: problemRef },
+        response: { 200: answer.deliveryDetail, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {
@@ -169,7 +169,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
         tags: ['deliveries'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
         body: { type: 'object', additionalProperties: false, properties: {} },
-        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+        response: { 200: answer.delivery, 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
       },
     },
     async (request) => {

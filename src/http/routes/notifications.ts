@@ -7,6 +7,7 @@ import { notificationRequestSchema, type NotificationRequest } from '../../intak
 import type { Store } from '../../store/store.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { notificationJson } from '../views.js';
+import { answer } from '../response-schemas.js';
 import { notificationBatchRoute } from './notification-batch.js';
 import { reportJson } from './reports.js';
 import { actionJson } from '../audit-trail.js';
@@ -50,7 +51,7 @@ export function notificationRoutes(app: FastifyInstance, deps: { store: Store; i
         summary: 'A notification with its deliveries and every attempt',
         tags: ['notifications'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 401: problemRef, 404: problemRef },
+        response: { 200: answer.notificationDetail, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 /**
  * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity
- * policy, rollout stage and its retry budget now; GET /v1/provider-accounts/recent-errors: every
+ * policy, rollout stage, its retry budget now and where it stands in its routes (demoted or in
+ * service, docs/routing.md), with the routes' demotions and restorations of the last day; GET /v1/provider-accounts/recent-errors: every
  * account's errors by class over 15 min, 1 h and 24 h; GET /v1/provider-accounts/:id/rollout:
  * what promoting it would change.
  */
@@ -13,6 +14,7 @@ import {
   DEFAULT_LANES,
   DEFAULT_RETRY_BUDGET,
   DEFAULT_ROLLOUT_STAGE,
+  EVERY_TENANT,
   HEALTH_WINDOW_MS,
   laneBudgets,
   nextRolloutStage,
@@ -21,9 +23,24 @@ import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
-import { mayUseAccount, type ProviderErrorCount, type RolloutDecisionCount, type Store } from '../../store/store.js';
+import { mayUseAccount, type ProviderErrorCount, type RolloutDecisionCount, type RouteChangeRecord, type Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
+
+/** How far back the list shows the routes' demotions and restorations. */
+const ROUTE_CHANGES_WINDOW_MS = 24 * 3_600_000;
+
+/** One demotion or restoration with the figures it was made on. */
+function routeChangeJson(c: RouteChangeRecord) {
+  return {
+    route: c.routeKey,
+    provider_account: c.providerAccount,
+    action: c.action,
+    reasons: c.reasons,
+    at: new Date(c.decidedAt).toISOString(),
+    figures: { accepted: c.figures.accepted, slow: c.figures.slow, calls: c.figures.calls, failures: c.figures.failures },
+  };
+}
 
 /** The configured accounts this tenant may send through (assigned to it; for the default tenant also those assigned to nobody). */
 async function usableAccounts(deps: { store: Store; accounts?: ProviderAccountConfig[] }, tenantId: string): Promise<ProviderAccountConfig[]> {
@@ -37,7 +54,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     '/v1/provider-accounts',
     {
       schema: {
-        summary: 'The provider accounts this tenant may use, with their retry budget over the last minute',
+        summary: 'The provider accounts this tenant may use, with their retry budget over the last minute and their standing in their routes',
         tags: ['provider accounts'],
         response: { 401: problemRef },
       },
@@ -45,8 +62,14 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
     async (request) => {
       const now = deps.clock.now();
       const since = now - HEALTH_WINDOW_MS;
+      const usable = await usableAccounts(deps, request.tenantId);
+      // The routes this tenant's deliveries take: its own and every tenant's (key "<tenant>/<channel>/<purpose>").
+      const ids = new Set(usable.map((a) => a.id));
+      const visible = (c: RouteChangeRecord) => ids.has(c.providerAccount) && [EVERY_TENANT, request.tenantId].includes(c.routeKey.split('/')[0]!);
+      const latest = (await deps.store.routes.latestChanges()).filter(visible);
+      const recent = (await deps.store.routes.recentChanges(now - ROUTE_CHANGES_WINDOW_MS, 100)).filter(visible);
       const items = await Promise.all(
-        (await usableAccounts(deps, request.tenantId)).map(async (a) => {
+        usable.map(async (a) => {
           const window = await deps.store.health.providerHealth(a.id, since);
           const budget = assessBudget(window);
           return {
@@ -80,10 +103,19 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
               min_calls: DEFAULT_RETRY_BUDGET.minCalls,
               spread: 'when degraded, each retry is delayed by up to 2x its wait more (at most 5 min), so retries do not return together',
             },
+            // Per route that ever changed it, where the account stands (an account never demoted is in service everywhere).
+            routes: latest
+              .filter((c) => c.providerAccount === a.id)
+              .map((c) => ({
+                route: c.routeKey,
+                state: c.action === 'demote' ? 'demoted' : 'in_service',
+                since: new Date(c.decidedAt).toISOString(),
+                reasons: c.reasons,
+              })),
           };
         }),
       );
-      return { items };
+      return { items, route_changes: recent.map(routeChangeJson) };
     },
   );
 

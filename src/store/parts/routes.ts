@@ -10,7 +10,12 @@ export class RoutesPart implements RouteStore {
 
   async acceptedFigures(q: { since: number; now: number; slowAfterMs: number }): Promise<AcceptedFigures[]> {
     const rows = await this.x.all('route_account_figures', { since: q.since, now: q.now, slow_after_ms: q.slowAfterMs });
-    return rows.map((r) => ({ providerAccount: String(r.provider_account), accepted: Number(r.accepted), slow: Number(r.slow) }));
+    return rows.map((r) => ({
+      providerAccount: String(r.provider_account),
+      accepted: Number(r.accepted),
+      slow: Number(r.slow),
+      meanDeliveredMs: r.mean_delivered_ms === null || r.mean_delivered_ms === undefined ? null : Number(r.mean_delivered_ms),
+    }));
   }
 
   async recordChange(c: RouteChangeRecord): Promise<boolean> {

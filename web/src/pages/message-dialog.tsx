@@ -129,7 +129,6 @@ function DeliverySection(props: {
       <Facts
         items={[
           ['Provider account', d.provider_account],
-          ...(d.device_id ? ([['Device', d.device_id]] as Array<[string, string]>) : []),
           ['Downstream status', d.downstream_status ?? '—'],
           ['Provider message id', d.provider_message_id ?? '—'],
           ['Attempts', String(d.attempt_count)],

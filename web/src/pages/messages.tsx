@@ -19,7 +19,6 @@ import { isFailedRow, RetryAction } from './retry-action.js';
 
 /** The list filters GET /v1/deliveries takes, all kept in the page's URL. */
 export const FILTERS = [
-  'failed',
   'state',
   'terminal_reason',
   'downstream_status',
@@ -33,12 +32,8 @@ export const FILTERS = [
   'q',
 ] as const;
 
-/**
- * Quick status filters for the usual questions. "Failed" is a failed message as every count of
- * failures defines it (docs/operations.md): `failed=true` on the server.
- */
+/** Quick status filters for the usual questions. */
 const PRESETS: Array<[string, Record<string, string>]> = [
-  ['Failed', { failed: 'true' }],
   ['Failed: rejected', { state: 'terminal', terminal_reason: 'rejected' }],
   ['Failed: exhausted', { state: 'terminal', terminal_reason: 'exhausted' }],
   ['Unresolved', { state: 'terminal', terminal_reason: 'unresolved' }],

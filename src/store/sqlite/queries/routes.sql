@@ -23,17 +23,21 @@ SELECT * FROM route_changes WHERE decided_at >= @since ORDER BY decided_at DESC,
 -- Per account, the deliveries it accepted since @since and how many of them were slow: delivered
 -- (the first delivered/read callback received) more than @slow_after_ms after the acceptance, or
 -- not delivered @slow_after_ms after it. A delivery shown delivered without a callback (a phone's
--- report) counts as on time.
+-- report) counts as on time. mean_delivered_ms: the mean acceptance → delivered time of those
+-- with a delivered callback (null without one), which orders a route by latency.
 -- params: @since, @now, @slow_after_ms
-SELECT d.provider_account AS provider_account,
+SELECT f.provider_account AS provider_account,
        COUNT(*) AS accepted,
        COALESCE(SUM(CASE
-         WHEN d.downstream_status IN ('delivered', 'read') THEN
-           CASE WHEN COALESCE((SELECT MIN(e.received_at) FROM provider_events e
-                               WHERE e.delivery_id = a.delivery_id AND e.status IN ('delivered', 'read')), a.finished_at)
-                     - a.finished_at > @slow_after_ms THEN 1 ELSE 0 END
-         WHEN @now - a.finished_at > @slow_after_ms THEN 1
-         ELSE 0 END), 0) AS slow
-FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
-WHERE a.outcome = 'accepted' AND a.finished_at >= @since
-GROUP BY d.provider_account;
+         WHEN f.delivered THEN CASE WHEN COALESCE(f.callback_at, f.finished_at) - f.finished_at > @slow_after_ms THEN 1 ELSE 0 END
+         WHEN @now - f.finished_at > @slow_after_ms THEN 1
+         ELSE 0 END), 0) AS slow,
+       AVG(f.callback_at - f.finished_at) AS mean_delivered_ms
+FROM (SELECT d.provider_account AS provider_account, a.finished_at AS finished_at,
+             d.downstream_status IN ('delivered', 'read') AS delivered,
+             CASE WHEN d.downstream_status IN ('delivered', 'read') THEN
+               (SELECT MIN(e.received_at) FROM provider_events e WHERE e.delivery_id = a.delivery_id AND e.status IN ('delivered', 'read'))
+             END AS callback_at
+      FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+      WHERE a.outcome = 'accepted' AND a.finished_at >= @since) f
+GROUP BY f.provider_account;
