@@ -8,10 +8,12 @@
  */
 export interface StoreLogger {
   warn(fields: Record<string, unknown>, message: string): void;
+  /** A recovery from what a warning reported (pino's `info` fits); absent: not logged. */
+  info?(fields: Record<string, unknown>, message: string): void;
 }
 
 /** The logger of a store opened without one. */
-export const QUIET_STORE_LOGGER: StoreLogger = { warn() {} };
+export const QUIET_STORE_LOGGER: StoreLogger = { warn() {}, info() {} };
 
 /** An error as a log line may carry it: name, code and message, nothing a row held. */
 export function errorFields(err: unknown): { error: { name: string; code: string | null; message: string } } {

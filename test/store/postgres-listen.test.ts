@@ -2,7 +2,7 @@
  * The PostgreSQL LISTEN connection (src/store/postgres/listen.ts) that wakes workers and phones
  * across processes: a connection that fails is logged once and replaced, and a replacement that
  * cannot connect yet is tried again until one does (before, one failed reconnect ended the
- * listening for good, silently).
+ * listening for good, silently); the recovery is logged once too.
  */
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -10,9 +10,13 @@ import { listen } from '../../src/store/postgres/listen.js';
 import type { StoreLogger } from '../../src/store/store-log.js';
 import { pgUrl } from '../helpers/postgres.js';
 
-function recorder(): StoreLogger & { lines: Array<{ fields: Record<string, unknown>; message: string }> } {
-  const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
-  return { lines, warn: (fields, message) => void lines.push({ fields, message }) };
+function recorder(): StoreLogger & { lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> } {
+  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+  return {
+    lines,
+    warn: (fields, message) => void lines.push({ level: 'warn', fields, message }),
+    info: (fields, message) => void lines.push({ level: 'info', fields, message }),
+  };
 }
 
 /** Sends NOTIFY on `channel` from a connection of its own. */
@@ -67,15 +71,15 @@ describe('postgres LISTEN connection', () => {
     }
   });
 
-  it('tries again when a replacement cannot connect yet, until one does', async () => {
+  it('tries again while replacements cannot connect, until one does; the outage is logged once and so is the recovery', async () => {
     const channel = `herald_listen_test_${process.pid}_b`;
     const log = recorder();
     const got: string[] = [];
     let made = 0;
-    // The first replacement (client 2) points at a port nothing listens on, as if the server were still down.
+    // Replacements 2 to 4 point at a port nothing listens on, as if the server were still down.
     const connect = () => {
       made += 1;
-      return new pg.Client({ connectionString: made === 2 ? 'postgres://nobody@127.0.0.1:1/none' : pgUrl() });
+      return new pg.Client({ connectionString: made >= 2 && made <= 4 ? 'postgres://nobody@127.0.0.1:1/none' : pgUrl() });
     };
     const stop = await listen({ channel, onPayload: (p) => got.push(p), log, connect, retryMs: 20 });
     try {
@@ -89,8 +93,12 @@ describe('postgres LISTEN connection', () => {
           { timeout: 10_000, interval: 100 },
         )
         .toBe(true);
-      expect(made).toBeGreaterThanOrEqual(3);
-      expect(log.lines.map((l) => l.message)).toContainEqual(expect.stringMatching(/could not be re-established; trying again/));
+      expect(made).toBe(5);
+      expect(log.lines.map((l) => [l.level, l.message])).toEqual([
+        ['warn', 'store: LISTEN connection failed; wake-ups fall back to polling until it is back'],
+        ['info', 'store: LISTEN connection restored; wake-ups resume'],
+      ]);
+      expect(log.lines[1]!.fields).toEqual({ channel, failedTries: 3 });
     } finally {
       await stop();
     }

@@ -1,9 +1,11 @@
 /**
  * LISTEN on a dedicated connection (LISTEN is per session), for the wake-ups between processes:
  * ready deliveries (the store's listenForReady) and device offers (devices.ts). A connection that
- * fails is logged and replaced after a short pause, and a replacement that cannot connect yet is
- * tried again after the same pause, until the listener is stopped: the server may be down for
- * longer than one pause. Meanwhile workers find their work by polling, as after a missed NOTIFY.
+ * fails is replaced after a short pause, and a replacement that cannot connect yet is tried again
+ * after the same pause, until the listener is stopped: the server may be down for longer than one
+ * pause. Meanwhile workers find their work by polling, as after a missed NOTIFY. One outage is two
+ * log lines whatever its length: the fall back to polling when the connection fails, and the
+ * recovery (with how many tries it took) when a replacement listens again.
  */
 import pg from 'pg';
 import type { Unsubscribe } from '../core-store.js';
@@ -27,6 +29,8 @@ export async function listen(o: ListenOptions): Promise<Unsubscribe> {
   let client: pg.Client | null = null;
   let timer: NodeJS.Timeout | null = null;
   const context = { channel: o.channel };
+  /** Failed tries since the connection was lost; null while listening. */
+  let failedTries: number | null = null;
 
   const close = (c: pg.Client, why: string) =>
     c.end().catch((err: unknown) => o.log.warn({ ...context, ...errorFields(err) }, `store: closing a LISTEN connection (${why}) failed`));
@@ -35,8 +39,8 @@ export async function listen(o: ListenOptions): Promise<Unsubscribe> {
     if (stopped || timer) return;
     timer = setTimeout(() => {
       timer = null;
-      connect().catch((err: unknown) => {
-        o.log.warn({ ...context, ...errorFields(err) }, 'store: LISTEN connection could not be re-established; trying again');
+      connect().catch(() => {
+        failedTries = (failedTries ?? 0) + 1;
         retry();
       });
     }, retryMs);
@@ -50,8 +54,11 @@ export async function listen(o: ListenOptions): Promise<Unsubscribe> {
       if (msg.channel === o.channel && msg.payload) o.onPayload(msg.payload);
     });
     c.on('error', (err) => {
-      o.log.warn({ ...context, ...errorFields(err) }, 'store: LISTEN connection failed; reconnecting');
-      if (client === c) client = null;
+      if (client === c) {
+        client = null;
+        failedTries = 0;
+        o.log.warn({ ...context, ...errorFields(err) }, 'store: LISTEN connection failed; wake-ups fall back to polling until it is back');
+      }
       void close(c, 'after its error');
       retry();
     });
@@ -64,6 +71,10 @@ export async function listen(o: ListenOptions): Promise<Unsubscribe> {
     }
     if (stopped) return void close(c, 'stopped while connecting');
     client = c;
+    if (failedTries !== null) {
+      o.log.info?.({ ...context, failedTries }, 'store: LISTEN connection restored; wake-ups resume');
+      failedTries = null;
+    }
   };
 
   await connect();
