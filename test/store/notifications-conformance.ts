@@ -65,6 +65,7 @@ export function notificationsConformance(name: string, makeStore: () => Promise<
             nextAttemptAt: expect.any(Number),
             expiresAt: n.expiresAt,
             lastErrorCode: null,
+            holdReason: null,
             createdAt: n.createdAt,
             updatedAt: n.createdAt,
             attempts: [],
