@@ -137,7 +137,7 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
     await go('/');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.locator('.tiles').waitFor();
-    const banner = page.getByRole('alert').filter({ hasText: /sends? failed on sandbox-sms in the last 15 minutes/ });
+    const banner = page.getByRole('alert').filter({ hasText: /messages? failed on sandbox-sms in the last 15 minutes/ });
     expect(await banner.count()).toBe(0);
 
     await herald.fault({ mode: 'server_error', count: 3 });
