@@ -47,6 +47,17 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
     return r.json as { id: string; key: string; scopes: string[] };
   };
 
+  /** Another process's app: its own connection to the same database, its own caches. */
+  const anotherProcess = (peer = h.openPeerStore()) =>
+    buildApp({
+      store: peer,
+      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
+      replay: new ReplayService({ store: peer, clock: h.clock }),
+      accounts: h.config.provider_accounts,
+      clock: h.clock,
+      dashboard: null,
+    });
+
   beforeEach(async () => {
     h = await createHarness({ driver });
   });
@@ -106,15 +117,7 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
   });
 
   it('a revoked or rotated key fails at once on its own process and within a second on another', async () => {
-    const peer = h.openPeerStore();
-    const other = await buildApp({
-      store: peer,
-      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
-      replay: new ReplayService({ store: peer, clock: h.clock }),
-      accounts: h.config.provider_accounts,
-      clock: h.clock,
-      dashboard: null,
-    });
+    const other = await anotherProcess();
     try {
       const onOther = async (key: string) => (await other.inject({ method: 'GET', url: '/v1/stats', headers: { authorization: `Bearer ${key}` } })).statusCode;
       const a = await newKey(['read']);
@@ -144,14 +147,7 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
 
   it('reads a busy key once a second, and a revoke on another process is refused within that second', async () => {
     const peer = h.openPeerStore();
-    const other = await buildApp({
-      store: peer,
-      intake: new IntakeService({ store: peer, accounts: h.config.provider_accounts, clock: h.clock, logger: silentLogger }),
-      replay: new ReplayService({ store: peer, clock: h.clock }),
-      accounts: h.config.provider_accounts,
-      clock: h.clock,
-      dashboard: null,
-    });
+    const other = await anotherProcess(peer);
     try {
       const k = await newKey(['read']);
       let reads = 0;
