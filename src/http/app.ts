@@ -6,6 +6,7 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import { addResponseSchemas } from './response-schemas.js';
+import { cachedSerializerFactory } from './serializer-cache.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ERROR_CODES } from '../errors.js';
@@ -240,6 +241,8 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     // Strict bodies: unknown fields are errors, not silently dropped; "2" is not 2.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
+    // Response serializers compiled once per process and shared by every app (serializer-cache.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   }) as unknown as FastifyInstance;
   // Only JSON bodies: text/plain would otherwise reach handlers as a string.
   app.removeContentTypeParser('text/plain');
