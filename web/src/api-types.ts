@@ -2592,6 +2592,371 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/scheduling': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's time-aware sending policy in force
+     * @description Time zone, quiet hours and frequency caps per purpose: the tenant's choices over the install's defaults (`scheduling:` in the config).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              time_zone: string;
+              /** @description Per purpose; null: never held. */
+              quiet_hours: {
+                otp: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                transactional: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                conversational: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                marketing: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                alert: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+              };
+              /** @description Per purpose; null: uncapped. */
+              frequency_caps: {
+                otp: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                transactional: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                conversational: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                marketing: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                alert: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+              };
+              /**
+               * Format: date-time
+               * @description when the tenant last set its policy; null: the install's defaults apply
+               */
+              updated_at: string | null;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Replace the tenant's time-aware sending policy
+     * @description Replaces the tenant's choices (a purpose left out takes the install's default; null turns its quiet hours or caps off). Read at send time, so it applies to messages already queued, within seconds. Answers the policy now in force.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description IANA zone for recipients without one of their own; null: the install's */
+            time_zone?: string | null;
+            /** @description Per purpose, the daily window in which nothing is sent (only marketing and conversational may have one). */
+            quiet_hours?: {
+              otp?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              transactional?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              conversational?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              marketing?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              alert?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+            };
+            /** @description Per purpose, at most `max` deliveries per recipient and channel in any rolling `period_seconds`. */
+            frequency_caps?: {
+              otp?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              transactional?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              conversational?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              marketing?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              alert?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              time_zone: string;
+              /** @description Per purpose; null: never held. */
+              quiet_hours: {
+                otp: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                transactional: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                conversational: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                marketing: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                alert: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+              };
+              /** @description Per purpose; null: uncapped. */
+              frequency_caps: {
+                otp: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                transactional: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                conversational: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                marketing: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                alert: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+              };
+              /**
+               * Format: date-time
+               * @description when the tenant last set its policy; null: the install's defaults apply
+               */
+              updated_at: string | null;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/campaigns': {
     parameters: {
       query?: never;
@@ -5288,6 +5653,8 @@ export interface components {
         | 'send_at_after_expiry'
         | 'send_at_beyond_horizon'
         | 'invalid_time_zone'
+        | 'invalid_quiet_hours'
+        | 'invalid_frequency_cap'
         | 'no_provider_account'
         | 'audience_empty'
         | 'purpose_not_optional'
