@@ -1150,7 +1150,7 @@ export interface paths {
     };
     /**
      * List deliveries, newest first, filtered
-     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
+     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). `failed=true` keeps only failed messages, by the one definition the overview, `GET /v1/stats`, `/metrics` and the alerts count (docs/operations.md, "What counts as a failed message"): terminal `rejected`, `exhausted` or `unresolved`, `expired` without ever being accepted, or `retryable` after a definite refusal; an offer to a phone is not a failure. Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
      */
     get: {
       parameters: {
@@ -1169,6 +1169,8 @@ export interface paths {
           until?: string;
           /** @description an exact notification id, delivery id, recipient id or operation id */
           q?: string;
+          /** @description true: only failed messages (docs/operations.md); false: no such filter */
+          failed?: 'true' | 'false';
           cursor?: string;
           /** @description 1-200, default 50 */
           limit?: string;
