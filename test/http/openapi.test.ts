@@ -104,7 +104,6 @@ describe('/openapi.json', () => {
         'since',
         'until',
         'q',
-        'failed',
       ]
         .map((name) => `query:${name}`)
         .sort(),

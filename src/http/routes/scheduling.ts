@@ -14,7 +14,6 @@ import type { Store } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
 
 const problemRef = { $ref: 'problem#' };
-const policyResponse = { $ref: 'SchedulingPolicy#' };
 
 export interface SchedulingRouteDeps {
   store: Store;
@@ -71,9 +70,8 @@ const policyBody = {
   },
 } as const;
 
-/** The answer: the policy in force, every purpose present (registered once by response-schemas.ts, so GET and PUT share one component). */
-export const schedulingPolicySchema = {
-  $id: 'SchedulingPolicy',
+/** The answer: the policy in force, every purpose present. */
+const policyResponse = {
   type: 'object',
   additionalProperties: false,
   required: ['time_zone', 'quiet_hours', 'frequency_caps', 'updated_at'],
