@@ -13,6 +13,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, FAILOVER_REASONS, HOLD_REASONS, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
 import { evidenceItemSchema } from './evidence-schema.js';
+import { schedulingPolicySchema } from './routes/scheduling.js';
 
 const text = Type.String();
 const textOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -144,7 +145,7 @@ const NotificationDetail = Type.Object(
   { $id: 'NotificationDetail', additionalProperties: false },
 );
 
-const schemas = [Attempt, Delivery, Action, DeliveryListItem, DeliveryPage, DeliveryDetail, Report, NotificationDetail];
+const schemas = [Attempt, Delivery, Action, DeliveryListItem, DeliveryPage, DeliveryDetail, Report, NotificationDetail, Type.Unsafe(schedulingPolicySchema)];
 
 /** Registers the shared answer schemas on the app, before the routes that name them. */
 export function addResponseSchemas(app: FastifyInstance): void {

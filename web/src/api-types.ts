@@ -1150,7 +1150,7 @@ export interface paths {
     };
     /**
      * List deliveries, newest first, filtered
-     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
+     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). `failed=true` keeps only failed messages, by the one definition the overview, `GET /v1/stats`, `/metrics` and the alerts count (docs/operations.md, "What counts as a failed message"): terminal `rejected`, `exhausted` or `unresolved`, `expired` without ever being accepted, or `retryable` after a definite refusal; an offer to a phone is not a failure. Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
      */
     get: {
       parameters: {
@@ -1169,6 +1169,8 @@ export interface paths {
           until?: string;
           /** @description an exact notification id, delivery id, recipient id or operation id */
           q?: string;
+          /** @description true: only failed messages (docs/operations.md); false: no such filter */
+          failed?: 'true' | 'false';
           cursor?: string;
           /** @description 1-200, default 50 */
           limit?: string;
@@ -2616,90 +2618,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              time_zone: string;
-              /** @description Per purpose; null: never held. */
-              quiet_hours: {
-                otp: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                transactional: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                conversational: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                marketing: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                alert: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-              };
-              /** @description Per purpose; null: uncapped. */
-              frequency_caps: {
-                otp: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                transactional: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                conversational: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                marketing: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                alert: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-              };
-              /**
-               * Format: date-time
-               * @description when the tenant last set its policy; null: the install's defaults apply
-               */
-              updated_at: string | null;
-            };
+            'application/json': components['schemas']['SchedulingPolicy'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -2824,90 +2743,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              time_zone: string;
-              /** @description Per purpose; null: never held. */
-              quiet_hours: {
-                otp: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                transactional: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                conversational: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                marketing: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                alert: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-              };
-              /** @description Per purpose; null: uncapped. */
-              frequency_caps: {
-                otp: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                transactional: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                conversational: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                marketing: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                alert: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-              };
-              /**
-               * Format: date-time
-               * @description when the tenant last set its policy; null: the install's defaults apply
-               */
-              updated_at: string | null;
-            };
+            'application/json': components['schemas']['SchedulingPolicy'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -5927,6 +5763,90 @@ export interface components {
       }[];
       reports: components['schemas']['Report'][];
       actions: components['schemas']['Action'][];
+    };
+    SchedulingPolicy: {
+      time_zone: string;
+      /** @description Per purpose; null: never held. */
+      quiet_hours: {
+        otp: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        transactional: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        conversational: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        marketing: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        alert: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+      };
+      /** @description Per purpose; null: uncapped. */
+      frequency_caps: {
+        otp: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        transactional: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        conversational: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        marketing: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        alert: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+      };
+      /**
+       * Format: date-time
+       * @description when the tenant last set its policy; null: the install's defaults apply
+       */
+      updated_at: string | null;
     };
   };
   responses: never;
