@@ -70,23 +70,26 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(p.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'retryable', failover_reason: null }]);
   });
 
-  it('an unknown on the primary stays under wait_for_evidence', async () => {
-    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy('wait_for_evidence') });
+  /** A code whose first send is accepted by the primary but its answer lost (`unknown`), then one reconciliation pass under `p`. */
+  const unknownOnPrimary = async (p: AmbiguityPolicy) => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy(p) });
     const id = await sendCode();
     h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
     await h.worker.drain();
-    expect(await h.reconciler.runOnce()).toMatchObject({ resent: 0 });
+    return { id, pass: await h.reconciler.runOnce() };
+  };
+
+  it('an unknown on the primary stays under wait_for_evidence', async () => {
+    const { id, pass } = await unknownOnPrimary('wait_for_evidence');
+    expect(pass).toMatchObject({ resent: 0 });
     const d = await deliveryOf(id);
     expect(d).toMatchObject({ state: 'unknown', provider_account: 'sandbox-sms' });
     expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'unknown', failover_reason: null }]);
   });
 
   it('an unknown on the primary moves to the backup under accept_duplicate, recorded as such', async () => {
-    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy('accept_duplicate') });
-    const id = await sendCode();
-    h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
-    await h.worker.drain();
-    expect(await h.reconciler.runOnce()).toMatchObject({ resent: 1 });
+    const { id, pass } = await unknownOnPrimary('accept_duplicate');
+    expect(pass).toMatchObject({ resent: 1 });
     expect(await deliveryOf(id)).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
     await h.worker.drain();
     const d = await deliveryOf(id);
