@@ -43,6 +43,7 @@ const LONGEST_FIRST = [
   'test/delivery/staged-rollout.test.ts',
   'test/providers/smtp/smtp-delivery.e2e.test.ts',
   'test/devices/gateway-flow.test.ts',
+  'test/deploy/alert-rules-scenarios.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

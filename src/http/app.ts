@@ -62,6 +62,8 @@ import { systemClock } from '../clock.js';
 import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
 import { installRequestLimits } from './request-limits.js';
 import { limitsRoutes } from './routes/limits.js';
+import { schedulingRoutes } from './routes/scheduling.js';
+import type { SchedulingPolicies } from '../delivery/scheduling-policies.js';
 
 export interface AppDeps {
   /** Serve HTTPS with this certificate and key (the runtime reloads them when the files change). */
@@ -121,6 +123,8 @@ export interface AppDeps {
   eventStreamSessionCheckMs?: number;
   /** The limits on the way in (config `limits`, docs/abuse-limits.md): the per-key request quota here, shown at GET /v1/limits. Default: intake's. */
   limits?: IntakeLimitsPolicy;
+  /** The process's cache of tenants' scheduling policies over the install's defaults (GET/PUT /v1/scheduling). Default: one over the issue's defaults. */
+  scheduling?: SchedulingPolicies;
 }
 
 /** One method of one route as registered (test/http/tenant-isolation.test.ts walks them all). */
@@ -324,6 +328,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     webhookRoutes(v1, deps);
     preferenceRoutes(v1, deps);
     suppressionRoutes(v1, deps);
+    schedulingRoutes(v1, deps);
     campaignRoutes(v1, deps);
     audienceRoutes(v1, deps);
     recipientProfileRoutes(v1, deps);

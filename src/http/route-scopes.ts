@@ -58,6 +58,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'GET /v1/campaigns': 'read',
   'GET /v1/campaigns/:id/refusals': 'read',
   'GET /v1/limits': 'read',
+  'GET /v1/scheduling': 'read',
   'GET /v1/campaigns/:id': 'read',
   'GET /v1/audiences/:id': 'read',
   'GET /v1/recipients/:id': 'read',
@@ -106,6 +107,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'POST /v1/templates/:id/versions/:v/publish': 'admin',
   'POST /v1/templates/:id/versions/:v/preview': 'admin',
   'POST /v1/suppressions': 'admin',
+  'PUT /v1/scheduling': 'admin',
   'DELETE /v1/suppressions': 'admin',
   'DELETE /v1/recipients/:id': 'admin',
   // What retention and erasure requests erased (counts and recipient ids, never the data).

@@ -256,7 +256,12 @@ export class IntakeService {
    * 400 does not poison the key): the body's rules, the recipient's push subscriptions where push
    * has no token, provider accounts and their limits. Throws HeraldError for a body it refuses.
    */
-  private async check(tenantId: string, body: NotificationRequest, now: number): Promise<CheckedRequest & { routes: Route[] }> {
+  private async check(
+    tenantId: string,
+    body: NotificationRequest,
+    now: number,
+    readAccess: () => Promise<AccountAccess> = () => this.opts.store.tenants.accountAccess(tenantId),
+  ): Promise<CheckedRequest & { routes: Route[] }> {
     const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
@@ -268,8 +273,8 @@ export class IntakeService {
         );
       }
     }
-    // One read per request: assignments change at once for every process (no cache to go stale).
-    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    // One read per request (a batch shares one): assignments change at once for every process (no cache to go stale).
+    const access = await readAccess();
     const routes = this.routes(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
@@ -280,11 +285,11 @@ export class IntakeService {
    * A batch item (POST /v1/notifications/batch): checked exactly as `submit` checks a body, then
    * built into the notification, its 202 answer and the accounts to wake, without writing anything.
    */
-  async plan(tenantId: string, request: NotificationRequest, now: number): Promise<PlannedNotification> {
+  async plan(tenantId: string, request: NotificationRequest, now: number, readAccess?: () => Promise<AccountAccess>): Promise<PlannedNotification> {
     // The template rendered once, as for a single POST (the item's key fingerprints the request as sent).
     const body = await this.renderTemplate(tenantId, request);
     // One check per item: the recipient's phone-number check is the costliest part of a batch item.
-    const { expiresAt, dueAt, fallback, routes } = await this.check(tenantId, body, now);
+    const { expiresAt, dueAt, fallback, routes } = await this.check(tenantId, body, now, readAccess);
     const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
     return { notification, response: acceptedBody(notification, now), accounts: [...new Set(routes.map((r) => r.account.id))] };
   }
@@ -294,13 +299,17 @@ export class IntakeService {
    * batch-intake.ts. Items that passed the route's schema only; their answers come back in order.
    */
   submitBatch(tenantId: string, items: BatchItem[]): Promise<BatchItemAnswer[]> {
+    // The tenant's account access read once for the whole batch (it was one read per item), and
+    // only when an item gets that far: a batch refused item by item reads nothing.
+    let access: Promise<AccountAccess> | undefined;
+    const readAccess = () => (access ??= this.opts.store.tenants.accountAccess(tenantId));
     return acceptBatch(
       {
         store: this.opts.store,
         clock: this.opts.clock,
         lockMs: this.lockMs,
         retentionMs: this.retentionMs,
-        plan: (t, body, now) => this.plan(t, body, now),
+        plan: (t, body, now) => this.plan(t, body, now, readAccess),
         limits: this.limits,
         ...(this.opts.wake ? { wake: this.opts.wake } : {}),
         ...(this.opts.counters ? { counters: this.opts.counters } : {}),

@@ -352,6 +352,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       devices,
       metrics,
       outboxSignal,
+      scheduling,
       dashboard: config.dashboard.enabled ? { sessionTtlS: config.dashboard.session_ttl_s, sessionIdleS: config.dashboard.session_idle_s } : null,
     });
   }

@@ -30,6 +30,7 @@ export const OPERATOR_ACTIONS = [
   'suppression_add',
   'suppression_remove',
   'recipient_erase',
+  'scheduling_edit',
 ] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 

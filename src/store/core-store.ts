@@ -277,6 +277,8 @@ export interface DeliveryFilter {
   until?: number;
   /** Exactly a delivery id, a notification id, a recipient id or an operation id (the notification's group key). */
   q?: string;
+  /** Only failed messages, by the one definition (src/domain/failed-message.ts, the failed_messages view); false or absent: no such filter. */
+  failed?: boolean;
 }
 
 /** A row of the delivery list: the delivery and what the dashboard shows beside it. */

@@ -7,7 +7,7 @@ import { encodeTime } from 'ulid';
 import type { DeliveryFilter, DeliveryListItem } from './core-store.js';
 import { str, strOrNull, toDeliveryView, type Row } from './rows.js';
 
-/** The statements' parameters (`q` only in the two search statements, delivery_id and notification). */
+/** The statements' parameters (`q` only in the two search statements, delivery_id and notification; `failed` in all but deliveries_list_by_failed, which starts from it). */
 export const DELIVERY_LIST_PARAMS = [
   'tenant_id',
   'before',
@@ -24,6 +24,7 @@ export const DELIVERY_LIST_PARAMS = [
   'until',
   'limit',
   'q',
+  'failed',
 ] as const;
 
 /** Above and below every delivery id (`dlv_` + 26 Crockford base32 characters, none of them `~`). */
@@ -44,17 +45,19 @@ const idAt = (ms: number): string => `dlv_${encodeTime(Math.max(0, Math.min(ms, 
 
 /**
  * The filter whose index a page walks, most selective first: a search, a phone, a campaign, a
- * terminal reason, a downstream status, an account, a state; else the tenant's whole list.
+ * terminal reason, failed messages only, a downstream status, an account, a state; else the
+ * tenant's whole list.
  * Each driver maps it to its statement (deliveries_list_by_<filter>).
  */
 export type DrivingFilter =
-  'delivery_id' | 'notification' | 'device' | 'campaign' | 'terminal_reason' | 'downstream_status' | 'provider_account' | 'state' | 'none';
+  'delivery_id' | 'notification' | 'device' | 'campaign' | 'terminal_reason' | 'failed' | 'downstream_status' | 'provider_account' | 'state' | 'none';
 
 /** The delivery list's statement per driving filter (queries/delivery_list.sql). */
 export const LIST_STATEMENTS: Record<DrivingFilter, string> = {
   none: 'deliveries_list',
   state: 'deliveries_list_by_state',
   terminal_reason: 'deliveries_list_by_terminal_reason',
+  failed: 'deliveries_list_by_failed',
   downstream_status: 'deliveries_list_by_downstream_status',
   provider_account: 'deliveries_list_by_provider_account',
   campaign: 'deliveries_list_by_campaign',
@@ -88,13 +91,15 @@ export function planDeliveryList(tenantId: string, f: DeliveryFilter, cursor: st
           ? 'campaign'
           : f.terminalReason !== undefined
             ? 'terminal_reason'
-            : f.downstreamStatus !== undefined
-              ? 'downstream_status'
-              : f.providerAccount !== undefined
-                ? 'provider_account'
-                : f.state !== undefined
-                  ? 'state'
-                  : 'none';
+            : f.failed === true
+              ? 'failed'
+              : f.downstreamStatus !== undefined
+                ? 'downstream_status'
+                : f.providerAccount !== undefined
+                  ? 'provider_account'
+                  : f.state !== undefined
+                    ? 'state'
+                    : 'none';
   return {
     driving,
     params: {
@@ -113,6 +118,7 @@ export function planDeliveryList(tenantId: string, f: DeliveryFilter, cursor: st
       until: f.until ?? null,
       limit: Math.max(1, limit) + 1,
       q: f.q ?? null,
+      failed: f.failed === true ? 1 : null,
     },
   };
 }

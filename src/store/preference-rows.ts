@@ -47,7 +47,15 @@ export function sortStored(rows: StoredOptOut[]): StoredOptOut[] {
 export function toSendChecks(rows: Row[]): SendCheck[] {
   const byId = new Map<
     string,
-    { recipientId: string; purpose: Purpose; channel: Channel; suppression: SuppressionCause | null; timeZone: string | null; optOuts: OptOut[] }
+    {
+      recipientId: string;
+      purpose: Purpose;
+      channel: Channel;
+      suppression: SuppressionCause | null;
+      keywordStop: boolean;
+      timeZone: string | null;
+      optOuts: OptOut[];
+    }
   >();
   for (const r of rows) {
     const id = String(r.id);
@@ -58,6 +66,7 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
         purpose: r.purpose as Purpose,
         channel: r.channel as Channel,
         suppression: (r.suppression ?? null) as SuppressionCause | null,
+        keywordStop: r.keyword_stop !== null && r.keyword_stop !== undefined,
         timeZone: typeof r.time_zone === 'string' ? r.time_zone : null,
         optOuts: [],
       };
@@ -69,7 +78,7 @@ export function toSendChecks(rows: Row[]): SendCheck[] {
     deliveryId,
     recipientId: d.recipientId,
     timeZone: d.timeZone,
-    verdict: sendability(d.purpose, d.channel, d.optOuts, d.suppression),
+    verdict: sendability(d.purpose, d.channel, d.optOuts, d.suppression, d.keywordStop),
   }));
 }
 

@@ -9,48 +9,20 @@
  * the real names, labels, units and lane mapping of the gauges, which the hand-written series of
  * herald-alerts.test.yml cannot; the `for:` durations and annotations are tested there.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 import { gatewayHarness, MINUTE, phoneFor } from '../devices/gateway-harness.js';
-import { parseExposition } from '../observability/exposition.js';
-import { metricNames } from './promql-names.js';
-import { findPromtool, runPromtool } from '../helpers/promtool.js';
+import { findPromtool } from '../helpers/promtool.js';
+import { inputSeries, rules, runRuleTest, scrape, selector, type Scrape } from './rule-test-input.js';
 
-const RULES = fileURLToPath(new URL('../../deploy/prometheus/herald-alerts.yml', import.meta.url));
-const rules = (parse(readFileSync(RULES, 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules);
-/** Every series some rule reads: the input is cut down to these. */
-const READ = new Set(rules.flatMap((r) => metricNames(r.expr)));
 const tool = findPromtool('`promtool test rules` evaluating every alert rule on what Herald exports');
 
 /** What one rule's expression must return: output labels (job included) and the value. */
 type Expected = Record<string, { labels: Record<string, string>; value: number }[]>;
 
-/** A PromQL series selector for promtool's input and expected samples. */
-function selector(name: string, labels: Record<string, string>): string {
-  const body = Object.entries(labels)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-    .join(',');
-  return `${name}{${body}}`;
-}
-
-/** One scrape of Herald: the samples of the series some rule reads, by selector (instance not yet set). */
-async function scrape(h: Harness): Promise<Map<string, { name: string; labels: Record<string, string>; value: number }>> {
-  const r = await h.app.inject({ method: 'GET', url: '/metrics' });
-  expect(r.statusCode).toBe(200);
-  const samples = [...parseExposition(r.body).values()].flatMap((f) => f.samples).filter((s) => READ.has(s.name));
-  expect(samples.length).toBeGreaterThan(0);
-  return new Map(samples.map((s) => [selector(s.name, s.labels), s]));
-}
-
 /** A scrape that holds for `minutes` one-minute samples. */
 interface Phase {
-  scrape: Awaited<ReturnType<typeof scrape>>;
+  scrape: Scrape;
   minutes: number;
 }
 
@@ -60,27 +32,13 @@ interface Phase {
  * there), as reported by two processes; returns promtool's verdict.
  */
 function evaluate(phases: Phase[], evalMinutes: number, expected: Expected): { status: number | null; output: string } {
-  const keys = new Map<string, { name: string; labels: Record<string, string> }>();
-  for (const p of phases) for (const [k, s] of p.scrape) keys.set(k, s);
-  const input_series = ['api-1', 'worker-1'].flatMap((instance) =>
-    [...keys].map(([key, s]) => ({
-      series: selector(s.name, { ...s.labels, job: 'herald', instance }),
-      values: phases.flatMap((p) => Array<string>(p.minutes).fill(p.scrape.has(key) ? String(p.scrape.get(key)!.value) : '_')).join(' '),
-    })),
-  );
+  const minutes = phases.flatMap((p) => Array<Scrape>(p.minutes).fill(p.scrape));
   const promql_expr_test = rules.map((rule) => ({
     expr: rule.expr,
     eval_time: `${evalMinutes}m`,
     exp_samples: (expected[rule.alert] ?? []).map((e) => ({ labels: selector('', { ...e.labels, job: 'herald' }), value: e.value })),
   }));
-  const dir = mkdtempSync(join(tmpdir(), 'herald-rules-live-'));
-  try {
-    const file = join(dir, 'live.test.yml');
-    writeFileSync(file, stringify({ rule_files: [RULES], evaluation_interval: '1m', tests: [{ interval: '1m', input_series, promql_expr_test }] }));
-    return runPromtool(tool, ['test', 'rules', file]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return runRuleTest(tool, { input_series: inputSeries(minutes), promql_expr_test });
 }
 
 describe.skipIf(!tool.available).each(DRIVERS)('the alert rules on what Herald exports (%s)', (driver) => {

@@ -120,6 +120,29 @@ describe.each(DRIVERS)('phone-side webhooks on %s', (driver) => {
     expect(await h.store.inbound.keywordSuppressionsOf('default', ['+14155550123'])).toEqual([]);
   });
 
+  it('a STOP from the phone stops the next SMS to that number at send time, whatever its purpose, and START lifts it', async () => {
+    const { sim, reg, key, url } = await device();
+    await sim.start();
+    expect((await post(url, key, received(reg.id, 'evt-1', 'sms-1', 'STOP'))).status).toBe(200);
+    const marketing = { purpose: 'marketing', content: { text: 'Spring sale' } };
+    const stopped = [await sendSms(h, marketing), await sendSms(h)];
+    await h.worker.runOnce(ACCOUNT);
+    for (const id of stopped) {
+      const d = await deliveryOf(h, id);
+      expect(d).toMatchObject({ state: 'terminal', terminal_reason: 'suppressed' });
+      expect(d.attempts.at(-1)).toMatchObject({ error: { code: 'keyword_stop_before_send', message: 'not sent: the number replied STOP (START lifts it)' } });
+    }
+    // Nothing was offered to the phone for them.
+    expect(await h.store.devices.currentOffer({ providerAccount: ACCOUNT, idempotencyKey: (await deliveryOf(h, stopped[0]!)).idempotency_key })).toBeNull();
+
+    expect((await post(url, key, received(reg.id, 'evt-2', 'sms-2', 'Start'))).status).toBe(200);
+    const after = await sendSms(h, marketing);
+    await h.worker.runOnce(ACCOUNT);
+    const messageId = await messageIdOf(h, after);
+    await until(sim, () => expect(sim.message(messageId)?.state).toBe('Delivered'));
+    await sim.close();
+  });
+
   it('refuses a forged, stale, replayed or misaddressed call and changes nothing', async () => {
     const { reg, key, url } = await device();
     const other = await device();

@@ -117,6 +117,12 @@ describe('sendability', () => {
     expect(grown).toBeGreaterThan(0);
   });
 
+  it('a STOP from the number stops every purpose on every channel, whatever the opt-outs and suppression say', () => {
+    property((c) => {
+      expect(sendability(c.purpose, c.channel, c.optOuts, c.suppression, true)).toBe('stopped');
+    });
+  });
+
   it('suppressed wins over unsubscribed when both apply', () => {
     let both = 0;
     property((c) => {

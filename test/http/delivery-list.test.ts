@@ -58,6 +58,20 @@ describe.each(DRIVERS)('GET /v1/deliveries filters and rows on %s', (driver) => 
     expect(masked.json().items[0].destination).toBe('+44•••••789');
   });
 
+  it('failed=true lists the failed messages only, by the one definition', async () => {
+    h = await createHarness({ driver });
+    h.sandbox.faults.set({ mode: 'reject_permanent', count: 1 });
+    const refused = await h.send(otpBody({ recipient: { id: 'cust-refused', phone: '+14155550102' } }));
+    await h.worker.drain();
+    const ok = await h.send(otpBody({ recipient: { id: 'cust-ok', phone: '+14155550101' } }));
+    await h.worker.drain();
+    const ids = async (query: string) => (await h.get(`/v1/deliveries?${query}`)).json.items.map((d: { id: string; state: string }) => [d.id, d.state]);
+    expect(await ids('failed=true')).toEqual([[refused.json.deliveries[0].id, 'terminal']]);
+    expect(await ids('failed=false')).toHaveLength(2);
+    expect((await ids('')).map(([id]: [string]) => id)).toContain(ok.json.deliveries[0].id);
+    expect(await ids('failed=true&q=cust-ok')).toEqual([]);
+  });
+
   it('refuses bad filters with 400 validation_failed naming the parameter', async () => {
     h = await createHarness({ driver });
     for (const [query, field] of [
@@ -66,6 +80,7 @@ describe.each(DRIVERS)('GET /v1/deliveries filters and rows on %s', (driver) => 
       ['terminal_reason=lost', 'query.terminal_reason'],
       ['downstream_status=maybe', 'query.downstream_status'],
       ['q=', 'query.q'],
+      ['failed=yes', 'query.failed'],
       ['colour=red', 'query.colour'],
     ]) {
       const r = await h.get(`/v1/deliveries?${query}`);

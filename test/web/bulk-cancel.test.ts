@@ -30,6 +30,8 @@ describe('cancelFilterFor', () => {
   it('refuses a selection it would widen, a state that cannot be cancelled, and no filter at all', () => {
     expect(cancelFilterFor({ purpose: 'marketing', channel: 'sms' })).toEqual({ refused: expect.stringContaining('channel') });
     expect(cancelFilterFor({ terminal_reason: 'rejected' })).toEqual({ refused: expect.stringContaining('terminal reason') });
+    // The Failed preset: cancelling the retryable rows of an account would reach the ones not failed too.
+    expect(cancelFilterFor({ failed: 'true', state: 'retryable', provider_account: 'sms-main' })).toEqual({ refused: expect.stringContaining('failed') });
     expect(cancelFilterFor({ state: 'unknown' })).toEqual({ refused: expect.stringContaining('not unknown') });
     expect(cancelFilterFor({ q: 'ntf_01J' })).toEqual({ refused: expect.stringContaining('recipient') });
     expect(cancelFilterFor({})).toEqual({ refused: expect.stringContaining('at least one filter') });

@@ -4,7 +4,7 @@
  * does not show.
  */
 /** The list filters bulk cancel cannot apply: with one of them set, cancelling would reach rows the list does not show. */
-const UNSUPPORTED = ['terminal_reason', 'downstream_status', 'channel', 'device'] as const;
+const UNSUPPORTED = ['terminal_reason', 'downstream_status', 'channel', 'device', 'failed'] as const;
 
 /** The bulk-cancel filter for the list's filters, or why there is none. */
 export function cancelFilterFor(params: Record<string, string>): { filter: Record<string, string> } | { refused: string } {

@@ -37,6 +37,7 @@ interface ListQuery {
   since?: string;
   until?: string;
   q?: string;
+  failed?: 'true' | 'false';
   cursor?: string;
   limit?: string;
 }
@@ -73,7 +74,10 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
         summary: 'List deliveries, newest first, filtered',
         description:
           'Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); ' +
-          '`since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). Each filter walks its own index, so a page ' +
+          '`since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). `failed=true` keeps only failed messages, by the one ' +
+          'definition the overview, `GET /v1/stats`, `/metrics` and the alerts count (docs/operations.md, "What counts as a failed message"): terminal ' +
+          '`rejected`, `exhausted` or `unresolved`, `expired` without ever being accepted, or `retryable` after a definite refusal; an offer to a phone ' +
+          'is not a failure. Each filter walks its own index, so a page ' +
           'costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.',
         tags: ['deliveries'],
         querystring: {
@@ -91,6 +95,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
             since: { type: 'string', maxLength: 40, description: 'ISO 8601; created at or after' },
             until: { type: 'string', maxLength: 40, description: 'ISO 8601; created before' },
             q: { ...word, description: 'an exact notification id, delivery id, recipient id or operation id' },
+            failed: { type: 'string', enum: ['true', 'false'], description: 'true: only failed messages (docs/operations.md); false: no such filter' },
             ...PAGE_QUERY,
           },
         },
@@ -111,6 +116,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
         ...(q.since !== undefined ? { since: timeParam('since', q.since)! } : {}),
         ...(q.until !== undefined ? { until: timeParam('until', q.until)! } : {}),
         ...(q.q !== undefined ? { q: q.q } : {}),
+        ...(q.failed === 'true' ? { failed: true } : {}),
       };
       const page = await deps.store.listDeliveries(request.tenantId, filter, q.cursor === undefined ? null : decodeCursor(q.cursor), pageLimit(q.limit));
       return {

@@ -30,10 +30,16 @@ export const FILTERS = [
   'since',
   'until',
   'q',
+  'failed',
 ] as const;
 
-/** Quick status filters for the usual questions. */
+/**
+ * Quick status filters for the usual questions. "Failed" is the one definition of a failed
+ * message the overview's banner counts (docs/operations.md): a phone's failures before sending
+ * included, its offers and delivered messages never.
+ */
 const PRESETS: Array<[string, Record<string, string>]> = [
+  ['Failed', { failed: 'true' }],
   ['Failed: rejected', { state: 'terminal', terminal_reason: 'rejected' }],
   ['Failed: exhausted', { state: 'terminal', terminal_reason: 'exhausted' }],
   ['Unresolved', { state: 'terminal', terminal_reason: 'unresolved' }],
@@ -65,6 +71,16 @@ export function MessagesPage(props: { query: URLSearchParams; openId: string | n
       <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <fieldset>
           <legend>Status</legend>
+          <div class="field field-check">
+            <input
+              id="f-failed"
+              type="checkbox"
+              name="failed"
+              checked={params.failed === 'true'}
+              onChange={(e) => set({ failed: e.currentTarget.checked ? 'true' : null })}
+            />
+            <label for="f-failed">Failed only</label>
+          </div>
           <Select label="State" name="state" value={params.state ?? ''} options={DELIVERY_STATES} onChange={(v) => set({ state: v })} />
           <Select
             label="Terminal reason"

@@ -10,7 +10,7 @@
 
 -- name: deliveries_list
 -- The default: the tenant's deliveries by id, filters applied as the index (tenant_id, id) is walked. Index: deliveries_tenant.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -27,6 +27,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -35,7 +36,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_state
 -- Walks (tenant_id, state, id). Index: deliveries_tenant_state.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -53,6 +54,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -61,12 +63,39 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_terminal_reason
 -- Walks (tenant_id, terminal_reason, id). Index: deliveries_list_terminal_reason.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
   SELECT d.* FROM deliveries d
   WHERE d.terminal_reason = $7
+    AND d.tenant_id = $1
+    AND d.id < $2 AND d.id >= $3
+    AND ($4::text IS NULL OR d.state = $4)
+    AND ($5::text IS NULL OR d.channel = $5)
+    AND ($6::text IS NULL OR d.purpose = $6)
+    AND ($7::text IS NULL OR d.terminal_reason = $7)
+    AND ($8::text IS NULL OR d.downstream_status = $8)
+    AND ($9::text IS NULL OR d.provider_account = $9)
+    AND ($10::text IS NULL OR d.campaign_id = $10)
+    AND ($12::bigint IS NULL OR d.created_at >= $12)
+    AND ($13::bigint IS NULL OR d.created_at < $13)
+    AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
+  ORDER BY d.id DESC
+  LIMIT $14
+) d
+JOIN notifications n ON n.id = d.notification_id
+ORDER BY d.id DESC;
+
+-- name: deliveries_list_by_failed
+-- Failed messages only (the one definition: the failed_messages view of migration 0029), starting from the view, whose two branches walk deliveries_list_terminal_reason and deliveries_due: failures are few, so a page never walks the tenant's whole list past its successes.
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+SELECT d.*, n.recipient_id, n.group_key AS operation_id,
+  (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
+FROM (
+  SELECT d.* FROM deliveries d
+  WHERE d.id IN (SELECT f.id FROM failed_messages f WHERE f.tenant_id = $1 AND f.id < $2 AND f.id >= $3)
     AND d.tenant_id = $1
     AND d.id < $2 AND d.id >= $3
     AND ($4::text IS NULL OR d.state = $4)
@@ -87,7 +116,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_downstream_status
 -- Walks (tenant_id, downstream_status, id). Index: deliveries_list_downstream.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -105,6 +134,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -113,7 +143,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_provider_account
 -- Walks (tenant_id, provider_account, id). Index: deliveries_list_account.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -131,6 +161,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -139,7 +170,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_campaign
 -- Walks (campaign_id, id). Index: deliveries_list_campaign.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -157,6 +188,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -165,7 +197,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_device
 -- Starts from the device's offers (device_offers_device). Index: device_offers_device.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -183,6 +215,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($15::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -191,7 +224,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_id
 -- Q is a delivery id: that delivery, if the other filters keep it.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 q
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 q, $16 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -209,6 +242,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($16::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d
@@ -217,7 +251,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_notification
 -- Q is a notification id, a recipient id or an operation id (the group key): the deliveries of the notifications it names. Index: notifications_recipient, notifications_group_generation.
--- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 q
+-- params: $1 tenant_id, $2 before, $3 after, $4 state, $5 channel, $6 purpose, $7 terminal_reason, $8 downstream_status, $9 provider_account, $10 campaign_id, $11 device_id, $12 since, $13 until, $14 limit, $15 q, $16 failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -235,6 +269,7 @@ FROM (
     AND ($12::bigint IS NULL OR d.created_at >= $12)
     AND ($13::bigint IS NULL OR d.created_at < $13)
     AND ($11::text IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = $11))
+    AND ($16::int IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT $14
 ) d

@@ -10,7 +10,7 @@
 
 -- name: deliveries_list
 -- The default: the tenant's deliveries by id, filters applied as the index (tenant_id, id) is walked. Index: deliveries_tenant.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -27,6 +27,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -35,7 +36,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_state
 -- Walks (tenant_id, state, id). Index: deliveries_tenant_state.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -53,6 +54,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -61,12 +63,39 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_terminal_reason
 -- Walks (tenant_id, terminal_reason, id). Index: deliveries_list_terminal_reason.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
   SELECT d.* FROM deliveries d
   WHERE d.terminal_reason = @terminal_reason
+    AND d.tenant_id = @tenant_id
+    AND d.id < @before AND d.id >= @after
+    AND (@state IS NULL OR d.state = @state)
+    AND (@channel IS NULL OR d.channel = @channel)
+    AND (@purpose IS NULL OR d.purpose = @purpose)
+    AND (@terminal_reason IS NULL OR d.terminal_reason = @terminal_reason)
+    AND (@downstream_status IS NULL OR d.downstream_status = @downstream_status)
+    AND (@provider_account IS NULL OR d.provider_account = @provider_account)
+    AND (@campaign_id IS NULL OR d.campaign_id = @campaign_id)
+    AND (@since IS NULL OR d.created_at >= @since)
+    AND (@until IS NULL OR d.created_at < @until)
+    AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
+  ORDER BY d.id DESC
+  LIMIT @limit
+) d
+JOIN notifications n ON n.id = d.notification_id
+ORDER BY d.id DESC;
+
+-- name: deliveries_list_by_failed
+-- Failed messages only (the one definition: the failed_messages view of migration 0029), starting from the view, whose two branches walk deliveries_list_terminal_reason and deliveries_due: failures are few, so a page never walks the tenant's whole list past its successes.
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+SELECT d.*, n.recipient_id, n.group_key AS operation_id,
+  (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
+FROM (
+  SELECT d.* FROM deliveries d
+  WHERE d.id IN (SELECT f.id FROM failed_messages f WHERE f.tenant_id = @tenant_id AND f.id < @before AND f.id >= @after)
     AND d.tenant_id = @tenant_id
     AND d.id < @before AND d.id >= @after
     AND (@state IS NULL OR d.state = @state)
@@ -87,7 +116,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_downstream_status
 -- Walks (tenant_id, downstream_status, id). Index: deliveries_list_downstream.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -105,6 +134,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -113,7 +143,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_provider_account
 -- Walks (tenant_id, provider_account, id). Index: deliveries_list_account.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -131,6 +161,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -139,7 +170,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_campaign
 -- Walks (campaign_id, id). Index: deliveries_list_campaign.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -157,6 +188,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -165,7 +197,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_device
 -- Starts from the device's offers (device_offers_device). Index: device_offers_device.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -183,6 +215,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -191,7 +224,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_id
 -- Q is a delivery id: that delivery, if the other filters keep it.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @q
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @q, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -209,6 +242,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
@@ -217,7 +251,7 @@ ORDER BY d.id DESC;
 
 -- name: deliveries_list_by_notification
 -- Q is a notification id, a recipient id or an operation id (the group key): the deliveries of the notifications it names. Index: notifications_recipient, notifications_group_generation.
--- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @q
+-- params: @tenant_id, @before, @after, @state, @channel, @purpose, @terminal_reason, @downstream_status, @provider_account, @campaign_id, @device_id, @since, @until, @limit, @q, @failed
 SELECT d.*, n.recipient_id, n.group_key AS operation_id,
   (SELECT o.device_id FROM device_offers o WHERE o.delivery_id = d.id ORDER BY o.attempt_number DESC, o.id DESC LIMIT 1) AS device_id
 FROM (
@@ -235,6 +269,7 @@ FROM (
     AND (@since IS NULL OR d.created_at >= @since)
     AND (@until IS NULL OR d.created_at < @until)
     AND (@device_id IS NULL OR EXISTS (SELECT 1 FROM device_offers o WHERE o.delivery_id = d.id AND o.device_id = @device_id))
+    AND (@failed IS NULL OR EXISTS (SELECT 1 FROM failed_messages f WHERE f.id = d.id))
   ORDER BY d.id DESC
   LIMIT @limit
 ) d
