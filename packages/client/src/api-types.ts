@@ -1159,7 +1159,7 @@ export interface paths {
     };
     /**
      * List deliveries, newest first, filtered
-     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
+     * @description Every filter given must hold. `q` is an exact notification id, delivery id, recipient id or operation id (the group key); `since`/`until` bound the creation time (ISO 8601; since inclusive, until exclusive). `failed=true` keeps only failed messages, by the one definition the overview, `GET /v1/stats`, `/metrics` and the alerts count (docs/operations.md, "What counts as a failed message"): terminal `rejected`, `exhausted` or `unresolved`, `expired` without ever being accepted, or `retryable` after a definite refusal; an offer to a phone is not a failure. Each filter walks its own index, so a page costs the same at any depth (docs/benchmarks.md). Sessions below admin see `destination` masked.
      */
     get: {
       parameters: {
@@ -1178,6 +1178,8 @@ export interface paths {
           until?: string;
           /** @description an exact notification id, delivery id, recipient id or operation id */
           q?: string;
+          /** @description true: only failed messages (docs/operations.md); false: no such filter */
+          failed?: 'true' | 'false';
           cursor?: string;
           /** @description 1-200, default 50 */
           limit?: string;
@@ -2594,6 +2596,371 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/scheduling': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tenant's time-aware sending policy in force
+     * @description Time zone, quiet hours and frequency caps per purpose: the tenant's choices over the install's defaults (`scheduling:` in the config).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              time_zone: string;
+              /** @description Per purpose; null: never held. */
+              quiet_hours: {
+                otp: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                transactional: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                conversational: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                marketing: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                alert: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+              };
+              /** @description Per purpose; null: uncapped. */
+              frequency_caps: {
+                otp: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                transactional: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                conversational: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                marketing: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                alert: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+              };
+              /**
+               * Format: date-time
+               * @description when the tenant last set its policy; null: the install's defaults apply
+               */
+              updated_at: string | null;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+      };
+    };
+    /**
+     * Replace the tenant's time-aware sending policy
+     * @description Replaces the tenant's choices (a purpose left out takes the install's default; null turns its quiet hours or caps off). Read at send time, so it applies to messages already queued, within seconds. Answers the policy now in force.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description IANA zone for recipients without one of their own; null: the install's */
+            time_zone?: string | null;
+            /** @description Per purpose, the daily window in which nothing is sent (only marketing and conversational may have one). */
+            quiet_hours?: {
+              otp?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              transactional?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              conversational?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              marketing?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+              alert?: {
+                /** @description local time the window begins, HH:MM (24-hour) */
+                start: string;
+                /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                end: string;
+              } | null;
+            };
+            /** @description Per purpose, at most `max` deliveries per recipient and channel in any rolling `period_seconds`. */
+            frequency_caps?: {
+              otp?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              transactional?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              conversational?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              marketing?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+              alert?: {
+                caps: {
+                  max: number;
+                  period_seconds: number;
+                }[];
+                /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                action: string;
+              } | null;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              time_zone: string;
+              /** @description Per purpose; null: never held. */
+              quiet_hours: {
+                otp: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                transactional: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                conversational: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                marketing: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+                alert: {
+                  /** @description local time the window begins, HH:MM (24-hour) */
+                  start: string;
+                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
+                  end: string;
+                } | null;
+              };
+              /** @description Per purpose; null: uncapped. */
+              frequency_caps: {
+                otp: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                transactional: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                conversational: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                marketing: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+                alert: {
+                  caps: {
+                    max: number;
+                    period_seconds: number;
+                  }[];
+                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+                  action: string;
+                } | null;
+              };
+              /**
+               * Format: date-time
+               * @description when the tenant last set its policy; null: the install's defaults apply
+               */
+              updated_at: string | null;
+            };
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -5295,6 +5662,8 @@ export interface components {
         | 'send_at_after_expiry'
         | 'send_at_beyond_horizon'
         | 'invalid_time_zone'
+        | 'invalid_quiet_hours'
+        | 'invalid_frequency_cap'
         | 'no_provider_account'
         | 'audience_empty'
         | 'purpose_not_optional'
