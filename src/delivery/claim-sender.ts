@@ -17,6 +17,7 @@ import {
   contentForChannel,
   leaseCoversCall,
   leaseMarginMs,
+  plannedDelayMs,
   PURPOSES,
   type Channel,
   type MessageContent,
@@ -30,7 +31,7 @@ import { claimGroups, workerLanes, type WorkerLane } from './worker-lanes.js';
 import { RolloutOfAccounts } from './rollout-of-accounts.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
-import type { ClaimedDelivery, ClaimRequest, HoldWrite, Store, TransitionWrite } from '../store/store.js';
+import type { ClaimedDelivery, ClaimRequest, FailoverMove, HoldWrite, Store, TransitionWrite } from '../store/store.js';
 import { SchedulingPolicies } from './scheduling-policies.js';
 import { SendTimeChecks, type UnsubscribeHeaderBuilder } from './send-time-checks.js';
 import { TenantShares } from './tenant-shares.js';
@@ -40,6 +41,7 @@ import { PushTargetRetirement } from './push-target-retirement.js';
 import { LateOutcomes } from './late-outcomes.js';
 import { countApplied } from './outcome-counts.js';
 import { madeNoCall } from './not-called.js';
+import { Failover, type FailoverRouting } from './failover.js';
 
 export interface ClaimSenderOptions {
   store: Store;
@@ -71,6 +73,12 @@ export interface ClaimSenderOptions {
    * time-aware sending off.
    */
   scheduling?: SchedulingPolicies | null;
+  /**
+   * Routes and their health (docs/routing.md): with them, a delivery whose answer another account
+   * of its route could overcome moves to the next healthy one, in the write that schedules its
+   * retry. Without them (or a route of one account), every delivery stays on its account.
+   */
+  routing?: FailoverRouting | null;
 }
 
 /**
@@ -130,6 +138,8 @@ export class ClaimSender {
   private readonly late: LateOutcomes;
   /** Per account and lane, how many claim rounds with shares it made: which group goes first. */
   private readonly turns = new Map<string, number>();
+  /** Where a delivery goes after an answer another account of its route could overcome; null without routes. */
+  private readonly failover: Failover | null;
 
   constructor(private readonly opts: ClaimSenderOptions) {
     this.batchSize = opts.settings.batch_size;
@@ -171,6 +181,7 @@ export class ClaimSender {
       policyFor: this.policyFor,
       random: this.random,
     });
+    this.failover = opts.routing ? new Failover(opts.routing, configs, opts.store) : null;
     this.lanes = new Map(
       [...opts.adapters.keys()].map((id) => [id, workerLanes(configs.get(id), { batchSize: this.batchSize, loops: opts.settings.loops_per_account })] as const),
     );
@@ -420,24 +431,40 @@ export class ClaimSender {
     }
   }
 
+  /** Per claim, the account of its route it moves to after its answer (null: it stays); all null without routes. */
+  private async movesFor(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], now: number, overRetryBudget: boolean): Promise<Array<FailoverMove | null>> {
+    if (!this.failover) return claimed.map(() => null);
+    return this.failover.movesFor(
+      claimed.map((c, i) => ({
+        subject: c,
+        outcome: outcomes[i]!,
+        ctx: { now, overRetryBudget, ladderDelayMs: plannedDelayMs(this.policyFor(c), Math.max(1, c.attemptNumber)) },
+      })),
+    );
+  }
+
   /** Writes the calls' outcomes and the deliveries the send-time checks stopped (`stopped`) in one batch. */
   private async record(claimed: ClaimedDelivery[], outcomes: SubmitOutcome[], stopped: TransitionWrite[] = []): Promise<BatchResult> {
     const now = this.opts.clock.now();
     const account = claimed[0]?.providerAccount;
     const budget = account === undefined ? 'healthy' : (await this.budgets.of(account, now)).state;
+    const moves = await this.movesFor(claimed, outcomes, now, budget === 'degraded');
     const writes: TransitionWrite[] = [];
     claimed.forEach((c, i) => {
       const outcome = outcomes[i]!;
+      const move = moves[i] ?? null;
       // The account's rollout stage decides what is done with the answer; both the decision taken
-      // and the next stage's are kept on the attempt (src/domain/rollout.ts).
+      // and the next stage's are kept on the attempt (src/domain/rollout.ts). A delivery that moves
+      // to another account waits one step of its ladder, not the first account's Retry-After nor
+      // its retry budget's spread: those are the first account's.
       const { transition, decision, nextStageDecision } = decideAtStage(
         { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
-        outcome,
+        move ? withoutRetryAfter(outcome) : outcome,
         {
           now,
           policy: this.policyFor(c),
           random: this.random,
-          budget,
+          budget: move ? 'healthy' : budget,
           stage: this.rollout.stageOf(c.providerAccount),
           unknownSettlement: this.rollout.unknownSettlement(c),
           notCalled: madeNoCall(outcome),
@@ -449,6 +476,8 @@ export class ClaimSender {
         transition,
         now,
         attempt: { number: c.attemptNumber, outcome, decisions: { decision, nextStageDecision } },
+        // Only a retry moves (not one the ladder exhausted, the expiry ended or the rollout stage held).
+        ...(move && transition.to === 'retryable' ? { move } : {}),
       });
     });
     const all = await this.opts.store.applyTransitions([...writes, ...stopped]);
@@ -468,6 +497,11 @@ export class ClaimSender {
       stale: late.length + stopped.length - stoppedApplied,
     };
   }
+}
+
+/** The answer without the first account's Retry-After: the next account's wait is the ladder's. */
+function withoutRetryAfter(o: SubmitOutcome): SubmitOutcome {
+  return o.kind === 'retryable' || o.kind === 'throttled' ? { ...o, retryAfterMs: null } : o;
 }
 
 /** An SMS carries its one-time code marked up as intake resolved it (WebOTP, SMS Retriever); other channels as they are. */

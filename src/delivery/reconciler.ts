@@ -22,8 +22,9 @@ import {
 } from '../domain/index.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { LookupRecord, UnknownDelivery } from '../store/evidence-store.js';
-import type { AttemptResolution, Store } from '../store/store.js';
+import type { AttemptResolution, FailoverMove, Store } from '../store/store.js';
 import { LoopService } from '../periodic/loop-service.js';
+import { Failover, type FailoverRouting } from './failover.js';
 
 export interface ReconcilerOptions {
   store: Store;
@@ -37,6 +38,11 @@ export interface ReconcilerOptions {
   batchSize?: number;
   /** Wakes the claim loops of an account that has a resend due. */
   wake?: (providerAccount: string) => void;
+  /**
+   * Routes and their health (docs/routing.md): with them, the resend `accept_duplicate` allows
+   * goes to the next healthy account of the delivery's route, recorded on the attempt.
+   */
+  routing?: FailoverRouting | null;
 }
 
 export interface ReconcilePass {
@@ -58,11 +64,13 @@ const LOOKUP_CONCURRENCY = 8;
 export class Reconciler extends LoopService {
   private readonly accounts: Map<string, ProviderAccountConfig>;
   private readonly random: Random;
+  private readonly failover: Failover | null;
 
   constructor(private readonly opts: ReconcilerOptions) {
     super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'reconciliation pass' });
     this.accounts = new Map(opts.accounts.map((a) => [a.id, a]));
     this.random = opts.random ?? Math.random;
+    this.failover = opts.routing ? new Failover(opts.routing, this.accounts, opts.store) : null;
   }
 
   /** Looks at every `unknown` delivery due for reconciliation now; resolves with what it did. */
@@ -168,10 +176,13 @@ export class Reconciler extends LoopService {
         pass.deferred++;
       return;
     }
-    if (!(await this.write(u, d, now, policy, resolution))) return;
+    // The one move after an `unknown`: the account's policy already accepts a duplicate, so the
+    // resend may go to the next healthy account of the route; the attempt records why.
+    const move = d.to === 'retryable' && policy === 'accept_duplicate' ? await this.moveAfterUnknown(u, now) : null;
+    if (!(await this.write(u, d, now, policy, resolution, null, move))) return;
     if (d.to === 'retryable') {
       pass.resent++;
-      this.opts.wake?.(u.providerAccount);
+      this.opts.wake?.(move?.to ?? u.providerAccount);
     } else pass.unresolved++;
   }
 
@@ -197,14 +208,23 @@ export class Reconciler extends LoopService {
     policy: AmbiguityPolicy | null,
     resolution: AttemptResolution,
     lookup: LookupRecord | null = null,
+    move: FailoverMove | null = null,
   ): Promise<boolean> {
     return this.opts.store.evidence.resolveUnknown({
-      write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now },
+      write: { deliveryId: u.deliveryId, expect: { state: 'unknown', leaseVersion: u.leaseVersion }, transition, now, ...(move ? { move } : {}) },
       attemptNumber: u.attemptCount,
       policy,
       resolution,
       lookup,
     });
+  }
+
+  /** Where an `unknown` under `accept_duplicate` resends, when its route has another healthy account (null: the same account). */
+  private async moveAfterUnknown(u: UnknownDelivery, now: number): Promise<FailoverMove | null> {
+    if (!this.failover) return null;
+    const outcome = { kind: 'unknown', code: 'unresolved_ambiguity', message: 'the first submission may have arrived' } as const;
+    const [move] = await this.failover.movesFor([{ subject: u, outcome, ctx: { now, overRetryBudget: false, ladderDelayMs: 0 } }]);
+    return move ?? null;
   }
 
   private snapshot(u: UnknownDelivery) {

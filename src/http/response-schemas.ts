@@ -11,8 +11,9 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, HOLD_REASONS, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
+import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, FAILOVER_REASONS, HOLD_REASONS, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
 import { evidenceItemSchema } from './evidence-schema.js';
+import { schedulingPolicySchema } from './routes/scheduling.js';
 
 const text = Type.String();
 const textOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -41,6 +42,8 @@ const Attempt = Type.Object(
     resolution: textOrNull,
     decision,
     next_stage_decision: decision,
+    provider_account: orNull(Type.String({ description: 'the provider account this attempt used (null on attempts older than failover)' })),
+    failover_reason: orNull(oneOf(FAILOVER_REASONS, 'why the delivery moved to another account of its route after this answer; null when it stayed')),
     worker_id: text,
   },
   { $id: 'Attempt', additionalProperties: false },
@@ -163,7 +166,18 @@ const NotificationAccepted = Type.Object(
   { $id: 'NotificationAccepted', additionalProperties: false },
 );
 
-const schemas = [NotificationAccepted, Attempt, Delivery, Action, DeliveryListItem, DeliveryPage, DeliveryDetail, Report, NotificationDetail];
+const schemas = [
+  NotificationAccepted,
+  Attempt,
+  Delivery,
+  Action,
+  DeliveryListItem,
+  DeliveryPage,
+  DeliveryDetail,
+  Report,
+  NotificationDetail,
+  Type.Unsafe(schedulingPolicySchema),
+];
 
 /** Registers the shared answer schemas on the app, before the routes that name them. */
 export function addResponseSchemas(app: FastifyInstance): void {

@@ -35,6 +35,9 @@ export function attemptJson(a: AttemptView) {
     // The rollout (docs/operations.md#staged-rollout): what Herald decided at the account's stage, and what the next stage would.
     decision: decisionJson(a.decision),
     next_stage_decision: decisionJson(a.nextStageDecision),
+    // Failover (docs/routing.md): the account this attempt used, and why the delivery moved on after it.
+    provider_account: a.providerAccount,
+    failover_reason: a.failoverReason,
     worker_id: a.workerId,
   };
 }

@@ -497,6 +497,7 @@ export class IntakeService {
       generation,
       metadata: body.metadata ?? null,
       retryLadder: body.retry?.ladder ?? null,
+      pinnedChannels: body.channels.filter((c) => body.provider_accounts?.[c] !== undefined),
       expiresAt,
       createdAt: now,
       ...(dueAt > now ? { dueAt } : {}),

@@ -220,6 +220,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   // Intake reads the routes' health as this process's evaluator last read it (no query per request);
   // a one-account route has no evaluator and nothing to demote, but still names its account.
   const routing = { routing: { routes: config.routes.routes, health: routeEvaluator ?? UNEVALUATED } };
+  const failoverRouting = { ...routing.routing, failoverAfterUnknown: config.routes.failoverAfterUnknown };
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
@@ -285,6 +286,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     ...(opts.random ? { random: opts.random } : {}),
     counters,
     accounts: config.provider_accounts,
+    // Failover within a channel (docs/routing.md): a qualifying answer moves the delivery along its route.
+    routing: failoverRouting,
   });
   // Host, pid and a random suffix: a restarted process with a recycled pid is a new worker.
   const processId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -382,6 +385,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       intervalMs: config.worker.sweep_interval_ms,
       wake: (account) => wake.notify(account),
       ...(opts.random ? { random: opts.random } : {}),
+      routing: failoverRouting,
     });
     evidence = new EvidenceApplier({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     campaigns = new CampaignRunner({

@@ -15,6 +15,7 @@ import type {
   Channel,
   DeliveryState,
   DownstreamStatus,
+  FailoverReason,
   HoldReason,
   FallbackEvidence,
   LadderName,
@@ -111,6 +112,8 @@ export interface NewNotification {
   fallback?: FallbackPlan | null;
   /** The producer's retry ladder for every delivery of this notification (overrides account and purpose). */
   retryLadder?: LadderName | null;
+  /** The channels whose account the producer named (`provider_accounts`): their deliveries never fail over. */
+  pinnedChannels?: Channel[] | null;
   deliveries: NewDelivery[];
 }
 
@@ -216,6 +219,10 @@ export interface AttemptView {
   decision: RolloutDecision | null;
   /** The decision the account's next rollout stage would have taken (at `full`: the same); null with `decision`. */
   nextStageDecision: RolloutDecision | null;
+  /** The provider account the attempt used (null on attempts made before migration 0031). */
+  providerAccount: string | null;
+  /** Why the delivery moved to another account of its route after this attempt's answer; null when it stayed. */
+  failoverReason: FailoverReason | null;
 }
 
 export interface DeliveryView {
@@ -317,6 +324,8 @@ export interface ClaimedDelivery {
   retryLadder: LadderName | null;
   /** When intake created the notification (herald_intake_to_acceptance_seconds starts here). */
   notificationCreatedAt: number;
+  /** The producer named this delivery's account (`provider_accounts`): it never fails over. */
+  accountPinned: boolean;
 }
 
 export interface ClaimRequest {
@@ -386,6 +395,17 @@ export interface TransitionWrite {
   now: number;
   /** Closes the open attempt with what the call (or the lease rescuer) learned. */
   attempt?: AttemptClose;
+  /**
+   * Failover (docs/routing.md): the account of its route the delivery moves to, in this same
+   * write, and why; the reason is kept on the attempt whose answer moved it.
+   */
+  move?: FailoverMove;
+}
+
+/** A delivery's move to another account of its route, and the reason kept on the attempt. */
+export interface FailoverMove {
+  to: string;
+  reason: FailoverReason;
 }
 
 export interface TransitionResult {

@@ -1,7 +1,7 @@
 /** Row mappers for the evidence tables, shared by both drivers. */
 import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
 import type { CallbackEvidence, EvidenceWrite, LookupEvidence, LookupRecord, PendingEvidence, UnknownDelivery } from './evidence-store.js';
-import { num, numOrNull, strOrNull, type Row } from './rows.js';
+import { accountPinned, num, numOrNull, strOrNull, type Row } from './rows.js';
 
 /** A row of `evidence_pending` as a PendingEvidence. */
 export function toPendingEvidence(r: Row): PendingEvidence {
@@ -46,6 +46,7 @@ export function toUnknownDelivery(r: Row): UnknownDelivery {
     expiresAt: num(r.expires_at),
     unknownSince: num(r.updated_at),
     retryLadder: (r.retry_ladder ?? null) as LadderName | null,
+    accountPinned: accountPinned(r),
   };
 }
 

@@ -90,6 +90,8 @@ export interface UnknownDelivery {
   /** When it became unknown (the row's last state change). */
   unknownSince: number;
   retryLadder: LadderName | null;
+  /** The producer named the account (`provider_accounts`): it never fails over. */
+  accountPinned: boolean;
 }
 
 /** What recording a batch of events did: how many were new, how many were already recorded. */

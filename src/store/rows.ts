@@ -24,10 +24,12 @@ export const strOrNull = (v: unknown): string | null => (v === null || v === und
 export const json = <T>(v: unknown): T => JSON.parse(str(v)) as T;
 /** A nullable JSON text column. */
 export const jsonOrNull = <T>(v: unknown): T | null => (v === null || v === undefined ? null : json<T>(v));
+/** Whether a row's notification pinned the account of its delivery's channel (`notifications.pinned_channels`, migration 0031). */
+export const accountPinned = (r: Row): boolean => jsonOrNull<string[]>(r.pinned_channels)?.includes(str(r.channel)) ?? false;
 
 /**
  * A claimed delivery's row (the delivery's columns after its claim, with its notification's
- * content_json, retry_ladder and notification_created_at) as the contract's ClaimedDelivery.
+ * content_json, retry_ladder, pinned_channels and notification_created_at) as the contract's ClaimedDelivery.
  */
 export function toClaimedDelivery(r: Row, cipher: ContentCipher | null, leaseUntil: number): ClaimedDelivery {
   return {
@@ -41,6 +43,7 @@ export function toClaimedDelivery(r: Row, cipher: ContentCipher | null, leaseUnt
     content: openContent(cipher, r.content_json, bindTo('notifications', 'content_json', String(r.notification_id))),
     retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
     notificationCreatedAt: Number(r.notification_created_at),
+    accountPinned: accountPinned(r),
     idempotencyKey: String(r.idempotency_key),
     expiresAt: Number(r.expires_at),
     attemptNumber: Number(r.attempt_count),
@@ -91,6 +94,8 @@ export function toAttemptView(r: Row): AttemptView {
     resolution: (r.resolution ?? null) as AttemptView['resolution'],
     decision: r.decision == null ? null : { kind: r.decision as RolloutDecisionKind, retryAt: numOrNull(r.decision_retry_at) },
     nextStageDecision: r.next_stage_decision == null ? null : { kind: r.next_stage_decision as RolloutDecisionKind, retryAt: numOrNull(r.next_stage_retry_at) },
+    providerAccount: strOrNull(r.provider_account),
+    failoverReason: (r.failover_reason ?? null) as AttemptView['failoverReason'],
   };
 }
 

@@ -40,7 +40,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startHeraldUnderTest(): Promise<HeraldUnderTest> {
+/** Starts it; `extra` adds top-level config sections (e.g. `alerts`) to the file it writes. */
+export async function startHeraldUnderTest(extra: Record<string, unknown> = {}): Promise<HeraldUnderTest> {
   requireBuild();
   if (!existsSync(join(ROOT, 'dist/web/index.html'))) throw new Error('dist/web/index.html does not exist: run `npm run build` before the e2e tests');
   const dataDir = tempDir('herald-e2e-');
@@ -72,6 +73,7 @@ export async function startHeraldUnderTest(): Promise<HeraldUnderTest> {
         burst: 50,
       },
     ],
+    ...extra,
   };
   const configPath = join(dataDir, 'herald.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));

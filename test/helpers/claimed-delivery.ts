@@ -18,6 +18,7 @@ export function claimedDelivery(over: Partial<ClaimedDelivery> = {}): ClaimedDel
     leaseUntil: 30_000,
     retryLadder: null,
     notificationCreatedAt: 0,
+    accountPinned: false,
     ...over,
   };
 }

@@ -155,7 +155,7 @@ export interface HarnessOptions {
    * Routes (config `routes:`): intake routes new deliveries along them, as this harness's route
    * evaluator (`routeEvaluator`, driven with runOnce(); its changes counted in `counters`) last read them.
    */
-  routes?: { routes: Route[]; policy?: DemotionPolicy };
+  routes?: { routes: Route[]; policy?: DemotionPolicy; /** `routes.on_ambiguity: follow_policy` (default true) or `stay`. */ failoverAfterUnknown?: boolean };
 }
 
 /** A ManualClock that reads the wall clock: for the few tests whose referee counts real seconds. */
@@ -244,6 +244,10 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       })
     : null;
   const routing = opts.routes ? { routing: { routes: opts.routes.routes, health: routeEvaluator! } } : {};
+  // The worker's and the reconciler's failover along the same routes (docs/routing.md).
+  const failover = opts.routes
+    ? { routing: { routes: opts.routes.routes, health: routeEvaluator!, failoverAfterUnknown: opts.routes.failoverAfterUnknown ?? true } }
+    : {};
   const intake = new IntakeService({
     store,
     accounts: config.provider_accounts,
@@ -314,6 +318,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       counters,
       accounts: config.provider_accounts,
       ...(o.ladderOverrides ? { ladderOverrides: o.ladderOverrides } : {}),
+      ...failover,
     };
   };
   const newWorker: Harness['newWorker'] = (o = {}) => {
@@ -333,6 +338,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     adapters: reconcilerAdapters,
     accounts: config.provider_accounts,
     random: () => 0.5,
+    ...failover,
   });
   evidence = new EvidenceApplier({ store, clock, logger: log, counters });
   const auth = { authorization: `Bearer ${apiKey}` };

@@ -67,6 +67,9 @@ export function claimsConformance(name: string, makeStore: () => Promise<StoreFi
               resolution: null,
               decision: null,
               nextStageDecision: null,
+              // The account the attempt used (migration 0031); it stayed there.
+              providerAccount: 'acct-email',
+              failoverReason: null,
             },
           ]);
         }

@@ -19,6 +19,7 @@ import {
   CHANNELS,
   DELIVERY_STATES,
   DOWNSTREAM_STATUSES,
+  FAILOVER_REASONS,
   FALLBACK_EVIDENCE,
   HOLD_REASONS,
   LADDER_NAMES,
@@ -72,6 +73,7 @@ const VOCABULARY: Record<string, readonly string[]> = {
   'attempts.outcome': [...OUTCOME_KINDS, 'lease_expired'],
   'attempts.ambiguity_policy': AMBIGUITY_POLICIES,
   'attempts.resolution': ATTEMPT_RESOLUTIONS,
+  'attempts.failover_reason': FAILOVER_REASONS,
   // A replay starts only where the state machine has a `replay` edge, from a replayable reason.
   'replays.from_state': [...new Set(TRANSITION_TABLE.filter((r) => r.on === 'replay').map((r) => r.from))],
   'replays.from_reason': REPLAYABLE_REASONS,

@@ -14,6 +14,7 @@ import type { Store } from '../../store/store.js';
 import { recordAction } from '../audit-trail.js';
 
 const problemRef = { $ref: 'problem#' };
+const policyResponse = { $ref: 'SchedulingPolicy#' };
 
 export interface SchedulingRouteDeps {
   store: Store;
@@ -70,8 +71,9 @@ const policyBody = {
   },
 } as const;
 
-/** The answer: the policy in force, every purpose present. */
-const policyResponse = {
+/** The answer: the policy in force, every purpose present (registered once by response-schemas.ts, so GET and PUT share one component). */
+export const schedulingPolicySchema = {
+  $id: 'SchedulingPolicy',
   type: 'object',
   additionalProperties: false,
   required: ['time_zone', 'quiet_hours', 'frequency_caps', 'updated_at'],

@@ -263,7 +263,7 @@ export abstract class DevicesPart implements DeviceStore {
     const ds = reportDownstreamEvent(w.deliveryId, w.expect.downstreamStatus, w.downstreamStatus);
     if (ds) yield* outbox(ds.eventType, ds.payload);
     if (w.resolvesAttempt !== null)
-      yield* count('attempt_resolve', { delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null });
+      yield* count('attempt_resolve', { delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null, failover_reason: null });
     return String(row.provider_account);
   }
 

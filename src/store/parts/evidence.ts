@@ -70,7 +70,8 @@ export abstract class EvidencePart implements EvidenceStore {
   deferReconcile(r: ReconcileDeferral): Promise<boolean> {
     return this.x.transaction(function* () {
       if ((yield* count('reconcile_defer', { id: r.deliveryId, lease_version: r.leaseVersion, at: r.at })) === 0) return false;
-      if (r.policy) yield* count('attempt_resolve', { delivery_id: r.deliveryId, number: r.attemptNumber, resolution: null, policy: r.policy });
+      if (r.policy)
+        yield* count('attempt_resolve', { delivery_id: r.deliveryId, number: r.attemptNumber, resolution: null, policy: r.policy, failover_reason: null });
       if (r.lookup) yield* count('reconcile_lookup_insert', lookupParams(r.deliveryId, r.attemptNumber, r.lookup));
       return true;
     });
@@ -87,7 +88,13 @@ export abstract class EvidencePart implements EvidenceStore {
   private *resolveBody(r: UnknownResolution): Body<string | null> {
     const account = yield* this.transition(r.write);
     if (account === null) return null;
-    yield* count('attempt_resolve', { delivery_id: r.write.deliveryId, number: r.attemptNumber, resolution: r.resolution, policy: r.policy });
+    yield* count('attempt_resolve', {
+      delivery_id: r.write.deliveryId,
+      number: r.attemptNumber,
+      resolution: r.resolution,
+      policy: r.policy,
+      failover_reason: r.write.move?.reason ?? null,
+    });
     if (r.lookup) yield* count('reconcile_lookup_insert', lookupParams(r.write.deliveryId, r.attemptNumber, r.lookup));
     return account;
   }

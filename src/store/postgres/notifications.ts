@@ -38,7 +38,7 @@ export class NotificationWriter {
     // A producer-named challenge may supersede or be stale: it takes the locked path. A
     // notification that is its own group (intake's `ntf:<id>`) has no other generations.
     // A fallback plan or a ladder choice is written in the same transaction, on the same path.
-    if (n.groupKey !== `ntf:${n.id}` || n.fallback || n.retryLadder) return this.createInChallenge(n, idem);
+    if (n.groupKey !== `ntf:${n.id}` || n.fallback || n.retryLadder || n.pinnedChannels?.length) return this.createInChallenge(n, idem);
     await this.creates.push({ n, idem });
     return { superseded: [] };
   }
@@ -121,6 +121,7 @@ export class NotificationWriter {
     const [r] = await this.sql.q('notification_create', createParams(this.sql, first, idem), c);
     if (idem && r?.completed !== true) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
     if (n.retryLadder) await this.sql.q('notification_set_ladder', [n.id, n.retryLadder], c);
+    if (n.pinnedChannels?.length) await this.sql.q('notification_set_pinned', [n.id, JSON.stringify(n.pinnedChannels)], c);
     if (n.fallback) {
       const later = n.deliveries.slice(1);
       await this.sql.q('notification_set_fallback', [n.id, n.fallback.afterMs, n.fallback.evidence], c);
@@ -171,7 +172,9 @@ export class NotificationWriter {
     const accounts = new Set<string>();
     const own: number[] = [];
     const named: number[] = [];
-    items.forEach(({ notification: n }, i) => (n.groupKey === `ntf:${n.id}` && !n.fallback && !n.retryLadder ? own : named).push(i));
+    items.forEach(({ notification: n }, i) =>
+      (n.groupKey === `ntf:${n.id}` && !n.fallback && !n.retryLadder && !n.pinnedChannels?.length ? own : named).push(i),
+    );
     named.sort((a, b) => compareGroups(items[a]!.notification, items[b]!.notification) || a - b);
     await this.sql.tx(async (c) => {
       const alone = keys ? await this.writeManyKeyed(c, items, own, outcomes, accounts, keys) : await this.writeMany(c, items, own, outcomes, accounts);

@@ -40,6 +40,8 @@ export function* transitionRun(run: readonly TransitionWrite[]): Body<Map<string
     decision_retry_ats: decisions.map((d) => d.decision_retry_at),
     next_stage_decisions: decisions.map((d) => d.next_stage_decision),
     next_stage_retry_ats: decisions.map((d) => d.next_stage_retry_at),
+    move_tos: run.map((w) => w.move?.to ?? null),
+    failover_reasons: run.map((w) => w.move?.reason ?? null),
   });
   return new Map(rows.map((r) => [String(r.id), String(r.provider_account)]));
 }

@@ -44,6 +44,7 @@ export function claimDue(sql: SqliteContext, req: ClaimRequest): ClaimedDelivery
       lease_version: r.lease_version,
       worker_id: req.workerId,
       now: req.now,
+      provider_account: r.provider_account,
     });
     // The claim's own columns over the select's (content, retry ladder, the notification's creation).
     claimed.push(toClaimedDelivery({ ...row, ...r }, sql.cipher, leaseUntil));

@@ -69,7 +69,9 @@ export class SqliteEvidence extends EvidencePart {
       const ds = downstreamEvent(w);
       if (ds) outbox(ds.eventType, ds.payload);
       if (w.resolvesAttempt !== null) {
-        this.sql.stmt('attempt_resolve').run({ delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null });
+        this.sql
+          .stmt('attempt_resolve')
+          .run({ delivery_id: w.deliveryId, number: w.resolvesAttempt, resolution: 'callback', policy: null, failover_reason: null });
       }
     }
     if (w.suppress) {

@@ -84,6 +84,7 @@ export function insertNotification(sql: SqliteContext, n: NewNotification, idem:
     if (done.changes !== 1) throw new StoreConflictError('idempotency key is no longer reserved', { constraint: 'idempotency_keys' });
   }
   if (n.retryLadder) sql.stmt('notification_set_ladder').run({ id: n.id, retry_ladder: n.retryLadder });
+  if (n.pinnedChannels?.length) sql.stmt('notification_set_pinned').run({ id: n.id, pinned_channels: JSON.stringify(n.pinnedChannels) });
   if (n.fallback) {
     sql.stmt('notification_set_fallback').run({ id: n.id, fallback_after_ms: n.fallback.afterMs, fallback_evidence: n.fallback.evidence });
     n.deliveries.slice(1).forEach((d, i) => {

@@ -29,10 +29,18 @@ export function* guardedTransition(w: TransitionWrite): Body<string | null> {
     downstream_status: t.to === 'accepted' ? 'accepted' : null,
     last_error_code: attempt?.error_code ?? null,
     now: w.now,
+    move_to: w.move?.to ?? null,
   });
   if (!row) return null;
   if (w.attempt && attempt) {
-    yield* count('attempt_finish', { delivery_id: w.deliveryId, number: w.attempt.number, now: w.now, ...attempt, ...decisionFields(w.attempt) });
+    yield* count('attempt_finish', {
+      delivery_id: w.deliveryId,
+      number: w.attempt.number,
+      now: w.now,
+      ...attempt,
+      ...decisionFields(w.attempt),
+      failover_reason: w.move?.reason ?? null,
+    });
   }
   yield* count('outbox_insert', {
     tenant_id: row.tenant_id,

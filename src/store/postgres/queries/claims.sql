@@ -35,10 +35,10 @@ claimed AS (
             d.idempotency_key, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
 ),
 opened AS (
-  INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
-  SELECT id, attempt_count, lease_version, $4, $2 FROM claimed
+  INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at, provider_account)
+  SELECT id, attempt_count, lease_version, $4, $2, provider_account FROM claimed
 )
-SELECT c.*, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM claimed c JOIN notifications n ON n.id = c.notification_id
+SELECT c.*, n.content_json, n.retry_ladder, n.pinned_channels, n.created_at AS notification_created_at FROM claimed c JOIN notifications n ON n.id = c.notification_id
 ORDER BY c.next_attempt_at, c.id;
 
 -- name: claim_ids
@@ -69,10 +69,10 @@ claimed AS (
             d.idempotency_key, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
 ),
 opened AS (
-  INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
-  SELECT id, attempt_count, lease_version, $4, $2 FROM claimed
+  INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at, provider_account)
+  SELECT id, attempt_count, lease_version, $4, $2, provider_account FROM claimed
 )
-SELECT c.*, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM claimed c JOIN notifications n ON n.id = c.notification_id
+SELECT c.*, n.content_json, n.retry_ladder, n.pinned_channels, n.created_at AS notification_created_at FROM claimed c JOIN notifications n ON n.id = c.notification_id
 ORDER BY c.next_attempt_at, c.id;
 
 -- name: lease_renew

@@ -81,15 +81,17 @@ DELETE FROM provider_events WHERE applied_at IS NOT NULL AND applied_at < $1
 RETURNING id;
 
 -- name: attempt_resolve
--- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force.
--- params: $1 delivery_id, $2 number, $3 resolution, $4 policy
-UPDATE attempts SET resolution = COALESCE(resolution, $3::text), ambiguity_policy = COALESCE($4::text, ambiguity_policy)
+-- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force;
+-- $5 failover_reason (accept_duplicate) when the resend it allowed moved to another account.
+-- params: $1 delivery_id, $2 number, $3 resolution, $4 policy, $5 failover_reason
+UPDATE attempts SET resolution = COALESCE(resolution, $3::text), ambiguity_policy = COALESCE($4::text, ambiguity_policy),
+    failover_reason = COALESCE($5::text, failover_reason)
 WHERE delivery_id = $1 AND number = $2;
 
 -- name: unknown_due
 -- params: $1 now, $2 limit, $3 accounts[] (NULL for every account)
 SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
-       d.lease_version, d.expires_at, d.updated_at, n.retry_ladder
+       d.lease_version, d.expires_at, d.updated_at, n.retry_ladder, n.pinned_channels
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= $1)
   AND ($3::text[] IS NULL OR d.provider_account = ANY($3::text[]))

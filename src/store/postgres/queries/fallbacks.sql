@@ -55,3 +55,8 @@ DELETE FROM pending_fallbacks WHERE notification_id IN (
 -- name: notification_set_ladder
 -- params: $1 id, $2 retry_ladder
 UPDATE notifications SET retry_ladder = $2 WHERE id = $1;
+
+-- name: notification_set_pinned
+-- The channels whose account the producer named (a JSON array): those deliveries never fail over.
+-- params: $1 id, $2 pinned_channels
+UPDATE notifications SET pinned_channels = $2 WHERE id = $1;

@@ -7,19 +7,22 @@
 --         $6 next_attempt_ats[], $7 provider_message_ids[], $8 downstream_statuses[], $9 last_error_codes[],
 --         $10 now, $11 attempt_numbers[] (NULL = no attempt to close), $12 outcomes[], $13 attempt_pmids[],
 --         $14 error_codes[], $15 error_messages[], $16 retry_after_ms[], $17 payloads[],
---         $18 decisions[], $19 decision_retry_ats[], $20 next_stage_decisions[], $21 next_stage_retry_ats[]
---         (the rollout decisions, NULL where the write has none)
+--         $18 decisions[], $19 decision_retry_ats[], $20 next_stage_decisions[], $21 next_stage_retry_ats[],
+--         $22 move_tos[], $23 failover_reasons[]
+-- The rollout decisions ($18..$21) are NULL where the write has none; $22 is the account of its
+-- route a failover moves the delivery to (NULL: it stays) and $23 why, kept on the attempt.
 WITH w AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
                        $9::text[], $11::int[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[],
-                       $18::text[], $19::bigint[], $20::text[], $21::bigint[])
+                       $18::text[], $19::bigint[], $20::text[], $21::bigint[], $22::text[], $23::text[])
     AS w(id, expect_state, expect_lv, to_state, reason, next_at, pmid, downstream, last_error,
          attempt_number, outcome, attempt_pmid, error_code, error_message, retry_after_ms, payload,
-         decision, decision_retry_at, next_stage_decision, next_stage_retry_at)
+         decision, decision_retry_at, next_stage_decision, next_stage_retry_at, move_to, failover_reason)
 ),
 applied AS (
   UPDATE deliveries d
   SET state = w.to_state,
+      provider_account = COALESCE(w.move_to, d.provider_account),
       terminal_reason = w.reason,
       next_attempt_at = w.next_at,
       provider_message_id = COALESCE(w.pmid, d.provider_message_id),
@@ -38,7 +41,8 @@ closed AS (
   SET finished_at = $10, outcome = w.outcome, provider_message_id = w.attempt_pmid,
       error_code = w.error_code, error_message = w.error_message, retry_after_ms = w.retry_after_ms,
       decision = w.decision, decision_retry_at = w.decision_retry_at,
-      next_stage_decision = w.next_stage_decision, next_stage_retry_at = w.next_stage_retry_at
+      next_stage_decision = w.next_stage_decision, next_stage_retry_at = w.next_stage_retry_at,
+      failover_reason = w.failover_reason
   FROM w JOIN applied ON applied.id = w.id
   WHERE w.attempt_number IS NOT NULL AND a.delivery_id = w.id AND a.number = w.attempt_number AND a.outcome IS NULL
 ),

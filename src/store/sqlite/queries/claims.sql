@@ -10,7 +10,7 @@
 -- deliveries_due_purpose index, so a lane's claim never scans another lane's backlog (a code
 -- is found at once behind 600,000 queued campaign messages).
 -- params: @provider_account, @now, @limit, @otp, @transactional, @conversational, @marketing, @alert, @tenant_id (null: any), @except_tenants (JSON array; null: none)
-SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at FROM (
+SELECT d.id, n.content_json, n.retry_ladder, n.pinned_channels, n.created_at AS notification_created_at FROM (
   SELECT * FROM (SELECT id, next_attempt_at FROM deliveries
     WHERE @otp AND provider_account = @provider_account AND purpose = 'otp'
       AND state IN ('ready', 'retryable') AND next_attempt_at <= @now AND expires_at > @now
@@ -51,7 +51,7 @@ LIMIT @limit;
 -- just committed): the same due rules; the lease is then taken by claim_update, whose state
 -- guard makes a worker claiming it in another process get either it or nothing.
 -- params: @provider_account, @now, @limit, @ids (JSON array), @otp, @transactional, @conversational, @marketing, @alert, @tenant_id (null: any), @except_tenants (JSON array; null: none)
-SELECT d.id, n.content_json, n.retry_ladder, n.created_at AS notification_created_at
+SELECT d.id, n.content_json, n.retry_ladder, n.pinned_channels, n.created_at AS notification_created_at
 FROM deliveries d
 JOIN notifications n ON n.id = d.notification_id
 WHERE d.id IN (SELECT value FROM json_each(@ids))
@@ -80,9 +80,10 @@ UPDATE deliveries SET lease_until = @lease_until, updated_at = @now
 WHERE id = @id AND lease_version = @lease_version AND state = 'submitting' AND lease_owner = @worker_id;
 
 -- name: attempt_insert
--- params: @delivery_id, @number, @lease_version, @worker_id, @now
-INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at)
-VALUES (@delivery_id, @number, @lease_version, @worker_id, @now);
+-- The attempt keeps the account it used (@provider_account): a delivery that fails over moves on.
+-- params: @delivery_id, @number, @lease_version, @worker_id, @now, @provider_account
+INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at, provider_account)
+VALUES (@delivery_id, @number, @lease_version, @worker_id, @now, @provider_account);
 
 -- name: due_count
 -- How many of the lane's deliveries are due now, counting no further than @limit: a permitted

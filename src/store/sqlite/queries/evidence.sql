@@ -60,15 +60,17 @@ WHERE applied_at IS NULL AND received_at < @before;
 DELETE FROM provider_events WHERE applied_at IS NOT NULL AND applied_at < @before;
 
 -- name: attempt_resolve
--- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force.
--- params: @delivery_id, @number, @resolution, @policy
-UPDATE attempts SET resolution = COALESCE(resolution, @resolution), ambiguity_policy = COALESCE(@policy, ambiguity_policy)
+-- Records how an attempt's ambiguity ended (first resolution wins) and the policy in force;
+-- @failover_reason (accept_duplicate) when the resend it allowed moved to another account.
+-- params: @delivery_id, @number, @resolution, @policy, @failover_reason
+UPDATE attempts SET resolution = COALESCE(resolution, @resolution), ambiguity_policy = COALESCE(@policy, ambiguity_policy),
+    failover_reason = COALESCE(@failover_reason, failover_reason)
 WHERE delivery_id = @delivery_id AND number = @number;
 
 -- name: unknown_due
 -- params: @now, @limit, @accounts (JSON array, or NULL for every account)
 SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
-       d.lease_version, d.expires_at, d.updated_at, n.retry_ladder
+       d.lease_version, d.expires_at, d.updated_at, n.retry_ladder, n.pinned_channels
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= @now)
   AND (@accounts IS NULL OR d.provider_account IN (SELECT value FROM json_each(@accounts)))

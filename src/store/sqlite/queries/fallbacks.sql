@@ -60,3 +60,8 @@ DELETE FROM pending_fallbacks WHERE notification_id IN (
 -- name: notification_set_ladder
 -- params: @id, @retry_ladder
 UPDATE notifications SET retry_ladder = @retry_ladder WHERE id = @id;
+
+-- name: notification_set_pinned
+-- The channels whose account the producer named (a JSON array): those deliveries never fail over.
+-- params: @id, @pinned_channels
+UPDATE notifications SET pinned_channels = @pinned_channels WHERE id = @id;

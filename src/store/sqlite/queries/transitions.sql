@@ -1,10 +1,12 @@
 -- name: delivery_transition
 -- The only way a delivery changes state after intake and claim. Guarded by the expected state
--- and the fencing token; zero rows changed = a stale writer.
+-- and the fencing token; zero rows changed = a stale writer. @move_to (NULL: stay) is the account
+-- of its route a failover moves it to, in the same write that schedules its retry.
 -- params: @id, @expect_state, @expect_lease_version, @to_state, @terminal_reason, @next_attempt_at,
---         @provider_message_id, @downstream_status, @last_error_code, @now
+--         @provider_message_id, @downstream_status, @last_error_code, @now, @move_to
 UPDATE deliveries
 SET state = @to_state,
+    provider_account = COALESCE(@move_to, provider_account),
     terminal_reason = @terminal_reason,
     next_attempt_at = @next_attempt_at,
     provider_message_id = COALESCE(@provider_message_id, provider_message_id),
@@ -18,14 +20,16 @@ WHERE id = @id AND state = @expect_state AND lease_version = @expect_lease_versi
 RETURNING tenant_id, notification_id, provider_account;
 
 -- name: attempt_finish
--- The rollout decisions (@decision .. @next_stage_retry_at) are NULL where the write has none.
+-- The rollout decisions (@decision .. @next_stage_retry_at) are NULL where the write has none;
+-- @failover_reason is NULL unless the delivery moved to another account after this answer.
 -- params: @delivery_id, @number, @now, @outcome, @provider_message_id, @error_code, @error_message, @retry_after_ms,
---         @decision, @decision_retry_at, @next_stage_decision, @next_stage_retry_at
+--         @decision, @decision_retry_at, @next_stage_decision, @next_stage_retry_at, @failover_reason
 UPDATE attempts
 SET finished_at = @now, outcome = @outcome, provider_message_id = @provider_message_id,
     error_code = @error_code, error_message = @error_message, retry_after_ms = @retry_after_ms,
     decision = @decision, decision_retry_at = @decision_retry_at,
-    next_stage_decision = @next_stage_decision, next_stage_retry_at = @next_stage_retry_at
+    next_stage_decision = @next_stage_decision, next_stage_retry_at = @next_stage_retry_at,
+    failover_reason = @failover_reason
 WHERE delivery_id = @delivery_id AND number = @number AND outcome IS NULL;
 
 -- name: attempt_late_outcome
