@@ -2627,90 +2627,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              time_zone: string;
-              /** @description Per purpose; null: never held. */
-              quiet_hours: {
-                otp: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                transactional: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                conversational: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                marketing: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                alert: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-              };
-              /** @description Per purpose; null: uncapped. */
-              frequency_caps: {
-                otp: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                transactional: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                conversational: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                marketing: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                alert: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-              };
-              /**
-               * Format: date-time
-               * @description when the tenant last set its policy; null: the install's defaults apply
-               */
-              updated_at: string | null;
-            };
+            'application/json': components['schemas']['SchedulingPolicy'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -2835,90 +2752,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              time_zone: string;
-              /** @description Per purpose; null: never held. */
-              quiet_hours: {
-                otp: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                transactional: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                conversational: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                marketing: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-                alert: {
-                  /** @description local time the window begins, HH:MM (24-hour) */
-                  start: string;
-                  /** @description local time it ends, HH:MM; before start means it wraps midnight */
-                  end: string;
-                } | null;
-              };
-              /** @description Per purpose; null: uncapped. */
-              frequency_caps: {
-                otp: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                transactional: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                conversational: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                marketing: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-                alert: {
-                  caps: {
-                    max: number;
-                    period_seconds: number;
-                  }[];
-                  /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
-                  action: string;
-                } | null;
-              };
-              /**
-               * Format: date-time
-               * @description when the tenant last set its policy; null: the install's defaults apply
-               */
-              updated_at: string | null;
-            };
+            'application/json': components['schemas']['SchedulingPolicy'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -5750,6 +5584,8 @@ export interface components {
         kind: string;
         retry_at: string | null;
       } | null;
+      provider_account: string | null;
+      failover_reason: ('retryable' | 'throttled' | 'account_paused' | 'over_retry_budget' | 'no_phone_online' | 'accept_duplicate') | null;
       worker_id: string;
     };
     Delivery: {
@@ -5964,6 +5800,90 @@ export interface components {
       }[];
       reports: components['schemas']['Report'][];
       actions: components['schemas']['Action'][];
+    };
+    SchedulingPolicy: {
+      time_zone: string;
+      /** @description Per purpose; null: never held. */
+      quiet_hours: {
+        otp: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        transactional: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        conversational: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        marketing: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+        alert: {
+          /** @description local time the window begins, HH:MM (24-hour) */
+          start: string;
+          /** @description local time it ends, HH:MM; before start means it wraps midnight */
+          end: string;
+        } | null;
+      };
+      /** @description Per purpose; null: uncapped. */
+      frequency_caps: {
+        otp: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        transactional: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        conversational: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        marketing: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+        alert: {
+          caps: {
+            max: number;
+            period_seconds: number;
+          }[];
+          /** @description over the cap: defer (until the cap allows, before expiry) or suppress */
+          action: string;
+        } | null;
+      };
+      /**
+       * Format: date-time
+       * @description when the tenant last set its policy; null: the install's defaults apply
+       */
+      updated_at: string | null;
     };
   };
   responses: never;
