@@ -1,0 +1,99 @@
+/**
+ * The worker's failover along a route (docs/routing.md), on both drivers with an injected clock:
+ * two sandbox SMS accounts in one route, faults armed for the next send (which the primary
+ * takes). A throttled primary moves the code to the backup within one ladder step, in the write
+ * that schedules the retry; an invalid number does not move; an `unknown` stays under
+ * `wait_for_evidence` and moves under `accept_duplicate`, recorded; a pinned account never moves.
+ * Each move shows on GET /v1/deliveries/:id (the attempt's account and reason).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVERY_TENANT, type AmbiguityPolicy, type Route } from '../../src/domain/index.js';
+import type { ProviderAccountConfig } from '../../src/providers/provider.js';
+import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
+
+const route: Route = { tenantId: EVERY_TENANT, channel: 'sms', purpose: 'otp', accounts: ['sandbox-sms', 'sms-backup'], order: 'fixed' };
+const backup = (accounts: ProviderAccountConfig[]): ProviderAccountConfig[] => [{ ...accounts.find((a) => a.id === 'sandbox-sms')!, id: 'sms-backup' }];
+/** SMS accounts without look-up, so an `unknown` is settled by the ambiguity policy. */
+const policy = (p: AmbiguityPolicy) => (a: ProviderAccountConfig) => (a.channel === 'sms' ? { ...a, ambiguity_policy: p, capabilities: { lookup: false } } : a);
+
+describe.each(DRIVERS)('on %s', (driver) => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  let n = 0;
+  const sendCode = async (over: Record<string, unknown> = {}): Promise<string> => {
+    const r = await h.send(otpBody({ recipient: { id: `u-${n++}`, phone: '+14155550123' }, ...over }));
+    expect(r.status).toBe(202);
+    expect(r.json.deliveries[0].provider_account).toBe('sandbox-sms');
+    return r.json.deliveries[0].id;
+  };
+  const deliveryOf = async (id: string) => (await h.get(`/v1/deliveries/${id}`)).json;
+
+  it('a throttled primary moves the code to the backup within one ladder step, recorded on the attempt', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
+    const id = await sendCode();
+    // A 429 without Retry-After: the wait on the primary is unbounded, longer than the ladder's step.
+    h.sandbox.faults.set({ mode: 'rate_limit', count: 1, throttle_headers: 'none' });
+    const sentAt = h.clock.now();
+    await h.worker.drain();
+    let d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
+    const step = Date.parse(d.next_attempt_at) - sentAt;
+    expect(step).toBeGreaterThan(0);
+    expect(step).toBeLessThanOrEqual(10_000);
+    h.clock.set(Date.parse(d.next_attempt_at));
+    await h.worker.drain();
+    d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'accepted', provider_account: 'sms-backup' });
+    expect(d.attempts.map((a: Record<string, unknown>) => [a.provider_account, a.outcome, a.failover_reason])).toEqual([
+      ['sandbox-sms', 'throttled', 'throttled'],
+      ['sms-backup', 'accepted', null],
+    ]);
+  });
+
+  it('an invalid number does not fail over; a pinned account never moves', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
+    const invalid = await sendCode();
+    h.sandbox.faults.set({ mode: 'reject_permanent', count: 1 });
+    await h.worker.drain();
+    const d = await deliveryOf(invalid);
+    expect(d).toMatchObject({ state: 'terminal', terminal_reason: 'rejected', provider_account: 'sandbox-sms' });
+    expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'permanent', failover_reason: null }]);
+
+    const pinned = await sendCode({ provider_accounts: { sms: 'sandbox-sms' } });
+    h.sandbox.faults.set({ mode: 'server_error', count: 1 });
+    await h.worker.drain();
+    const p = await deliveryOf(pinned);
+    expect(p).toMatchObject({ state: 'retryable', provider_account: 'sandbox-sms' });
+    expect(p.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'retryable', failover_reason: null }]);
+  });
+
+  it('an unknown on the primary stays under wait_for_evidence', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy('wait_for_evidence') });
+    const id = await sendCode();
+    h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
+    await h.worker.drain();
+    expect(await h.reconciler.runOnce()).toMatchObject({ resent: 0 });
+    const d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'unknown', provider_account: 'sandbox-sms' });
+    expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'unknown', failover_reason: null }]);
+  });
+
+  it('an unknown on the primary moves to the backup under accept_duplicate, recorded as such', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy('accept_duplicate') });
+    const id = await sendCode();
+    h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
+    await h.worker.drain();
+    expect(await h.reconciler.runOnce()).toMatchObject({ resent: 1 });
+    expect(await deliveryOf(id)).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
+    await h.worker.drain();
+    const d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'accepted', provider_account: 'sms-backup' });
+    expect(d.attempts).toMatchObject([
+      { provider_account: 'sandbox-sms', outcome: 'unknown', ambiguity_policy: 'accept_duplicate', failover_reason: 'accept_duplicate' },
+      { provider_account: 'sms-backup', outcome: 'accepted', failover_reason: null },
+    ]);
+  });
+});
