@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -61,6 +62,9 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // The workspace's client from its TypeScript source: its package.json points plain Node at
+  // dist/, which only `npm pack` (prepack) builds.
+  resolve: { alias: { '@herald/client': fileURLToPath(new URL('packages/client/src/index.ts', import.meta.url)) } },
   test: {
     sequence: { sequencer: LongestFirst },
     // PostgreSQL for the driver tests: DATABASE_URL, or an embedded server started here; and

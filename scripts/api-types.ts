@@ -2,21 +2,24 @@
  * The dashboard's API types, generated from the OpenAPI document Herald serves (openapi-typescript):
  * `renderApiTypes()` builds an app as the tests do (SQLite, every optional route group on: the
  * dashboard, the device API), reads GET /openapi.json and renders it as TypeScript, formatted
- * like the rest of web/. `npm run api:types` writes it (scripts/write-api-types.ts);
- * test/http/api-types.test.ts fails while the committed file is stale.
+ * like the rest of web/. `npm run api:types` writes it to web/src and to packages/client/src
+ * (scripts/write-api-types.ts); test/http/api-types.test.ts fails while either committed file is stale.
  */
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
 import { createHarness } from '../test/helpers/harness.js';
 
-/** Where the generated types live (the dashboard imports them; @herald/client is built from the same document). */
-export const API_TYPES_PATH = fileURLToPath(new URL('../web/src/api-types.ts', import.meta.url));
+/** Where the generated types live: the dashboard's, and @herald/client's (the same text, each package self-contained). */
+export const API_TYPES_PATHS = [
+  fileURLToPath(new URL('../web/src/api-types.ts', import.meta.url)),
+  fileURLToPath(new URL('../packages/client/src/api-types.ts', import.meta.url)),
+];
 
 const HEADER = `/**
  * Generated from Herald's OpenAPI document (GET /openapi.json) by \`npm run api:types\`
  * (scripts/api-types.ts, openapi-typescript). Do not edit: change the route's schema in
- * src/http/ and regenerate; test/http/api-types.test.ts fails while this file is stale.
+ * src/http/ and regenerate (npm run api:types); test/http/api-types.test.ts fails while this file is stale.
  */
 `;
 
@@ -34,9 +37,10 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   }
 }
 
-/** The generated file's text. */
+/** The generated files' text (one text for every path in API_TYPES_PATHS). */
 export async function renderApiTypes(): Promise<string> {
   const ast = await openapiTS((await openApiDocument()) as never);
-  const options = (await resolveConfig(API_TYPES_PATH)) ?? {};
-  return format(HEADER + astToString(ast), { ...options, filepath: API_TYPES_PATH });
+  const path = API_TYPES_PATHS[0]!;
+  const options = (await resolveConfig(path)) ?? {};
+  return format(HEADER + astToString(ast), { ...options, filepath: path });
 }

@@ -1,7 +1,10 @@
-// Writes web/src/api-types.ts from the OpenAPI document (scripts/api-types.ts). `npm run api:types`
+// Writes web/src/api-types.ts and packages/client/src/api-types.ts from the OpenAPI document (scripts/api-types.ts). `npm run api:types`
 // after changing a route's schema; test/http/api-types.test.ts fails while the file is stale.
 import { writeFileSync } from 'node:fs';
-import { API_TYPES_PATH, renderApiTypes } from './api-types.js';
+import { API_TYPES_PATHS, renderApiTypes } from './api-types.js';
 
-writeFileSync(API_TYPES_PATH, await renderApiTypes());
-console.log(`wrote ${API_TYPES_PATH}`);
+const text = await renderApiTypes();
+for (const path of API_TYPES_PATHS) {
+  writeFileSync(path, text);
+  console.log(`wrote ${path}`);
+}

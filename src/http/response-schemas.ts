@@ -145,15 +145,48 @@ const NotificationDetail = Type.Object(
   { $id: 'NotificationDetail', additionalProperties: false },
 );
 
-const schemas = [Attempt, Delivery, Action, DeliveryListItem, DeliveryPage, DeliveryDetail, Report, NotificationDetail, Type.Unsafe(schedulingPolicySchema)];
+/** intake-service.ts acceptedBody: POST /v1/notifications's 202, also what its idempotency key replays. */
+const NotificationAccepted = Type.Object(
+  {
+    id: text,
+    purpose: oneOf(PURPOSES),
+    created_at: time,
+    send_at: Type.Optional(Type.String({ format: 'date-time', description: 'present when the request named one' })),
+    expires_at: time,
+    fallback: Type.Optional(
+      Type.Object(
+        { after_seconds: Type.Number(), evidence: text, pending_channels: Type.Array(oneOf(CHANNELS)) },
+        { additionalProperties: false, description: 'present with fallback_after_seconds: the channels not started yet' },
+      ),
+    ),
+    deliveries: Type.Array(
+      Type.Object({ id: text, channel: oneOf(CHANNELS), state: oneOf(DELIVERY_STATES), provider_account: text }, { additionalProperties: false }),
+    ),
+  },
+  { $id: 'NotificationAccepted', additionalProperties: false },
+);
+
+const schemas = [
+  NotificationAccepted,
+  Attempt,
+  Delivery,
+  Action,
+  DeliveryListItem,
+  DeliveryPage,
+  DeliveryDetail,
+  Report,
+  NotificationDetail,
+  Type.Unsafe(schedulingPolicySchema),
+];
 
 /** Registers the shared answer schemas on the app, before the routes that name them. */
 export function addResponseSchemas(app: FastifyInstance): void {
   for (const s of schemas) app.addSchema(s);
 }
 
-/** A route's `200` answer: a `$ref` to one of the schemas above. */
+/** A route's success answer: a `$ref` to one of the schemas above. */
 export const answer = {
+  notificationAccepted: ref('NotificationAccepted'),
   delivery: ref('Delivery'),
   deliveryPage: ref('DeliveryPage'),
   deliveryDetail: ref('DeliveryDetail'),

@@ -79,7 +79,7 @@ export interface Harness {
   evidence: EvidenceApplier;
   /** Fans campaigns out, holds paused ones, finishes them; drive it with runOnce(). */
   campaigns: CampaignRunner;
-  /** With `callbacks: true`: the listening API's URL, which the sandbox posts its callbacks to. */
+  /** With `callbacks: true` (the sandbox posts its callbacks to it), `devices` or `listen`: the listening API's URL. */
   apiUrl: string | null;
   /** The delivery counters shared by the harness's intake, replay service, app, workers and sweeper. */
   counters: DeliveryCounters;
@@ -117,6 +117,8 @@ export interface HarnessOptions {
    * registers it with the sandbox, so the sandbox's signed callbacks reach Herald for real.
    */
   callbacks?: boolean;
+  /** Makes the API listen on an ephemeral port (`apiUrl`) for a client that speaks real HTTP (@herald/client). */
+  listen?: boolean;
   /** The sandbox's PRNG seed (faults and callback behaviour). Default 1. */
   seed?: number;
   /** Networks webhook URLs may point at (config webhooks.allow_networks). Default none: public addresses only. */
@@ -293,7 +295,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   let apiUrl: string | null = null;
-  if (opts.callbacks || devices) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  if (opts.callbacks || devices || opts.listen) apiUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   if (opts.callbacks) {
     for (const a of config.provider_accounts) {
       sandbox.callbacks.register(a.channel, { url: `${apiUrl}/v1/callbacks/${a.id}`, secret: a.callback_secrets![0]! });

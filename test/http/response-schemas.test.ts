@@ -58,6 +58,27 @@ describe('answers serialized by their response schemas', () => {
     });
   }
 
+  it('POST /v1/notifications answers 202 with every field it accepted (send_at, fallback), and its key replays the same', async () => {
+    const sendAt = new Date(h.clock.now() + 3_600_000).toISOString();
+    const body = otpBody({ purpose: 'transactional', channels: ['sms', 'email'], send_at: sendAt, fallback_after_seconds: 90, ttl_seconds: 7200 });
+    const first = await h.send(body, { 'idempotency-key': 'schema-202' });
+    expect(first.status, JSON.stringify(first.json)).toBe(202);
+    const n = (await h.store.getNotification(h.tenantId, first.json.id))!;
+    const [sms] = n.deliveries;
+    expect(first.json).toEqual({
+      id: n.id,
+      purpose: 'transactional',
+      created_at: new Date(h.clock.now()).toISOString(),
+      send_at: sendAt,
+      expires_at: new Date(n.expiresAt).toISOString(),
+      fallback: { after_seconds: 90, evidence: 'accepted', pending_channels: ['email'] },
+      deliveries: [{ id: sms!.id, channel: 'sms', state: 'ready', provider_account: sms!.providerAccount }],
+    });
+    const replay = await h.send(body, { 'idempotency-key': 'schema-202' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.json).toEqual(first.json);
+  });
+
   it('POST /v1/deliveries/:id/cancel answers the delivery as it now is', async () => {
     const id = await notificationWithTwoDeliveries();
     const [d] = (await h.store.getNotification(h.tenantId, id))!.deliveries;

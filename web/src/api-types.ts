@@ -1,7 +1,7 @@
 /**
  * Generated from Herald's OpenAPI document (GET /openapi.json) by `npm run api:types`
  * (scripts/api-types.ts, openapi-typescript). Do not edit: change the route's schema in
- * src/http/ and regenerate; test/http/api-types.test.ts fails while this file is stale.
+ * src/http/ and regenerate (npm run api:types); test/http/api-types.test.ts fails while this file is stale.
  */
 export interface paths {
   '/v1/callbacks/{providerAccountId}': {
@@ -761,6 +761,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['NotificationAccepted'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -5523,6 +5532,34 @@ export interface components {
       };
       /** @description Seconds until the request may pass (as Retry-After). */
       retry_after_s?: number;
+    };
+    NotificationAccepted: {
+      id: string;
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description present when the request named one
+       */
+      send_at?: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description present with fallback_after_seconds: the channels not started yet */
+      fallback?: {
+        after_seconds: number;
+        evidence: string;
+        pending_channels: ('email' | 'sms' | 'push')[];
+      };
+      deliveries: {
+        id: string;
+        /** @enum {string} */
+        channel: 'email' | 'sms' | 'push';
+        /** @enum {string} */
+        state: 'ready' | 'submitting' | 'accepted' | 'unknown' | 'retryable' | 'terminal';
+        provider_account: string;
+      }[];
     };
     Attempt: {
       number: number;

@@ -30,7 +30,7 @@ export function notificationRoutes(app: FastifyInstance, deps: { store: Store; i
           properties: { 'idempotency-key': { type: 'string', description: 'RFC 8941 sf-string or bare token, 1-255 chars' } },
         },
         body: notificationRequestSchema,
-        response: { 400: problemRef, 401: problemRef, 409: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
+        response: { 202: answer.notificationAccepted, 400: problemRef, 401: problemRef, 409: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
       },
     },
     async (request, reply) => {
