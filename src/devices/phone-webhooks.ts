@@ -10,34 +10,25 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import { monotonicFactory } from 'ulid';
 import type { Clock } from '../clock.js';
 import {
-  compileKeywords,
   parsePhoneWebhook,
   PHONE_WEBHOOK_EVENTS,
   PHONE_WEBHOOK_WINDOW_SECONDS,
   readPingHealth,
-  recognizeKeyword,
   verifyPhoneWebhook,
-  type KeywordSet,
   type PhoneReceived,
   type PhoneStateEvent,
 } from '../domain/index.js';
 import { isDeliveryReportFailure } from '../providers/android-gateway/classify.js';
 import type { DeviceRecord, Store } from '../store/store.js';
 import type { MobileAnswer } from './device-service.js';
+import { InboundRecorder } from './inbound-recorder.js';
 import { ERROR_TOKEN } from './mobile-requests.js';
 
 /** How often the app is asked to ping (`ping.interval_seconds`): a missed phone shows within 3 × this. */
 export const PHONE_PING_INTERVAL_SECONDS = 300;
-/** The reply link looks this far back among the account's newest deliveries. */
-const LINK_SCAN = 5_000;
-/** The server secret the keyed sender hash is made with: the one retention's masked destinations keep (delivery/retention-service.ts). */
-const DESTINATION_HASH_SECRET = 'destination-hash';
 const PHONE_WEBHOOK_SECRET = 'phone-webhooks';
-
-const ulid = monotonicFactory();
 
 export interface PhoneWebhooksOptions {
   store: Store;
@@ -48,18 +39,17 @@ export interface PhoneWebhooksOptions {
   /** New phone reports were recorded: the report applier may run now. */
   onReports?: () => void;
   windowSeconds?: number;
+  /** Records incoming SMS (shared with the providers' inbound webhooks); default: one of its own. */
+  recorder?: InboundRecorder;
 }
 
 /** The phone-side webhooks of every device of this process's gateway. */
 export class PhoneWebhooks {
   private secret: Promise<string> | null = null;
-  private hashSecret: Promise<string> | null = null;
-  private readonly keywords: KeywordSet;
+  private readonly recorder: InboundRecorder;
 
   constructor(private readonly opts: PhoneWebhooksOptions) {
-    const compiled = compileKeywords();
-    if (!compiled.ok) throw new Error(compiled.error);
-    this.keywords = compiled.set;
+    this.recorder = opts.recorder ?? new InboundRecorder(opts);
   }
 
   /** `GET /settings` for a device: its signing key (the app imports it over its own) and the ping interval. */
@@ -123,55 +113,15 @@ export class PhoneWebhooks {
     return { status: 200, body: {} };
   }
 
-  /** The keyed hash of an SMS number that masked destinations keep: HMAC-SHA256(secret, "sms:" + number), hex. */
-  async senderHash(number: string): Promise<string> {
-    this.hashSecret ??= this.opts.store.preferences.serverSecret(DESTINATION_HASH_SECRET, () => randomBytes(32).toString('base64url'), this.opts.clock.now());
-    return createHmac('sha256', await this.hashSecret)
-      .update(`sms:${number}`)
-      .digest('hex');
+  /** The keyed hash of an SMS number that masked destinations keep (InboundRecorder.senderHash). */
+  senderHash(number: string): Promise<string> {
+    return this.recorder.senderHash(number);
   }
 
   private async received(device: DeviceRecord, m: PhoneReceived, event: { source: string; eventId: string }, now: number): Promise<void> {
-    const keyword = m.kind === 'sms' && m.content !== null ? recognizeKeyword(m.content, this.keywords) : null;
-    const id = `inb_${ulid(now)}`;
-    const receivedAt = m.receivedAtMs ?? now;
-    const r = await this.opts.store.inbound.recordInbound(
-      {
-        id,
-        tenantId: device.tenantId,
-        providerAccount: device.providerAccount,
-        source: 'phone',
-        externalId: m.messageId,
-        deviceId: device.id,
-        simNumber: m.simNumber,
-        kind: m.kind,
-        sender: m.sender,
-        senderHash: await this.senderHash(m.sender),
-        content: m.content,
-        keyword,
-        receivedAt,
-        now,
-      },
-      event,
-      {
-        suppress: keyword === 'stop',
-        lift: keyword === 'start',
-        event: {
-          id,
-          provider_account: device.providerAccount,
-          device_id: device.id,
-          sim_number: m.simNumber,
-          kind: m.kind,
-          from: m.sender,
-          text: m.content,
-          keyword,
-          received_at: new Date(receivedAt).toISOString(),
-        },
-      },
-      LINK_SCAN,
-    );
-    // Ids only: never the number or the text.
-    this.opts.logger.info({ inbound: id, device: device.id, keyword, recorded: r.recorded }, 'incoming SMS from a phone');
+    const { tenantId, providerAccount } = device;
+    const incoming = { tenantId, providerAccount, source: 'phone', externalId: m.messageId, deviceId: device.id, simNumber: m.simNumber } as const;
+    await this.recorder.record({ ...incoming, kind: m.kind, sender: m.sender, content: m.content, receivedAt: m.receivedAtMs }, event, now);
   }
 
   private async state(device: DeviceRecord, e: PhoneStateEvent, event: { source: string; eventId: string }, now: number): Promise<void> {

@@ -31,8 +31,9 @@ import { recipientErasureRoutes } from './routes/recipient-erasure.js';
 import { erasureRoutes } from './routes/erasures.js';
 import type { RetentionService } from '../delivery/retention-service.js';
 import type { AddressPolicy } from '../webhooks/address-policy.js';
-import type { CallbackVerifier, ProviderAccountConfig } from '../providers/provider.js';
+import type { CallbackVerifier, InboundReceiver, ProviderAccountConfig } from '../providers/provider.js';
 import { callbackRoutes } from './routes/callbacks.js';
+import { inboundWebhookRoutes } from './routes/inbound-webhooks.js';
 import { preferenceRoutes } from './routes/preferences.js';
 import { suppressionRoutes } from './routes/suppressions.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
@@ -97,6 +98,8 @@ export interface AppDeps {
   webhookPolicy?: AddressPolicy;
   /** Verifiers of the provider accounts that receive delivery callbacks at POST /v1/callbacks/:id. */
   callbackVerifiers?: ReadonlyMap<string, CallbackVerifier>;
+  /** Receivers of the provider accounts that take incoming messages at POST /v1/callbacks/:id/inbound (Twilio). */
+  inboundReceivers?: ReadonlyMap<string, InboundReceiver>;
   /** Called when callbacks recorded new events (wakes an in-process evidence applier). */
   onEvidence?: () => void;
   /** Herald's public URL (config `public_url`): callbacks whose signature covers the URL are checked against it. */
@@ -303,6 +306,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
 
   if (deps.metrics) metricsRoutes(app, deps.metrics);
   await callbackRoutes(app, deps);
+  await inboundWebhookRoutes(app, deps);
   await unsubscribeRoutes(app, deps);
   if (deps.devices) await deviceApiRoutes(app, deps.devices, deps.publicUrl ? deps.publicUrl.replace(/\/+$/, '') : null);
   await smsgateThirdPartyRoutes(app, deps);

@@ -24,6 +24,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteRequirement>> = {
   'GET /openapi.json': { none: 'the public API description' },
   'GET /metrics': { none: 'its own bearer token (metrics.token); series carry no tenant label' },
   'POST /v1/callbacks/:providerAccountId': { none: "the provider account's own signature verification" },
+  'POST /v1/callbacks/:providerAccountId/inbound': { none: "the provider account's own signature verification (Twilio's X-Twilio-Signature)" },
   'GET /v1/unsubscribe/:token': { none: 'the signed one-click unsubscribe token' },
   'POST /v1/unsubscribe/:token': { none: 'the signed one-click unsubscribe token' },
   'POST /v1/session': { none: 'sign-in: a password, or a key that has the dashboard scope (checked by the route)' },

@@ -6,13 +6,16 @@
  */
 import type { CallbackParse, CallbackRequest } from './provider.js';
 
+/** A refused callback (or inbound webhook): its status, code and why. */
+type CallbackRefusal = Extract<CallbackParse, { ok: false }>;
+
 /** 400 `callback_malformed`: the request cannot be read as this provider's callback. */
-export function malformed(detail: string): CallbackParse {
+export function malformed(detail: string): CallbackRefusal {
   return { ok: false, status: 400, code: 'callback_malformed', detail };
 }
 
 /** 401 `callback_signature_invalid`: the request is not proven to come from the provider. */
-export function refused(detail: string): CallbackParse {
+export function refused(detail: string): CallbackRefusal {
   return { ok: false, status: 401, code: 'callback_signature_invalid', detail };
 }
 

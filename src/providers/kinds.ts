@@ -6,7 +6,7 @@
  */
 import type { Channel, PushTarget } from '../domain/index.js';
 import type { DeviceGatewayPort } from './device-gateway-port.js';
-import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from './provider.js';
+import type { CallbackVerifier, InboundReceiver, ProviderAccountConfig, ProviderAdapter } from './provider.js';
 
 /** One finding of `herald doctor`: what was asked of the provider and what it said. */
 export interface DoctorCheck {
@@ -69,6 +69,8 @@ export interface ProviderKind {
   createAdapter(account: ProviderAccountConfig, context: AdapterContext): ProviderAdapter;
   /** The account's callback verifier, or null when it receives no callbacks. */
   createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null;
+  /** The account's inbound-message webhook (POST /v1/callbacks/:id/inbound), or null; absent for kinds that receive no messages this way. */
+  createInboundReceiver?(account: ProviderAccountConfig): InboundReceiver | null;
   /** The account's settings that are safe to show (`GET /v1/provider-accounts`): never a credential. */
   describe(account: ProviderAccountConfig): Record<string, unknown>;
   /**

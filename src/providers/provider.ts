@@ -73,6 +73,34 @@ export interface CallbackVerifier {
   verify(request: CallbackRequest, nowMs: number): CallbackParse | Promise<CallbackParse>;
 }
 
+/** One incoming message a provider's inbound webhook reported, its signature verified. */
+export interface InboundProviderMessage {
+  /** The provider's id of the message (Twilio's MessageSid): the dedupe key per account. */
+  externalId: string;
+  /** The sender's number as the provider gave it. */
+  from: string;
+  /** The account's number it was sent to, when given. */
+  to: string | null;
+  text: string | null;
+  /** The provider's time of receipt, when it sends one. */
+  receivedAt: number | null;
+}
+
+export type InboundParse = { ok: true; message: InboundProviderMessage } | Extract<CallbackParse, { ok: false }>;
+
+/**
+ * A provider kind's inbound-message webhook (Twilio's "A message comes in" URL): verified over
+ * the raw bytes as its status callbacks are, then read into one message; and the answer the
+ * provider expects back, with at most one reply for the sender.
+ */
+export interface InboundReceiver {
+  /** The message's source as stored (`inbound_messages.source`). */
+  readonly source: 'twilio' | 'telnyx';
+  verify(request: CallbackRequest, nowMs: number): InboundParse;
+  /** The 200 answer's content type and body: `reply` sent back to the sender through the same account, or nothing. */
+  answer(reply: string | null): { contentType: string; body: string };
+}
+
 /** A verifier that needs no I/O (a signature over the body): it answers at once. */
 export interface SyncCallbackVerifier extends CallbackVerifier {
   verify(request: CallbackRequest, nowMs: number): CallbackParse;

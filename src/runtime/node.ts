@@ -33,7 +33,7 @@ import type { Alerter } from '../observability/alerter.js';
 import type { PeriodicService } from '../periodic/periodic-service.js';
 import type { ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import { providerKind } from '../providers/registry.js';
-import type { CallbackVerifier } from '../providers/provider.js';
+import type { CallbackVerifier, InboundReceiver } from '../providers/provider.js';
 import { EvidenceApplier } from '../delivery/evidence-applier.js';
 import { CampaignRunner } from '../campaigns/campaign-runner.js';
 import { Reconciler } from '../delivery/reconciler.js';
@@ -170,6 +170,16 @@ export function createAdapter(account: ProviderAccountConfig, publicUrl?: string
 /** The verifier of an account's delivery callbacks, or null when it receives none. */
 export function createCallbackVerifier(account: ProviderAccountConfig): CallbackVerifier | null {
   return providerKind(account.kind).createCallbackVerifier(account);
+}
+
+/** Every configured account's inbound-message receiver, by account id (kinds and accounts without one are absent). */
+export function inboundReceivers(accounts: readonly ProviderAccountConfig[]): Map<string, InboundReceiver> {
+  const out = new Map<string, InboundReceiver>();
+  for (const a of accounts) {
+    const r = providerKind(a.kind).createInboundReceiver?.(a);
+    if (r) out.set(a.id, r);
+  }
+  return out;
 }
 
 /** Every configured account's callback verifier, by account id (accounts without callbacks are absent). */
@@ -345,6 +355,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       logger,
       logRequests: process.env.HERALD_LOG_REQUESTS === '1',
       callbackVerifiers: callbackVerifiers(config.provider_accounts),
+      inboundReceivers: inboundReceivers(config.provider_accounts),
       // The URL providers were given for callbacks (Twilio signs it).
       publicUrl: config.public_url,
       // In one process, recorded callbacks are applied at once; other processes poll every second.

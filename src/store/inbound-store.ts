@@ -119,6 +119,11 @@ export interface InboundStore {
   recordInbound(msg: NewInboundMessage, event: InboundEventKey | null, effects: InboundEffects, linkScan: number): Promise<RecordInboundResult>;
   /** Takes an event id for an event that stores nothing else; false when it was already taken. */
   takeEvent(event: InboundEventKey, now: number): Promise<boolean>;
+  /**
+   * Of `tenantIds`, the one whose SMS on the account to this number (in clear or by its hash) is
+   * the newest among each tenant's last `scan` deliveries on it; null when none has one.
+   */
+  newestSenderTenant(tenantIds: readonly string[], providerAccount: string, destination: string, destinationHash: string, scan: number): Promise<string | null>;
   /** Stores a health report under its event id, once; false when the event was already taken. */
   recordHealth(sample: DeviceHealthRecord, event: InboundEventKey | null): Promise<boolean>;
   getInbound(tenantId: string, id: string): Promise<InboundMessageRecord | null>;

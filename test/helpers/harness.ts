@@ -26,7 +26,7 @@ import { IntakeService, type IntakeOptions } from '../../src/intake/intake-servi
 import { DeliveryCounters } from '../../src/metrics/counters.js';
 import { SystemMetrics } from '../../src/observability/system-metrics.js';
 import type { CallbackVerifier, ProviderAccountConfig, ProviderAdapter } from '../../src/providers/provider.js';
-import { callbackVerifiers, createAdapter } from '../../src/runtime/node.js';
+import { callbackVerifiers, createAdapter, inboundReceivers } from '../../src/runtime/node.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -286,6 +286,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
           }),
         )
       : callbackVerifiers(config.provider_accounts),
+    inboundReceivers: inboundReceivers(config.provider_accounts),
     publicUrl: config.public_url,
     onEvidence: () => evidence?.poke(),
     webhookPolicy: new AddressPolicy({ allowNetworks: opts.webhookAllowNetworks ?? [] }),

@@ -84,6 +84,83 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/callbacks/{providerAccountId}/inbound': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Incoming messages from a provider (Twilio), verified by its signature scheme
+     * @description The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); STOP suppresses the sender, START lifts it (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          providerAccountId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The provider’s expected answer (Twilio: TwiML, text/xml) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': string;
+          };
+        };
+        /** @description RFC 9457 problem details */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+        /** @description RFC 9457 problem details */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['problem'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/unsubscribe/{token}': {
     parameters: {
       query?: never;

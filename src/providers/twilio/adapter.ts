@@ -10,10 +10,11 @@ import { endpointUrl, parseBaseUrl } from '../outbound-http/endpoint.js';
 import { keepAliveAgent } from '../outbound-http/exchange.js';
 import { postAndClassify, unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { AdapterContext } from '../kinds.js';
-import type { AdapterCapabilities, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
+import type { AdapterCapabilities, InboundReceiver, SyncCallbackVerifier, ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { buildTwilioMessage, statusCallbackUrl, validityPeriodSeconds } from './build-request.js';
 import { createTwilioCallbackVerifier } from './callbacks.js';
 import { classifyTwilioResponse } from './classify.js';
+import { createTwilioInboundReceiver } from './inbound.js';
 import { readTwilioSettings, TWILIO_API_URL, type TwilioSettings } from './settings.js';
 
 // 16 sockets: Twilio's default REST concurrency is limited per account (20429 beyond it), and
@@ -36,6 +37,12 @@ export function twilioCallbackTokens(account: ProviderAccountConfig, settings: P
 export function twilioCallbackVerifier(account: ProviderAccountConfig, settings: Pick<TwilioSettings, 'authToken'>): SyncCallbackVerifier | null {
   const tokens = twilioCallbackTokens(account, settings);
   return tokens.length === 0 ? null : createTwilioCallbackVerifier(tokens);
+}
+
+/** The account's inbound-message receiver, verified with the same Auth Tokens as its callbacks; null without one. */
+export function twilioInboundReceiver(account: ProviderAccountConfig, settings: Pick<TwilioSettings, 'authToken'>): InboundReceiver | null {
+  const tokens = twilioCallbackTokens(account, settings);
+  return tokens.length === 0 ? null : createTwilioInboundReceiver(tokens);
 }
 
 /**

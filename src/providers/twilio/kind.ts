@@ -1,6 +1,6 @@
 /** The twilio provider kind: SMS through Twilio Programmable Messaging (docs/providers/twilio.md). */
 import type { ProviderKind } from '../kinds.js';
-import { createTwilioAdapter, twilioCallbackVerifier } from './adapter.js';
+import { createTwilioAdapter, twilioCallbackVerifier, twilioInboundReceiver } from './adapter.js';
 import { twilioDoctor } from './doctor.js';
 import { readTwilioSettings, TWILIO_API_URL, twilioProblems, twilioSettingsSchema } from './settings.js';
 
@@ -25,6 +25,7 @@ export const twilioKind: ProviderKind = {
   check: twilioProblems,
   createAdapter: createTwilioAdapter,
   createCallbackVerifier: (account) => twilioCallbackVerifier(account, readTwilioSettings(account)),
+  createInboundReceiver: (account) => twilioInboundReceiver(account, readTwilioSettings(account)),
   describe(account) {
     const s = account.settings ?? {};
     return {

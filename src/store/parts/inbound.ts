@@ -122,6 +122,28 @@ export class InboundPart implements InboundStore {
     return (await this.x.count('inbound_event_take', { source: event.source, event_id: event.eventId, now })) > 0;
   }
 
+  async newestSenderTenant(
+    tenantIds: readonly string[],
+    providerAccount: string,
+    destination: string,
+    destinationHash: string,
+    scan: number,
+  ): Promise<string | null> {
+    // One bounded indexed range per tenant (deliveries_list_account leads with tenant_id); an account is shared by a few.
+    let best: { id: string; tenantId: string } | null = null;
+    for (const tenantId of tenantIds) {
+      const r = await this.x.one('inbound_last_notification', {
+        tenant_id: tenantId,
+        provider_account: providerAccount,
+        destination,
+        destination_hash: destinationHash,
+        scan,
+      });
+      if (r && (best === null || String(r.id) > best.id)) best = { id: String(r.id), tenantId };
+    }
+    return best?.tenantId ?? null;
+  }
+
   async recordHealth(s: DeviceHealthRecord, event: InboundEventKey | null): Promise<boolean> {
     const params = {
       device_id: s.deviceId,

@@ -20,9 +20,9 @@ ON CONFLICT (provider_account, external_id) DO NOTHING;
 -- name: inbound_last_notification
 -- The newest SMS notification of the account to this number (in clear, or masked to its hash)
 -- among the account's last $5 deliveries: bounded, on deliveries_list_account, so a reply
--- never scans a busy account's whole history.
+-- never scans a busy account's whole history. `id` orders the answers of several tenants.
 -- params: $1 tenant_id, $2 provider_account, $3 destination, $4 destination_hash, $5 scan
-SELECT notification_id FROM (
+SELECT notification_id, id FROM (
   SELECT notification_id, channel, destination, destination_hash, id FROM deliveries
   WHERE tenant_id = $1 AND provider_account = $2
   ORDER BY id DESC LIMIT $5
