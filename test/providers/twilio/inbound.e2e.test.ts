@@ -9,6 +9,7 @@
 import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderAccountConfig } from '../../../src/providers/provider.js';
+import { hashApiKey } from '../../../src/tenants/api-keys.js';
 import { createHarness, DRIVERS, type Harness } from '../../helpers/harness.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } from './subject.js';
@@ -136,5 +137,31 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ content: 'Hello there', keyword: null });
     expect(await receivedEvents()).toHaveLength(1);
+  });
+
+  it('on an account two tenants share, a reply belongs to the tenant that last texted the number, else to the default tenant', async () => {
+    await start();
+    const now = Date.now();
+    await h.store.ensureTenant({ id: 'acme', name: 'Acme' }, now);
+    await h.store.createApiKey({ id: 'key_acme', tenantId: 'acme', keyHash: hashApiKey('acme-key-0123456789'), label: 'acme', now });
+    for (const tenant of ['acme', h.tenantId]) expect(await h.store.tenants.assignAccount(tenant, ACCOUNT, now)).toEqual({ ok: true });
+    // Nobody has texted the number: the default tenant's.
+    expect((await inbound('SM0000000000000000000000000000000a', 'Hi')).status).toBe(200);
+    expect(await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 })).toHaveLength(1);
+    // Acme texts it; its STOP is Acme's, and suppresses nothing of the default tenant's.
+    const sent = await h.app.inject({
+      method: 'POST',
+      url: '/v1/notifications',
+      headers: { authorization: 'Bearer acme-key-0123456789' },
+      payload: { recipient: { id: 'acme-user', phone: PHONE }, purpose: 'otp', channels: ['sms'], content: { text: 'Your code is 123456' }, ttl_seconds: 600 },
+    });
+    expect(sent.statusCode, sent.body).toBe(202);
+    await h.worker.drain();
+    expect((await inbound('SM0000000000000000000000000000000b', 'STOP')).status).toBe(200);
+    expect(await h.store.inbound.listInbound({ tenantId: 'acme', limit: 10 })).toEqual([
+      expect.objectContaining({ keyword: 'stop', replyToNotificationId: sent.json().id }),
+    ]);
+    expect(await h.store.inbound.keywordSuppressionsOf('acme', [PHONE])).toHaveLength(1);
+    expect(await h.store.inbound.keywordSuppressionsOf('default', [PHONE])).toEqual([]);
   });
 });
