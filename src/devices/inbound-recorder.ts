@@ -9,8 +9,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { monotonicFactory } from 'ulid';
 import type { Clock } from '../clock.js';
-import { compileKeywords, recognizeKeyword, type InboundKind, type KeywordAction, type KeywordSet } from '../domain/index.js';
-import type { InboundEventKey, InboundSourceName, RecordInboundResult } from '../store/inbound-store.js';
+import { compileKeywords, recognizeKeyword, type KeywordAction, type KeywordSet } from '../domain/index.js';
+import type { InboundEventKey, NewInboundMessage, RecordInboundResult } from '../store/inbound-store.js';
 import { DEFAULT_TENANT_ID, type Store } from '../store/store.js';
 
 /** The reply link looks this far back among the account's newest deliveries. */
@@ -20,20 +20,8 @@ const DESTINATION_HASH_SECRET = 'destination-hash';
 
 const ulid = monotonicFactory();
 
-/** An incoming message as a webhook reported it, before Herald gives it an id. */
-export interface IncomingMessage {
-  tenantId: string;
-  providerAccount: string;
-  source: InboundSourceName;
-  externalId: string;
-  deviceId: string | null;
-  simNumber: number | null;
-  kind: InboundKind;
-  sender: string;
-  content: string | null;
-  /** The phone's or provider's time, when it gave one. */
-  receivedAt: number | null;
-}
+/** An incoming message as a webhook reported it, before Herald gives it an id; `receivedAt` is the phone's or provider's time, when it gave one. */
+export type IncomingMessage = Omit<NewInboundMessage, 'id' | 'senderHash' | 'keyword' | 'receivedAt' | 'now'> & { receivedAt: number | null };
 
 export interface IncomingRecorded {
   id: string;

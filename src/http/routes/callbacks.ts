@@ -44,12 +44,16 @@ const problemResponses = {
   503: { $ref: 'problem#' },
 };
 
+/** Makes `scope` keep every body as its raw bytes (signatures are over the exact bytes: no parser may touch them first). */
+export function keepRawBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+}
+
 /** Registers the callback route in its own scope, where bodies stay raw bytes. */
 export async function callbackRoutes(app: FastifyInstance, deps: CallbackRouteDeps): Promise<void> {
   await app.register(async (scope) => {
-    // Signatures are over the exact bytes: no parser may touch the body first.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+    keepRawBodies(scope);
     scope.post<{ Params: { providerAccountId: string } }>(
       '/v1/callbacks/:providerAccountId',
       {

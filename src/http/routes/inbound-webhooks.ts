@@ -16,7 +16,7 @@ import type { InboundReceiver } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { nulField } from '../nul-guard.js';
 import { sendProblem } from '../problem-handler.js';
-import { CALLBACK_BODY_LIMIT_BYTES } from './callbacks.js';
+import { keepRawBodies } from './callbacks.js';
 
 export interface InboundWebhookRouteDeps {
   store: Store;
@@ -31,9 +31,7 @@ export interface InboundWebhookRouteDeps {
 export async function inboundWebhookRoutes(app: FastifyInstance, deps: InboundWebhookRouteDeps): Promise<void> {
   const recorder = new InboundRecorder({ store: deps.store, clock: deps.clock, logger: app.log });
   await app.register(async (scope) => {
-    // Signatures are over the exact bytes: no parser may touch the body first.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT_BYTES }, (_req, body, done) => done(null, body));
+    keepRawBodies(scope);
     scope.post<{ Params: { providerAccountId: string } }>(
       '/v1/callbacks/:providerAccountId/inbound',
       {
