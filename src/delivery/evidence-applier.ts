@@ -7,20 +7,16 @@
  * known yet, or still in flight, stay parked for a later pass; a guarded write that loses a
  * race leaves them parked too.
  */
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../domain/index.js';
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
-import { LoopService } from '../periodic/loop-service.js';
+import { LoopService, type LoopSettings } from '../periodic/loop-service.js';
 
-export interface EvidenceApplierOptions {
+export interface EvidenceApplierOptions extends LoopSettings {
   store: Store;
   clock: Clock;
-  logger: Logger;
-  intervalMs?: number;
-  batchSize?: number;
   /** How long an event may stay parked without a delivery before it is given up (orphaned). Default 24 h. */
   parkedRetentionMs?: number;
   /** Settled events are kept this long for deduplication (SendGrid repeats events for over a day). Default 7 days. */
@@ -43,12 +39,10 @@ export interface EvidencePass {
 const HOUR = 3_600_000;
 
 export class EvidenceApplier extends LoopService {
-  private readonly batchSize: number;
   private lastPrune = -Infinity;
 
   constructor(private readonly opts: EvidenceApplierOptions) {
-    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'evidence pass' });
-    this.batchSize = opts.batchSize ?? 500;
+    super({ ...opts, what: 'evidence pass', defaultBatchSize: 500 });
   }
 
   /** Applies every matchable parked event now; resolves with what it did. */
@@ -56,7 +50,7 @@ export class EvidenceApplier extends LoopService {
     const now = this.opts.clock.now();
     const pass: EvidencePass = { applied: 0, events: 0, transitions: 0, raced: 0 };
     for (;;) {
-      const pending = await this.opts.store.evidence.listPendingEvidence(this.batchSize);
+      const pending = await this.opts.store.evidence.listPendingEvidence(this.passBatchSize);
       if (pending.length === 0) break;
       const writes = planWrites(pending, now);
       const results = await this.opts.store.evidence.applyEvidence(writes);
@@ -74,7 +68,7 @@ export class EvidenceApplier extends LoopService {
         if (w.transition) pass.transitions++;
       });
       // A short batch was the last one; a batch that only raced is retried next pass, not now.
-      if (pending.length < this.batchSize || results.every((ok) => !ok)) break;
+      if (pending.length < this.passBatchSize || results.every((ok) => !ok)) break;
     }
     await this.prune(now);
     return pass;

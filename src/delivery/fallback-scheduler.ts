@@ -5,20 +5,16 @@
  * drop the remaining channels (the previous one got through, or the challenge expired), or
  * wait. Never driven by an exception: only by stored facts and the clock.
  */
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { LoopService } from '../periodic/loop-service.js';
+import { LoopService, type LoopSettings } from '../periodic/loop-service.js';
 import { decideFallback } from '../domain/index.js';
 import type { Store } from '../store/store.js';
 
-export interface FallbackSchedulerOptions {
+export interface FallbackSchedulerOptions extends LoopSettings {
   store: Store;
   clock: Clock;
-  logger: Logger;
   /** Wakes the claim loops of an account that just got a delivery. */
   wake?: (providerAccount: string) => void;
-  intervalMs?: number;
-  batchSize?: number;
 }
 
 export interface FallbackPass {
@@ -30,11 +26,8 @@ export interface FallbackPass {
 }
 
 export class FallbackScheduler extends LoopService {
-  private readonly batchSize: number;
-
   constructor(private readonly opts: FallbackSchedulerOptions) {
-    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'fallback pass' });
-    this.batchSize = opts.batchSize ?? 200;
+    super({ ...opts, what: 'fallback pass', defaultBatchSize: 200 });
   }
 
   /** One pass over every due fallback at this instant. */
@@ -42,7 +35,7 @@ export class FallbackScheduler extends LoopService {
     const now = this.opts.clock.now();
     const pass: FallbackPass = { created: 0, resolved: 0, expired: 0 };
     for (;;) {
-      const due = await this.opts.store.fallbacks.listDueFallbacks(now, this.batchSize);
+      const due = await this.opts.store.fallbacks.listDueFallbacks(now, this.passBatchSize);
       let acted = 0;
       for (const f of due) {
         const d = decideFallback({ previous: f.previous, dueAt: f.dueAt, expiresAt: f.expiresAt, evidence: f.evidence, now });
@@ -64,7 +57,7 @@ export class FallbackScheduler extends LoopService {
         else pass.expired++;
       }
       // Stop when the batch was the last one, or nothing in it could be acted on now.
-      if (due.length < this.batchSize || acted === 0) return pass;
+      if (due.length < this.passBatchSize || acted === 0) return pass;
     }
   }
 }

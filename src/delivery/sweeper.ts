@@ -4,20 +4,15 @@
  * happened: never back to `ready`), ends pending deliveries whose challenge clock ran out,
  * and prunes idempotency keys past retention. Every change goes through `decide`.
  */
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { LoopService } from '../periodic/loop-service.js';
+import { LoopService, type LoopSettings } from '../periodic/loop-service.js';
 import { decide, DEFAULT_RETRY_POLICY, type DeliveryEvent } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { DeliveryFacts, Store, TransitionResult, TransitionWrite } from '../store/store.js';
 
-export interface SweeperOptions {
+export interface SweeperOptions extends LoopSettings {
   store: Store;
   clock: Clock;
-  logger: Logger;
-  intervalMs?: number;
-  /** Rows per transaction: one commit for many rows, bounded so a pass never holds the writer long. */
-  batchSize?: number;
   /** The process's delivery counters (ambiguous submissions, expired challenges). Default: none kept. */
   counters?: DeliveryCounters;
 }
@@ -29,18 +24,15 @@ export interface SweepResult {
 }
 
 export class Sweeper extends LoopService {
-  private readonly batchSize: number;
-
   constructor(private readonly opts: SweeperOptions) {
-    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'sweep' });
-    this.batchSize = opts.batchSize ?? 500;
+    super({ ...opts, what: 'sweep', defaultBatchSize: 500 });
   }
 
   /** One full pass; loops over batches until nothing is left to sweep at this instant. */
   override async runOnce(): Promise<SweepResult> {
     const now = this.opts.clock.now();
-    const leasesRescued = await this.sweep(() => this.opts.store.listExpiredLeases(now, this.batchSize), { type: 'lease_expired' }, now, true);
-    const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.batchSize), { type: 'expire' }, now, false);
+    const leasesRescued = await this.sweep(() => this.opts.store.listExpiredLeases(now, this.passBatchSize), { type: 'lease_expired' }, now, true);
+    const expired = await this.sweep(() => this.opts.store.listExpiredPending(now, this.passBatchSize), { type: 'expire' }, now, false);
     const idempotencyKeysPruned = await this.opts.store.pruneIdempotencyKeys(now);
     // The retry budget reads one minute of health buckets; an hour is kept for operators.
     await this.opts.store.health.pruneProviderHealth(now - 3_600_000);
@@ -70,7 +62,7 @@ export class Sweeper extends LoopService {
       const applied = results.filter((r) => r.applied).length;
       total += applied;
       // Nothing changed (every row raced with another writer): stop rather than spin on the same rows.
-      if (applied === 0 || rows.length < this.batchSize) return total;
+      if (applied === 0 || rows.length < this.passBatchSize) return total;
     }
   }
 

@@ -15,21 +15,16 @@
  *
  * `sweepDevice` with cause `operator` is POST /v1/devices/:id/retry-failed: the failed ones only.
  */
-import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
-import { LoopService } from '../periodic/loop-service.js';
+import { LoopService, type LoopSettings } from '../periodic/loop-service.js';
 import type { DeviceRecord, Store, SweepCause, SweepRecord, SweepWrite } from '../store/store.js';
 
-export interface HeartbeatSweepOptions {
+export interface HeartbeatSweepOptions extends LoopSettings {
   store: Store;
   clock: Clock;
-  logger: Logger;
   /** How far back a sweep looks (config devices.sweep_lookback_hours). */
   lookbackMs: number;
-  intervalMs?: number;
-  /** Rows per sweep transaction; a bigger backlog is swept over several passes. */
-  batchSize?: number;
   /** Tells a device it has something to pull (re-offers). */
   signal?: (deviceId: string) => void;
   /** Wakes the claim loops of an account that has retries due now. */
@@ -41,11 +36,8 @@ export interface HeartbeatPass {
 }
 
 export class HeartbeatSweep extends LoopService {
-  private readonly batchSize: number;
-
   constructor(private readonly opts: HeartbeatSweepOptions) {
-    super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'heartbeat sweep' });
-    this.batchSize = opts.batchSize ?? 500;
+    super({ ...opts, what: 'heartbeat sweep', defaultBatchSize: 500 });
   }
 
   /** Sweeps every device that came back and waits for its sweep. */
@@ -76,7 +68,7 @@ export class HeartbeatSweep extends LoopService {
       providerAccount: device.providerAccount,
       since: now - this.opts.lookbackMs,
       now,
-      limit: this.batchSize,
+      limit: this.passBatchSize,
     });
     const retries: SweepWrite['retries'] = [];
     for (const f of c.failed) {
@@ -96,7 +88,7 @@ export class HeartbeatSweep extends LoopService {
       returnedAt: returned,
       awaySince: cause === 'return' ? device.awaySince : null,
       // A full batch leaves the return in place: the next pass sweeps the rest.
-      finishReturn: c.failed.length < this.batchSize && c.unknown.length < this.batchSize,
+      finishReturn: c.failed.length < this.passBatchSize && c.unknown.length < this.passBatchSize,
       retries,
       reofferIds,
       skippedExpired: c.expired,

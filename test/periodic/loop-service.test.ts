@@ -34,6 +34,16 @@ class CountingService extends LoopService {
   }
 }
 
+class BatchService extends LoopService {
+  constructor(logger: Logger, batchSize?: number) {
+    super({ logger, batchSize, what: 'batch pass', defaultBatchSize: 500 });
+  }
+
+  override async runOnce(): Promise<number> {
+    return this.passBatchSize;
+  }
+}
+
 describe('LoopService', () => {
   let logger: Logger & { error: ReturnType<typeof vi.fn> };
   beforeEach(() => {
@@ -42,6 +52,11 @@ describe('LoopService', () => {
   });
   afterEach(() => {
     vi.useRealTimers();
+  });
+
+  it("a pass's batch size is the caller's batchSize, else the service's default", async () => {
+    expect(await new BatchService(logger, 7).runOnce()).toBe(7);
+    expect(await new BatchService(logger).runOnce()).toBe(500);
   });
 
   it("start runs the subclass's runOnce every interval; poke runs one now; stop ends the loop", async () => {

@@ -13,7 +13,7 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
-import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
+import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
 import type { SchedulingPolicies } from '../../delivery/scheduling-policies.js';
 
@@ -176,19 +176,9 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           'intake refuses), in audience order. They are counted in `progress.skipped` and `progress.refused_by_code`; never sent, never retried.',
         tags: ['campaigns'],
         params: idParams,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...PAGE_QUERY,
-          },
-        },
+        querystring: PAGE_ONLY_QUERYSTRING,
         response: {
-          200: {
-            type: 'object',
-            required: ['items', 'next_cursor'],
-            properties: { items: { type: 'array', items: refusalItem }, next_cursor: { type: ['string', 'null'] } },
-          },
+          200: pageOf(refusalItem),
           400: problemRef,
           401: problemRef,
           404: problemRef,
