@@ -51,6 +51,22 @@ export const PAGE_QUERY = {
   limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: '1-200, default 50' },
 } as const;
 
+/** The querystring of a list that takes nothing but its page (`PAGE_QUERY`). */
+export const PAGE_ONLY_QUERYSTRING = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...PAGE_QUERY },
+} as const;
+
+/** The 200 body of one page of a cursor list: `items` of the given schema, and `next_cursor` (null on the last page). */
+export function pageOf<Item extends object>(item: Item) {
+  return {
+    type: 'object',
+    required: ['items', 'next_cursor'],
+    properties: { items: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
+  } as const;
+}
+
 /** A page's `limit` query field as a number; 50 when absent. */
 export function pageLimit(limit: string | undefined): number {
   return limit === undefined ? 50 : Number(limit);

@@ -5,7 +5,7 @@
  * (route-scopes.ts). The history holds masked targets and error classes only, never an address, a body or a code.
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeNumberCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
+import { decodeNumberCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING } from '../list-cursor.js';
 import type { AlertSentRecord } from '../../store/alert-store.js';
 import type { Store } from '../../store/store.js';
 
@@ -84,13 +84,7 @@ export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void 
       schema: {
         summary: 'Operator alerts sent, newest first (every target and try; system-wide)',
         tags: ['alerts'],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...PAGE_QUERY,
-          },
-        },
+        querystring: PAGE_ONLY_QUERYSTRING,
         response: { 200: historySchema, 400: problemRef, 401: problemRef },
       },
     },

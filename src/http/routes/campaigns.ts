@@ -13,8 +13,9 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
-import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
+import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
+import type { SchedulingPolicies } from '../../delivery/scheduling-policies.js';
 
 const problemRef = { $ref: 'problem#' };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -28,6 +29,8 @@ export interface CampaignRouteDeps {
   clock: Clock;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
+  /** The process's scheduling policies, which the campaign's waves are planned with. */
+  scheduling?: SchedulingPolicies;
 }
 
 /** The opaque cursor of a refusal page: the last audience position of the previous page. */
@@ -81,6 +84,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
     clock: deps.clock,
     logger: app.log,
     ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
+    ...(deps.scheduling ? { scheduling: deps.scheduling } : {}),
   });
 
   app.post<{ Body: CampaignRequest }>(
@@ -172,19 +176,9 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           'intake refuses), in audience order. They are counted in `progress.skipped` and `progress.refused_by_code`; never sent, never retried.',
         tags: ['campaigns'],
         params: idParams,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...PAGE_QUERY,
-          },
-        },
+        querystring: PAGE_ONLY_QUERYSTRING,
         response: {
-          200: {
-            type: 'object',
-            required: ['items', 'next_cursor'],
-            properties: { items: { type: 'array', items: refusalItem }, next_cursor: { type: ['string', 'null'] } },
-          },
+          200: pageOf(refusalItem),
           400: problemRef,
           401: problemRef,
           404: problemRef,

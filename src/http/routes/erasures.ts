@@ -5,7 +5,7 @@
  * `DELETE /v1/recipients/:id`. Items name counts and recipient ids, never the erased data.
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeNumberCursor, encodeNumberCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
+import { decodeNumberCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import type { ErasureRecord, Store } from '../../store/store.js';
 
 const problemRef = { $ref: 'problem#' };
@@ -58,19 +58,9 @@ export function erasureRoutes(app: FastifyInstance, deps: ErasureRouteDeps): voi
       schema: {
         summary: 'What was erased of your data (retention and recipient erasures), newest first',
         tags: ['recipients'],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            ...PAGE_QUERY,
-          },
-        },
+        querystring: PAGE_ONLY_QUERYSTRING,
         response: {
-          200: {
-            type: 'object',
-            required: ['items', 'next_cursor'],
-            properties: { items: { type: 'array', items: erasureItem }, next_cursor: { type: ['string', 'null'] } },
-          },
+          200: pageOf(erasureItem),
           400: problemRef,
           401: problemRef,
         },
