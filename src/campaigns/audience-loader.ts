@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { HeraldError, type FieldError } from '../errors.js';
 import { newId } from '../ids.js';
-import { notificationRequestSchema, recipientAddressError } from '../intake/notification-request.js';
+import { notificationRequestSchema, recipientAddressError, TIME_ZONE_MESSAGE } from '../intake/notification-request.js';
+import { isTimeZone } from '../domain/index.js';
 import type { AudienceRow, AudienceSource, AudienceView } from '../store/campaign-store.js';
 import type { RecipientInput, Store } from '../store/store.js';
 import { AUDIENCE_FIELDS, type ParsedLine } from './audience-parser.js';
@@ -139,6 +140,7 @@ export class AudienceLoader {
       const recipient = fields as unknown as RecipientInput;
       const bad = recipientAddressError(recipient);
       if (bad) problem(line, bad.field, bad.message);
+      else if (recipient.time_zone != null && !isTimeZone(recipient.time_zone)) problem(line, 'time_zone', TIME_ZONE_MESSAGE);
       else ok.push(data === undefined ? { line, recipient } : { line, recipient, data: data as Record<string, unknown> });
     }
     const idOnly = new Set(ok.filter((r) => ADDRESS_FIELDS.every((f) => r.recipient[f] == null)));
@@ -168,6 +170,8 @@ export class AudienceLoader {
       if (p.push_token !== null) merged.push_token = p.push_token;
       const locale = r.recipient.locale ?? p.locale;
       if (locale != null) merged.locale = locale;
+      const zone = r.recipient.time_zone ?? p.time_zone;
+      if (zone != null) merged.time_zone = zone;
       out.push(r.data === undefined ? { line: r.line, recipient: merged } : { line: r.line, recipient: merged, data: r.data });
     }
     return out;

@@ -9,8 +9,8 @@ import { HeraldError } from '../errors.js';
 
 export type AudienceFormat = 'ndjson' | 'csv';
 
-/** The fields a row may carry: a recipient as POST /v1/notifications takes it. */
-export const AUDIENCE_FIELDS = ['id', 'email', 'phone', 'push_token', 'locale'] as const;
+/** The fields a row may carry: a recipient as POST /v1/notifications takes it (`time_zone` an IANA name, for quiet hours and the campaign's waves). */
+export const AUDIENCE_FIELDS = ['id', 'email', 'phone', 'push_token', 'locale', 'time_zone'] as const;
 
 /**
  * A CSV column named `data.<path>` is a template variable of the row: `data.first_name` becomes

@@ -6,7 +6,17 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { planCampaign, type CampaignPlan } from '../domain/index.js';
+import {
+  DEFAULT_SCHEDULING_POLICY,
+  planCampaign,
+  planWaves,
+  resolvePolicy,
+  type CampaignPlan,
+  type Purpose,
+  type SchedulingPolicy,
+  type Wave,
+  type WavePlan,
+} from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type CampaignStatus } from '../domain/campaign-status.js';
 import { fieldError, HeraldError } from '../errors.js';
 import { requestFingerprint } from '../intake/fingerprint.js';
@@ -33,7 +43,21 @@ export interface CampaignServiceOptions {
   logger: Pick<Logger, 'warn'>;
   /** Called when a campaign starts or resumes (wakes an in-process campaign runner). */
   onRunnable?: () => void;
+  /**
+   * The tenant's scheduling policy in force (time zone, quiet hours) the waves are planned with:
+   * the process's SchedulingPolicies (delivery/scheduling-policies.ts). Default: the stored
+   * policy over the issue's defaults, read each time.
+   */
+  scheduling?: { policyOf(tenantId: string): Promise<SchedulingPolicy> };
 }
+
+/**
+ * The stored plan: the planner's answer plus its waves (domain/campaign-waves.ts), one per time
+ * zone of the audience, in the order they may go. `waves` is null when the lane gives no rate.
+ * `wave_warnings` says when a wave runs past the deadline or into its zone's next quiet hours;
+ * `feasible` stays the planner's (the rate against the deadline).
+ */
+export type CampaignPlanWithWaves = CampaignPlan & { waves: Wave[] | null; wave_warnings: WavePlan['warnings'] };
 
 export type CampaignJson = ReturnType<typeof campaignJson>;
 
@@ -46,9 +70,36 @@ async function* inline(items: ReadonlyArray<Record<string, unknown>>): AsyncGene
 
 export class CampaignService {
   readonly loader: AudienceLoader;
+  private readonly scheduling: NonNullable<CampaignServiceOptions['scheduling']>;
 
   constructor(private readonly opts: CampaignServiceOptions) {
     this.loader = new AudienceLoader({ store: opts.store, clock: opts.clock, logger: opts.logger });
+    this.scheduling = opts.scheduling ?? {
+      policyOf: async (tenantId) => resolvePolicy((await opts.store.scheduling.getPolicy(tenantId))?.policy ?? null, DEFAULT_SCHEDULING_POLICY),
+    };
+  }
+
+  /**
+   * The plan with its waves: the audience's recipients counted per time zone by one grouped read
+   * (rows that name none counted under the tenant's zone), each zone's wave going when the
+   * purpose's quiet hours end there, at the lane's rate the plan found.
+   */
+  private async withWaves(tenantId: string, purpose: Purpose, audienceId: string, plan: CampaignPlan): Promise<CampaignPlanWithWaves> {
+    if (!(plan.available_rate > 0)) return { ...plan, waves: null, wave_warnings: [] };
+    const policy = await this.scheduling.policyOf(tenantId);
+    const perZone = new Map<string, number>();
+    for (const z of await this.opts.store.campaigns.audienceZoneCounts(audienceId)) {
+      const zone = z.timeZone ?? policy.timeZone;
+      perZone.set(zone, (perZone.get(zone) ?? 0) + z.recipients);
+    }
+    const w = planWaves({
+      now: plan.start_at,
+      deadlineAt: plan.deadline_at,
+      rate: plan.available_rate,
+      window: policy.quietHours[purpose],
+      zones: [...perZone].map(([time_zone, recipients]) => ({ time_zone, recipients })),
+    });
+    return { ...plan, waves: w.waves, wave_warnings: w.warnings };
   }
 
   private async account(tenantId: string, channel: CampaignRecord['channel']): Promise<ProviderAccountConfig> {
@@ -134,7 +185,12 @@ export class CampaignService {
       };
       if (pinned !== null) await this.renderFirst(tenantId, message, pinned, audience, now);
       const capacity = laneCapacity(account, body.purpose);
-      const plan = planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare });
+      const plan = await this.withWaves(
+        tenantId,
+        body.purpose,
+        audience.id,
+        planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare }),
+      );
       const start = body.start === 'if_feasible' && plan.feasible;
       await store.campaigns.createCampaign({
         id,
@@ -289,13 +345,12 @@ export class CampaignService {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
     const capacity = laneCapacity(await this.account(tenantId, c.channel), c.purpose);
-    const plan: CampaignPlan = planCampaign({
-      audienceSize: c.audienceSize,
-      now,
-      deadlineAt: c.deadlineAt,
-      laneMaxRate: capacity.maxRate,
-      reservedShare: capacity.reservedShare,
-    });
+    const plan = await this.withWaves(
+      tenantId,
+      c.purpose,
+      c.audienceId,
+      planCampaign({ audienceSize: c.audienceSize, now, deadlineAt: c.deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare }),
+    );
     if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
     this.opts.onRunnable?.();
     return this.get(tenantId, id);

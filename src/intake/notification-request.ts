@@ -213,14 +213,16 @@ export function recipientAddressError(r: RecipientInput): { field: 'email' | 'ph
   return null;
 }
 
+/** What is wrong with a time zone that is not an IANA name (intake's refusal, an audience row's problem). */
+export const TIME_ZONE_MESSAGE = 'must be an IANA time zone name, e.g. Europe/Berlin (an offset such as +01:00 has no daylight-saving rules)';
+
 /**
  * Refuses a recipient time zone that is not an IANA name this Node knows (`invalid_time_zone`,
  * naming `field`): quiet hours in a misspelt or offset zone would hold messages at the wrong hours.
  */
 export function checkTimeZone(zone: string | null | undefined, field: string): void {
   if (zone == null || isTimeZone(zone)) return;
-  const message = 'must be an IANA time zone name, e.g. Europe/Berlin (an offset such as +01:00 has no daylight-saving rules)';
-  throw new HeraldError('invalid_time_zone', `${field} ${message}`, [{ field, message }]);
+  throw new HeraldError('invalid_time_zone', `${field} ${TIME_ZONE_MESSAGE}`, [{ field, message: TIME_ZONE_MESSAGE }]);
 }
 
 export function checkNotificationRequest(body: NotificationRequest, now: number, horizonMs: number = DEFAULT_SEND_AT_HORIZON_MS): CheckedRequest {

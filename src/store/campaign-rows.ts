@@ -53,6 +53,7 @@ export function toAudienceRow(r: Row, data: Record<string, unknown> | null): Aud
   if (r.phone !== null) recipient.phone = str(r.phone);
   if (r.push_token !== null) recipient.push_token = str(r.push_token);
   if (r.locale !== null) recipient.locale = str(r.locale);
+  if (r.time_zone != null) recipient.time_zone = str(r.time_zone);
   return data === null
     ? { position: Number(r.position), line: Number(r.line), recipient }
     : { position: Number(r.position), line: Number(r.line), recipient, data };

@@ -41,6 +41,12 @@ export interface AudienceRow {
   data?: Record<string, unknown>;
 }
 
+/** Recipients of an audience in one time zone (null: rows that named none). */
+export interface AudienceZoneCount {
+  timeZone: string | null;
+  recipients: number;
+}
+
 export interface AudienceView {
   id: string;
   tenantId: string;
@@ -233,6 +239,8 @@ export interface CampaignStore {
   getAudience(tenantId: string, id: string): Promise<AudienceView | null>;
   /** Up to `limit` rows after `afterPosition`, in position order. */
   readAudienceRows(audienceId: string, afterPosition: number, limit: number): Promise<AudienceRow[]>;
+  /** How many of the audience's rows name each time zone (`timeZone` null: rows that named none). */
+  audienceZoneCounts(audienceId: string): Promise<AudienceZoneCount[]>;
   /** Source lines (first `limit`, in order) of rows without the channel's address. */
   audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]>;
 

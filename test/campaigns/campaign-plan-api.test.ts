@@ -75,6 +75,20 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
         smaller_audience: { max_audience: 240_000 },
         later_deadline: { earliest_deadline_at: T0 + 300_000 },
       },
+      // One wave: every row is in the tenant's zone (UTC), where 12:00 is outside marketing's quiet hours (21:00-08:00).
+      waves: [
+        {
+          time_zone: 'UTC',
+          recipients: 600_000,
+          send_from: T0,
+          projected_start: T0,
+          projected_finish: T0 + 300_000,
+          window_closes_at: T0 + 9 * 3_600_000,
+          fits_window: true,
+          meets_deadline: false,
+        },
+      ],
+      wave_warnings: ['deadline_missed'],
     });
     // `if_feasible` did not start it: nothing is fanned out.
     expect(await h.campaigns.runOnce()).toMatchObject({ fannedOut: 0 });

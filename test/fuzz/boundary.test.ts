@@ -134,5 +134,5 @@ describe.each(DRIVERS)('fuzzed boundary (%s)', (driver) => {
     // Still alive and still itself.
     expect((await h.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await h.get('/v1/notifications/' + ctx.ids[0])).status).toBe(200);
-  }, 240_000);
+  }, 600_000);
 });

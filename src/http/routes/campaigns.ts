@@ -15,6 +15,7 @@ import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
+import type { SchedulingPolicies } from '../../delivery/scheduling-policies.js';
 
 const problemRef = { $ref: 'problem#' };
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -28,6 +29,8 @@ export interface CampaignRouteDeps {
   clock: Clock;
   /** Called when a campaign starts, resumes or is cancelled (wakes an in-process campaign runner). */
   onCampaignRunnable?: () => void;
+  /** The process's scheduling policies, which the campaign's waves are planned with. */
+  scheduling?: SchedulingPolicies;
 }
 
 /** The opaque cursor of a refusal page: the last audience position of the previous page. */
@@ -81,6 +84,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
     clock: deps.clock,
     logger: app.log,
     ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
+    ...(deps.scheduling ? { scheduling: deps.scheduling } : {}),
   });
 
   app.post<{ Body: CampaignRequest }>(

@@ -30,6 +30,13 @@ const htmlResponse = { description: 'A minimal HTML page', content: { 'text/html
 const problemResponse = { description: 'unsubscribe_link_invalid', content: { 'application/problem+json': { schema: { $ref: 'problem#' } } } };
 
 /** Never the token: the path is logged without it. */
+/** What both unsubscribe routes declare beside their summary: the token in the path, an HTML page or the invalid-link problem. */
+const tokenPageSchema = {
+  tags: ['preferences'],
+  security: [],
+  params: tokenParams,
+  response: { 200: htmlResponse, 404: problemResponse },
+};
 const logSerializers = { req: (req: { method: string }) => ({ method: req.method, url: `${UNSUBSCRIBE_PATH}/[token]` }) };
 
 function describe(scope: UnsubscribeScope): string {
@@ -80,10 +87,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, deps: UnsubscribeR
           description:
             'The URL of a marketing e-mail’s `List-Unsubscribe` header. Records the opt-out the signed token names (by default: marketing on ' +
             'that channel) and answers 200; repeating it changes nothing. Mail clients send the body `List-Unsubscribe=One-Click`.',
-          tags: ['preferences'],
-          security: [],
-          params: tokenParams,
-          response: { 200: htmlResponse, 404: problemResponse },
+          ...tokenPageSchema,
         },
       },
       async (request, reply) => {
@@ -107,10 +111,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, deps: UnsubscribeR
         schema: {
           summary: 'Unsubscribe confirmation page',
           description: 'Shows what the link unsubscribes from, with a button that POSTs to the same URL. Changes nothing: scanners prefetch links.',
-          tags: ['preferences'],
-          security: [],
-          params: tokenParams,
-          response: { 200: htmlResponse, 404: problemResponse },
+          ...tokenPageSchema,
         },
       },
       async (request, reply) => {

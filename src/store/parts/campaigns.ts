@@ -20,6 +20,7 @@ import type {
   AudienceRow,
   AudienceSeal,
   AudienceView,
+  AudienceZoneCount,
   CampaignActionRequest,
   CampaignDeliveryCount,
   CampaignFinish,
@@ -43,7 +44,7 @@ import type {
 } from '../campaign-store.js';
 import { bindTo, openContent } from '../content-cipher.js';
 import type { DeliveryFacts } from '../core-store.js';
-import { toDeliveryFacts } from '../rows.js';
+import { strOrNull, toDeliveryFacts } from '../rows.js';
 import { type Body, type Executor, count, list, one } from '../sql-executor.js';
 
 /** The guarded status update CAMPAIGN_TRANSITIONS allows for `action`; true when it applied. */
@@ -108,6 +109,11 @@ export abstract class CampaignsPart implements CampaignStore {
         r.data_json === null ? null : openContent<Record<string, unknown>>(this.x.cipher, r.data_json, audienceDataBinding(audienceId, Number(r.position))),
       ),
     );
+  }
+
+  async audienceZoneCounts(audienceId: string): Promise<AudienceZoneCount[]> {
+    const rows = await this.x.all('audience_zone_counts', { audience_id: audienceId });
+    return rows.map((r) => ({ timeZone: strOrNull(r.time_zone), recipients: Number(r.recipients) }));
   }
 
   async audienceLinesWithout(audienceId: string, channel: Channel, limit: number): Promise<number[]> {

@@ -46,6 +46,7 @@ export class PostgresCampaigns extends CampaignsPart {
       col((r) => r.recipient.push_token ?? null),
       col((r) => r.recipient.locale ?? null),
       col((r) => (r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)))),
+      col((r) => r.recipient.time_zone ?? null),
     ]);
     return written.length;
   }

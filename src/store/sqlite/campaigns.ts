@@ -52,6 +52,7 @@ export class SqliteCampaigns extends CampaignsPart {
           push_token: r.recipient.push_token ?? null,
           locale: r.recipient.locale ?? null,
           data_json: r.data === undefined ? null : this.sql.sealContent(r.data, audienceDataBinding(audienceId, r.position)),
+          time_zone: r.recipient.time_zone ?? null,
         }).changes;
       }
       return written;

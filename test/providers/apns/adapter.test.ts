@@ -263,7 +263,8 @@ describe('APNs adapter: answers and HTTP/2 faults', () => {
   });
 
   it('no answer within timeout_ms: unknown; nothing listening: retryable; sendBy passed: retryable and nothing sent', async () => {
-    await start({ timeout_ms: 200 });
+    // Room for the TLS and HTTP/2 handshake on a loaded machine (200 ms was not, under CI load).
+    await start({ timeout_ms: 1_000 });
     fake.script({ kind: 'hang' });
     expect(await adapter.submit(request())).toMatchObject({ kind: 'unknown', code: 'timeout' });
     expect((await adapter.submit(request({ sendBy: Date.now() - 1 }))).kind).toBe('retryable');

@@ -24,11 +24,11 @@ INSERT INTO audiences (id, tenant_id, status, source, created_at) VALUES ($1, $2
 -- name: audience_rows_insert
 -- A repeated recipient id is skipped: the first row of a recipient wins. Returns one row per row written.
 -- $9 holds each row's template data, sealed by the driver (NULL: none).
--- params: $1 audience_id, $2 positions[], $3 lines[], $4 recipient_ids[], $5 emails[], $6 phones[], $7 push_tokens[], $8 locales[], $9 data_jsons[]
-INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json)
-SELECT $1, r.position, r.line, r.recipient_id, r.email, r.phone, r.push_token, r.locale, r.data_json
-FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-     AS r(position, line, recipient_id, email, phone, push_token, locale, data_json)
+-- params: $1 audience_id, $2 positions[], $3 lines[], $4 recipient_ids[], $5 emails[], $6 phones[], $7 push_tokens[], $8 locales[], $9 data_jsons[], $10 time_zones[]
+INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json, time_zone)
+SELECT $1, r.position, r.line, r.recipient_id, r.email, r.phone, r.push_token, r.locale, r.data_json, r.time_zone
+FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+     AS r(position, line, recipient_id, email, phone, push_token, locale, data_json, time_zone)
 ORDER BY r.position
 ON CONFLICT (audience_id, recipient_id) DO NOTHING
 RETURNING 1;
@@ -59,9 +59,15 @@ FROM audiences WHERE id = $2 AND tenant_id = $1;
 
 -- name: audience_rows_after
 -- params: $1 audience_id, $2 after, $3 limit
-SELECT position, line, recipient_id, email, phone, push_token, locale, data_json
+SELECT position, line, recipient_id, email, phone, push_token, locale, data_json, time_zone
 FROM audience_recipients WHERE audience_id = $1 AND position > $2
 ORDER BY position LIMIT $3;
+
+-- name: audience_zone_counts
+-- Recipients per time zone (NULL: rows that named none), for the campaign's waves.
+-- params: $1 audience_id
+SELECT time_zone, count(*) AS recipients FROM audience_recipients
+WHERE audience_id = $1 GROUP BY time_zone ORDER BY time_zone;
 
 -- name: audience_lines_without
 -- $2 is one of email, phone, push_token (CASE keeps the statement fixed).

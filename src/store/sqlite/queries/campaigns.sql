@@ -24,9 +24,9 @@ INSERT INTO audiences (id, tenant_id, status, source, created_at) VALUES (@id, @
 -- One row, run per row in one transaction (PostgreSQL's takes the batch as arrays).
 -- A repeated recipient id is skipped (changes = 0): the first row of a recipient wins.
 -- @data_json is the row's template data, sealed by the driver (NULL: none).
--- params: @audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json
-INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json)
-VALUES (@audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json)
+-- params: @audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json, @time_zone
+INSERT INTO audience_recipients (audience_id, position, line, recipient_id, email, phone, push_token, locale, data_json, time_zone)
+VALUES (@audience_id, @position, @line, @recipient_id, @email, @phone, @push_token, @locale, @data_json, @time_zone)
 ON CONFLICT (audience_id, recipient_id) DO NOTHING;
 
 -- name: audience_seal
@@ -55,9 +55,15 @@ FROM audiences WHERE id = @id AND tenant_id = @tenant_id;
 
 -- name: audience_rows_after
 -- params: @audience_id, @after, @limit
-SELECT position, line, recipient_id, email, phone, push_token, locale, data_json
+SELECT position, line, recipient_id, email, phone, push_token, locale, data_json, time_zone
 FROM audience_recipients WHERE audience_id = @audience_id AND position > @after
 ORDER BY position LIMIT @limit;
+
+-- name: audience_zone_counts
+-- Recipients per time zone (NULL: rows that named none), for the campaign's waves.
+-- params: @audience_id
+SELECT time_zone, count(*) AS recipients FROM audience_recipients
+WHERE audience_id = @audience_id GROUP BY time_zone ORDER BY time_zone;
 
 -- name: audience_lines_without
 -- @column is one of email, phone, push_token (CASE keeps the statement fixed).
