@@ -50,11 +50,27 @@ describe('SQLite migration 0010 on a database with data', () => {
       await store.createNotification(
         buildNotification({ tenantId: 't_a', createdAt: T0 + i * SECOND, ttlMs: 2 * HOUR, deliveries: [{ channel: 'email', providerAccount: 'acct' }] }),
       );
-    const claimed = await store.claimBatch({ providerAccount: 'acct', workerId: 'w1', now: T0 + 10 * SECOND, leaseMs: 30_000, limit: 2 });
-    expect(claimed).toHaveLength(2);
-    // What an older Herald wrote: one delivery ended exhausted and was replayed, one still in flight.
+    // What an older Herald's claim wrote, at 0009's columns: today's claim statement reads columns
+    // later migrations add (notifications.pinned_channels, 0031), so it cannot run on this schema.
     const raw = new Database(path);
     opened.push(raw);
+    const claimedAt = T0 + 10 * SECOND;
+    const claimed = (
+      raw.prepare('SELECT id AS deliveryId, expires_at AS expiresAt FROM deliveries ORDER BY created_at, id LIMIT 2').all() as Array<{
+        deliveryId: string;
+        expiresAt: number;
+      }>
+    ).map((d) => {
+      raw
+        .prepare(
+          "UPDATE deliveries SET state = 'submitting', lease_owner = 'w1', lease_until = ?, lease_version = lease_version + 1, attempt_count = 1, next_attempt_at = NULL WHERE id = ?",
+        )
+        .run(claimedAt + 30_000, d.deliveryId);
+      raw.prepare("INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at) VALUES (?, 1, 1, 'w1', ?)").run(d.deliveryId, claimedAt);
+      return { ...d, attemptNumber: 1, leaseVersion: 1 };
+    });
+    expect(claimed).toHaveLength(2);
+    // One delivery ended exhausted and was replayed, one is still in flight.
     const first = claimed[0]!.deliveryId;
     raw.prepare("UPDATE attempts SET outcome = 'retryable', finished_at = ?, error_code = 'http_503' WHERE delivery_id = ?").run(T0 + 11 * SECOND, first);
     raw.prepare("UPDATE deliveries SET state = 'terminal', terminal_reason = 'exhausted', lease_owner = NULL, lease_until = NULL WHERE id = ?").run(first);
@@ -80,7 +96,13 @@ describe('SQLite migration 0010 on a database with data', () => {
     expect(columnsOf(raw.prepare('SELECT * FROM deliveries ORDER BY id').all(), before.deliveries)).toEqual(before.deliveries);
     const attempts = raw.prepare('SELECT * FROM attempts ORDER BY delivery_id, number').all() as Array<Record<string, unknown>>;
     expect(
-      attempts.map((a) => ({ ...a, decision: undefined, decision_retry_at: undefined, next_stage_decision: undefined, next_stage_retry_at: undefined })),
+      columnsOf(attempts, before.attempts).map((a) => ({
+        ...a,
+        decision: undefined,
+        decision_retry_at: undefined,
+        next_stage_decision: undefined,
+        next_stage_retry_at: undefined,
+      })),
     ).toEqual(
       before.attempts.map((a) => ({
         ...(a as object),
