@@ -75,6 +75,8 @@ const FIXTURES: Record<string, Fixture> = {
  */
 const EXEMPT: Record<string, string> = {
   'POST /v1/callbacks/:providerAccountId': 'provider callbacks carry no API key: verified by the account’s own signature',
+  'POST /v1/callbacks/:providerAccountId/inbound':
+    'incoming messages carry no API key: verified by the account’s own signature; the tenant is chosen from the account (test/providers/twilio/inbound.e2e.test.ts covers a shared account)',
   'POST {devices.base_path}/webhooks/:deviceId/:token':
     'a phone’s own webhooks carry no API key: the device id, its path token and its signing key name the device, whose tenant is its account’s (test/devices/phone-webhooks.test.ts refuses another device’s path and key)',
   'GET /v1/unsubscribe/:token': 'no API key: the signed token names its tenant, and a token is not an id another tenant could try',
