@@ -1,3 +1,4 @@
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -23,6 +24,28 @@ const SERIAL = [
  * `VITEST_MAX_WORKERS` overrides it (for example 1 on a busy machine).
  */
 const PARALLEL_WORKERS = Number(process.env.VITEST_MAX_WORKERS ?? 3);
+
+/**
+ * The tests' temporary files (each harness's SQLite database, the embedded PostgreSQL's data
+ * directory, Chromium's profile) on a RAM file system when the machine has one with room: a
+ * SQLite commit there costs no disk flush, and the suite commits many thousands of times (each new
+ * database alone runs every migration in its own transaction). The tests check what is written,
+ * never how durably. A TMPDIR the caller set is kept.
+ */
+function ramTmpdir(): string | undefined {
+  const dir = '/dev/shm';
+  try {
+    accessSync(dir, constants.W_OK);
+    const fs = statfsSync(dir);
+    return fs.bavail * fs.bsize >= 4 * 2 ** 30 ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+if (process.env.TMPDIR === undefined) {
+  const dir = ramTmpdir();
+  if (dir) process.env.TMPDIR = dir;
+}
 
 /**
  * The parallel group's longest files, longest first (measured: `npx vitest run --reporter=json`,
@@ -72,6 +95,8 @@ export default defineConfig({
     // PostgreSQL for the driver tests: DATABASE_URL, or an embedded server started here; and
     // the external programs (promtool, Chromium), looked for once (test/helpers/external-tools.ts).
     globalSetup: ['test/setup/postgres.ts', 'test/setup/external-tools.ts'],
+    // Drops the emptied PostgreSQL schemas a file's tests kept for reuse (test/helpers/postgres.ts).
+    setupFiles: ['test/setup/pg-schema-pool.ts'],
     // After the summary, one block naming what was skipped for a missing program, and how to install it.
     reporters: ['default', './test/setup/external-tools-reporter.ts'],
     // Integration tests start real HTTP servers, SQLite files and processes.
@@ -86,6 +111,12 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: SERIAL,
           maxWorkers: PARALLEL_WORKERS,
+          // A worker imports Herald's modules once for all the files it runs, not once per file:
+          // importing them was most of a short file's time (test/http: 193 CPU-s isolated, 106
+          // CPU-s shared, same files). The price is that module state must not carry one file's
+          // past into the next: ids take their time from the clock they are given (src/ids.ts
+          // ulidMaker), and a test that changes process.env or timers puts them back.
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

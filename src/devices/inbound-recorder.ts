@@ -7,8 +7,8 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { monotonicFactory } from 'ulid';
 import type { Clock } from '../clock.js';
+import { ulidMaker } from '../ids.js';
 import { compileKeywords, recognizeKeyword, type KeywordAction, type KeywordSet } from '../domain/index.js';
 import type { InboundEventKey, NewInboundMessage, RecordInboundResult } from '../store/inbound-store.js';
 import { DEFAULT_TENANT_ID, type Store } from '../store/store.js';
@@ -18,7 +18,7 @@ export const LINK_SCAN = 5_000;
 /** The server secret the keyed sender hash is made with: the one retention's masked destinations keep (delivery/retention-service.ts). */
 const DESTINATION_HASH_SECRET = 'destination-hash';
 
-const ulid = monotonicFactory();
+const ulid = ulidMaker();
 
 /** An incoming message as a webhook reported it, before Herald gives it an id; `receivedAt` is the phone's or provider's time, when it gave one. */
 export type IncomingMessage = Omit<NewInboundMessage, 'id' | 'senderHash' | 'keyword' | 'receivedAt' | 'now'> & { receivedAt: number | null };

@@ -4,9 +4,9 @@
  * the new one for a day, so receivers can switch without losing a message), re-enable it, and
  * delete it. Secrets are returned only by create and rotate.
  */
-import { monotonicFactory } from 'ulid';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
+import { ulidMaker } from '../ids.js';
 import type { Store } from '../store/store.js';
 import type { WebhookEndpointView } from '../store/webhook-store.js';
 import type { AddressPolicy } from './address-policy.js';
@@ -15,7 +15,7 @@ import { generateWebhookSecret } from '../signing/standard-webhooks.js';
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
 
-const ulid = monotonicFactory();
+const ulid = ulidMaker();
 const ENDPOINT_ID = /^whe_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** True when `id` has the shape of an endpoint id (`whe_` + ULID). */

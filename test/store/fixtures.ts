@@ -3,8 +3,8 @@
  * deterministic decisions from `decide`, and the fixed clock every test starts from.
  * Nothing here knows which driver is under test.
  */
-import { monotonicFactory } from 'ulid';
 import { decide, deriveDeliveryKey, type Channel, type DeliveryEvent, type Purpose, type RetryPolicy, type Transition } from '../../src/domain/index.js';
+import { ulidMaker } from '../../src/ids.js';
 import type { DeliveryView, NewNotification, Store } from '../../src/store/store.js';
 import { ContentCipher } from '../../src/store/content-cipher.js';
 
@@ -20,9 +20,9 @@ export const HOUR = 60 * MINUTE;
 /** No jitter and a 1 s base, so a retry's `nextAttemptAt` is exactly `now + 1 s` after attempt 1. */
 export const TEST_POLICY: RetryPolicy = { maxAttempts: 3, baseDelayMs: SECOND, maxDelayMs: MINUTE, jitter: 'none' };
 
-// Herald's ids are ULIDs; a monotonic factory keeps ids created in order sorted in that order,
-// which is what "newest first" pagination relies on.
-const nextUlid = monotonicFactory();
+// Herald's ids are ULIDs, made as src/ids.ts makes them: ids created in order at one time sort in
+// that order, which is what "newest first" pagination relies on, and each carries its own time.
+const nextUlid = ulidMaker();
 
 /** A fresh id with a readable prefix whose time part is `at`. */
 export function newId(prefix: string, at: number = T0): string {
