@@ -1184,10 +1184,10 @@ export interface paths {
                */
               created_before?: string;
             };
-            /** @description Count what would happen, change nothing. Default false. */
-            dry_run?: boolean;
             /** @description Why; kept with each audit row. */
             note?: string;
+            /** @description Count what would happen, change nothing. Default false. */
+            dry_run?: boolean;
           };
         };
       };
