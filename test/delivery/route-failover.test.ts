@@ -60,7 +60,9 @@ describe.each(DRIVERS)('on %s', (driver) => {
     await h.worker.drain();
     const d = await deliveryOf(invalid);
     expect(d).toMatchObject({ state: 'terminal', terminal_reason: 'rejected', provider_account: 'sandbox-sms' });
-    expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'permanent', failover_reason: null }]);
+    expect(d.attempts).toMatchObject([
+      { provider_account: 'sandbox-sms', outcome: 'permanent', error: { code: 'invalid_destination' }, failover_reason: null },
+    ]);
 
     const pinned = await sendCode({ provider_accounts: { sms: 'sandbox-sms' } });
     h.sandbox.faults.set({ mode: 'server_error', count: 1 });

@@ -95,7 +95,7 @@ export interface paths {
     put?: never;
     /**
      * Incoming messages from a provider (Twilio), verified by its signature scheme
-     * @description The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); STOP suppresses the sender, START lifts it (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).
+     * @description The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); STOP suppresses the sender, START lifts it; a first HELP or STOP is answered with the account’s reply (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).
      */
     post: {
       parameters: {
@@ -1184,10 +1184,10 @@ export interface paths {
                */
               created_before?: string;
             };
-            /** @description Count what would happen, change nothing. Default false. */
-            dry_run?: boolean;
             /** @description Why; kept with each audit row. */
             note?: string;
+            /** @description Count what would happen, change nothing. Default false. */
+            dry_run?: boolean;
           };
         };
       };
