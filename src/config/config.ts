@@ -314,6 +314,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
       if (problem)
         throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
     }
+    if (a.keyword_replies && a.channel !== 'sms')
+      throw new ConfigError(`provider_accounts[${i}].keyword_replies applies only to an sms account`, `provider_accounts[${i}].keyword_replies`);
     // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
     const [problem] = kind.check(a, process.env);
     if (problem) throw new ConfigError(`provider_accounts[${i}].${problem.field} ${problem.message}`, `provider_accounts[${i}].${problem.field}`);
