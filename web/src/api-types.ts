@@ -4072,7 +4072,7 @@ export interface paths {
           };
           content: {
             'application/json': {
-              items?: {
+              items: {
                 id?: number;
                 /** Format: date-time */
                 sent_at?: string;
@@ -4089,7 +4089,7 @@ export interface paths {
                 outcome?: 'sent' | 'failed';
                 error_class?: string | null;
               }[];
-              next_cursor?: string | null;
+              next_cursor: string | null;
             };
           };
         };

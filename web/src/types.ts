@@ -157,6 +157,8 @@ export interface Campaign {
   lane_rate: number;
   audience: { id: string; size: number };
   deadline_at: string | null;
+  /** When its messages become due; null: when it was started. */
+  send_at: string | null;
   plan: {
     feasible: boolean;
     reason: string | null;
