@@ -28,7 +28,7 @@ const ALLOWED = {
   delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
   webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
   campaigns: ['domain', 'clock', 'errors', 'ids', 'intake', 'periodic', 'providers', 'store', 'templates'],
-  devices: ['domain', 'clock', 'config', 'errors', 'periodic', 'providers', 'store'],
+  devices: ['domain', 'clock', 'config', 'errors', 'ids', 'periodic', 'providers', 'store'],
   http: [
     'domain',
     'clock',

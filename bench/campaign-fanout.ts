@@ -78,6 +78,7 @@ async function run(name: string, store: Store): Promise<void> {
     audienceId: audience.id,
     audienceSize: audience.size,
     deadlineAt: T0 + 3600_000,
+    sendAt: null,
     plan: {},
     createdAt: T0,
     startedAt: T0,

@@ -7,6 +7,11 @@
  * are compared. The run fails unless these are all zero: notifications lost, idempotency keys
  * the provider accepted twice, submissions after expires_at, and state/ledger contradictions.
  *
+ * With `route` (`--route`), SMS has two accounts in one route (issue 27), each on a sandbox of
+ * its own with its own faults; the verdict then also checks that every failover is visible on
+ * its delivery and that nothing moved after an `unknown` (every sandbox account waits for
+ * evidence).
+ *
  * `runChaos()` is also what test/chaos/chaos.test.ts runs, smaller. See docs/chaos.md.
  */
 import { randomBytes } from 'node:crypto';
@@ -29,6 +34,8 @@ export interface FaultSetting {
   mode: 'lose_response_after_accept' | 'rate_limit' | 'server_error' | 'reject_permanent' | 'timeout_before_accept' | 'latency';
   probability: number;
   retry_after_seconds?: number;
+  /** `rate_limit` only: `none` answers 429 with no hint, so the wait on that account is unbounded (a failover reason). */
+  throttle_headers?: 'retry_after' | 'none';
   latency_ms?: number;
 }
 
@@ -38,6 +45,21 @@ export const DEFAULT_FAULTS: FaultSetting[] = [
   { mode: 'server_error', probability: 0.02 },
   { mode: 'reject_permanent', probability: 0.01 },
 ];
+
+/** The SMS account that is second in the route scenario's SMS route; it has a sandbox of its own. */
+export const BACKUP_SMS_ACCOUNT = 'chaos-sms-backup';
+
+/**
+ * The route scenario's primary sandbox (email, push and the route's first SMS account): the
+ * defaults, but its 429s carry no Retry-After (Twilio and Postmark send none), so a throttled SMS
+ * moves to the backup (`throttled`) as a 5xx does (`retryable`).
+ */
+export const ROUTE_PRIMARY_FAULTS: FaultSetting[] = DEFAULT_FAULTS.map((f) =>
+  f.mode === 'rate_limit' ? { mode: 'rate_limit', probability: 0.05, throttle_headers: 'none' } : f,
+);
+
+/** The backup's sandbox: the defaults (a 429 with Retry-After 1 s waits on its ladder; a 5xx moves back to the primary). */
+export const ROUTE_BACKUP_FAULTS: FaultSetting[] = DEFAULT_FAULTS;
 
 export interface ChaosOptions {
   /** postgres://… ; the run creates (and afterwards drops) its own schema there. */
@@ -57,6 +79,12 @@ export interface ChaosOptions {
   shortTtlSeconds: [number, number];
   longTtlSeconds: number;
   faults: FaultSetting[];
+  /**
+   * The route scenario: SMS deliveries of every purpose take the route [chaos-sms,
+   * chaos-sms-backup]; the backup account sends to a second sandbox with `backupFaults`, and
+   * `faults` apply to the first. Null: one account per channel.
+   */
+  route: { backupFaults: FaultSetting[] } | null;
   worker: { lease_ms: number; timeout_ms: number; poll_interval_ms: number; sweep_interval_ms: number; batch_size: number; loops_per_account: number };
   /** The whole run (start to verdict) must end within this; past it the run stops and fails. */
   deadlineMs: number;
@@ -91,6 +119,7 @@ export function defaultOptions(overrides: Partial<ChaosOptions> & { databaseUrl:
     shortTtlSeconds: [2, 5],
     longTtlSeconds: 3_600,
     faults: DEFAULT_FAULTS,
+    route: null,
     // batch 32 x 2 loops x 3 accounts: up to 192 calls in flight per worker, so a kill leaves many
     // leases behind. lease 3 s > provider timeout 1.5 s + 1 s (Herald refuses less).
     worker: { lease_ms: 3_000, timeout_ms: 1_500, poll_interval_ms: 200, sweep_interval_ms: 500, batch_size: 32, loops_per_account: 2 },
@@ -123,7 +152,16 @@ export interface ChaosReport {
   sandboxPriority: string;
   options: Pick<
     ChaosOptions,
-    'notifications' | 'workers' | 'concurrency' | 'killIntervalMs' | 'faults' | 'worker' | 'shortTtlFraction' | 'shortTtlSeconds' | 'expiryAllowanceMs'
+    | 'notifications'
+    | 'workers'
+    | 'concurrency'
+    | 'killIntervalMs'
+    | 'faults'
+    | 'route'
+    | 'worker'
+    | 'shortTtlFraction'
+    | 'shortTtlSeconds'
+    | 'expiryAllowanceMs'
   >;
   intake: {
     requested: number;
@@ -206,26 +244,39 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   watchdog.unref();
 
   let sandbox: HeraldChild | null = null;
+  let backupSandbox: HeraldChild | null = null;
   let sandboxPriority = 'not started';
   let api: HeraldChild | null = null;
   const workers: HeraldChild[] = [];
   try {
-    // ---- Sandbox with faults.
-    sandbox = watch(new HeraldChild('sandbox', ['sandbox', '--port', '0', '--seed', String(opts.seed)], {}), 'sandbox');
-    const sandboxUrl = (await sandbox.waitFor(/listening on (http:\/\/\S+)/, 15_000))[1]!;
-    // The sandbox is the referee: its received_at must be the arrival time, not the arrival time
-    // plus however long a saturated CPU kept its event loop waiting. It uses little CPU, so a
-    // higher priority keeps its queue short without slowing Herald. Needs root or CAP_SYS_NICE.
-    sandboxPriority = 'normal priority';
-    try {
-      setPriority(sandbox.pid, opts.sandboxNice);
-      sandboxPriority = `nice ${getPriority(sandbox.pid)}`;
-    } catch (err) {
-      log(`chaos: could not raise the sandbox's priority (${(err as Error).message}); its timestamps may lag under load`);
-    }
-    for (const f of opts.faults) {
-      const res = await fetch(`${sandboxUrl}/faults`, { method: 'POST', body: JSON.stringify(f) });
-      if (res.status !== 200) throw new Error(`POST /faults ${JSON.stringify(f)} answered ${res.status}: ${await res.text()}`);
+    // ---- Sandbox with faults (and the route scenario's second one, for the backup SMS account).
+    const startSandbox = async (name: string, seed: number, faults: FaultSetting[]): Promise<{ child: HeraldChild; url: string }> => {
+      const child = watch(new HeraldChild(name, ['sandbox', '--port', '0', '--seed', String(seed)], {}), 'sandbox');
+      const url = (await child.waitFor(/listening on (http:\/\/\S+)/, 15_000))[1]!;
+      // The sandbox is the referee: its received_at must be the arrival time, not the arrival time
+      // plus however long a saturated CPU kept its event loop waiting. It uses little CPU, so a
+      // higher priority keeps its queue short without slowing Herald. Needs root or CAP_SYS_NICE.
+      sandboxPriority = 'normal priority';
+      try {
+        setPriority(child.pid, opts.sandboxNice);
+        sandboxPriority = `nice ${getPriority(child.pid)}`;
+      } catch (err) {
+        log(`chaos: could not raise the sandbox's priority (${(err as Error).message}); its timestamps may lag under load`);
+      }
+      for (const f of faults) {
+        const res = await fetch(`${url}/faults`, { method: 'POST', body: JSON.stringify(f) });
+        if (res.status !== 200) throw new Error(`POST /faults ${JSON.stringify(f)} answered ${res.status}: ${await res.text()}`);
+      }
+      return { child, url };
+    };
+    const primary = await startSandbox('sandbox', opts.seed, opts.faults);
+    sandbox = primary.child;
+    const sandboxUrl = primary.url;
+    let backupUrl: string | null = null;
+    if (opts.route) {
+      const backup = await startSandbox('sandbox-backup', (opts.seed ^ 0x2545f491) >>> 0, opts.route.backupFaults);
+      backupSandbox = backup.child;
+      backupUrl = backup.url;
     }
 
     // ---- Configuration shared by every Herald process.
@@ -250,13 +301,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
             batch_size: opts.worker.batch_size,
             loops_per_account: opts.worker.loops_per_account,
           },
-          provider_accounts: (['email', 'sms', 'push'] as const).map((channel) => ({
-            id: `chaos-${channel}`,
-            kind: 'sandbox',
-            channel,
-            base_url: sandboxUrl,
-            timeout_ms: opts.worker.timeout_ms,
-          })),
+          provider_accounts: [
+            ...(['email', 'sms', 'push'] as const).map((channel) => ({
+              id: `chaos-${channel}`,
+              kind: 'sandbox',
+              channel,
+              base_url: sandboxUrl,
+              timeout_ms: opts.worker.timeout_ms,
+            })),
+            ...(backupUrl !== null
+              ? [{ id: BACKUP_SMS_ACCOUNT, kind: 'sandbox', channel: 'sms', base_url: backupUrl, timeout_ms: opts.worker.timeout_ms }]
+              : []),
+          ],
+          // Every SMS purpose on one route of two accounts; the demotion rule at its defaults.
+          ...(backupUrl !== null ? { routes: { sms: { default: ['chaos-sms', BACKUP_SMS_ACCOUNT] } } } : {}),
         },
         null,
         2,
@@ -399,9 +457,17 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
 
       // ---- Stop the workers (graceful), so no call is in flight while the ledger is read.
       await Promise.all(workers.map((w) => w.stop(5_000)));
-      const ledgerRes = await fetch(`${sandboxUrl}/ledger`);
-      if (ledgerRes.status !== 200) throw new Error(`GET /ledger answered ${ledgerRes.status}`);
-      const ledger = ((await ledgerRes.json()) as { entries: LedgerEntry[] }).entries;
+      // Each entry is marked with the account that sent it: its channel's account on the first
+      // sandbox, the backup SMS account on the second.
+      const ledgerOf = async (url: string, account: (e: LedgerEntry) => string): Promise<LedgerEntry[]> => {
+        const res = await fetch(`${url}/ledger`);
+        if (res.status !== 200) throw new Error(`GET /ledger answered ${res.status}`);
+        return ((await res.json()) as { entries: LedgerEntry[] }).entries.map((e) => ({ ...e, account: account(e) }));
+      };
+      const ledger = [
+        ...(await ledgerOf(sandboxUrl, (e) => `chaos-${e.channel}`)),
+        ...(backupUrl !== null ? await ledgerOf(backupUrl, () => BACKUP_SMS_ACCOUNT) : []),
+      ];
       if (opts.dumpDir) {
         mkdirSync(opts.dumpDir, { recursive: true });
         writeFileSync(join(opts.dumpDir, 'ledger.json'), JSON.stringify(ledger));
@@ -411,6 +477,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         stuckGraceMs: opts.stuckGraceMs,
         expiryAllowanceMs: opts.expiryAllowanceMs,
         overdueDuringRun: maxOverdueDuringRun,
+        route: opts.route !== null,
       });
     } finally {
       await db.end().catch(() => {});
@@ -418,12 +485,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   } catch (err) {
     failures.push(`run aborted: ${(err as Error).message}`);
   } finally {
-    await Promise.all([api?.stop(5_000), ...workers.map((w) => w.stop(5_000)), sandbox?.stop(5_000)]);
+    await Promise.all([api?.stop(5_000), ...workers.map((w) => w.stop(5_000)), sandbox?.stop(5_000), backupSandbox?.stop(5_000)]);
     await killAllChildren();
     clearTimeout(watchdog);
     if (opts.dumpDir) {
       mkdirSync(opts.dumpDir, { recursive: true });
-      for (const c of [sandbox, api, ...retired, ...workers]) {
+      for (const c of [sandbox, backupSandbox, api, ...retired, ...workers]) {
         if (c) writeFileSync(join(opts.dumpDir, `${c.name.replace(/[^a-z0-9#]+/gi, '_')}-${c.pid}.log`), c.stderrTail());
       }
     }
@@ -443,6 +510,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     if (verdict.duplicateKeys > 0) failures.push(`${verdict.duplicateKeys} idempotency keys accepted more than once`);
     if (verdict.lateSubmissions > 0) failures.push(`${verdict.lateSubmissions} submissions after expires_at`);
     if (verdict.contradictions.total > 0) failures.push(`${verdict.contradictions.total} contradictions`);
+    if (verdict.route && verdict.route.invisible.total > 0) failures.push(`${verdict.route.invisible.total} failovers not visible on their delivery`);
   } else if (failures.length === 0) failures.push('no verdict was computed');
   const ok = failures.length === 0;
 
@@ -477,6 +545,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
       concurrency: opts.concurrency,
       killIntervalMs: opts.killIntervalMs,
       faults: opts.faults,
+      route: opts.route,
       worker: opts.worker,
       shortTtlFraction: opts.shortTtlFraction,
       shortTtlSeconds: opts.shortTtlSeconds,
@@ -514,14 +583,22 @@ const pct = (p: number) => `${+(p * 100).toFixed(2)}%`;
 /** The printed summary (docs/chaos.md explains every line). */
 export function formatReport(r: ChaosReport): string {
   const v = r.verdict;
-  const faults = r.options.faults
-    .map((f) => `${f.mode} ${pct(f.probability)}${f.retry_after_seconds !== undefined ? ` (Retry-After ${f.retry_after_seconds} s)` : ''}`)
-    .join(', ');
+  const faultsOf = (list: FaultSetting[]) =>
+    list
+      .map(
+        (f) =>
+          `${f.mode} ${pct(f.probability)}${f.throttle_headers === 'none' ? ' (no Retry-After)' : f.retry_after_seconds !== undefined ? ` (Retry-After ${f.retry_after_seconds} s)` : ''}`,
+      )
+      .join(', ');
+  const faults = r.options.route ? `${faultsOf(r.options.faults)}; backup sandbox: ${faultsOf(r.options.route.backupFaults)}` : faultsOf(r.options.faults);
   const w = r.options.worker;
   const lines = [
     `Herald chaos run  ${r.startedAt}  seed ${r.seed}`,
     `  database            PostgreSQL (${r.database}), schema ${r.schema}${r.schemaKept ? ' (kept)' : ' (dropped)'}`,
-    `  processes           1 api, ${r.options.workers} workers (${r.workerProcesses} worker processes over the run), 1 sandbox (${r.sandboxPriority})`,
+    `  processes           1 api, ${r.options.workers} workers (${r.workerProcesses} worker processes over the run), ${r.options.route ? 2 : 1} sandbox (${r.sandboxPriority})`,
+    ...(r.options.route
+      ? [`  route               sms (every purpose): chaos-sms, then ${BACKUP_SMS_ACCOUNT} (its own sandbox); demotion at its defaults`]
+      : []),
     `  faults              ${faults}`,
     `  worker config       lease ${w.lease_ms} ms, provider timeout ${w.timeout_ms} ms, poll ${w.poll_interval_ms} ms, sweep ${w.sweep_interval_ms} ms, batch ${w.batch_size} x ${w.loops_per_account} loops/account`,
     `  duration            ${(r.durationMs / 1000).toFixed(1)} s (load ${(r.loadMs / 1000).toFixed(1)} s, settle ${(r.settleMs / 1000).toFixed(1)} s)${r.settled ? '' : '  NOT SETTLED'}`,
@@ -541,6 +618,14 @@ export function formatReport(r: ChaosReport): string {
       `  leases rescued      ${v.attempts.leasesRescued} (attempts closed lease_expired); late outcomes kept: ${v.attempts.lateOutcomes}`,
       `  ledger entries      ${v.ledger.entries} (${v.ledger.keys} distinct keys; ${v.deliveries.submittedPerLedger} deliveries submitted)`,
     );
+    if (v.route) {
+      lines.push(
+        `  failovers           ${Object.values(v.route.failovers).reduce((a, b) => a + b, 0)} (${counts(v.route.failovers)}); ${v.route.movedDeliveries} SMS deliveries used both accounts`,
+        `  failovers after     ${counts(v.route.failoversAfter)}`,
+        `  sms by account      ${counts(v.route.finalByAccount)}`,
+        `  ledger by account   ${counts(v.route.ledgerByAccount)}`,
+      );
+    }
   }
   lines.push(`  error log lines     workers ${r.errorLogLines.worker}, api ${r.errorLogLines.api}`, '', 'CHECKS');
   if (v) {
@@ -556,6 +641,12 @@ export function formatReport(r: ChaosReport): string {
             : ''),
       `  4. contradictions                ${c.total}  (retryable/terminal with ledger ${c.retryableOrTerminalWithLedger}, accepted without ledger ${c.acceptedWithoutLedger}, provider id mismatch ${c.acceptedPmidMismatch}, ledger key without delivery ${c.ledgerKeyWithoutDelivery})`,
     );
+    if (v.route) {
+      const i = v.route.invisible;
+      lines.push(
+        `  5. failovers not visible         ${i.total}  (move without failover_reason ${i.unrecordedMove}, recorded move not made ${i.recordedMoveNotMade}, ledger account without attempt ${i.ledgerWithoutAttempt}, moved after unknown ${i.movedAfterUnknown})`,
+      );
+    }
     if (v.examples.length > 0) lines.push('  examples:', ...v.examples.map((e) => `    ${e}`));
   } else lines.push('  (no verdict: the run did not get that far)');
   lines.push('', r.ok ? 'RESULT: PASS' : `RESULT: FAIL\n${r.failures.map((f) => `  - ${f}`).join('\n')}`);
@@ -576,6 +667,7 @@ const USAGE = `Usage: npm run chaos -- [options]   (or: tsx bench/chaos.ts [opti
       --deadline-s N      global deadline for the whole run (default 900)
       --expiry-allowance-ms N  check 3 counts provider acceptances more than N ms after expires_at (default 0 = strict)
       --batch-size N      the workers' batch_size (default 32; 2 claim loops per account)
+      --route             two SMS accounts in one route, each on its own sandbox with faults (docs/chaos.md)
       --keep-schema       keep the run's schema even when it passes
       --json FILE         also write the report as JSON
       --dump DIR          write the sandbox ledger and every process's stderr tail there
@@ -605,6 +697,7 @@ async function main(argv: string[]): Promise<number> {
       'deadline-s': { type: 'string' },
       'expiry-allowance-ms': { type: 'string' },
       'batch-size': { type: 'string' },
+      route: { type: 'boolean' },
       'keep-schema': { type: 'boolean' },
       json: { type: 'string' },
       dump: { type: 'string' },
@@ -649,6 +742,7 @@ async function main(argv: string[]): Promise<number> {
             },
           }
         : {}),
+      ...(values.route ? { faults: ROUTE_PRIMARY_FAULTS, route: { backupFaults: ROUTE_BACKUP_FAULTS } } : {}),
       ...(values.dump ? { dumpDir: values.dump } : {}),
       keepSchema: values['keep-schema'] ? 'always' : db.source === 'embedded' ? 'never' : 'on_failure',
     });

@@ -2,7 +2,10 @@
  * The chaos run's verdict, computed from ground truth only: the intake answers the load
  * generator recorded, Herald's tables read directly (read-only SQL), and the sandbox's ledger
  * of every submission it accepted. Jepsen's total-queue checker in spirit: lost = acknowledged
- * but gone; duplicates = the provider accepted one logical delivery twice.
+ * but gone; duplicates = the provider accepted one logical delivery twice. With a route (two SMS
+ * accounts on two sandboxes, their ledgers merged, each entry marked with its account), a
+ * duplicate is the key accepted twice by either or both, and every move between accounts must
+ * show on the delivery's attempts.
  */
 import type pg from 'pg';
 import type { IntakeRecord } from './load.js';
@@ -13,6 +16,34 @@ export interface LedgerEntry {
   destination: string;
   provider_message_id: string;
   received_at: string;
+  /** The provider account whose sandbox holds the entry (set by the runner). */
+  account?: string;
+}
+
+/** The route scenario's figures and its fifth check: every failover visible on its delivery. */
+export interface RouteVerdict {
+  /** Attempts after which the delivery moved to another account, by `failover_reason`. */
+  failovers: Record<string, number>;
+  /** The same attempts by `outcome/error_code`: the answers the moves followed. */
+  failoversAfter: Record<string, number>;
+  /** SMS deliveries whose attempts used more than one account. */
+  movedDeliveries: number;
+  /** SMS deliveries per final state and account, e.g. `accepted chaos-sms-backup`. */
+  finalByAccount: Record<string, number>;
+  /** Ledger entries per account. */
+  ledgerByAccount: Record<string, number>;
+  /** 5. Moves the delivery does not show, and moves that must not happen under wait_for_evidence. */
+  invisible: {
+    total: number;
+    /** Consecutive attempts on two accounts where the first has no failover_reason (or the delivery's account differs from its last attempt's without one). */
+    unrecordedMove: number;
+    /** An attempt that records a move, followed by an attempt on the same account. */
+    recordedMoveNotMade: number;
+    /** A ledger entry on an account none of its delivery's attempts used. */
+    ledgerWithoutAttempt: number;
+    /** A move after an `unknown` or a rescued lease: every sandbox account's policy is wait_for_evidence. */
+    movedAfterUnknown: number;
+  };
 }
 
 export interface Verdict {
@@ -66,6 +97,8 @@ export interface Verdict {
     byCode: Record<string, number>;
   };
   ledger: { entries: number; keys: number };
+  /** Set in the route scenario. */
+  route: RouteVerdict | null;
   /** A few examples per failed check, for the report. */
   examples: string[];
 }
@@ -80,13 +113,24 @@ interface DeliveryRow {
   expires_at: string;
   attempt_count: number;
   last_outcome: string | null;
+  channel: string;
+  provider_account: string;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  number: number;
+  provider_account: string | null;
+  outcome: string | null;
+  error_code: string | null;
+  failover_reason: string | null;
 }
 
 export async function verify(
   client: pg.Client,
   records: IntakeRecord[],
   ledger: LedgerEntry[],
-  opts: { now: number; stuckGraceMs: number; expiryAllowanceMs: number; overdueDuringRun: number },
+  opts: { now: number; stuckGraceMs: number; expiryAllowanceMs: number; overdueDuringRun: number; route: boolean },
 ): Promise<Verdict> {
   const examples: string[] = [];
   const example = (s: string) => {
@@ -103,7 +147,7 @@ export async function verify(
   const deliveries = (
     await client.query<DeliveryRow>(
       `SELECT d.id, d.notification_id, d.state, d.terminal_reason, d.provider_message_id, d.idempotency_key,
-              d.expires_at::text AS expires_at, d.attempt_count, a.outcome AS last_outcome
+              d.expires_at::text AS expires_at, d.attempt_count, a.outcome AS last_outcome, d.channel, d.provider_account
        FROM deliveries d LEFT JOIN attempts a ON a.delivery_id = d.id AND a.number = d.attempt_count`,
     )
   ).rows;
@@ -260,6 +304,8 @@ export async function verify(
   const byCode: Record<string, number> = {};
   for (const r of codeRows) byCode[`${r.outcome ?? 'open'}/${r.error_code}`] = Number(r.n);
 
+  const route = opts.route ? await verifyRoute(client, deliveries, byKey, example) : null;
+
   const lost = { missingNotifications, wrongDeliveryCount, stuckPastExpiry, overdueDuringRun: opts.overdueDuringRun, unexplainedUnknown };
   const contradictions = { retryableOrTerminalWithLedger, acceptedWithoutLedger, acceptedPmidMismatch, ledgerKeyWithoutDelivery };
   return {
@@ -272,6 +318,85 @@ export async function verify(
     deliveries: { total: deliveries.length, byState, terminalReasons, unknownSent, unknownNotSent, submittedPerLedger },
     attempts: { total: attemptsTotal, byOutcome, leasesRescued: byOutcome.lease_expired ?? 0, lateOutcomes, byCode },
     ledger: { entries: ledger.length, keys: byKey.size },
+    route,
     examples,
+  };
+}
+
+const bump = (record: Record<string, number>, key: string) => (record[key] = (record[key] ?? 0) + 1);
+
+/**
+ * The route scenario's check: reads every SMS delivery's attempts in order and compares the
+ * accounts they used with the moves they record and with the ledgers' accounts.
+ */
+async function verifyRoute(
+  client: pg.Client,
+  deliveries: DeliveryRow[],
+  byKey: ReadonlyMap<string, LedgerEntry[]>,
+  example: (s: string) => void,
+): Promise<RouteVerdict> {
+  const sms = deliveries.filter((d) => d.channel === 'sms');
+  const attempts = new Map<string, AttemptRow[]>();
+  for (const a of (
+    await client.query<AttemptRow>(
+      `SELECT a.delivery_id, a.number, a.provider_account, a.outcome, a.error_code, a.failover_reason
+       FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+       WHERE d.channel = 'sms' ORDER BY a.delivery_id, a.number`,
+    )
+  ).rows) {
+    const list = attempts.get(a.delivery_id);
+    if (list) list.push(a);
+    else attempts.set(a.delivery_id, [a]);
+  }
+  const failovers: Record<string, number> = {};
+  const failoversAfter: Record<string, number> = {};
+  const finalByAccount: Record<string, number> = {};
+  const ledgerByAccount: Record<string, number> = {};
+  for (const entries of byKey.values()) for (const e of entries) bump(ledgerByAccount, e.account ?? '?');
+  let movedDeliveries = 0;
+  let unrecordedMove = 0;
+  let recordedMoveNotMade = 0;
+  let ledgerWithoutAttempt = 0;
+  let movedAfterUnknown = 0;
+  for (const d of sms) {
+    bump(finalByAccount, `${d.state} ${d.provider_account}`);
+    const list = attempts.get(d.id) ?? [];
+    if (new Set(list.map((a) => a.provider_account)).size > 1) movedDeliveries += 1;
+    list.forEach((a, i) => {
+      if (a.failover_reason !== null) {
+        bump(failovers, a.failover_reason);
+        bump(failoversAfter, `${a.outcome}/${a.error_code}`);
+        if (a.outcome === 'unknown' || a.outcome === 'lease_expired') {
+          movedAfterUnknown += 1;
+          example(`route: delivery ${d.id} moved after attempt ${a.number} ended ${a.outcome} (${a.failover_reason})`);
+        }
+      }
+      // Where the next attempt went, or for the last one, where the delivery is now.
+      const next = i + 1 < list.length ? list[i + 1]!.provider_account : d.provider_account;
+      if (next !== a.provider_account && a.failover_reason === null) {
+        unrecordedMove += 1;
+        example(`route: delivery ${d.id} went from ${a.provider_account} to ${next} after attempt ${a.number} with no failover_reason`);
+      }
+      if (next === a.provider_account && a.failover_reason !== null) {
+        recordedMoveNotMade += 1;
+        example(`route: delivery ${d.id} attempt ${a.number} records a move (${a.failover_reason}) but stayed on ${next}`);
+      }
+    });
+    const used = new Set(list.map((a) => a.provider_account));
+    for (const e of byKey.get(d.idempotency_key) ?? []) {
+      if (!used.has(e.account ?? null)) {
+        ledgerWithoutAttempt += 1;
+        example(`route: ${e.account} accepted delivery ${d.id}, none of whose attempts used it`);
+      }
+    }
+  }
+  const invisible = { unrecordedMove, recordedMoveNotMade, ledgerWithoutAttempt, movedAfterUnknown };
+  return {
+    failovers,
+    failoversAfter,
+    movedDeliveries,
+    finalByAccount,
+    ledgerByAccount,
+    invisible: { total: Object.values(invisible).reduce((x, y) => x + y, 0), ...invisible },
   };
 }

@@ -64,7 +64,7 @@ export interface CampaignProgress {
   cancelled: number;
   /** Accepted deliveries by downstream status. */
   downstream: Partial<Record<DownstreamStatus, number>>;
-  /** When the rest (not fanned out, queued, sending) is sent at the lane's rate from now; null while paused or not started. */
+  /** When the rest (not fanned out, queued, sending) is sent at the lane's rate from now (from `send_at` while that is ahead); null while paused or not started. */
   projected_finish: { remaining: number; rate: number; seconds_remaining: number | null; finish_at: string | null };
 }
 
@@ -131,7 +131,8 @@ export function campaignProgress(
     }
   }
   const remaining = c.status === 'cancelled' ? 0 : p.not_fanned_out + p.queued + p.sending;
-  const f = projectFinish({ remaining, rate, now });
+  // Nothing goes before the campaign's send_at: the drain starts there while it is ahead.
+  const f = projectFinish({ remaining, rate, now: Math.max(now, c.sendAt ?? now) });
   // A draft or paused campaign sends nothing until someone acts: no finish time to promise.
   const at = c.finishedAt ?? (c.status === 'running' ? f.finish_at : null);
   p.projected_finish = { remaining, rate, seconds_remaining: f.seconds_remaining, finish_at: at === null ? null : new Date(at).toISOString() };
@@ -155,6 +156,8 @@ export function campaignJson(c: CampaignRecord, progress: CampaignProgress, lane
     /** The template rendered per recipient and the version pinned at creation; null for a campaign with content. */
     template: c.template,
     deadline_at: iso(c.deadlineAt),
+    /** When its messages become due; null: when it started. */
+    send_at: iso(c.sendAt),
     ttl_seconds: c.ttlMs / 1000,
     metadata: c.metadata,
     plan: c.plan,

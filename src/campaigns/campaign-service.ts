@@ -19,7 +19,8 @@ import {
 } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL, CAMPAIGN_TRANSITIONS, type CampaignAction, type CampaignStatus } from '../domain/campaign-status.js';
 import { fieldError, HeraldError } from '../errors.js';
-import { requestFingerprint } from '../intake/fingerprint.js';
+import { sendAtFingerprint } from '../intake/fingerprint.js';
+import { keyMismatch } from '../intake/refusals.js';
 import { isId, newId } from '../ids.js';
 import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -127,10 +128,11 @@ export class CampaignService {
   async createOnce(tenantId: string, body: CampaignRequest, key: string | null): Promise<{ body: unknown; replayed: boolean }> {
     if (key === null) return { body: await this.create(tenantId, body), replayed: false };
     const { store, clock } = this.opts;
-    const fingerprint = requestFingerprint('POST', 'POST /v1/campaigns', body);
+    // With send_at, two parts: the same campaign at another send_at is a send_at_conflict, never a silent move.
+    const fingerprint = sendAtFingerprint('POST /v1/campaigns', body);
     const r = await store.reserveIdempotencyKey({ tenantId, key, fingerprint, now: clock.now(), lockMs: 60_000, retentionMs: 24 * 3600_000 });
     if (r.kind === 'replay') return { body: r.body, replayed: true };
-    if (r.kind === 'mismatch') throw new HeraldError('idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body');
+    if (r.kind === 'mismatch') throw keyMismatch(r.fingerprint, fingerprint);
     if (r.kind === 'in_progress')
       throw new HeraldError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
     let created: CampaignJson;
@@ -150,7 +152,7 @@ export class CampaignService {
   async create(tenantId: string, body: CampaignRequest): Promise<CampaignJson> {
     const { store, clock } = this.opts;
     const now = clock.now();
-    const { deadlineAt, ttlMs } = checkCampaignRequest(body, now);
+    const { deadlineAt, sendAt, ttlMs } = checkCampaignRequest(body, now, this.opts.intake.horizonMs);
     const account = await this.account(tenantId, body.channel);
     // Pinned now, before the audience is read: a later publish never changes this campaign.
     const pinned = body.template === undefined ? null : await this.pinTemplate(tenantId, body);
@@ -182,6 +184,7 @@ export class CampaignService {
         template: pinned === null ? null : { id: pinned.version.templateId, version: pinned.version.version },
         ttlMs,
         metadata: body.metadata ?? null,
+        sendAt,
       };
       if (pinned !== null) await this.renderFirst(tenantId, message, pinned, audience, now);
       const capacity = laneCapacity(account, body.purpose);
@@ -189,7 +192,15 @@ export class CampaignService {
         tenantId,
         body.purpose,
         audience.id,
-        planCampaign({ audienceSize: audience.size, now, deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare }),
+        // From send_at when there is one: the waves follow (withWaves plans from plan.start_at).
+        planCampaign({
+          audienceSize: audience.size,
+          now,
+          ...(sendAt === null ? {} : { startAt: sendAt }),
+          deadlineAt,
+          laneMaxRate: capacity.maxRate,
+          reservedShare: capacity.reservedShare,
+        }),
       );
       const start = body.start === 'if_feasible' && plan.feasible;
       await store.campaigns.createCampaign({
@@ -208,6 +219,7 @@ export class CampaignService {
         audienceId: audience.id,
         audienceSize: audience.size,
         deadlineAt,
+        sendAt,
         plan,
         createdAt: now,
         startedAt: start ? now : null,
@@ -340,7 +352,7 @@ export class CampaignService {
     return c;
   }
 
-  /** The caller's confirmation: draft → running, with the plan made again for starting now. */
+  /** The caller's confirmation: draft → running, with the plan made again for starting now (or at its `send_at`, if that is ahead). */
   async start(tenantId: string, id: string): Promise<CampaignJson> {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
@@ -349,7 +361,15 @@ export class CampaignService {
       tenantId,
       c.purpose,
       c.audienceId,
-      planCampaign({ audienceSize: c.audienceSize, now, deadlineAt: c.deadlineAt, laneMaxRate: capacity.maxRate, reservedShare: capacity.reservedShare }),
+      // A send_at still ahead is where the plan starts; one that has passed means now (planCampaign's rule).
+      planCampaign({
+        audienceSize: c.audienceSize,
+        now,
+        ...(c.sendAt === null ? {} : { startAt: c.sendAt }),
+        deadlineAt: c.deadlineAt,
+        laneMaxRate: capacity.maxRate,
+        reservedShare: capacity.reservedShare,
+      }),
     );
     if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
     this.opts.onRunnable?.();

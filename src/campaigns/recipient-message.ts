@@ -10,7 +10,7 @@ import type { NotificationRequest } from '../intake/notification-request.js';
 import type { AudienceRow, CampaignRecord } from '../store/campaign-store.js';
 
 /** The campaign fields a recipient's request is built from. */
-export type CampaignMessage = Pick<CampaignRecord, 'id' | 'channel' | 'purpose' | 'content' | 'template' | 'ttlMs' | 'metadata'>;
+export type CampaignMessage = Pick<CampaignRecord, 'id' | 'channel' | 'purpose' | 'content' | 'template' | 'ttlMs' | 'metadata' | 'sendAt'>;
 
 /**
  * Problems of one recipient's own message: its data (intake's rules), its rendering (an undefined
@@ -39,6 +39,8 @@ export function recipientRequest(c: CampaignMessage, row: AudienceRow): Notifica
     ...(c.template !== null ? { template: { id: c.template.id, version: c.template.version, data: row.data ?? {} } } : {}),
     group: { key: `cmp:${c.id}:${row.recipient.id}`, generation: 1 },
     ttl_seconds: Math.round(c.ttlMs / 1000),
+    // Ready with next_attempt_at = send_at while it is ahead (its ttl counts from there); once it has passed, due now.
+    ...(c.sendAt !== null ? { send_at: new Date(c.sendAt).toISOString() } : {}),
     metadata: { ...c.metadata, campaign_id: c.id },
   };
 }

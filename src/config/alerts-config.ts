@@ -3,11 +3,11 @@
  * alerts"): targets, rule thresholds, timing. Defaults and the checks the schema cannot
  * express live here, beside config.ts, so the section reads as one piece.
  */
-import { Type, type Static } from '@sinclair/typebox';
-import ipaddr from 'ipaddr.js';
-import { DEFAULT_ALERT_RULES, type Channel } from '../domain/index.js';
+import { Type, type Static, type TInteger, type TObject } from '@sinclair/typebox';
+import { DEFAULT_ALERT_RULES, type AlertRulesConfig, type Channel } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { section, settle, withDefault, type Settled } from '../schema/setting.js';
+import { allowNetworksSetting, notCidr } from './network-allow-list.js';
 
 const COUNT = { minimum: 1, maximum: 100_000 } as const;
 const SECONDS = { minimum: 1, maximum: 86_400 } as const;
@@ -28,77 +28,47 @@ function channelTargets(to: ReturnType<typeof Type.String>, toDescription: strin
   );
 }
 
-/** Whether a rule is evaluated, on by default like every rule (DEFAULT_ALERT_RULES). */
-const enabled = (rule: keyof typeof DEFAULT_ALERT_RULES) =>
-  withDefault(Type.Boolean({ description: 'Whether this rule is evaluated.' }), DEFAULT_ALERT_RULES[rule].enabled);
+type RuleName = keyof AlertRulesConfig;
+
+/** An integer threshold's limits and what it means. */
+type Threshold = [limits: { minimum: number; maximum: number }, description: string];
+
+/**
+ * A rule's section, defaulted as a whole: `enabled` (on, like every rule) and its integer
+ * thresholds, each with its limits and description here and its default the domain's
+ * (domain/alert-rules.ts DEFAULT_ALERT_RULES).
+ */
+function rule<R extends RuleName, K extends Exclude<keyof AlertRulesConfig[R], 'enabled'> & string = never>(
+  name: R,
+  thresholds: Record<K, Threshold> = {} as Record<K, Threshold>,
+) {
+  const defaults = DEFAULT_ALERT_RULES[name] as unknown as Record<K, number>;
+  const settings = Object.fromEntries(
+    (Object.entries(thresholds) as [K, Threshold][]).map(([field, [limits, description]]) => [
+      field,
+      withDefault(Type.Integer({ ...limits, description }), defaults[field]),
+    ]),
+  ) as Record<K, ReturnType<typeof withDefault<TInteger>>>;
+  const properties = { enabled: withDefault(Type.Boolean({ description: 'Whether this rule is evaluated.' }), DEFAULT_ALERT_RULES[name].enabled), ...settings };
+  return withDefault(section(properties), {} as Static<TObject<typeof properties>>);
+}
 
 /** Each rule's threshold; the defaults are the domain's (domain/alert-rules.ts DEFAULT_ALERT_RULES). */
 const RulesSection = section(
   {
-    provider_failures: withDefault(
-      section({
-        enabled: enabled('provider_failures'),
-        min_failures: withDefault(
-          Type.Integer({ ...COUNT, description: 'Attempts not accepted on one account in 15 minutes.' }),
-          DEFAULT_ALERT_RULES.provider_failures.min_failures,
-        ),
-      }),
-      {},
-    ),
-    unknown_old: withDefault(
-      section({
-        enabled: enabled('unknown_old'),
-        older_than_seconds: withDefault(
-          Type.Integer({ ...SECONDS, description: 'An unknown delivery older than this.' }),
-          DEFAULT_ALERT_RULES.unknown_old.older_than_seconds,
-        ),
-      }),
-      {},
-    ),
-    otp_due_old: withDefault(
-      section({
-        enabled: enabled('otp_due_old'),
-        older_than_seconds: withDefault(
-          Type.Integer({ ...SECONDS, description: 'A due otp delivery waiting longer than this.' }),
-          DEFAULT_ALERT_RULES.otp_due_old.older_than_seconds,
-        ),
-      }),
-      {},
-    ),
-    retry_budget_degraded: withDefault(section({ enabled: enabled('retry_budget_degraded') }), {}),
-    throttle_pause_long: withDefault(
-      section({
-        enabled: enabled('throttle_pause_long'),
-        longer_than_seconds: withDefault(
-          Type.Integer({ ...SECONDS, description: 'A throttle pause with more than this left.' }),
-          DEFAULT_ALERT_RULES.throttle_pause_long.longer_than_seconds,
-        ),
-      }),
-      {},
-    ),
-    account_demoted: withDefault(section({ enabled: enabled('account_demoted') }), {}),
-    device_away: withDefault(section({ enabled: enabled('device_away') }), {}),
-    deadline_misses: withDefault(
-      section({
-        enabled: enabled('deadline_misses'),
-        min_misses: withDefault(Type.Integer({ ...COUNT, description: 'Deadline misses in the last hour.' }), DEFAULT_ALERT_RULES.deadline_misses.min_misses),
-      }),
-      {},
-    ),
-    review_queue_growing: withDefault(
-      section({
-        enabled: enabled('review_queue_growing'),
-        min_growth: withDefault(
-          Type.Integer({ ...COUNT, description: 'Growth of the review queue across the window.' }),
-          DEFAULT_ALERT_RULES.review_queue_growing.min_growth,
-        ),
-        window_seconds: withDefault(
-          Type.Integer({ minimum: 60, maximum: 86_400, description: 'The window the growth is measured over.' }),
-          DEFAULT_ALERT_RULES.review_queue_growing.window_seconds,
-        ),
-      }),
-      {},
-    ),
+    provider_failures: rule('provider_failures', { min_failures: [COUNT, 'Attempts not accepted on one account in 15 minutes.'] }),
+    unknown_old: rule('unknown_old', { older_than_seconds: [SECONDS, 'An unknown delivery older than this.'] }),
+    otp_due_old: rule('otp_due_old', { older_than_seconds: [SECONDS, 'A due otp delivery waiting longer than this.'] }),
+    retry_budget_degraded: rule('retry_budget_degraded'),
+    throttle_pause_long: rule('throttle_pause_long', { longer_than_seconds: [SECONDS, 'A throttle pause with more than this left.'] }),
+    account_demoted: rule('account_demoted'),
+    device_away: rule('device_away'),
+    device_low_battery: rule('device_low_battery'),
+    deadline_misses: rule('deadline_misses', { min_misses: [COUNT, 'Deadline misses in the last hour.'] }),
+    review_queue_growing: rule('review_queue_growing', {
+      min_growth: [COUNT, 'Growth of the review queue across the window.'],
+      window_seconds: [{ minimum: 60, maximum: 86_400 }, 'The window the growth is measured over.'],
+    }),
   },
   { description: "Each rule's threshold; every rule is on by default." },
 );
@@ -133,12 +103,8 @@ export const AlertsSection = section(
       ),
       [],
     ),
-    allow_networks: withDefault(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          'CIDR networks alert webhook URLs may reach although they are not public (e.g. an internal chat bridge at 10.1.2.3: ["10.1.2.3/32"]). Default none, as for customer webhooks.',
-      }),
-      [],
+    allow_networks: allowNetworksSetting(
+      'CIDR networks alert webhook URLs may reach although they are not public (e.g. an internal chat bridge at 10.1.2.3: ["10.1.2.3/32"]). Default none, as for customer webhooks.',
     ),
     interval_seconds: withDefault(Type.Integer({ minimum: 5, maximum: 3600, description: 'How often the rules are evaluated.' }), 30),
     min_gap_seconds: withDefault(
@@ -246,8 +212,7 @@ export function checkAlerts(a: AlertsConfig, accounts: readonly ProviderAccountC
       else if (!SECRET.test(v)) problems.push({ field: `alerts.webhooks[${i}].secret_env`, message: `${w.secret_env} does not hold a whsec_ secret` });
     }
   });
-  a.allow_networks.forEach((n, i) => {
-    if (!ipaddr.isValidCIDR(n)) problems.push({ field: `alerts.allow_networks[${i}]`, message: `"${n}" is not a network in CIDR form (e.g. 10.0.0.0/8)` });
-  });
+  for (const { index, entry } of notCidr(a.allow_networks))
+    problems.push({ field: `alerts.allow_networks[${index}]`, message: `"${entry}" is not a network in CIDR form (e.g. 10.0.0.0/8)` });
   return problems;
 }

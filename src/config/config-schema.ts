@@ -13,6 +13,7 @@ import { PROVIDER_KINDS } from '../providers/registry.js';
 import { jsonSchemaOf, oneOf, section, withDefault } from '../schema/setting.js';
 import { AlertsSection } from './alerts-config.js';
 import { LimitsSection } from './limits-config.js';
+import { allowNetworksSetting } from './network-allow-list.js';
 import { EncryptionSection, RetentionSection } from './retention-config.js';
 import { RoutesSection } from './routes-config.js';
 
@@ -130,12 +131,8 @@ export const TlsSection = section(
 );
 
 export const WebhooksSection = section({
-  allow_networks: withDefault(
-    Type.Array(Type.String({ minLength: 1 }), {
-      description:
-        'CIDR networks customer webhook URLs may reach although they are not public, e.g. ["10.0.0.0/8"]. Default none: loopback, private, link-local, CGNAT, ULA and other non-public addresses are refused at registration and at connect time.',
-    }),
-    [],
+  allow_networks: allowNetworksSetting(
+    'CIDR networks customer webhook URLs may reach although they are not public, e.g. ["10.0.0.0/8"]. Default none: loopback, private, link-local, CGNAT, ULA and other non-public addresses are refused at registration and at connect time.',
   ),
   timeout_ms: withDefault(Type.Integer({ minimum: 1000, maximum: 60_000, description: 'Deadline of one webhook request, response included.' }), 15_000),
   concurrency_per_endpoint: withDefault(

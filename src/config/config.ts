@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import ipaddr from 'ipaddr.js';
+import { notCidr } from './network-allow-list.js';
 import {
   DEFAULT_SCHEDULING_POLICY,
   laneConfigErrors,
@@ -292,10 +292,12 @@ export function checkConsistency(cfg: HeraldConfig): void {
       'dashboard.session_idle_s',
     );
   }
-  cfg.webhooks.allow_networks.forEach((n, i) => {
-    if (!ipaddr.isValidCIDR(n))
-      throw new ConfigError(`webhooks.allow_networks[${i}] "${n}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`, `webhooks.allow_networks[${i}]`);
-  });
+  const [bad] = notCidr(cfg.webhooks.allow_networks);
+  if (bad)
+    throw new ConfigError(
+      `webhooks.allow_networks[${bad.index}] "${bad.entry}" is not a network in CIDR form (e.g. 127.0.0.0/8, ::1/128)`,
+      `webhooks.allow_networks[${bad.index}]`,
+    );
   const seen = new Set<string>();
   cfg.provider_accounts.forEach((a, i) => {
     if (seen.has(a.id)) throw new ConfigError(`provider_accounts[${i}].id "${a.id}" is used twice`, `provider_accounts[${i}].id`);
@@ -314,6 +316,8 @@ export function checkConsistency(cfg: HeraldConfig): void {
       if (problem)
         throw new ConfigError(`provider_accounts[${i}].otp_sms_format.${problem}`, `provider_accounts[${i}].otp_sms_format.${problem.split(' ')[0]}`);
     }
+    if (a.keyword_replies && a.channel !== 'sms')
+      throw new ConfigError(`provider_accounts[${i}].keyword_replies applies only to an sms account`, `provider_accounts[${i}].keyword_replies`);
     // The kind's own rules: credentials present, addresses that parse. Messages never quote a credential.
     const [problem] = kind.check(a, process.env);
     if (problem) throw new ConfigError(`provider_accounts[${i}].${problem.field} ${problem.message}`, `provider_accounts[${i}].${problem.field}`);

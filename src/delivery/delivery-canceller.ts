@@ -14,12 +14,9 @@ import { HeraldError } from '../errors.js';
 import type { DeliveryFilter, DeliveryListItem, DeliveryView, Store } from '../store/store.js';
 
 /** What bulk cancel may select (docs/scheduling.md "Bulk cancel"): the delivery list's filters, a recipient, and only pending states. */
-export interface CancelFilter {
-  campaignId?: string;
-  purpose?: DeliveryFilter['purpose'];
-  recipientId?: string;
-  providerAccount?: string;
+export interface CancelFilter extends Pick<DeliveryFilter, 'campaignId' | 'purpose' | 'providerAccount'> {
   state?: 'ready' | 'retryable';
+  recipientId?: string;
   /** Created at or after (epoch ms). */
   createdFrom?: number;
   /** Created before (epoch ms). */
@@ -75,22 +72,15 @@ export class DeliveryCanceller {
 /** Cancels every pending delivery a filter selects, a batch at a time, and reports the in-flight ones it leaves alone. */
 export async function cancelMany(opts: { store: Store; clock: Clock }, tenantId: string, f: CancelFilter, run: { dryRun: boolean }): Promise<BulkCancelResult> {
   const { store, clock } = opts;
-  const filter: DeliveryFilter = {
-    ...(f.state !== undefined ? { state: f.state } : {}),
-    ...(f.purpose !== undefined ? { purpose: f.purpose } : {}),
-    ...(f.providerAccount !== undefined ? { providerAccount: f.providerAccount } : {}),
-    ...(f.campaignId !== undefined ? { campaignId: f.campaignId } : {}),
-    ...(f.createdFrom !== undefined ? { since: f.createdFrom } : {}),
-    ...(f.createdTo !== undefined ? { until: f.createdTo } : {}),
-    // The list's exact-id search finds a recipient's deliveries; the check below keeps only theirs.
-    ...(f.recipientId !== undefined ? { q: f.recipientId } : {}),
-  };
+  const { recipientId, createdFrom, createdTo, ...listed } = f;
+  // The list's exact-id search (`q`) finds a recipient's deliveries; the check below keeps only theirs.
+  const filter: DeliveryFilter = { ...listed, since: createdFrom, until: createdTo, q: recipientId };
   const result: BulkCancelResult = { matched: 0, cancelled: 0, inFlight: 0, ended: 0, changed: 0, cancelledDeliveries: [] };
   let cursor: string | null = null;
   do {
     const page = await store.listDeliveries(tenantId, filter, cursor, BULK_CANCEL_BATCH);
     cursor = page.nextCursor;
-    const mine = page.items.filter((d: DeliveryListItem) => f.recipientId === undefined || d.recipientId === f.recipientId);
+    const mine = page.items.filter((d: DeliveryListItem) => recipientId === undefined || d.recipientId === recipientId);
     const now = clock.now();
     const writes = [];
     for (const d of mine) {

@@ -102,7 +102,15 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     logger,
   });
   const offers = new OfferGateway({ store, clock, logger, accounts, awayMs, windowMs, signal });
-  const webhooks = new PhoneWebhooks({ store, clock, logger, basePath: opts.devices.base_path, onReports: () => reports.poke() });
+  const webhooks = new PhoneWebhooks({
+    store,
+    clock,
+    logger,
+    basePath: opts.devices.base_path,
+    onReports: () => reports.poke(),
+    accounts: opts.accounts,
+    ...(opts.wake ? { wake: opts.wake } : {}),
+  });
   const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake });
   return {
     basePath: opts.devices.base_path,

@@ -5,13 +5,16 @@
  * verified: an incoming SMS is stored once with its keyword's effect and a `message.received`
  * event (store.inbound), a state event is one more phone report beside `PATCH /message` (the
  * same records, folded on the same forward-only lattice by the report applier), a ping is a
- * health sample. Each device's key and path token are HMACs of its id under one server secret,
+ * health sample. A first HELP or STOP is answered with one SMS through the same device
+ * (keyword-reply.ts), the account's `keyword_replies` text or the default; a duplicate never is.
+ * Each device's key and path token are HMACs of its id under one server secret,
  * so nothing per device is stored and a database copy without that secret cannot forge them.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import {
+  keywordReplyText,
   parsePhoneWebhook,
   PHONE_WEBHOOK_EVENTS,
   PHONE_WEBHOOK_WINDOW_SECONDS,
@@ -21,9 +24,11 @@ import {
   type PhoneStateEvent,
 } from '../domain/index.js';
 import { isDeliveryReportFailure } from '../providers/android-gateway/classify.js';
+import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { DeviceRecord, Store } from '../store/store.js';
 import type { MobileAnswer } from './device-service.js';
 import { InboundRecorder } from './inbound-recorder.js';
+import { keywordReplyNotification } from './keyword-reply.js';
 import { ERROR_TOKEN } from './mobile-requests.js';
 
 /** How often the app is asked to ping (`ping.interval_seconds`): a missed phone shows within 3 × this. */
@@ -41,6 +46,10 @@ export interface PhoneWebhooksOptions {
   windowSeconds?: number;
   /** Records incoming SMS (shared with the providers' inbound webhooks); default: one of its own. */
   recorder?: InboundRecorder;
+  /** The configured accounts: their `keyword_replies` (absent: the default texts). */
+  accounts?: readonly ProviderAccountConfig[];
+  /** Wakes this process's claim loops of an account (an automatic reply is due now). */
+  wake?: (providerAccount: string) => void;
 }
 
 /** The phone-side webhooks of every device of this process's gateway. */
@@ -121,7 +130,33 @@ export class PhoneWebhooks {
   private async received(device: DeviceRecord, m: PhoneReceived, event: { source: string; eventId: string }, now: number): Promise<void> {
     const { tenantId, providerAccount } = device;
     const incoming = { tenantId, providerAccount, source: 'phone', externalId: m.messageId, deviceId: device.id, simNumber: m.simNumber } as const;
-    await this.recorder.record({ ...incoming, kind: m.kind, sender: m.sender, content: m.content, receivedAt: m.receivedAtMs }, event, now);
+    const rec = await this.recorder.record({ ...incoming, kind: m.kind, sender: m.sender, content: m.content, receivedAt: m.receivedAtMs }, event, now);
+    // Only the first recording answers: the app's retry and its duplicates under new event ids get nothing.
+    if (!rec.result.recorded || rec.keyword === null) return;
+    const replies = this.opts.accounts?.find((a) => a.id === providerAccount)?.keyword_replies ?? null;
+    const text = keywordReplyText(rec.keyword, replies);
+    if (text === null) return;
+    const reply = keywordReplyNotification({
+      tenantId,
+      providerAccount,
+      deviceId: device.id,
+      simNumber: m.simNumber,
+      inboundId: rec.id,
+      keyword: rec.keyword,
+      sender: m.sender,
+      senderHash: await this.recorder.senderHash(m.sender),
+      text,
+      now,
+    });
+    try {
+      await this.opts.store.createNotification(reply);
+    } catch (err) {
+      // Logged, and the webhook still answered 200: the message and its STOP are committed, and
+      // the app's retry would be a duplicate, which answers nothing. Ids only, never the number.
+      this.opts.logger.warn({ err, inbound: rec.id, device: device.id, providerAccount }, 'cannot queue the automatic reply to an incoming keyword');
+      return;
+    }
+    this.opts.wake?.(providerAccount);
   }
 
   private async state(device: DeviceRecord, e: PhoneStateEvent, event: { source: string; eventId: string }, now: number): Promise<void> {

@@ -72,3 +72,26 @@ export function recognizeKeyword(text: string, set: KeywordSet): KeywordAction |
   if (text.length > 64) return null;
   return set.get(normalizeKeyword(text)) ?? null;
 }
+
+/** The actions that get an automatic reply: HELP its help text, STOP its confirmation (START none). */
+export type ReplyingAction = Exclude<KeywordAction, 'start'>;
+
+/**
+ * The default auto-replies. CTIA's handbook asks for a HELP answer that says how to stop and a
+ * one-time STOP confirmation that says no more messages will come; the program's name and
+ * contact are the operator's to add (`keyword_replies` on the account, docs/inbound.md).
+ */
+export const DEFAULT_KEYWORD_REPLIES: Readonly<Record<ReplyingAction, string>> = {
+  help: 'Reply STOP to stop receiving messages from this number, START to receive them again.',
+  stop: 'You will receive no more messages from this number. Reply START to receive them again.',
+};
+
+/** An account's reply texts: absent or null keeps the default, an empty string sends no reply. */
+export type KeywordReplies = Readonly<Partial<Record<ReplyingAction, string | null>>>;
+
+/** The text to answer `keyword` with, or null when it gets none (not HELP or STOP, or turned off). */
+export function keywordReplyText(keyword: KeywordAction | null, replies: KeywordReplies | null): string | null {
+  if (keyword !== 'help' && keyword !== 'stop') return null;
+  const text = replies?.[keyword] ?? DEFAULT_KEYWORD_REPLIES[keyword];
+  return text === '' ? null : text;
+}

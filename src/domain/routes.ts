@@ -74,8 +74,14 @@ export interface FailoverInput {
   ladderDelayMs: number;
 }
 
-/** Codes of outcomes Herald made up without calling the provider: the account did nothing wrong. */
-const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send']);
+/**
+ * Codes of outcomes where Herald itself stopped the call before a byte reached the provider: the
+ * account did nothing wrong. `aborted_before_send` is the transport keeping Herald's own `sendBy`
+ * (the earlier of expiry and the lease's last write); the chaos run's route scenario found it
+ * moving deliveries whose worker had stalled (docs/chaos.md). A connect or write that fails or
+ * times out (`connect_failed`, `write_failed`) is the account's, and moves.
+ */
+const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send', 'aborted_before_send']);
 
 /** An android_gateway account's answer when none of its phones is online (devices/offer-gateway.ts). */
 const NO_PHONE_CODES: ReadonlySet<string> = new Set(['no_device_online', 'device_offline']);

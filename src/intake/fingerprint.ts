@@ -23,18 +23,24 @@ export function requestFingerprint(method: string, route: string, body: unknown)
 }
 
 /**
- * The fingerprint of a POST /v1/notifications body, which a batch item with the same body shares
- * (one key namespace). It has two parts, so a repeated key can tell "the same request at another
- * time" (`send_at_conflict`) from "another request" (`idempotency_key_mismatch`): the hash of the
- * body without `send_at`, then `@` and `send_at` as epoch milliseconds (so `…+01:00` and the same
- * instant in `Z` are one time). A body without `send_at` is the hash alone, as before.
+ * The fingerprint of a request that may carry `send_at` (POST /v1/notifications, whose batch items
+ * share it, one key namespace; POST /v1/campaigns). It has two parts, so a repeated key can tell
+ * "the same request at another time" (`send_at_conflict`) from "another request"
+ * (`idempotency_key_mismatch`): the hash of the body without `send_at`, then `@` and `send_at` as
+ * epoch milliseconds (so `…+01:00` and the same instant in `Z` are one time). A body without
+ * `send_at` is the hash alone, as before.
  */
-export function notificationFingerprint(body: unknown): string {
+export function sendAtFingerprint(route: 'POST /v1/notifications' | 'POST /v1/campaigns', body: unknown): string {
   if (body === null || typeof body !== 'object' || !('send_at' in body) || typeof body.send_at !== 'string') {
-    return requestFingerprint('POST', 'POST /v1/notifications', body);
+    return requestFingerprint('POST', route, body);
   }
   const { send_at: sendAt, ...rest } = body as { send_at: string };
-  return `${requestFingerprint('POST', 'POST /v1/notifications', rest)}@${Date.parse(sendAt)}`;
+  return `${requestFingerprint('POST', route, rest)}@${Date.parse(sendAt)}`;
+}
+
+/** The fingerprint of a POST /v1/notifications body (and of a batch item with the same body). */
+export function notificationFingerprint(body: unknown): string {
+  return sendAtFingerprint('POST /v1/notifications', body);
 }
 
 /**

@@ -117,7 +117,8 @@ interface CommitContext {
 export class IntakeService {
   private readonly lockMs: number;
   private readonly retentionMs: number;
-  private readonly horizonMs: number;
+  /** How far ahead `send_at` may be (`sendAtHorizonMs`); campaign creation checks a campaign's with it. */
+  readonly horizonMs: number;
   /** The renderer intake uses (the template API's preview uses the same one, and its cache). */
   readonly templates: TemplateRenderer;
   /** The SMS country and number-type checks and the velocity takes (GET /v1/limits shows its policy). */

@@ -141,9 +141,11 @@ export const notificationRequestSchema = {
       additionalProperties: false,
       required: ['key', 'generation'],
       properties: {
-        // `ntf:` and `cmp:` are reserved: a notification without a group is its own group `ntf:<id>`,
-        // and campaign fan-out names its groups `cmp:<campaign id>:<recipient id>`.
-        key: { type: 'string', minLength: 1, maxLength: 200, pattern: '^(?!ntf:|cmp:)' },
+        // `ntf:`, `cmp:` and `inb:` are reserved: a notification without a group is its own group `ntf:<id>`,
+        // campaign fan-out names its groups `cmp:<campaign id>:<recipient id>`, and the automatic reply to
+        // an incoming HELP or STOP is `inb:<incoming message id>` (the send-time check lets a STOP's own
+        // confirmation through its suppression by that group, so a producer must not be able to name it).
+        key: { type: 'string', minLength: 1, maxLength: 200, pattern: '^(?!ntf:|cmp:|inb:)' },
         generation: { type: 'integer', minimum: 1, maximum: 2147483647 },
       },
     },

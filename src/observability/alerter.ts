@@ -13,8 +13,7 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { accountSubject, evaluateAlerts, unannounce, type AlertPolicy, type AlertRulesConfig, type AlertSignals } from '../domain/index.js';
-import { PeriodicRunner } from '../periodic/periodic-runner.js';
-import type { PeriodicService } from '../periodic/periodic-service.js';
+import { LoopService } from '../periodic/loop-service.js';
 import type { Store } from '../store/store.js';
 import { newAlertMessageId, sendToTargets, type AlertMessage, type AlertTarget, type AlertTargetResult } from './alert-delivery.js';
 
@@ -46,13 +45,12 @@ export interface AlerterPass {
 }
 
 /** The periodic evaluation and the test message; `runOnce()` for tests, `start`/`stop` for the worker. */
-export class Alerter implements PeriodicService {
-  private readonly runner: PeriodicRunner;
+export class Alerter extends LoopService {
   private readonly sent: Counter<'rule' | 'kind'> | null;
   private lastPruneAt: number | null = null;
 
   constructor(private readonly opts: AlerterOptions) {
-    this.runner = new PeriodicRunner(() => this.runOnce(), { intervalMs: opts.intervalMs, logger: opts.logger, what: 'alert evaluation' });
+    super({ intervalMs: opts.intervalMs, logger: opts.logger, what: 'alert evaluation' });
     const existing = opts.registry?.getSingleMetric('herald_alerts_sent_total') as Counter<'rule' | 'kind'> | undefined;
     this.sent =
       existing ??
@@ -66,21 +64,8 @@ export class Alerter implements PeriodicService {
         : null);
   }
 
-  start(): void {
-    this.runner.start();
-  }
-
-  /** Asks for a pass now (PeriodicRunner.poke). */
-  poke(): void {
-    this.runner.poke();
-  }
-
-  async stop(): Promise<void> {
-    await this.runner.stop();
-  }
-
   /** One evaluation: read, decide, commit, and send the round if this process won the commit. */
-  async runOnce(): Promise<AlerterPass> {
+  override async runOnce(): Promise<AlerterPass> {
     const { store, clock } = this.opts;
     const now = clock.now();
     // Retention: an hour between deletes is plenty for rows kept for days.

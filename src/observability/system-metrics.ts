@@ -79,6 +79,9 @@ export interface MetricsAccount {
   reportsProgress?: boolean;
 }
 
+/** Sets one series of a gauge: its labels (none for a gauge without labels) and its value. */
+type SetSeries = (labels: Record<string, string>, value: number) => void;
+
 const DEFAULT_CACHE_MS = 5_000;
 const DEFAULT_DEVICE_AWAY_MS = 120_000;
 const DEFAULT_REVIEW_UNKNOWN_AFTER_MS = 15 * 60_000;
@@ -123,108 +126,95 @@ export class SystemMetrics {
   }
 
   private defineGauges(): void {
-    const registers = [this.registry];
+    const registry = this.registry;
     const read = () => this.snapshot();
-    new Gauge({
-      name: 'herald_deliveries',
-      help: 'Deliveries in each state of the delivery state machine, every tenant (store, cached 5 s).',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        const by = new Map<DeliveryState, number>(DELIVERY_STATES.map((s) => [s, 0]));
-        for (const g of state.deliveries) by.set(g.state, (by.get(g.state) ?? 0) + g.count);
-        for (const [s, n] of by) this.set({ state: s }, n);
-      },
+    /**
+     * A gauge of the store's state: at each scrape it reads the cached snapshot, drops its old
+     * series, and `fill` sets each one it has now (a label set no longer set is gone).
+     */
+    const gauge = (name: string, help: string, labelNames: readonly string[], fill: (set: SetSeries, snapshot: { at: number; state: SystemState }) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        async collect() {
+          const snapshot = await read();
+          this.reset();
+          fill((labels, value) => this.set(labels, value), snapshot);
+        },
+      });
+    gauge('herald_deliveries', 'Deliveries in each state of the delivery state machine, every tenant (store, cached 5 s).', ['state'], (set, { state }) => {
+      const by = new Map<DeliveryState, number>(DELIVERY_STATES.map((s) => [s, 0]));
+      for (const g of state.deliveries) by.set(g.state, (by.get(g.state) ?? 0) + g.count);
+      for (const [s, n] of by) set({ state: s }, n);
     });
-    new Gauge({
-      name: 'herald_deliveries_terminal',
-      help: 'Terminal deliveries by terminal reason, every tenant (store).',
-      labelNames: ['reason'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        const by = new Map<TerminalReason, number>(TERMINAL_REASONS.map((r) => [r, 0]));
-        for (const g of state.deliveries) if (g.state === 'terminal' && g.terminalReason) by.set(g.terminalReason, (by.get(g.terminalReason) ?? 0) + g.count);
-        for (const [r, n] of by) this.set({ reason: r }, n);
-      },
+    gauge('herald_deliveries_terminal', 'Terminal deliveries by terminal reason, every tenant (store).', ['reason'], (set, { state }) => {
+      const by = new Map<TerminalReason, number>(TERMINAL_REASONS.map((r) => [r, 0]));
+      for (const g of state.deliveries) if (g.state === 'terminal' && g.terminalReason) by.set(g.terminalReason, (by.get(g.terminalReason) ?? 0) + g.count);
+      for (const [r, n] of by) set({ reason: r }, n);
     });
-    new Gauge({
-      name: 'herald_deliveries_unknown',
-      help: 'Deliveries in state unknown: the submission may have crossed the boundary and reconciliation has not settled it (store).',
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.set(state.deliveries.filter((g) => g.state === 'unknown').reduce((n, g) => n + g.count, 0));
-      },
-    });
-    new Gauge({
-      name: 'herald_unknown_oldest_age_seconds',
-      help: 'Seconds since the oldest unknown delivery last changed (became unknown); 0 when none is unknown (store).',
-      registers,
-      async collect() {
-        const { at, state } = await read();
+    gauge(
+      'herald_deliveries_unknown',
+      'Deliveries in state unknown: the submission may have crossed the boundary and reconciliation has not settled it (store).',
+      [],
+      (set, { state }) =>
+        set(
+          {},
+          state.deliveries.filter((g) => g.state === 'unknown').reduce((n, g) => n + g.count, 0),
+        ),
+    );
+    gauge(
+      'herald_unknown_oldest_age_seconds',
+      'Seconds since the oldest unknown delivery last changed (became unknown); 0 when none is unknown (store).',
+      [],
+      (set, { at, state }) => {
         const oldest = state.deliveries.filter((g) => g.state === 'unknown' && g.count > 0).map((g) => g.oldestUpdatedAt);
-        this.set(oldest.length ? ageSeconds(at, Math.min(...oldest)) : 0);
+        set({}, oldest.length ? ageSeconds(at, Math.min(...oldest)) : 0);
       },
-    });
+    );
     const accounts = this.opts.accounts;
     const laneOf = (account: string, purpose: Purpose): string => laneFor(purpose, accounts.find((a) => a.id === account)?.lanes ?? DEFAULT_LANES).name;
     /** Every configured account × lane × purpose of the lane, so an idle lane reads 0 instead of vanishing. */
     const dueZeros = (): { provider_account: string; lane: string; purpose: Purpose }[] =>
       accounts.flatMap((a) => (a.lanes ?? DEFAULT_LANES).flatMap((l) => l.purposes.map((purpose) => ({ provider_account: a.id, lane: l.name, purpose }))));
-    new Gauge({
-      name: 'herald_due_deliveries',
-      help: 'Deliveries due now and not expired (ready or retryable, next_attempt_at passed), per provider account, lane and purpose (store).',
-      labelNames: ['provider_account', 'lane', 'purpose'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const z of dueZeros()) this.set(z, 0);
-        for (const d of state.due) this.set({ provider_account: d.providerAccount, lane: laneOf(d.providerAccount, d.purpose), purpose: d.purpose }, d.count);
-      },
-    });
-    new Gauge({
-      name: 'herald_due_oldest_age_seconds',
-      help: 'Seconds the oldest due, unexpired delivery has waited past its next_attempt_at, per provider account, lane and purpose; 0 when none is due (store).',
-      labelNames: ['provider_account', 'lane', 'purpose'],
-      registers,
-      async collect() {
-        const { at, state } = await read();
-        this.reset();
-        for (const z of dueZeros()) this.set(z, 0);
-        for (const d of state.due)
-          this.set({ provider_account: d.providerAccount, lane: laneOf(d.providerAccount, d.purpose), purpose: d.purpose }, ageSeconds(at, d.oldestDueAt));
-      },
-    });
+    /** A gauge per provider account, lane and purpose of the due deliveries; 0 for an idle lane. */
+    const dueGauge = (name: string, help: string, value: (d: SystemState['due'][number], at: number) => number) =>
+      gauge(name, help, ['provider_account', 'lane', 'purpose'], (set, { at, state }) => {
+        for (const z of dueZeros()) set(z, 0);
+        for (const d of state.due) set({ provider_account: d.providerAccount, lane: laneOf(d.providerAccount, d.purpose), purpose: d.purpose }, value(d, at));
+      });
+    dueGauge(
+      'herald_due_deliveries',
+      'Deliveries due now and not expired (ready or retryable, next_attempt_at passed), per provider account, lane and purpose (store).',
+      (d) => d.count,
+    );
+    dueGauge(
+      'herald_due_oldest_age_seconds',
+      'Seconds the oldest due, unexpired delivery has waited past its next_attempt_at, per provider account, lane and purpose; 0 when none is due (store).',
+      (d, at) => ageSeconds(at, d.oldestDueAt),
+    );
     const afterS = this.acceptedProgressAfterMs / 1000;
-    new Gauge({
-      name: 'herald_accepted_without_progress',
-      help: `Deliveries the provider accepted whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s (${afterS} s), per provider account and channel (store).`,
-      labelNames: ['provider_account', 'channel'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
+    gauge(
+      'herald_accepted_without_progress',
+      `Deliveries the provider accepted whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s (${afterS} s), per provider account and channel (store).`,
+      ['provider_account', 'channel'],
+      (set, { state }) => {
         const silent = new Set(accounts.filter((a) => a.reportsProgress === false).map((a) => a.id));
-        for (const a of accounts) if (!silent.has(a.id)) this.set({ provider_account: a.id, channel: a.channel }, 0);
+        for (const a of accounts) if (!silent.has(a.id)) set({ provider_account: a.id, channel: a.channel }, 0);
         for (const g of state.acceptedWithoutProgress)
-          if (!silent.has(g.providerAccount)) this.set({ provider_account: g.providerAccount, channel: g.channel }, g.count);
+          if (!silent.has(g.providerAccount)) set({ provider_account: g.providerAccount, channel: g.channel }, g.count);
       },
-    });
-    new Gauge({
-      name: 'herald_deadline_misses_last_hour',
-      help: 'Deliveries that ended terminal/expired in the last hour without ever being accepted, per channel and purpose (store).',
-      labelNames: ['channel', 'purpose'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const channel of CHANNELS) for (const purpose of PURPOSES) this.set({ channel, purpose }, 0);
-        for (const g of state.deadlineMissesLastHour) this.set({ channel: g.channel, purpose: g.purpose }, g.count);
+    );
+    gauge(
+      'herald_deadline_misses_last_hour',
+      'Deliveries that ended terminal/expired in the last hour without ever being accepted, per channel and purpose (store).',
+      ['channel', 'purpose'],
+      (set, { state }) => {
+        for (const channel of CHANNELS) for (const purpose of PURPOSES) set({ channel, purpose }, 0);
+        for (const g of state.deadlineMissesLastHour) set({ channel: g.channel, purpose: g.purpose }, g.count);
       },
-    });
+    );
     /** Configured accounts first (zeros), then any other account the store has rows for. */
     const perAccount = (state: SystemState) => {
       const rows = new Map(
@@ -236,112 +226,79 @@ export class SystemMetrics {
       for (const r of state.providerAccounts) rows.set(r.providerAccount, r);
       return [...rows.values()];
     };
-    new Gauge({
-      name: 'herald_provider_failures_last_15m',
-      help:
-        'Messages that failed in the last 15 minutes, per provider account (store): ended rejected, exhausted, unresolved or expired ' +
+    /** A gauge with one series per provider account (`perAccount`), its value read from the account's row. */
+    const accountGauge = (name: string, help: string, value: (a: ReturnType<typeof perAccount>[number], at: number) => number) =>
+      gauge(name, help, ['provider_account'], (set, { at, state }) => {
+        for (const a of perAccount(state)) set({ provider_account: a.providerAccount }, value(a, at));
+      });
+    accountGauge(
+      'herald_provider_failures_last_15m',
+      'Messages that failed in the last 15 minutes, per provider account (store): ended rejected, exhausted, unresolved or expired ' +
         'unaccepted, or waiting to retry after a definite refusal. A phone offer is not a failure (docs/operations.md, failed messages).',
-      labelNames: ['provider_account'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const a of perAccount(state)) this.set({ provider_account: a.providerAccount }, a.failuresLast15m);
-      },
-    });
-    new Gauge({
-      name: 'herald_provider_refused_attempts_last_15m',
-      help: 'Attempts in the last 15 minutes a provider (or the phone gateway) definitely refused (retryable, throttled, permanent), per provider account (store): attempts, not messages.',
-      labelNames: ['provider_account'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const a of perAccount(state)) this.set({ provider_account: a.providerAccount }, a.refusedAttemptsLast15m);
-      },
-    });
-    new Gauge({
-      name: 'herald_provider_retry_budget_degraded',
-      help: `1 while the provider account's retry budget is degraded (more than half of at least 20 calls in the last ${HEALTH_WINDOW_MS / 1000} s failed retryably), else 0 (store.health).`,
-      labelNames: ['provider_account'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const a of perAccount(state))
-          this.set({ provider_account: a.providerAccount }, assessBudget({ calls: a.healthCalls, failures: a.healthFailures }).state === 'degraded' ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'herald_provider_throttle_pause_remaining_seconds',
-      help: "Seconds until a provider's throttle (429) pause of the account ends; 0 when it is not paused (store.limiter).",
-      labelNames: ['provider_account'],
-      registers,
-      async collect() {
-        const { at, state } = await read();
-        this.reset();
-        for (const a of perAccount(state))
-          this.set({ provider_account: a.providerAccount }, a.pausedUntil === null ? 0 : Math.max(0, (a.pausedUntil - at) / 1000));
-      },
-    });
+      (a) => a.failuresLast15m,
+    );
+    accountGauge(
+      'herald_provider_refused_attempts_last_15m',
+      'Attempts in the last 15 minutes a provider (or the phone gateway) definitely refused (retryable, throttled, permanent), per provider account (store): attempts, not messages.',
+      (a) => a.refusedAttemptsLast15m,
+    );
+    accountGauge(
+      'herald_provider_retry_budget_degraded',
+      `1 while the provider account's retry budget is degraded (more than half of at least 20 calls in the last ${HEALTH_WINDOW_MS / 1000} s failed retryably), else 0 (store.health).`,
+      (a) => (assessBudget({ calls: a.healthCalls, failures: a.healthFailures }).state === 'degraded' ? 1 : 0),
+    );
+    accountGauge(
+      'herald_provider_throttle_pause_remaining_seconds',
+      "Seconds until a provider's throttle (429) pause of the account ends; 0 when it is not paused (store.limiter).",
+      (a, at) => (a.pausedUntil === null ? 0 : Math.max(0, (a.pausedUntil - at) / 1000)),
+    );
     const awayMs = this.opts.deviceAwayMs ?? DEFAULT_DEVICE_AWAY_MS;
     const online = (at: number, lastSeenAt: number) => at - lastSeenAt <= awayMs;
-    new Gauge({
-      name: 'herald_devices',
-      help: `Android gateway devices online (a call within devices.away_after_seconds, ${awayMs / 1000} s) and offline (store).`,
-      labelNames: ['status'],
-      registers,
-      async collect() {
-        const { at, state } = await read();
+    gauge(
+      'herald_devices',
+      `Android gateway devices online (a call within devices.away_after_seconds, ${awayMs / 1000} s) and offline (store).`,
+      ['status'],
+      (set, { at, state }) => {
         const on = state.devices.filter((d) => online(at, d.lastSeenAt)).length;
-        this.set({ status: 'online' }, on);
-        this.set({ status: 'offline' }, state.devices.length - on);
+        set({ status: 'online' }, on);
+        set({ status: 'offline' }, state.devices.length - on);
       },
-    });
-    new Gauge({
-      name: 'herald_device_away_seconds',
-      help: 'Seconds since an offline gateway device was last seen; 0 while it is online (store).',
-      labelNames: ['device'],
-      registers,
-      async collect() {
-        const { at, state } = await read();
-        this.reset();
-        for (const d of state.devices) this.set({ device: d.id }, online(at, d.lastSeenAt) ? 0 : ageSeconds(at, d.lastSeenAt));
+    );
+    gauge(
+      'herald_device_away_seconds',
+      'Seconds since an offline gateway device was last seen; 0 while it is online (store).',
+      ['device'],
+      (set, { at, state }) => {
+        for (const d of state.devices) set({ device: d.id }, online(at, d.lastSeenAt) ? 0 : ageSeconds(at, d.lastSeenAt));
       },
-    });
-    new Gauge({
-      name: 'herald_device_away_threshold_seconds',
-      help: 'After how long without a call the gateway device counts as away (devices.away_after_seconds).',
-      labelNames: ['device'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const d of state.devices) this.set({ device: d.id }, awayMs / 1000);
+    );
+    gauge(
+      'herald_device_away_threshold_seconds',
+      'After how long without a call the gateway device counts as away (devices.away_after_seconds).',
+      ['device'],
+      (set, { state }) => {
+        for (const d of state.devices) set({ device: d.id }, awayMs / 1000);
       },
-    });
-    new Gauge({
-      name: 'herald_campaign_deliveries',
-      help: 'Deliveries of each campaign not yet finished, by status: queued, accepted, delivered, failed, suppressed, expired (store).',
-      labelNames: ['campaign', 'status'],
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.reset();
-        for (const id of new Set(state.campaigns.map((g) => g.campaignId)))
-          for (const status of CAMPAIGN_DELIVERY_STATUSES) this.set({ campaign: id, status }, 0);
-        for (const g of state.campaigns) this.set({ campaign: g.campaignId, status: g.status }, g.count);
+    );
+    gauge(
+      'herald_campaign_deliveries',
+      'Deliveries of each campaign not yet finished, by status: queued, accepted, delivered, failed, suppressed, expired (store).',
+      ['campaign', 'status'],
+      (set, { state }) => {
+        for (const id of new Set(state.campaigns.map((g) => g.campaignId))) for (const status of CAMPAIGN_DELIVERY_STATUSES) set({ campaign: id, status }, 0);
+        for (const g of state.campaigns) set({ campaign: g.campaignId, status: g.status }, g.count);
       },
-    });
-    new Gauge({
-      name: 'herald_review_queue_size',
-      help: 'Deliveries the review queue lists, every tenant: terminal exhausted, rejected or unresolved, and unknown past the review threshold (store).',
-      registers,
-      async collect() {
-        const { state } = await read();
-        this.set(state.deliveries.reduce((n, g) => n + g.inReview, 0));
-      },
-    });
+    );
+    gauge(
+      'herald_review_queue_size',
+      'Deliveries the review queue lists, every tenant: terminal exhausted, rejected or unresolved, and unknown past the review threshold (store).',
+      [],
+      (set, { state }) =>
+        set(
+          {},
+          state.deliveries.reduce((n, g) => n + g.inReview, 0),
+        ),
+    );
   }
 
   private defineCounters(): void {

@@ -157,6 +157,28 @@ export function providerAccountSchema(kinds: readonly string[]) {
           "E-mail: the largest HTML part (UTF-8 bytes) this account takes; intake refuses a larger one with 422 content_too_large. Default: the kind's limit, if it has one.",
       }),
     ),
+    keyword_replies: Type.Optional(
+      section(
+        {
+          help: Type.Optional(
+            Type.String({
+              maxLength: 480,
+              description: 'The answer to HELP (and its synonyms). An empty string sends none. Default: how to stop and restart.',
+            }),
+          ),
+          stop: Type.Optional(
+            Type.String({
+              maxLength: 480,
+              description: 'The confirmation of a STOP (and its synonyms). An empty string sends none. Default: no more messages, and how to restart.',
+            }),
+          ),
+        },
+        {
+          description:
+            'SMS: the automatic replies to an incoming HELP and STOP on this account (docs/inbound.md): through a phone, one transactional SMS to the sender through the same device; through Twilio, one TwiML <Message> in the webhook answer. One reply per incoming message, never for a duplicate.',
+        },
+      ),
+    ),
     timeout_ms: withDefault(
       Type.Integer({
         minimum: 100,

@@ -95,6 +95,7 @@ export function toCampaignRecord(r: Row): CampaignRecord {
     audienceId: String(r.audience_id),
     audienceSize: Number(r.audience_size),
     deadlineAt: Number(r.deadline_at),
+    sendAt: numOrNull(r.send_at),
     plan: json(r.plan_json),
     fannedOutPosition: Number(r.fanned_out_position),
     fannedOut: Number(r.fanned_out),

@@ -79,6 +79,11 @@ export interface NewCampaign {
   audienceId: string;
   audienceSize: number;
   deadlineAt: number;
+  /**
+   * When its messages become due (`send_at`, epoch ms): fan-out gives each notification this
+   * `send_at` while it is ahead, and the plan starts here. Null: due when the campaign starts.
+   */
+  sendAt: number | null;
   /** The planner's answer (src/domain/campaign-plan.ts), stored as given. */
   plan: unknown;
   createdAt: number;

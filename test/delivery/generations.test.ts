@@ -80,10 +80,12 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(b.json).toEqual(a.json);
   });
 
-  it('reserves the ntf: prefix for notifications without a group', async () => {
-    const r = await h.send(otpBody({ group: { key: 'ntf:anything', generation: 1 } }));
-    expect(r.status).toBe(400);
-    expect(r.json.errors[0].field).toBe('group.key');
+  it('reserves the ntf: prefix for notifications without a group, and inb: for the automatic replies to HELP and STOP', async () => {
+    for (const key of ['ntf:anything', 'inb:inb_01JD0000000000000000000000']) {
+      const r = await h.send(otpBody({ group: { key, generation: 1 } }));
+      expect(r.status, key).toBe(400);
+      expect(r.json.errors[0].field).toBe('group.key');
+    }
   });
 
   it('a user resend is a new generation that supersedes the pending one', async () => {

@@ -1,14 +1,18 @@
 /**
  * Intake along a route (docs/routing.md), on both drivers with an injected clock: a new delivery
- * takes the first healthy account of its route, so a primary demoted for slow delivery takes no
- * new deliveries until the evaluator restores it; a pinned account still wins; both transitions
- * are recorded, listed by GET /v1/provider-accounts, counted in the process's counters and raise
- * (then resolve) the operator alert `account_demoted`. Under `order: latency` codes take the
- * account whose recent deliveries reached `delivered` soonest.
+ * takes the first healthy account of its route, so a primary demoted for slow delivery (its
+ * `delivered` callbacks arrive six minutes after acceptance, past D = 5 min) takes no new
+ * deliveries until the evaluator restores it; a pinned account still wins; both transitions are
+ * recorded, listed by GET /v1/provider-accounts, counted in the process's counters, and the
+ * operator alerter sends `account_demoted` firing, then resolved. Under `order: latency` codes
+ * take the account whose recent deliveries reached `delivered` soonest.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
 import { DEFAULT_ALERT_RULES, EVERY_TENANT, observe, type Route } from '../../src/domain/index.js';
+import type { AlertMessage, AlertTarget } from '../../src/observability/alert-delivery.js';
 import { storeAlertSignals } from '../../src/observability/alert-signals.js';
+import { Alerter } from '../../src/observability/alerter.js';
 import type { ProviderAccountConfig } from '../../src/providers/provider.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
@@ -36,15 +40,70 @@ describe.each(DRIVERS)('on %s', (driver) => {
       .observations.filter((o) => o.rule === 'account_demoted')
       .map((o) => o.line);
   };
+  /** The real alerter with one target that keeps what it is sent (the transport is not the point here). */
+  const recordingAlerter = () => {
+    const sent: AlertMessage[] = [];
+    const target: AlertTarget = {
+      kind: 'webhook',
+      masked: 'memory',
+      send: async (m) => {
+        sent.push(m);
+        return [{ providerAccount: null, ok: true, errorClass: null }];
+      },
+    };
+    const alerter = new Alerter({
+      store: h.store,
+      clock: h.clock,
+      logger: pino({ level: 'silent' }),
+      signals: storeAlertSignals({ store: h.store, accounts: h.config.provider_accounts.map((a) => a.id) }),
+      targets: [target],
+      rules: DEFAULT_ALERT_RULES,
+      policy: { resolveHoldMs: 0, minGapMs: 0, reminderMs: null },
+      intervalMs: MIN,
+      historyRetentionMs: 24 * 60 * MIN,
+    });
+    const announced = () => sent.flatMap((m) => m.announcements.filter((a) => a.rule === 'account_demoted').map((a) => [a.subject, a.kind]));
+    return { alerter, announced };
+  };
+  /** The sandbox's `delivered` callback for each delivery, received now (the signed callback route is tested elsewhere). */
+  const deliveredNow = async (ids: readonly string[]) => {
+    for (const id of ids) {
+      const d = (await h.store.getDelivery(id))!;
+      await h.store.evidence.recordProviderEvents([
+        {
+          providerAccount: d.providerAccount,
+          eventId: `ev-${id}`,
+          status: 'delivered',
+          providerMessageId: d.providerMessageId,
+          reference: null,
+          suppress: null,
+          occurredAt: null,
+          receivedAt: h.clock.now(),
+        },
+      ]);
+    }
+    await h.evidence.runOnce();
+  };
 
   it('sends no new delivery to a primary demoted for slow delivery until it is restored; a pinned account still wins; both changes recorded, listed, counted and alerted', async () => {
     h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route('fixed')] } });
-    for (let i = 0; i < 12; i++) expect(await accountOf()).toBe('sandbox-sms');
+    const { alerter, announced } = recordingAlerter();
+    const slow: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const c = await sendCode();
+      expect(c.account).toBe('sandbox-sms');
+      slow.push(c.id);
+    }
     await h.worker.drain();
-    // Six minutes later none of the twelve is delivered: the primary is slow, the backup healthy.
+    // The twelve are delivered, but their callbacks come six minutes after acceptance (D is five):
+    // the primary is slow, the backup healthy.
     h.clock.advance(6 * MIN);
+    await deliveredNow(slow);
+    expect((await h.store.getDelivery(slow[0]!))!.downstreamStatus).toBe('delivered');
     const [demotion] = await h.routeEvaluator!.runOnce();
     expect(demotion).toMatchObject({ providerAccount: 'sandbox-sms', action: 'demote', reasons: ['slow_delivery'] });
+    await alerter.runOnce();
+    expect(announced()).toEqual([['sandbox-sms', 'firing']]);
     expect(await accountOf()).toBe('sms-backup');
     expect(await accountOf({ provider_accounts: { sms: 'sandbox-sms' } })).toBe('sandbox-sms');
     expect(h.counters.series.routeChanges.get({ provider_account: 'sandbox-sms', action: 'demote' })).toBe(1);
@@ -74,6 +133,11 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(await accountOf()).toBe('sandbox-sms');
     expect(h.counters.series.routeChanges.get({ provider_account: 'sandbox-sms', action: 'restore' })).toBe(1);
     expect(await alertLines()).toEqual([]);
+    await alerter.runOnce();
+    expect(announced()).toEqual([
+      ['sandbox-sms', 'firing'],
+      ['sandbox-sms', 'resolved'],
+    ]);
     const after = await h.get('/v1/provider-accounts');
     expect(after.json.items.find((a: { id: string }) => a.id === 'sandbox-sms').routes).toMatchObject([{ route: '*/sms/otp', state: 'in_service' }]);
     expect(after.json.route_changes.map((c: { action: string }) => c.action)).toEqual(['restore', 'demote']);

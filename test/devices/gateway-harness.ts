@@ -30,11 +30,18 @@ export function gatewayAccount(a: ProviderAccountConfig, settings: Record<string
 
 export interface GatewayHarnessOptions extends Omit<HarnessOptions, 'driver' | 'account'> {
   settings?: Record<string, unknown>;
+  /** More of the gateway account's configuration (keyword_replies, ...). */
+  gateway?: Partial<ProviderAccountConfig>;
 }
 
 export async function gatewayHarness(driver: Driver, opts: GatewayHarnessOptions = {}): Promise<Harness> {
-  const { settings, ...rest } = opts;
-  return createHarness({ driver, ...rest, account: (a) => gatewayAccount(a, settings), devices: { keepalive_seconds: 1, ...rest.devices } });
+  const { settings, gateway, ...rest } = opts;
+  return createHarness({
+    driver,
+    ...rest,
+    account: (a) => (a.channel === 'sms' ? { ...gatewayAccount(a, settings), ...gateway } : a),
+    devices: { keepalive_seconds: 1, ...rest.devices },
+  });
 }
 
 /** A simulated phone against the harness's device API, on the harness's clock. */

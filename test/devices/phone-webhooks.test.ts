@@ -5,9 +5,11 @@
  * taken once, however often it comes; a forged, stale or replayed one is refused and changes
  * nothing; an incoming STOP is stored sealed with its suppression and one `message.received`
  * event; a ping is a health sample; `sms:delivered` settles an offer whose PATCH report was lost.
+ * A HELP gets exactly one reply and a STOP its one confirmation: an SMS delivery through the same
+ * device and SIM, the account's text; the confirmation alone passes its STOP.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { signPhoneWebhook } from '../../src/domain/index.js';
+import { DEFAULT_KEYWORD_REPLIES, signPhoneWebhook } from '../../src/domain/index.js';
 import { DRIVERS, type Harness } from '../helpers/harness.js';
 import { ACCOUNT, deliveryOf, gatewayHarness, messageIdOf, phoneFor, sendSms, until } from './gateway-harness.js';
 
@@ -140,6 +142,74 @@ describe.each(DRIVERS)('phone-side webhooks on %s', (driver) => {
     await h.worker.runOnce(ACCOUNT);
     const messageId = await messageIdOf(h, after);
     await until(sim, () => expect(sim.message(messageId)?.state).toBe('Delivered'));
+    await sim.close();
+  });
+
+  /** The automatic replies: the tenant's transactional deliveries (nothing else in these tests is transactional). */
+  const replies = async () => {
+    const r = await h.get('/v1/deliveries?purpose=transactional');
+    expect(r.status).toBe(200);
+    return Promise.all(
+      (r.json.items as any[]).map(async (d) => {
+        const n = await h.get(`/v1/notifications/${d.notification_id}`);
+        return { ...n.json, delivery: n.json.deliveries[0] };
+      }),
+    );
+  };
+
+  it("answers a HELP with exactly one SMS through the same device and SIM, the account's text, whatever the app repeats", async () => {
+    await h.close();
+    h = await gatewayHarness(driver, { gateway: { keyword_replies: { help: 'Acme: reply STOP to stop.' } } });
+    base = `${h.apiUrl}/mobile/v1`;
+    const { sim, reg, key, url } = await device();
+    await sim.start();
+    const help = received(reg.id, 'evt-1', 'sms-1', 'Help');
+    expect((await post(url, key, help)).status).toBe(200);
+    // The app's retry of the event, and its duplicate under a new event id.
+    expect((await post(url, key, help)).status).toBe(200);
+    expect((await post(url, key, { ...help, id: 'evt-2' })).status).toBe(200);
+    const [inbound] = await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 });
+    const [reply, ...more] = await replies();
+    expect(more).toEqual([]);
+    expect(reply).toMatchObject({
+      purpose: 'transactional',
+      metadata: { herald_reply_to_inbound: inbound!.id, herald_keyword: 'help', herald_device_id: reg.id, herald_sim_number: 1 },
+      delivery: { provider_account: ACCOUNT, state: 'ready' },
+    });
+    await h.worker.runOnce(ACCOUNT);
+    const messageId = await messageIdOf(h, reply!.id);
+    await until(sim, () => expect(sim.message(messageId)?.state).toBe('Delivered'));
+    expect(sim.message(messageId)!.phoneNumbers).toEqual(['+14155550123']);
+    expect(sim.sends.find((x) => x.messageId === messageId)).toMatchObject({ length: 'Acme: reply STOP to stop.'.length, simNumber: 1 });
+    // A message that is no keyword gets nothing.
+    expect((await post(url, key, received(reg.id, 'evt-3', 'sms-2', 'thanks'))).status).toBe(200);
+    expect(await replies()).toHaveLength(1);
+    await sim.close();
+  });
+
+  it('confirms a STOP once, through its own suppression; a HELP answer still waiting is stopped with everything else', async () => {
+    const { sim, reg, key, url } = await device();
+    await sim.start();
+    expect((await post(url, key, received(reg.id, 'evt-1', 'sms-1', 'HELP'))).status).toBe(200);
+    // The STOP comes before the HELP answer is sent.
+    const stop = received(reg.id, 'evt-2', 'sms-2', 'stop');
+    expect((await post(url, key, stop)).status).toBe(200);
+    expect((await post(url, key, { ...stop, id: 'evt-3' })).status).toBe(200);
+    const marketing = await sendSms(h, { purpose: 'marketing', content: { text: 'Spring sale' } });
+    const all = await replies();
+    expect(all.map((r) => r.metadata.herald_keyword).sort()).toEqual(['help', 'stop']);
+    const confirmation = all.find((r) => r.metadata.herald_keyword === 'stop')!;
+    const helpAnswer = all.find((r) => r.metadata.herald_keyword === 'help')!;
+    await h.worker.runOnce(ACCOUNT);
+    const messageId = await messageIdOf(h, confirmation.id);
+    await until(sim, () => expect(sim.message(messageId)?.state).toBe('Delivered'));
+    expect(sim.sends.find((x) => x.messageId === messageId)?.length).toBe(DEFAULT_KEYWORD_REPLIES.stop.length);
+    for (const id of [helpAnswer.id, marketing]) {
+      const d = await deliveryOf(h, id);
+      expect(d).toMatchObject({ state: 'terminal', terminal_reason: 'suppressed' });
+      expect(d.attempts.at(-1)).toMatchObject({ error: { code: 'keyword_stop_before_send' } });
+    }
+    expect(sim.sends.map((x) => x.messageId)).toEqual([messageId]);
     await sim.close();
   });
 

@@ -46,6 +46,8 @@ describe('failoverReason', () => {
   it('does not move an outcome no call produced', () => {
     expect(failoverReason(input({ kind: 'retryable', code: 'expired_before_send', message: '' }))).toBeNull();
     expect(failoverReason(input({ kind: 'retryable', code: 'lease_lapsed_before_send', message: '' }))).toBeNull();
+    expect(failoverReason(input({ kind: 'retryable', code: 'aborted_before_send', message: '' }))).toBeNull();
+    expect(failoverReason(input({ kind: 'retryable', code: 'connect_failed', message: '' }))).toBe('retryable');
   });
 
   it('moves a throttle that outlasts the ladder or the expiry, not a short one, never a destination-scoped one', () => {

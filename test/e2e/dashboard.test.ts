@@ -308,12 +308,12 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
       start: 'if_feasible',
     });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    // The list (GET /v1/campaigns) shows it with its progress, plan and deadline; the status filter is in the URL.
+    // The list (GET /v1/campaigns) shows it with its progress, when it sends (no send_at: when started), plan and deadline; the status filter is in the URL.
     await go('/campaigns');
     const card = page.locator(`article[data-campaign="${created.json.id}"]`);
     await card.getByRole('heading', { name: /December newsletter/ }).waitFor();
     await card.getByLabel(/^accepted: 20 of 20$/).waitFor({ timeout: 20_000 });
-    expect(await card.innerText()).toMatch(/Deadline[\s\S]*Plan[\s\S]*feasible/);
+    expect(await card.innerText()).toMatch(/Sends from[\s\S]*when started[\s\S]*Deadline[\s\S]*Plan[\s\S]*feasible/);
     await shot('campaigns');
     await page.getByLabel('Status').selectOption('draft');
     await page.waitForURL(/\/dashboard\/campaigns\?status=draft$/);

@@ -74,6 +74,7 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
         audienceId,
         audienceSize: size,
         deadlineAt: T0 + 10 * MINUTE,
+        sendAt: null,
         plan: { feasible: true },
         createdAt: T0,
         startedAt: T0,
@@ -111,6 +112,14 @@ export function campaignConformance(name: string, makeStore: () => Promise<Store
         { position: 2, line: 3, recipient: { id: 'u2', email: 'u2@example.com' } },
         { position: 4, line: 5, recipient: { id: 'u4' } },
       ]);
+    });
+
+    it("keeps a campaign's send_at (null when it has none), in the record and in the runner's list", async () => {
+      const a = await audience([row(1)]);
+      const id = await campaign(a.id, 1, { sendAt: T0 + 90 * MINUTE });
+      expect(await store.campaigns.getCampaign(TENANT, id)).toMatchObject({ sendAt: T0 + 90 * MINUTE });
+      expect((await store.campaigns.listActiveCampaigns(10)).find((c) => c.id === id)).toMatchObject({ sendAt: T0 + 90 * MINUTE });
+      expect(await store.campaigns.getCampaign(TENANT, await campaign(a.id, 1))).toMatchObject({ sendAt: null });
     });
 
     it("keeps each row's template data (nested, typed) and a campaign's pinned template; a row without data has none", async () => {

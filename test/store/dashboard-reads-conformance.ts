@@ -236,6 +236,7 @@ export function dashboardReadsConformance(name: string, makeStore: () => Promise
         audienceId,
         audienceSize: 2,
         deadlineAt: T0 + HOUR,
+        sendAt: null,
         plan: { feasible: true },
         createdAt: T0,
         startedAt: T0,

@@ -321,6 +321,7 @@ export function observabilityConformance(name: string, makeStore: () => Promise<
           audienceId: 'aud_1',
           audienceSize: 4,
           deadlineAt: T0 + HOUR,
+          sendAt: null,
           plan: { feasible: true },
           createdAt: T0,
           startedAt: T0,

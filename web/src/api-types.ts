@@ -95,7 +95,7 @@ export interface paths {
     put?: never;
     /**
      * Incoming messages from a provider (Twilio), verified by its signature scheme
-     * @description The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); STOP suppresses the sender, START lifts it (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).
+     * @description The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); STOP suppresses the sender, START lifts it; a first HELP or STOP is answered with the account’s reply (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).
      */
     post: {
       parameters: {
@@ -1184,10 +1184,10 @@ export interface paths {
                */
               created_before?: string;
             };
-            /** @description Count what would happen, change nothing. Default false. */
-            dry_run?: boolean;
             /** @description Why; kept with each audit row. */
             note?: string;
+            /** @description Count what would happen, change nothing. Default false. */
+            dry_run?: boolean;
           };
         };
       };
@@ -2974,7 +2974,12 @@ export interface paths {
              * @description When every recipient should have been sent to (RFC 3339). The plan says whether the lane can make it.
              */
             deadline_at: string;
-            /** @description Each message's lifetime, counted from its fan-out. Default: the purpose's (3 days for marketing, 1 day for transactional). */
+            /**
+             * Format: date-time
+             * @description When the messages become due (RFC 3339): ahead of now, before `deadline_at`, and at most scheduling.send_at_horizon_days ahead (30 by default). The plan starts there; a started campaign queues its messages ready with `next_attempt_at` = `send_at`, so none is sent before it and a cancel before it sends nothing. Absent: due when the campaign starts.
+             */
+            send_at?: string;
+            /** @description Each message's lifetime, counted from its fan-out, or from `send_at` while that is ahead. Default: the purpose's (3 days for marketing, 1 day for transactional). */
             ttl_seconds?: number;
             /** @description Copied to every notification, with `campaign_id` added. */
             metadata?: Record<string, never>;
@@ -4067,7 +4072,7 @@ export interface paths {
           };
           content: {
             'application/json': {
-              items?: {
+              items: {
                 id?: number;
                 /** Format: date-time */
                 sent_at?: string;
@@ -4084,7 +4089,7 @@ export interface paths {
                 outcome?: 'sent' | 'failed';
                 error_class?: string | null;
               }[];
-              next_cursor?: string | null;
+              next_cursor: string | null;
             };
           };
         };
@@ -5572,6 +5577,7 @@ export interface components {
         | 'content_too_large'
         | 'send_at_after_expiry'
         | 'send_at_beyond_horizon'
+        | 'send_at_after_deadline'
         | 'invalid_time_zone'
         | 'invalid_quiet_hours'
         | 'invalid_frequency_cap'

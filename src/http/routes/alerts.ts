@@ -5,7 +5,7 @@
  * (route-scopes.ts). The history holds masked targets and error classes only, never an address, a body or a code.
  */
 import type { FastifyInstance } from 'fastify';
-import { decodeNumberCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING } from '../list-cursor.js';
+import { decodeNumberCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import type { AlertSentRecord } from '../../store/alert-store.js';
 import type { Store } from '../../store/store.js';
 
@@ -30,51 +30,36 @@ export function alertSentJson(r: AlertSentRecord) {
 
 const nullableString = { type: ['string', 'null'] } as const;
 
-const historySchema = {
+const historySchema = pageOf({
   type: 'object',
   properties: {
-    items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'integer' },
-          sent_at: { type: 'string', format: 'date-time' },
-          rule: nullableString,
-          subject: nullableString,
-          kind: { type: 'string', enum: ['firing', 'resolved', 'test'] },
-          target_kind: { type: 'string', enum: ['email', 'sms', 'webhook'] },
-          target: { type: 'string', description: 'masked: o***@example.com, +4915*******89, https://hooks.example.com/…' },
-          provider_account: nullableString,
-          outcome: { type: 'string', enum: ['sent', 'failed'] },
-          error_class: nullableString,
-        },
-      },
-    },
-    next_cursor: nullableString,
+    id: { type: 'integer' },
+    sent_at: { type: 'string', format: 'date-time' },
+    rule: nullableString,
+    subject: nullableString,
+    kind: { type: 'string', enum: ['firing', 'resolved', 'test'] },
+    target_kind: { type: 'string', enum: ['email', 'sms', 'webhook'] },
+    target: { type: 'string', description: 'masked: o***@example.com, +4915*******89, https://hooks.example.com/…' },
+    provider_account: nullableString,
+    outcome: { type: 'string', enum: ['sent', 'failed'] },
+    error_class: nullableString,
+  },
+});
+
+const activeItem = {
+  type: 'object',
+  properties: {
+    rule: { type: 'string' },
+    subject: { type: 'string' },
+    since: { type: 'string', format: 'date-time' },
+    line: { type: 'string' },
+    value: { type: 'number' },
+    announced: { type: 'boolean', description: 'whether a message about it has gone out (false inside the minimum gap)' },
+    announced_at: { type: ['string', 'null'], format: 'date-time' },
   },
 } as const;
 
-const activeSchema = {
-  type: 'object',
-  properties: {
-    items: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          rule: { type: 'string' },
-          subject: { type: 'string' },
-          since: { type: 'string', format: 'date-time' },
-          line: { type: 'string' },
-          value: { type: 'number' },
-          announced: { type: 'boolean', description: 'whether a message about it has gone out (false inside the minimum gap)' },
-          announced_at: { type: ['string', 'null'], format: 'date-time' },
-        },
-      },
-    },
-  },
-} as const;
+const activeSchema = { type: 'object', properties: { items: { type: 'array', items: activeItem } } } as const;
 
 /** Registers the alert routes on an authenticated scope. */
 export function alertRoutes(app: FastifyInstance, deps: { store: Store }): void {

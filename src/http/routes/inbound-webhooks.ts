@@ -4,15 +4,19 @@
  * are (the kind's InboundReceiver, over the raw bytes, against `public_url` + the path as
  * received). A verified message is recorded once per account and MessageSid, with its keyword's
  * effect and its `message.received` event, in one transaction (devices/inbound-recorder.ts, the
- * phones' path too); then 200 with the answer the provider expects (Twilio: empty TwiML, so it
- * sends nothing and logs no error). A duplicate is 200 and changes nothing; a bad signature is
- * 401 and records nothing; a fault on Herald's side is 503 so the provider retries.
+ * phones' path too); then 200 with the answer the provider expects (Twilio: TwiML). A newly
+ * recorded HELP or STOP is answered with the account's reply (`keyword_replies`, a default
+ * otherwise) as the answer's one message (Twilio: `<Message>`, sent from the same number), so
+ * the reply goes out exactly when the message is first recorded; anything else, and any
+ * duplicate, is answered with nothing to send. A bad signature is 401 and records nothing; a
+ * fault on Herald's side is 503 so the provider retries.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { InboundRecorder } from '../../devices/inbound-recorder.js';
+import { keywordReplyText } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
-import type { InboundReceiver } from '../../providers/provider.js';
+import type { InboundReceiver, ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { nulField } from '../nul-guard.js';
 import { sendProblem } from '../problem-handler.js';
@@ -23,6 +27,8 @@ export interface InboundWebhookRouteDeps {
   clock: Clock;
   /** The inbound receiver of every provider account whose kind takes incoming messages by webhook. */
   inboundReceivers?: ReadonlyMap<string, InboundReceiver>;
+  /** The configured accounts: their `keyword_replies`. */
+  accounts?: readonly ProviderAccountConfig[];
   /** Herald's public URL (config `public_url`): Twilio signs the URL it was given, which behind a proxy is not the request's own. */
   publicUrl?: string;
 }
@@ -40,7 +46,7 @@ export async function inboundWebhookRoutes(app: FastifyInstance, deps: InboundWe
           description:
             'The URL to give the provider for incoming messages (Twilio: the number’s “A message comes in” webhook). Authenticated by the account’s ' +
             'signature, not by an API key. 200 means recorded (a duplicate included), answered as the provider expects (Twilio: TwiML); ' +
-            'STOP suppresses the sender, START lifts it (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).',
+            'STOP suppresses the sender, START lifts it; a first HELP or STOP is answered with the account’s reply (docs/inbound.md). 401 a bad signature (nothing recorded); 503 a transient fault (retry).',
           tags: ['callbacks'],
           security: [],
           params: { type: 'object', properties: { providerAccountId: { type: 'string' } }, required: ['providerAccountId'] },
@@ -74,9 +80,10 @@ export async function inboundWebhookRoutes(app: FastifyInstance, deps: InboundWe
         const nul = nulField(m, 'message');
         if (nul !== null)
           return sendProblem(reply, request, new HeraldError('callback_malformed', `${nul.replace(/^message\.?/, '')} contains the NUL character`));
+        let answerText: string | null;
         try {
           const tenantId = await recorder.tenantFor(account, m.from);
-          await recorder.record(
+          const recorded = await recorder.record(
             {
               tenantId,
               providerAccount: account,
@@ -92,11 +99,14 @@ export async function inboundWebhookRoutes(app: FastifyInstance, deps: InboundWe
             { source: `account:${account}`, eventId: m.externalId },
             now,
           );
+          // Only the first recording answers: the provider's retry of the same message gets nothing to send.
+          const replies = deps.accounts?.find((a) => a.id === account)?.keyword_replies ?? null;
+          answerText = recorded.result.recorded ? keywordReplyText(recorded.keyword, replies) : null;
         } catch (err) {
           request.log.error({ err, providerAccount: account }, 'cannot record an incoming message; answering 503 so the provider retries');
           return sendProblem(reply, request, new HeraldError('service_unavailable', 'the message could not be recorded; retry later', [], { cause: err }));
         }
-        const answer = receiver.answer(null);
+        const answer = receiver.answer(answerText);
         return reply.code(200).type(answer.contentType).send(answer.body);
       },
     );

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CHANNELS, DELIVERY_STATES, type Channel, type DeliveryState } from '../../domain/index.js';
 import type { ReplayService } from '../../delivery/replay-service.js';
-import { fieldError, HeraldError } from '../../errors.js';
+import { HeraldError } from '../../errors.js';
 import { requestFingerprint } from '../../intake/fingerprint.js';
 import type { IntakeService } from '../../intake/intake-service.js';
 import { isId } from '../../ids.js';
@@ -15,7 +15,8 @@ import type { DeliveryCounters } from '../../metrics/counters.js';
 import { REVIEW_REASONS } from '../../store/review-store.js';
 import type { ReplayFilter, ReviewReason, Store } from '../../store/store.js';
 import type { Clock } from '../../clock.js';
-import { operatorAction, recordAction } from '../audit-trail.js';
+import { recordAction } from '../audit-trail.js';
+import { auditEachDelivery, bulkActionBody, type CreatedWindowBody } from '../bulk-delivery-action.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
 import { isErasedContent } from '../../store/retention-store.js';
@@ -42,7 +43,7 @@ interface RetryBody {
 
 interface BulkRetryBody extends RetryBody {
   dry_run?: boolean;
-  filter: { state?: DeliveryState; channel?: Channel; provider_account?: string; created_after?: string; created_before?: string };
+  filter: CreatedWindowBody & { state?: DeliveryState; channel?: Channel; provider_account?: string };
 }
 
 interface ResendBody {
@@ -63,12 +64,15 @@ async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
-function timeField(field: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const t = Date.parse(value);
-  if (Number.isNaN(t)) throw fieldError(field, 'must be an RFC 3339 date-time');
-  return t;
-}
+const bulkRetryBody = bulkActionBody(
+  {
+    state: { type: 'string', enum: [...DELIVERY_STATES] },
+    channel: { type: 'string', enum: [...CHANNELS] },
+    provider_account: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+  replayFields,
+  'replaying every delivery at once is refused',
+);
 
 /** Registers the review and replay routes on an authenticated scope. */
 export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void {
@@ -148,58 +152,20 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
           'replay would. At least one filter field is required. Answers with how many matched, how many were scheduled and why the others were refused. ' +
           'With `"dry_run": true` nothing changes: the answer says how many would be retried and, by reason, how many would be refused.',
         tags: ['review'],
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['filter'],
-          properties: {
-            filter: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                state: { type: 'string', enum: [...DELIVERY_STATES] },
-                channel: { type: 'string', enum: [...CHANNELS] },
-                provider_account: { type: 'string', minLength: 1, maxLength: 200 },
-                created_after: { type: 'string', format: 'date-time', description: 'created at or after (RFC 3339)' },
-                created_before: { type: 'string', format: 'date-time', description: 'created before (RFC 3339)' },
-              },
-            },
-            ...replayFields,
-            dry_run: { type: 'boolean', description: 'Count what would happen, change nothing. Default false.' },
-          },
-        },
+        body: bulkRetryBody.schema,
         response: { 400: problemRef, 401: problemRef },
       },
     },
     async (request) => {
       const f = request.body.filter;
-      if (Object.keys(f).length === 0) {
-        throw fieldError(
-          'filter',
-          'must name at least one of state, channel, provider_account, created_after, created_before: replaying every delivery at once is refused',
-        );
-      }
-      const filter: ReplayFilter = {
-        ...(f.state !== undefined ? { state: f.state } : {}),
-        ...(f.channel !== undefined ? { channel: f.channel } : {}),
-        ...(f.provider_account !== undefined ? { providerAccount: f.provider_account } : {}),
-      };
-      const from = timeField('filter.created_after', f.created_after);
-      const to = timeField('filter.created_before', f.created_before);
-      if (from !== undefined) filter.createdFrom = from;
-      if (to !== undefined) filter.createdTo = to;
-      if (from !== undefined && to !== undefined && from >= to) throw fieldError('filter.created_before', 'must be later than filter.created_after');
+      const filter: ReplayFilter = { state: f.state, channel: f.channel, providerAccount: f.provider_account, ...bulkRetryBody.window(f) };
       const acceptDuplicateRisk = request.body.accept_duplicate_risk ?? false;
       const note = request.body.note ?? null;
       const dryRun = request.body.dry_run ?? false;
       const r = await deps.replay.replayMany(request.tenantId, filter, { acceptDuplicateRisk, note, requestedBy: request.apiKeyId }, { dryRun });
       const refusedList = Object.entries(r.refused).map(([reason, count]) => ({ reason, count }));
       if (dryRun) return { dry_run: true, matched: r.matched, would_retry: r.scheduled, refused: refusedList };
-      // One audit row per delivery retried, so each delivery's page shows who did it.
-      const now = audit.clock.now();
-      const detail = { accept_duplicate_risk: acceptDuplicateRisk, note, filter: f };
-      const rows = r.scheduledDeliveries.map((d) => operatorAction(request, now, 'bulk_retry', { deliveryId: d.id, notificationId: d.notificationId }, detail));
-      for (let i = 0; i < rows.length; i += 500) await deps.store.audit.record(rows.slice(i, i + 500));
+      await auditEachDelivery(audit, request, 'bulk_retry', r.scheduledDeliveries, { accept_duplicate_risk: acceptDuplicateRisk, note, filter: f });
       return { matched: r.matched, scheduled: r.scheduled, refused: r.refused };
     },
   );

@@ -7,7 +7,8 @@
  * Telnyx honours the key a request it had completed is answered from its record. A 409 is a
  * key still in progress: retryable. docs/providers/telnyx.md has this table with its sources.
  */
-import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { answerLabel, codedOutcome, refusalByStatus, type CodedRefusal } from '../outbound-http/coded-refusals.js';
 import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface TelnyxResponse {
@@ -16,16 +17,11 @@ export interface TelnyxResponse {
   body: unknown;
 }
 
-type Refusal =
-  | { kind: 'permanent'; reason: PermanentReason; code: string; message: string }
-  | { kind: 'retryable'; code: string; message: string }
-  | { kind: 'throttled'; code: string; message: string };
-
 /**
  * Telnyx error codes (API errors: https://developers.telnyx.com/development/api-fundamentals/api-errors;
  * messaging: https://developers.telnyx.com/docs/messaging/messages/error-codes).
  */
-const BY_CODE: Readonly<Record<string, Refusal>> = {
+const BY_CODE: Readonly<Record<string, CodedRefusal>> = {
   '10011': { kind: 'throttled', code: 'telnyx_10011_too_many_requests', message: 'Telnyx refused the request: too many requests' },
   '10009': { kind: 'permanent', reason: 'unauthorized', code: 'telnyx_10009_authentication', message: 'Telnyx refused the API key' },
   '10010': { kind: 'permanent', reason: 'unauthorized', code: 'telnyx_10010_authorization', message: 'the API key may not send with this sender or profile' },
@@ -96,16 +92,7 @@ export function classifyTelnyxResponse(response: TelnyxResponse, nowMs: number):
     return { kind: 'unknown', code: 'malformed_response', message: `Telnyx answered HTTP ${status} without a message id` };
   }
   const code = firstErrorCode(body);
-  if (status === 429) {
-    return {
-      kind: 'throttled',
-      code: 'telnyx_10011_too_many_requests',
-      message: 'Telnyx answered 429 (rate limited)',
-      retryAfterMs: telnyxRetryAfterMs(response.headers, nowMs),
-      scope: 'account',
-    };
-  }
-  const label = code === null ? `HTTP ${status}` : `HTTP ${status}, error ${code}`;
+  const label = answerLabel(status, code);
   if (status === 409) {
     // "A request with this key is already in progress": the first request is still being
     // worked on, and may well send. Not a refusal: ask again later with the same key, and the
@@ -127,22 +114,8 @@ export function classifyTelnyxResponse(response: TelnyxResponse, nowMs: number):
       retryAfterMs: parseRetryAfterMs(response.headers['retry-after'] ?? null, nowMs),
     };
   }
-  const known = code === null ? undefined : BY_CODE[code];
-  if (known !== undefined) {
-    if (known.kind === 'throttled') return { ...known, retryAfterMs: telnyxRetryAfterMs(response.headers, nowMs), scope: 'account' };
-    if (known.kind === 'retryable') return { ...known, retryAfterMs: null };
-    return known;
-  }
-  if (status === 401 || status === 403) {
-    return {
-      kind: 'permanent',
-      reason: 'unauthorized',
-      code: code === null ? `http_${status}` : `telnyx_${code}`,
-      message: `Telnyx refused the credentials (${label})`,
-    };
-  }
-  if (status >= 400) {
-    return { kind: 'permanent', reason: 'other', code: code === null ? `http_${status}` : `telnyx_${code}`, message: `Telnyx refused the message (${label})` };
-  }
-  return { kind: 'retryable', code: 'unexpected_status', message: `Telnyx answered ${label}`, retryAfterMs: null };
+  // A 429 is Telnyx's 10011, whatever the body says.
+  const known = status === 429 ? BY_CODE['10011'] : code === null ? undefined : BY_CODE[code];
+  if (known !== undefined) return codedOutcome(known, () => telnyxRetryAfterMs(response.headers, nowMs));
+  return refusalByStatus('Telnyx', status, code);
 }

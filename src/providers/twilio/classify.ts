@@ -5,7 +5,8 @@
  * the number, so outcomes carry Herald's own words and Twilio's numeric code only.
  * docs/providers/twilio.md has this table with its sources.
  */
-import type { PermanentReason, SubmitOutcome } from '../../domain/index.js';
+import type { SubmitOutcome } from '../../domain/index.js';
+import { answerLabel, codedOutcome, refusalByStatus, type CodedRefusal } from '../outbound-http/coded-refusals.js';
 import { parseRetryAfterMs } from '../outbound-http/retry-after.js';
 
 export interface TwilioResponse {
@@ -17,13 +18,8 @@ export interface TwilioResponse {
 // A message SID: SM (SMS) or MM (MMS) and 32 hex digits.
 const MESSAGE_SID = /^(SM|MM)[0-9a-fA-F]{32}$/;
 
-type Refusal =
-  | { kind: 'permanent'; reason: PermanentReason; code: string; message: string }
-  | { kind: 'retryable'; code: string; message: string }
-  | { kind: 'throttled'; code: string; message: string };
-
 /** Twilio error codes with a meaning of their own (https://www.twilio.com/docs/api/errors/<code>). */
-const BY_CODE: Readonly<Record<number, Refusal>> = {
+const BY_CODE: Readonly<Record<number, CodedRefusal>> = {
   // "An API Request that receives an error 429 response is never processed and is always safe to retry."
   20429: { kind: 'throttled', code: 'twilio_20429_too_many_requests', message: 'Twilio refused the request: too many concurrent requests (not processed)' },
   // The sender's queue holds more than its validity period's worth: the message was not created.
@@ -86,24 +82,11 @@ export function classifyTwilioResponse(response: TwilioResponse, nowMs: number):
     return { kind: 'unknown', code: 'malformed_response', message: `Twilio answered HTTP ${status} without a message SID` };
   }
   const code = errorCode(body);
-  if (status === 429) {
-    // 429 is Twilio's concurrency refusal (20429): never processed. Retry-After is not
-    // documented for it; honoured when present, never invented.
-    return {
-      kind: 'throttled',
-      code: 'twilio_20429_too_many_requests',
-      message: 'Twilio answered 429 (not processed)',
-      retryAfterMs: retryAfter(response.headers, nowMs),
-      scope: 'account',
-    };
-  }
-  const known = code === null ? undefined : BY_CODE[code];
-  if (known !== undefined) {
-    if (known.kind === 'throttled') return { ...known, retryAfterMs: retryAfter(response.headers, nowMs), scope: 'account' };
-    if (known.kind === 'retryable') return { ...known, retryAfterMs: null };
-    return known;
-  }
-  const label = code === null ? `HTTP ${status}` : `HTTP ${status}, error ${code}`;
+  // 429 is Twilio's concurrency refusal (20429): never processed. Retry-After is not
+  // documented for it; honoured when present, never invented.
+  const known = status === 429 ? BY_CODE[20429] : code === null ? undefined : BY_CODE[code];
+  if (known !== undefined) return codedOutcome(known, () => retryAfter(response.headers, nowMs));
+  const label = answerLabel(status, code);
   if (status === 503) {
     // 20503 "Service unavailable: try again with exponential back-off": the service did not take the request.
     return {
@@ -118,17 +101,5 @@ export function classifyTwilioResponse(response: TwilioResponse, nowMs: number):
     // a customer [may] receive multiple messages". Twilio may have created it.
     return { kind: 'unknown', code: 'twilio_server_error', message: `Twilio answered ${label}; the message may have been created` };
   }
-  if (status === 401 || status === 403) {
-    return {
-      kind: 'permanent',
-      reason: 'unauthorized',
-      code: code === null ? `http_${status}` : `twilio_${code}`,
-      message: `Twilio refused the credentials (${label})`,
-    };
-  }
-  if (status >= 400) {
-    return { kind: 'permanent', reason: 'other', code: code === null ? `http_${status}` : `twilio_${code}`, message: `Twilio refused the message (${label})` };
-  }
-  // 1xx/3xx: nothing Twilio answers to a create; a redirect means base_url is wrong. Not created.
-  return { kind: 'retryable', code: 'unexpected_status', message: `Twilio answered ${label}`, retryAfterMs: null };
+  return refusalByStatus('Twilio', status, code);
 }

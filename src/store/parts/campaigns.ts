@@ -142,6 +142,7 @@ export abstract class CampaignsPart implements CampaignStore {
       started_at: c.startedAt,
       template_id: c.template?.id ?? null,
       template_version: c.template?.version ?? null,
+      send_at: c.sendAt,
     });
   }
 

@@ -4,10 +4,13 @@
  * Herald on another origin (as through a proxy). A STOP suppresses the next marketing SMS to the
  * number (terminal/suppressed, `keyword_stop_before_send`, nothing reaches Twilio); START lifts it
  * and the next one is sent; a forged signature is 401 and stores nothing; Twilio's retry of the
- * same MessageSid is stored once with one `message.received` event.
+ * same MessageSid is stored once with one `message.received` event. HELP and STOP are answered
+ * with one TwiML `<Message>` (the account's `keyword_replies`, else the default), and Twilio's
+ * retry of the same message with nothing.
  */
 import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_KEYWORD_REPLIES } from '../../../src/domain/index.js';
 import type { ProviderAccountConfig } from '../../../src/providers/provider.js';
 import { hashApiKey } from '../../../src/tenants/api-keys.js';
 import { createHarness, DRIVERS, type Harness } from '../../helpers/harness.js';
@@ -26,7 +29,7 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
     await fake?.close();
   });
 
-  const start = async () => {
+  const start = async (over: Partial<ProviderAccountConfig> = {}) => {
     fake = await startTwilioFake({ accountSid: TWILIO_ACCOUNT_SID, authToken: TWILIO_AUTH_TOKEN, numbers: [TWILIO_FROM] });
     const twilioAccount = (a: ProviderAccountConfig): ProviderAccountConfig => ({
       ...a,
@@ -35,6 +38,7 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
       settings: { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, from: TWILIO_FROM },
       ambiguity_policy: 'wait_for_evidence',
       capabilities: { lookup: false, dedupes_by_key: false },
+      ...over,
     });
     h = await createHarness({ driver, wallClock: true, account: (a) => (a.id === ACCOUNT ? twilioAccount(a) : a) });
     listening = await h.app.listen({ host: '127.0.0.1', port: 0 });
@@ -79,12 +83,14 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
     await h.worker.drain();
     return (await h.get(`/v1/notifications/${r.json.id}`)).json.deliveries[0];
   };
+  const answering = (text: string) => `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${text}</Message></Response>`;
   const receivedEvents = async () => (await h.store.eventStream.readOutbox('default', 0, 100)).filter((e) => e.type === 'message.received');
 
   it('STOP suppresses the next marketing SMS to the number; START lifts it', async () => {
     await start();
     const stop = await inbound('SM0000000000000000000000000000stop', 'Stop');
-    expect(stop).toEqual({ status: 200, type: expect.stringMatching(/^text\/xml/), text: '<?xml version="1.0" encoding="UTF-8"?><Response/>' });
+    // Its confirmation, once, from the same number: the default text.
+    expect(stop).toEqual({ status: 200, type: expect.stringMatching(/^text\/xml/), text: answering(DEFAULT_KEYWORD_REPLIES.stop) });
     const [row] = await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 });
     expect(row).toMatchObject({
       source: 'twilio',
@@ -103,7 +109,8 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
     expect(stopped.attempts.at(-1)).toMatchObject({ error: { code: 'keyword_stop_before_send' } });
     expect(fake.messages).toHaveLength(0);
 
-    expect((await inbound('SM000000000000000000000000000start', 'start')).status).toBe(200);
+    // START gets no reply.
+    expect((await inbound('SM000000000000000000000000000start', 'start')).text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');
     expect(await h.store.inbound.keywordSuppressionsOf('default', [PHONE])).toEqual([]);
     const sent = await marketing();
     expect(sent).toMatchObject({ state: 'accepted' });
@@ -113,6 +120,26 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
       expect.objectContaining({ keyword: 'stop', from: PHONE, text: 'Stop', provider_account: ACCOUNT, device_id: null }),
       expect.objectContaining({ keyword: 'start', reply_to_notification_id: stopped.notification_id }),
     ]);
+  });
+
+  it("HELP gets exactly one reply, the account's text; Twilio's retry of it gets none; an empty text sends none", async () => {
+    await start({ keyword_replies: { help: 'Acme alerts: reply STOP to stop. Help: acme.example/help & more', stop: '' } });
+    const sid = 'SM000000000000000000000000000help';
+    const help = await inbound(sid, ' help ');
+    expect(help).toEqual({
+      status: 200,
+      type: expect.stringMatching(/^text\/xml/),
+      text: answering('Acme alerts: reply STOP to stop. Help: acme.example/help &amp; more'),
+    });
+    expect((await inbound(sid, ' help ')).text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');
+    expect(await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 })).toEqual([expect.objectContaining({ keyword: 'help' })]);
+    // HELP suppresses nothing.
+    expect(await h.store.inbound.keywordSuppressionsOf('default', [PHONE])).toEqual([]);
+    // This account's STOP confirmation is turned off (Twilio's own opt-out handling sends one).
+    expect((await inbound('SM0000000000000000000000000000stop', 'STOP')).text).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>');
+    expect(await h.store.inbound.keywordSuppressionsOf('default', [PHONE])).toHaveLength(1);
+    // Nothing was sent through the API: the replies are the webhook's answers.
+    expect(fake.messages).toHaveLength(0);
   });
 
   it('a forged signature is 401 and stores nothing', async () => {

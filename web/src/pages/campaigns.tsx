@@ -134,6 +134,7 @@ function CampaignCard(props: { c: Campaign; role: Role; onChanged: () => void })
         items={[
           ['Audience', `${p.audience_size} (${p.fanned_out} fanned out, ${p.not_fanned_out} to go)`],
           ['Channel / purpose', `${c.channel} / ${c.purpose} via ${c.provider_account} (lane ${c.lane}, ${rate(c.lane_rate)})`],
+          ['Sends from', c.send_at ? time(c.send_at) : 'when started'],
           ['Deadline', time(c.deadline_at)],
           [
             'Plan',

@@ -80,11 +80,11 @@ ORDER BY position LIMIT $3;
 -- name: campaign_insert
 -- params: $1 id, $2 tenant_id, $3 name, $4 status, $5 channel, $6 purpose, $7 provider_account, $8 lane, $9 content_json,
 --         $10 metadata_json, $11 ttl_ms, $12 audience_id, $13 audience_size, $14 deadline_at, $15 plan_json, $16 now, $17 started_at,
---         $18 template_id, $19 template_version
+--         $18 template_id, $19 template_version, $20 send_at
 INSERT INTO campaigns (id, tenant_id, name, status, channel, purpose, provider_account, lane, content_json, metadata_json,
                        ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at,
-                       template_id, template_version)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19);
+                       template_id, template_version, send_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20);
 
 -- name: campaign_get
 -- params: $1 tenant_id, $2 id

@@ -25,7 +25,8 @@ ORDER BY channel, purpose;
 -- name: sendability_of
 -- The send-time check for a claimed batch: one row per delivery and opt-out of its recipient
 -- that names its channel or every channel (one row with NULL opt columns when none does), with
--- the suppression of its destination, a STOP its number sent (keyword_suppressions), and the recipient's time zone for quiet hours (the
+-- the suppression of its destination, a STOP its number sent (keyword_suppressions; not for that
+-- STOP's own confirmation, the reply whose group is 'inb:' + its incoming message id), and the recipient's time zone for quiet hours (the
 -- notification's own recipient.time_zone, kept in recipient_json, else the stored profile's;
 -- NULL: the tenant's). Primary-key lookups only
 -- (suppressions, keyword_suppressions, recipient_preferences, recipients).
@@ -37,6 +38,7 @@ JOIN notifications n ON n.id = d.notification_id
 LEFT JOIN recipients r ON r.tenant_id = d.tenant_id AND r.id = n.recipient_id
 LEFT JOIN suppressions s ON s.tenant_id = d.tenant_id AND s.channel = d.channel AND s.destination = d.destination
 LEFT JOIN keyword_suppressions k ON k.tenant_id = d.tenant_id AND k.channel = d.channel AND k.destination = d.destination
+                                AND n.group_key <> ('inb:' || k.inbound_id)
 LEFT JOIN recipient_preferences p ON p.tenant_id = d.tenant_id AND p.recipient_id = n.recipient_id AND p.channel IN ('*', d.channel)
 WHERE d.id = ANY($1::text[]);
 

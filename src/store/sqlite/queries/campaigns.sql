@@ -75,12 +75,14 @@ ORDER BY position LIMIT @limit;
 
 -- name: campaign_insert
 -- params: @id, @tenant_id, @name, @status, @channel, @purpose, @provider_account, @lane, @content_json, @metadata_json,
---         @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @started_at, @template_id, @template_version
+--         @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @started_at, @template_id, @template_version,
+--         @send_at
 INSERT INTO campaigns (id, tenant_id, name, status, channel, purpose, provider_account, lane, content_json, metadata_json,
                        ttl_ms, audience_id, audience_size, deadline_at, plan_json, created_at, updated_at, started_at,
-                       template_id, template_version)
+                       template_id, template_version, send_at)
 VALUES (@id, @tenant_id, @name, @status, @channel, @purpose, @provider_account, @lane, @content_json, @metadata_json,
-        @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @now, @started_at, @template_id, @template_version);
+        @ttl_ms, @audience_id, @audience_size, @deadline_at, @plan_json, @now, @now, @started_at, @template_id, @template_version,
+        @send_at);
 
 -- name: campaign_get
 -- params: @tenant_id, @id
