@@ -4,10 +4,11 @@
  * failing, filtering to failed, opening a message and retrying it while its state changes in
  * place and the provider's callbacks arrive in its evidence, a device's "retry all failed" with
  * the phone simulator, the providers' recent errors, the campaign list, a revoked session's
- * live stream closing by itself, and every page's screenshot
- * (docs/dashboard/*.png, used by the README). One browser and one page for the whole file.
+ * live stream closing by itself, and every page's screenshot. The screenshots go to a temp
+ * directory; with HERALD_SCREENSHOTS=docs they replace docs/dashboard/*.png (used by the README),
+ * so a plain test run leaves the work tree as it found it. One browser and one page for the whole file.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { findChromium, launchBrowser, type Browser } from './browser.js';
 import { PHONE_ACCOUNT, PHONE_TOKEN, startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
 
 const chromium = findChromium();
-const SHOTS = join(ROOT, 'docs/dashboard');
+const SHOTS = process.env.HERALD_SCREENSHOTS === 'docs' ? join(ROOT, 'docs/dashboard') : mkdtempSync(join(tmpdir(), 'herald-shots-'));
 
 describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_000 }, () => {
   let herald: HeraldUnderTest;

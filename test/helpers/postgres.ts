@@ -97,8 +97,9 @@ export async function dropSpareSchemas(): Promise<void> {
 }
 
 /**
- * Opens a store on a fresh schema (migrated), plus a way to drop it. Without a name, the schema
- * may be one an earlier test of the file gave back, emptied (see `spares`); `drop()` gives it back.
+ * Opens a store on a fresh schema (migrated), plus a way to drop it. Without a name, on the suite's
+ * server, the schema may be one an earlier test of the file gave back, emptied (see `spares`);
+ * `drop()` gives it back.
  * A named schema is the caller's: it is made and dropped as asked.
  */
 export async function openTestPostgresStore(
@@ -106,7 +107,9 @@ export async function openTestPostgresStore(
   contentCipher: ContentCipher | null = null,
   url: string = pgUrl(),
 ): Promise<{ store: PostgresStore; schema: string; drop(): Promise<void> }> {
-  const pooled = schema === undefined;
+  // Only the suite's own server keeps spares: a test's own server (a harness's pgConnectionString)
+  // may be stopped before the file ends, when its spares could no longer be dropped.
+  const pooled = schema === undefined && url === pgUrl();
   const name = schema ?? spares.get(url)?.pop() ?? freshSchema();
   const store = openPostgresStore({ connectionString: url, schema: name, maxConnections: 4, contentCipher });
   const applied = await store.migrate();
