@@ -20,11 +20,13 @@ import {
   type Random,
   type RetryPolicy,
 } from '../domain/index.js';
+import type { DeliveryCounters } from '../metrics/counters.js';
 import type { LookupResult, ProviderAccountConfig, ProviderAdapter } from '../providers/provider.js';
 import type { LookupRecord, UnknownDelivery } from '../store/evidence-store.js';
 import type { AttemptResolution, FailoverMove, Store } from '../store/store.js';
 import { LoopService } from '../periodic/loop-service.js';
 import { Failover, type FailoverRouting } from './failover.js';
+import { countFailover } from './outcome-counts.js';
 
 export interface ReconcilerOptions {
   store: Store;
@@ -36,6 +38,8 @@ export interface ReconcilerOptions {
   random?: Random;
   intervalMs?: number;
   batchSize?: number;
+  /** The process's counters: a move after an `unknown` (accept_duplicate) is counted in `herald_failovers_total`. */
+  counters?: DeliveryCounters;
   /** Wakes the claim loops of an account that has a resend due. */
   wake?: (providerAccount: string) => void;
   /**
@@ -161,6 +165,7 @@ export class Reconciler extends LoopService {
     // resend may go to the next healthy account of the route; the attempt records why.
     const move = d.to === 'retryable' && policy === 'accept_duplicate' ? await this.moveAfterUnknown(u, now) : null;
     if (!(await this.write(u, d, now, policy, resolution, null, move))) return;
+    if (move && this.opts.counters) countFailover(this.opts.counters, u, move);
     if (d.to === 'retryable') {
       pass.resent++;
       this.opts.wake?.(move?.to ?? u.providerAccount);

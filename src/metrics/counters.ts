@@ -169,6 +169,16 @@ export class ProcessSeries {
     'Provider accounts this process demoted (action demote) or restored (action restore) within a route (docs/routing.md); each change is recorded by one process only.',
     ['provider_account', 'action'],
   );
+  /**
+   * Deliveries this process moved to another account of their route (docs/routing.md), counted
+   * where the move was written. Labels bounded by the configuration: configured accounts and the
+   * six failover reasons, never a destination or tenant.
+   */
+  readonly failovers = new LabeledCounter<'channel' | 'from_account' | 'to_account' | 'reason'>(
+    'herald_failovers_total',
+    'Deliveries this process moved to another account of their route (docs/routing.md), by channel, the account they left (from_account), the one they moved to (to_account) and why (reason: retryable, throttled, account_paused, over_retry_budget, no_phone_online, accept_duplicate).',
+    ['channel', 'from_account', 'to_account', 'reason'],
+  );
   /** Deliveries the send-time check held or ended instead of calling (docs/scheduling.md). */
   readonly schedulingHolds = new LabeledCounter<'channel' | 'purpose' | 'reason' | 'outcome'>(
     'herald_scheduling_holds_total',
@@ -202,6 +212,7 @@ export class ProcessSeries {
       this.retentionErased,
       this.intakeLimitRefusals,
       this.routeChanges,
+      this.failovers,
       this.schedulingHolds,
     ];
   }

@@ -394,6 +394,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       adapters,
       accounts: config.provider_accounts,
       intervalMs: config.worker.sweep_interval_ms,
+      counters,
       wake: (account) => wake.notify(account),
       ...(opts.random ? { random: opts.random } : {}),
       routing: failoverRouting,

@@ -4,7 +4,8 @@
  * takes). A throttled primary moves the code to the backup within one ladder step, in the write
  * that schedules the retry; an invalid number does not move; an `unknown` stays under
  * `wait_for_evidence` and moves under `accept_duplicate`, recorded; a pinned account never moves.
- * Each move shows on GET /v1/deliveries/:id (the attempt's account and reason).
+ * Each move shows on GET /v1/deliveries/:id (the attempt's account and reason) and is counted in
+ * herald_failovers_total{channel,from_account,to_account,reason}; a delivery that stays is not.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVERY_TENANT, type AmbiguityPolicy, type Route } from '../../src/domain/index.js';
@@ -14,6 +15,9 @@ import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harnes
 const route: Route = { tenantId: EVERY_TENANT, channel: 'sms', purpose: 'otp', accounts: ['sandbox-sms', 'sms-backup'], order: 'fixed' };
 const backup = (accounts: ProviderAccountConfig[]): ProviderAccountConfig[] => [{ ...accounts.find((a) => a.id === 'sandbox-sms')!, id: 'sms-backup' }];
 /** SMS accounts without look-up, so an `unknown` is settled by the ambiguity policy. */
+/** The process's failover count for one move from the primary to the backup. */
+const failovers = (h: Harness, reason: string) =>
+  h.counters.series.failovers.get({ channel: 'sms', from_account: 'sandbox-sms', to_account: 'sms-backup', reason });
 const policy = (p: AmbiguityPolicy) => (a: ProviderAccountConfig) => (a.channel === 'sms' ? { ...a, ambiguity_policy: p, capabilities: { lookup: false } } : a);
 
 describe.each(DRIVERS)('on %s', (driver) => {
@@ -40,6 +44,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     await h.worker.drain();
     let d = await deliveryOf(id);
     expect(d).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
+    expect(failovers(h, 'throttled')).toBe(1);
     const step = Date.parse(d.next_attempt_at) - sentAt;
     expect(step).toBeGreaterThan(0);
     expect(step).toBeLessThanOrEqual(10_000);
@@ -70,6 +75,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     const p = await deliveryOf(pinned);
     expect(p).toMatchObject({ state: 'retryable', provider_account: 'sandbox-sms' });
     expect(p.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'retryable', failover_reason: null }]);
+    expect(h.counters.series.failovers.snapshot()).toEqual([]);
   });
 
   /** A code whose first send is accepted by the primary but its answer lost (`unknown`), then one reconciliation pass under `p`. */
@@ -87,11 +93,13 @@ describe.each(DRIVERS)('on %s', (driver) => {
     const d = await deliveryOf(id);
     expect(d).toMatchObject({ state: 'unknown', provider_account: 'sandbox-sms' });
     expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'unknown', failover_reason: null }]);
+    expect(h.counters.series.failovers.snapshot()).toEqual([]);
   });
 
   it('an unknown on the primary moves to the backup under accept_duplicate, recorded as such', async () => {
     const { id, pass } = await unknownOnPrimary('accept_duplicate');
     expect(pass).toMatchObject({ resent: 1 });
+    expect(failovers(h, 'accept_duplicate')).toBe(1);
     expect(await deliveryOf(id)).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
     await h.worker.drain();
     const d = await deliveryOf(id);

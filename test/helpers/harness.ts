@@ -339,6 +339,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     adapters: reconcilerAdapters,
     accounts: config.provider_accounts,
     random: () => 0.5,
+    counters,
     ...failover,
   });
   evidence = new EvidenceApplier({ store, clock, logger: log, counters });
