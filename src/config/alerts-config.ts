@@ -63,6 +63,7 @@ const RulesSection = section(
     throttle_pause_long: rule('throttle_pause_long', { longer_than_seconds: [SECONDS, 'A throttle pause with more than this left.'] }),
     account_demoted: rule('account_demoted'),
     device_away: rule('device_away'),
+    device_low_battery: rule('device_low_battery'),
     deadline_misses: rule('deadline_misses', { min_misses: [COUNT, 'Deadline misses in the last hour.'] }),
     review_queue_growing: rule('review_queue_growing', {
       min_growth: [COUNT, 'Growth of the review queue across the window.'],

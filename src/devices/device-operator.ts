@@ -6,9 +6,9 @@
  * look-up, which never risks a second SMS while the phone holds the record.
  */
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY, isLowBattery } from '../domain/index.js';
 import { HeraldError } from '../errors.js';
-import type { DeviceMessageFilter, DeviceMessageView, DeviceRecord, Store, SweepRecord } from '../store/store.js';
+import type { DeviceHealthRecord, DeviceMessageFilter, DeviceMessageView, DeviceRecord, Store, SweepRecord } from '../store/store.js';
 import { deviceHealth } from './device-choice.js';
 import type { DeviceEventHub } from './event-hub.js';
 import type { HeartbeatSweep } from './heartbeat-sweep.js';
@@ -42,6 +42,37 @@ export interface DeviceHealthView {
   registered_at: string;
   /** The device came back and its heartbeat sweep has not run yet. */
   sweep_pending: boolean;
+  /** The phone's newest own report (`system:ping`): battery, power, network; null when it never pinged. */
+  phone_health: PhoneHealthView | null;
+}
+
+/** A phone's newest health report as the API shows it (docs/inbound.md "The phone's health"). */
+export interface PhoneHealthView {
+  reported_at: string;
+  battery_percent: number | null;
+  /** On power: charging, or plugged in with a full battery. */
+  charging: boolean | null;
+  internet: boolean | null;
+  transports: string[] | null;
+  cellular: string | null;
+  /** The app reports none today. */
+  signal: number | null;
+  /** Battery below 15 % and not charging: the device is chosen last, and the operator alert fires. */
+  low_battery: boolean;
+}
+
+function phoneHealthView(r: DeviceHealthRecord | undefined): PhoneHealthView | null {
+  if (!r) return null;
+  return {
+    reported_at: iso(r.at)!,
+    battery_percent: r.batteryPercent,
+    charging: r.charging,
+    internet: r.internet,
+    transports: r.transports,
+    cellular: r.cellular,
+    signal: r.signal,
+    low_battery: isLowBattery(r),
+  };
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -57,7 +88,10 @@ export class DeviceOperator {
     const loads = new Map(
       (await Promise.all(accounts.map((a) => this.opts.store.devices.deviceLoads(a, now - this.opts.windowMs)))).flat().map((l) => [l.deviceId, l] as const),
     );
-    return devices.map((d) => this.view(d, loads.get(d.id), now));
+    const health = new Map(
+      devices.length === 0 ? [] : (await this.opts.store.inbound.latestHealth(devices.map((d) => d.id))).map((r) => [r.deviceId, r] as const),
+    );
+    return devices.map((d) => this.view(d, loads.get(d.id), health.get(d.id), now));
   }
 
   /** One of the tenant's devices, or a 404. */
@@ -65,7 +99,8 @@ export class DeviceOperator {
     const d = await this.device(tenantId, id);
     const now = this.opts.clock.now();
     const load = (await this.opts.store.devices.deviceLoads(d.providerAccount, now - this.opts.windowMs)).find((l) => l.deviceId === d.id);
-    return this.view(d, load, now);
+    const [health] = await this.opts.store.inbound.latestHealth([d.id]);
+    return this.view(d, load, health, now);
   }
 
   async messages(tenantId: string, id: string, filter: DeviceMessageFilter, before: number | null, limit: number): Promise<DeviceMessageView[]> {
@@ -142,7 +177,7 @@ export class DeviceOperator {
     return d;
   }
 
-  private view(d: DeviceRecord, load: Parameters<typeof deviceHealth>[1], now: number): DeviceHealthView {
+  private view(d: DeviceRecord, load: Parameters<typeof deviceHealth>[1], health: DeviceHealthRecord | undefined, now: number): DeviceHealthView {
     const connections = this.opts.hub?.connected(d.id) ?? 0;
     const h = deviceHealth(d, load, now, this.opts.awayMs);
     const online = h.online || connections > 0;
@@ -160,6 +195,7 @@ export class DeviceOperator {
       app_version: d.appVersion,
       registered_at: iso(d.createdAt)!,
       sweep_pending: d.returnedAt !== null,
+      phone_health: phoneHealthView(health),
     };
   }
 }

@@ -21,6 +21,7 @@
 
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { LOW_BATTERY_PERCENT, signPhoneWebhook } from '../domain/index.js';
 
 /** What the simulated phone does with the next message it has not seen. */
 export type MessageScript = { kind: 'deliver' } | { kind: 'sent' } | { kind: 'fail'; error: string } | { kind: 'hold' } | { kind: 'lose_reports' };
@@ -72,6 +73,11 @@ export interface PhoneSimOptions {
   log?: (line: string) => void;
   /** Sent as User-Agent, as the app does (`me.capcom.smsgateway/<version>`). */
   appVersion?: string;
+  /**
+   * The battery its pings report: the level it starts at, and how many points each ping takes
+   * off (unless charging) or adds (while charging). Default 80 %, 1 point a ping.
+   */
+  battery?: { percent?: number; drainPerPing?: number; chargePerPing?: number; charging?: boolean };
 }
 
 export interface Registration {
@@ -104,8 +110,16 @@ export class PhoneSim {
   readonly events: string[] = [];
   /** SSE connections opened. */
   connections = 0;
+  /** The battery level the next ping reports, and whether the phone is on its charger. */
+  batteryPercent: number;
+  charging: boolean;
+  private hooks: { key: string; url: string } | null = null;
+  private pings = 0;
 
-  constructor(private readonly opts: PhoneSimOptions) {}
+  constructor(private readonly opts: PhoneSimOptions) {
+    this.batteryPercent = opts.battery?.percent ?? 80;
+    this.charging = opts.battery?.charging ?? false;
+  }
 
   private get base(): string {
     return this.opts.server.replace(/\/+$/, '');
@@ -165,6 +179,65 @@ export class PhoneSim {
     this.token = this.registration.token;
     this.log(`registered as device ${this.registration.id} (login ${this.registration.login})`);
     return this.registration;
+  }
+
+  /** Plugs the phone in (the level rises with each ping) or unplugs it (it drains again). */
+  setCharging(on: boolean): void {
+    this.charging = on;
+  }
+
+  /**
+   * Sends one `system:ping` as the app does (its health checks: battery level and charging
+   * flags, Internet), signed with the key from `GET /settings` to the endpoint from
+   * `GET /webhooks`, posted to that path on the server it talks to; then the battery drains (or
+   * charges) for the next one. Returns the level it reported and Herald's HTTP status.
+   */
+  async ping(): Promise<{ status: number; batteryPercent: number }> {
+    if (!this.token) await this.register();
+    this.hooks ??= await this.fetchHooks();
+    const reported = this.batteryPercent;
+    const body = JSON.stringify({
+      id: `ping-${this.registration!.id}-${++this.pings}`,
+      webhookId: 'herald-system-ping',
+      event: 'system:ping',
+      deviceId: this.registration!.id,
+      payload: {
+        health: {
+          status: reported < LOW_BATTERY_PERCENT && !this.charging ? 'warn' : 'pass',
+          version: this.opts.appVersion ?? '1.40.0-sim',
+          releaseId: 1,
+          checks: {
+            'battery:level': { status: 'pass', observedValue: reported, observedUnit: 'percent', description: 'Battery level in percent' },
+            // The app's flags: 1 charging, 2 on AC (BatteryMonitor.kt).
+            'battery:charging': { status: 'pass', observedValue: this.charging ? 3 : 0, observedUnit: 'flags', description: 'Is the phone charging?' },
+            'connection:status': { status: 'pass', observedValue: 1, observedUnit: 'boolean', description: 'Internet connection status' },
+          },
+        },
+      },
+    });
+    const timestamp = String(Math.floor(this.now() / 1000));
+    const res = await fetch(this.hooks.url, {
+      method: 'POST',
+      headers: this.headers({ 'content-type': 'application/json', 'x-timestamp': timestamp, 'x-signature': signPhoneWebhook(this.hooks.key, body, timestamp) }),
+      body,
+    });
+    await res.arrayBuffer();
+    const b = this.opts.battery ?? {};
+    this.batteryPercent = this.charging ? Math.min(100, reported + (b.chargePerPing ?? 1)) : Math.max(0, reported - (b.drainPerPing ?? 1));
+    this.log(`ping: battery ${reported} %${this.charging ? ', charging' : ''} (HTTP ${res.status})`);
+    return { status: res.status, batteryPercent: reported };
+  }
+
+  /** The signing key and the `system:ping` endpoint Herald lists for this device. */
+  private async fetchHooks(): Promise<{ key: string; url: string }> {
+    const auth = this.headers({ authorization: `Bearer ${this.token}` });
+    const settings = (await (await fetch(`${this.base}/settings`, { headers: auth })).json()) as { webhooks?: { signing_key?: string } };
+    const hooks = (await (await fetch(`${this.base}/webhooks`, { headers: auth })).json()) as Array<{ url: string; event: string }>;
+    const ping = Array.isArray(hooks) ? hooks.find((w) => w.event === 'system:ping') : undefined;
+    const key = settings.webhooks?.signing_key;
+    if (!ping || !key) throw new Error('Herald listed no system:ping webhook or signing key for this device');
+    // The listed URL is on Herald's public URL; the phone posts to that path on the server it talks to.
+    return { key, url: `${new URL(this.base).origin}${new URL(ping.url).pathname}` };
   }
 
   /** Opens the SSE connection (and pulls, as the app does on every open). */

@@ -7,6 +7,8 @@
  * recovery, reminders, rate limit) is in alert-state-machine.ts.
  */
 
+import { isLowBattery, LOW_BATTERY_PERCENT } from './device-health.js';
+
 /** Every rule, in the order their lines appear in a message. */
 export const ALERT_RULES = [
   'provider_failures',
@@ -16,6 +18,7 @@ export const ALERT_RULES = [
   'throttle_pause_long',
   'account_demoted',
   'device_away',
+  'device_low_battery',
   'deadline_misses',
   'review_queue_growing',
 ] as const;
@@ -30,6 +33,7 @@ export interface AlertRulesConfig {
   throttle_pause_long: { enabled: boolean; longer_than_seconds: number };
   account_demoted: { enabled: boolean };
   device_away: { enabled: boolean };
+  device_low_battery: { enabled: boolean };
   deadline_misses: { enabled: boolean; min_misses: number };
   review_queue_growing: { enabled: boolean; min_growth: number; window_seconds: number };
 }
@@ -48,6 +52,7 @@ export const DEFAULT_ALERT_RULES: AlertRulesConfig = {
   throttle_pause_long: { enabled: true, longer_than_seconds: 600 },
   account_demoted: { enabled: true },
   device_away: { enabled: true },
+  device_low_battery: { enabled: true },
   deadline_misses: { enabled: true, min_misses: 1 },
   review_queue_growing: { enabled: true, min_growth: 1, window_seconds: 1800 },
 };
@@ -67,8 +72,16 @@ export interface AlertSignals {
   demoted: Array<{ providerAccount: string; routeKey: string; reasons: readonly string[]; since: number }>;
   /** Due otp deliveries per provider account (ready/retryable, next attempt passed, not expired). */
   otpDue: Array<{ providerAccount: string; count: number; oldestDueAt: number }>;
-  /** Android gateway devices: when an offline one was last seen (null while online), and its away threshold. */
-  devices: Array<{ id: string; awaySince: number | null; awayThresholdSeconds: number }>;
+  /**
+   * Android gateway devices: when an offline one was last seen (null while online), its away
+   * threshold, and its newest health report's battery (null when it never pinged).
+   */
+  devices: Array<{
+    id: string;
+    awaySince: number | null;
+    awayThresholdSeconds: number;
+    battery?: { percent: number | null; charging: boolean | null } | null;
+  }>;
   deadlineMissesLastHour: number;
   reviewQueueSize: number;
 }
@@ -204,6 +217,19 @@ export function observe(input: ObserveInput): { observations: AlertObservation[]
           subject: d.id,
           value: Math.floor((now - d.awaySince) / 1000),
           line: `device ${d.id} away since ${utcTime(d.awaySince, now)}`,
+        });
+      }
+    }
+  }
+  if (rules.device_low_battery.enabled) {
+    for (const d of [...signals.devices].sort((a, b) => a.id.localeCompare(b.id))) {
+      const b = d.battery ?? null;
+      if (b !== null && isLowBattery({ batteryPercent: b.percent, charging: b.charging })) {
+        out.push({
+          rule: 'device_low_battery',
+          subject: d.id,
+          value: b.percent ?? 0,
+          line: `device ${d.id} battery at ${b.percent} %, not charging (below ${LOW_BATTERY_PERCENT} %)`,
         });
       }
     }

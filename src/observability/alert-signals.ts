@@ -32,6 +32,8 @@ export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promi
     const demoted = (await o.store.routes.latestChanges())
       .filter((c) => c.action === 'demote')
       .map((c) => ({ providerAccount: c.providerAccount, routeKey: c.routeKey, reasons: c.reasons, since: c.decidedAt }));
+    // Each phone's newest health report (a primary-key range per device), for the battery rule.
+    const health = new Map(s.devices.length === 0 ? [] : (await o.store.inbound.latestHealth(s.devices.map((d) => d.id))).map((r) => [r.deviceId, r] as const));
     const stored = new Map(s.providerAccounts.map((a) => [a.providerAccount, a] as const));
     const ids = [...new Set([...o.accounts, ...stored.keys()])];
     const unknown = s.deliveries.filter((g) => g.state === 'unknown');
@@ -60,12 +62,16 @@ export function storeAlertSignals(o: AlertSignalOptions): (now: number) => Promi
       },
       demoted,
       otpDue: [...otpDue].map(([providerAccount, d]) => ({ providerAccount, ...d })),
-      devices: s.devices.map((d) => ({
-        // The name an operator gave the phone reads better than its id; the id stays the subject when it has none.
-        id: d.name || d.id,
-        awaySince: now - d.lastSeenAt > awayS * 1000 ? d.lastSeenAt : null,
-        awayThresholdSeconds: awayS,
-      })),
+      devices: s.devices.map((d) => {
+        const report = health.get(d.id);
+        return {
+          // The name an operator gave the phone reads better than its id; the id stays the subject when it has none.
+          id: d.name || d.id,
+          awaySince: now - d.lastSeenAt > awayS * 1000 ? d.lastSeenAt : null,
+          awayThresholdSeconds: awayS,
+          battery: report ? { percent: report.batteryPercent, charging: report.charging } : null,
+        };
+      }),
       deadlineMissesLastHour: s.deadlineMissesLastHour.reduce((n, g) => n + g.count, 0),
       reviewQueueSize: s.deliveries.reduce((n, g) => n + g.inReview, 0),
     };

@@ -56,6 +56,17 @@ export interface Device {
   app_version: string | null;
   registered_at: string;
   sweep_pending: boolean;
+  /** The phone's newest own report (system:ping); null when it never pinged. */
+  phone_health: {
+    reported_at: string;
+    battery_percent: number | null;
+    charging: boolean | null;
+    internet: boolean | null;
+    transports: string[] | null;
+    cellular: string | null;
+    signal: number | null;
+    low_battery: boolean;
+  } | null;
 }
 
 export interface DeviceMessage {

@@ -53,6 +53,16 @@ function sims(d: Device): string {
   return d.sim_cards.map((s) => `SIM ${s.simNumber}${s.carrierName ? ` (${s.carrierName})` : ''}`).join(', ');
 }
 
+/** The battery as the phone last reported it: `12 % (not charging, low)`, or why there is none. */
+function battery(d: Device): string {
+  const h = d.phone_health;
+  if (!h) return 'not reported (no ping yet)';
+  if (h.battery_percent === null) return 'not reported';
+  const power = h.charging === null ? '' : h.charging ? 'charging' : 'not charging';
+  const notes = [power, h.low_battery ? 'low' : ''].filter((x) => x !== '').join(', ');
+  return `${h.battery_percent} %${notes ? ` (${notes})` : ''}`;
+}
+
 export function DevicesPage(props: { role: Role }): JSX.Element {
   const list = useResource(() => get<{ items: Device[] }>('/v1/devices'), 'devices');
   useLive(list.reload, (e) => e.type !== 'notification.created', 1000);
@@ -72,6 +82,7 @@ export function DevicesPage(props: { role: Role }): JSX.Element {
                 ['Account', d.provider_account],
                 ['Last seen', `${time(d.last_seen_at)} (${duration(ageSeconds(d.last_seen_at))} ago)`],
                 ['Away since', d.away_since ? time(d.away_since) : '—'],
+                ['Battery', battery(d)],
                 ['SIMs', sims(d)],
                 ['Queue', String(d.queue_depth)],
                 ['Failures (24 h)', String(d.failures_24h)],
@@ -184,6 +195,9 @@ export function DevicePage(props: { id: string; query: URLSearchParams; role: Ro
               ['Account', d.provider_account],
               ['Last seen', time(d.last_seen_at)],
               ['Away since', d.away_since ? time(d.away_since) : '—'],
+              ['Battery', battery(d)],
+              ['Internet', d.phone_health?.internet == null ? 'not reported' : d.phone_health.internet ? 'yes' : 'no'],
+              ['Health reported', d.phone_health ? time(d.phone_health.reported_at) : '—'],
               ['SIMs', sims(d)],
               ['Queue', String(d.queue_depth)],
               ['Failures (24 h)', String(d.failures_24h)],
