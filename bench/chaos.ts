@@ -624,6 +624,7 @@ export function formatReport(r: ChaosReport): string {
         `  failovers after     ${counts(v.route.failoversAfter)}`,
         `  sms by account      ${counts(v.route.finalByAccount)}`,
         `  ledger by account   ${counts(v.route.ledgerByAccount)}`,
+        `  route changes       ${v.route.changes.length === 0 ? 'none' : v.route.changes.join('; ')}`,
       );
     }
   }

@@ -32,6 +32,8 @@ export interface RouteVerdict {
   finalByAccount: Record<string, number>;
   /** Ledger entries per account. */
   ledgerByAccount: Record<string, number>;
+  /** The route evaluator's demotions and restorations, in order: `demote chaos-sms (over_retry_budget; 25 calls, 14 failures)`. */
+  changes: string[];
   /** 5. Moves the delivery does not show, and moves that must not happen under wait_for_evidence. */
   invisible: {
     total: number;
@@ -391,12 +393,21 @@ async function verifyRoute(
     }
   }
   const invisible = { unrecordedMove, recordedMoveNotMade, ledgerWithoutAttempt, movedAfterUnknown };
+  const changes = (
+    await client.query<{ provider_account: string; action: string; reasons: string; accepted: number; slow: number; calls: number; failures: number }>(
+      'SELECT provider_account, action, reasons, accepted, slow, calls, failures FROM route_changes ORDER BY decided_at, seq',
+    )
+  ).rows.map(
+    (c) =>
+      `${c.action} ${c.provider_account}${c.reasons ? ` (${c.reasons})` : ''}: accepted ${c.accepted}, slow ${c.slow}, calls ${c.calls}, failures ${c.failures}`,
+  );
   return {
     failovers,
     failoversAfter,
     movedDeliveries,
     finalByAccount,
     ledgerByAccount,
+    changes,
     invisible: { total: Object.values(invisible).reduce((x, y) => x + y, 0), ...invisible },
   };
 }

@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY, DEFAULT_SCHEDULING_POLICY, resolvePolicy, type SchedulingPolicy } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
 import { LoopService } from '../periodic/loop-service.js';
 import { HeraldError } from '../errors.js';
@@ -27,7 +27,7 @@ import type { AudienceRow, CampaignRecord, CampaignRefusal } from '../store/camp
 import type { PinnedVersion } from '../templates/template-renderer.js';
 import type { AccountAccess, NewNotification, Store, TransitionWrite } from '../store/store.js';
 import { laneCapacity } from './campaign-progress.js';
-import { recipientRequest, RECIPIENT_REFUSALS } from './recipient-message.js';
+import { recipientRequest, RECIPIENT_REFUSALS, waveSchedule, waveStarts } from './recipient-message.js';
 
 export interface CampaignRunnerOptions {
   store: Store;
@@ -49,6 +49,12 @@ export interface CampaignRunnerOptions {
    * during that time (docs/benchmarks.md, bench:campaign).
    */
   lookaheadSeconds?: number;
+  /**
+   * The tenant's scheduling policy in force: its time zone is the zone of a recipient whose row
+   * and stored profile name none (the zone the plan counted them under). The process's
+   * SchedulingPolicies; default: the stored policy over the issue's defaults, read each time.
+   */
+  scheduling?: { policyOf(tenantId: string): Promise<SchedulingPolicy> };
 }
 
 export interface CampaignPass {
@@ -62,11 +68,15 @@ export interface CampaignPass {
 export class CampaignRunner extends LoopService {
   private readonly batchSize: number;
   private readonly lookaheadSeconds: number;
+  private readonly scheduling: NonNullable<CampaignRunnerOptions['scheduling']>;
 
   constructor(private readonly opts: CampaignRunnerOptions) {
     super({ intervalMs: opts.intervalMs ?? 1_000, logger: opts.logger, what: 'campaign pass' });
     this.batchSize = opts.batchSize ?? 500;
     this.lookaheadSeconds = opts.lookaheadSeconds ?? 10;
+    this.scheduling = opts.scheduling ?? {
+      policyOf: async (tenantId) => resolvePolicy((await opts.store.scheduling.getPolicy(tenantId))?.policy ?? null, DEFAULT_SCHEDULING_POLICY),
+    };
   }
 
   /** One pass over every active campaign at this instant. */
@@ -111,10 +121,16 @@ export class CampaignRunner extends LoopService {
     const pinned = c.template === null ? undefined : await this.opts.intake.templates.pin(c.tenantId, c.template);
     // Read once per pass: an account taken from the tenant stops the fan-out at the next pass.
     const access = await store.tenants.accountAccess(c.tenantId);
+    // Each wave's start from the stored plan; the tenant's zone (read once per pass) for rows and profiles that name none.
+    const waves = waveStarts(c.plan);
+    const tenantZone = waves.size > 0 ? (await this.scheduling.policyOf(c.tenantId)).timeZone : null;
     while (queued < lookahead) {
       const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
-      const { notifications, refusals } = this.build(c, rows, now, pinned, access);
+      const zones = tenantZone === null ? null : await this.zonesOf(c.tenantId, rows, tenantZone);
+      const { notifications, refusals } = this.build(c, rows, now, pinned, access, (row) =>
+        zones === null ? null : waveSchedule(c, waves.get(zones.get(row)!), now),
+      );
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
       if (!(await store.campaigns.fanOutBatch({ campaignId: c.id, expectPosition: position, toPosition: to, notifications, refusals, now }))) break;
@@ -124,6 +140,18 @@ export class CampaignRunner extends LoopService {
       done.skipped += refusals.length;
     }
     return done;
+  }
+
+  /**
+   * The zone the send-time check will hold each row's message in: the row's own (an id-only row
+   * took its profile's when the audience was loaded), else its stored profile's (one read per
+   * batch, for the rows that name none), else the tenant's.
+   */
+  private async zonesOf(tenantId: string, rows: AudienceRow[], tenantZone: string): Promise<Map<AudienceRow, string>> {
+    const zoneless = rows.filter((r) => r.recipient.time_zone == null).map((r) => r.recipient.id);
+    const profiles = new Map<string, string | null>();
+    if (zoneless.length > 0) for (const p of await this.opts.store.campaigns.getRecipients(tenantId, zoneless)) profiles.set(p.id, p.time_zone);
+    return new Map(rows.map((r) => [r, r.recipient.time_zone ?? profiles.get(r.recipient.id) ?? tenantZone]));
   }
 
   /**
@@ -138,12 +166,13 @@ export class CampaignRunner extends LoopService {
     now: number,
     pinned: PinnedVersion | undefined,
     access: AccountAccess,
+    waveOf: (row: AudienceRow) => ReturnType<typeof waveSchedule>,
   ): { notifications: NewNotification[]; refusals: CampaignRefusal[] } {
     const notifications: NewNotification[] = [];
     const refusals: CampaignRefusal[] = [];
     for (const row of rows) {
       try {
-        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row), now, pinned, access));
+        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row, waveOf(row)), now, pinned, access));
       } catch (err) {
         // Only the row's own data is refused (including a phone in a country SMS is not enabled for,
         // or a premium-rate one: docs/abuse-limits.md); anything else (no provider account for the

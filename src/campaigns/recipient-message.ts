@@ -29,8 +29,50 @@ export const RECIPIENT_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'number_type_not_allowed',
 ]);
 
-/** The request POST /v1/notifications would take for this recipient of the campaign. */
-export function recipientRequest(c: CampaignMessage, row: AudienceRow): NotificationRequest {
+/**
+ * When a recipient's wave may go, per time zone, from the campaign's stored plan (`plan.waves`,
+ * epoch ms): empty when the plan has no waves (no rate, or a plan stored before waves).
+ */
+export function waveStarts(plan: unknown): ReadonlyMap<string, number> {
+  const out = new Map<string, number>();
+  const waves = typeof plan === 'object' && plan !== null ? (plan as { waves?: unknown }).waves : null;
+  if (!Array.isArray(waves)) return out;
+  for (const w of waves as unknown[]) {
+    if (typeof w !== 'object' || w === null) continue;
+    const { time_zone: zone, send_from: from } = w as { time_zone?: unknown; send_from?: unknown };
+    if (typeof zone === 'string' && typeof from === 'number' && Number.isFinite(from)) out.set(zone, from);
+  }
+  return out;
+}
+
+/**
+ * A recipient's due time and expiry when its wave goes later than the campaign's messages would
+ * otherwise be due, or null when it does not (no wave for the zone, a wave already due, or one
+ * that starts at or after the expiry: the send-time check then holds it and expires it, as
+ * before). The expiry is the one the message would have without the wave (ttl counted from the
+ * campaign's due time: `send_at` while it is ahead, else fan-out), so waiting for the wave never
+ * makes a message live longer.
+ */
+export function waveSchedule(
+  c: Pick<CampaignRecord, 'ttlMs' | 'sendAt'>,
+  waveFrom: number | undefined,
+  now: number,
+): { sendAt: number; expiresAt: number } | null {
+  if (waveFrom === undefined) return null;
+  const dueAt = c.sendAt !== null && c.sendAt > now ? c.sendAt : now;
+  const expiresAt = dueAt + Math.round(c.ttlMs / 1000) * 1000;
+  return waveFrom > dueAt && waveFrom < expiresAt ? { sendAt: waveFrom, expiresAt } : null;
+}
+
+/**
+ * The request POST /v1/notifications would take for this recipient of the campaign; `wave`
+ * (waveSchedule) makes it due at its wave's start with the expiry it would have had anyway.
+ */
+export function recipientRequest(c: CampaignMessage, row: AudienceRow, wave: { sendAt: number; expiresAt: number } | null = null): NotificationRequest {
+  if (wave !== null) {
+    const { ttl_seconds: _ttl, send_at: _sendAt, ...rest } = recipientRequest(c, row);
+    return { ...rest, send_at: new Date(wave.sendAt).toISOString(), expires_at: new Date(wave.expiresAt).toISOString() };
+  }
   return {
     recipient: row.recipient,
     purpose: c.purpose,

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { PURPOSES, type IntakeLimitsPolicy, type Purpose, type RequestQuota, type VelocityRule } from '../domain/index.js';
-import { section, settle, withDefault, type Settled } from '../schema/setting.js';
+import { byId, section, settle, withDefault, type Settled } from '../schema/setting.js';
 
 const QUOTA_LIMIT = { minimum: 1, maximum: 10_000_000 } as const;
 const QUOTA_WINDOW = { minimum: 1, maximum: 86_400 } as const;
@@ -58,15 +58,7 @@ export const LimitsSection = section(
           /** 600 a minute: ten a second sustained, far above a login form's codes and below what a leaked key in a loop sends; a batch of 1,000 notifications is one request. */
           limit: withDefault(Type.Integer({ ...QUOTA_LIMIT, description: 'Requests per window.' }), 600),
           window_s: withDefault(Type.Integer({ ...QUOTA_WINDOW, description: 'The fixed window in seconds.' }), 60),
-          keys: withDefault(
-            Type.Unsafe<Record<string, Static<typeof KeyQuota>>>({
-              type: 'object',
-              propertyNames: { minLength: 1, maxLength: 200 },
-              additionalProperties: KeyQuota,
-              description: 'Per API key id (key_...) or dashboard user id (usr_...): its own quota.',
-            }),
-            {},
-          ),
+          keys: byId(KeyQuota, 'Per API key id (key_...) or dashboard user id (usr_...): its own quota.'),
         },
         {
           description:

@@ -6,7 +6,7 @@
  * cannot make. Whether a tenant is assigned the accounts its own routes name lives in the
  * database, so that check is `routeAssignmentProblems`, run at startup with the tenants' access.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import {
   CHANNELS,
   DEFAULT_DEMOTION_POLICY,
@@ -21,7 +21,7 @@ import {
   type RouteOrder,
 } from '../domain/index.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import { oneOf, section, withDefault, type Settled } from '../schema/setting.js';
+import { byId, oneOf, section, withDefault, type Settled } from '../schema/setting.js';
 
 const ACCOUNTS = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   minItems: 1,
@@ -55,15 +55,7 @@ export const RoutesSection = section(
     email: Type.Optional(ChannelRoutes),
     sms: Type.Optional(ChannelRoutes),
     push: Type.Optional(ChannelRoutes),
-    tenants: withDefault(
-      Type.Unsafe<Record<string, Static<typeof TenantRoutes>>>({
-        type: 'object',
-        propertyNames: { minLength: 1, maxLength: 200 },
-        additionalProperties: TenantRoutes,
-        description: "Per tenant id: routes of its own, before the channel's. Every account named must be assigned to the tenant.",
-      }),
-      {},
-    ),
+    tenants: byId(TenantRoutes, "Per tenant id: routes of its own, before the channel's. Every account named must be assigned to the tenant."),
     order: withDefault(
       Type.Unsafe<Partial<Record<Purpose, RouteOrder>>>({
         type: 'object',

@@ -132,17 +132,7 @@ export class Reconciler extends LoopService {
       if (result.kind === 'error')
         this.opts.logger.warn({ deliveryId: u.deliveryId, code: result.code }, 'look-up gave no authoritative answer; asking again later');
       const next = result.kind === 'not_found' ? graceEnds : Math.min(at + LOOKUP_RETRY_MS, windowEnds);
-      if (
-        await this.opts.store.evidence.deferReconcile({
-          deliveryId: u.deliveryId,
-          leaseVersion: u.leaseVersion,
-          at: next,
-          attemptNumber: u.attemptCount,
-          policy: null,
-          lookup: lookup('asked_later'),
-        })
-      )
-        pass.deferred++;
+      await this.defer(u, next, null, lookup('asked_later'), pass);
       return;
     }
     await this.applyPolicy(u, ambiguityPolicyFor(u.purpose, account.ambiguity_policy, account.ambiguity_policies), adapter, windowEnds, now, pass);
@@ -168,16 +158,7 @@ export class Reconciler extends LoopService {
     const d = decide(this.snapshot(u), ev, { now, policy: this.retryPolicy(u), random: this.random });
     if (!d.ok) {
       // wait_for_evidence with the window open: look again when it closes (a callback may settle it first).
-      if (
-        await this.opts.store.evidence.deferReconcile({
-          deliveryId: u.deliveryId,
-          leaseVersion: u.leaseVersion,
-          at: windowEnds,
-          attemptNumber: u.attemptCount,
-          policy,
-        })
-      )
-        pass.deferred++;
+      await this.defer(u, windowEnds, policy, null, pass);
       return;
     }
     // The one move after an `unknown`: the account's policy already accepts a duplicate, so the
@@ -230,6 +211,19 @@ export class Reconciler extends LoopService {
     const outcome = { kind: 'unknown', code: 'unresolved_ambiguity', message: 'the first submission may have arrived' } as const;
     const [move] = await this.failover.movesFor([{ subject: u, outcome, ctx: { now, overRetryBudget: false, ladderDelayMs: 0 } }]);
     return move ?? null;
+  }
+
+  /** Looks at the delivery again at `at` (guarded by its lease version), recording the policy and the look-up that found no answer yet; counted when it held. */
+  private async defer(u: UnknownDelivery, at: number, policy: AmbiguityPolicy | null, lookup: LookupRecord | null, pass: ReconcilePass): Promise<void> {
+    const deferred = await this.opts.store.evidence.deferReconcile({
+      deliveryId: u.deliveryId,
+      leaseVersion: u.leaseVersion,
+      at,
+      attemptNumber: u.attemptCount,
+      policy,
+      lookup,
+    });
+    if (deferred) pass.deferred++;
   }
 
   private snapshot(u: UnknownDelivery) {

@@ -4,7 +4,10 @@
  * of one transaction each: one-time codes settled and expired lose their content; other content
  * goes once past its purpose's window; destinations are masked past theirs, keeping a keyed hash
  * (HMAC-SHA256 under the server secret `destination-hash`). What is erased is recorded by the
- * store (`erasures`) and counted in herald_retention_erased_total{what}.
+ * store (`erasures`) and counted in herald_retention_erased_total{what}. Incoming messages
+ * (docs/inbound.md) lose their number and text past the `conversational` purpose's window (a
+ * reply is one side of a conversation), keeping their keyed hash; their webhook event ids and the
+ * phones' health samples are pruned past the bounds below.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
@@ -15,6 +18,10 @@ import { LoopService } from '../periodic/loop-service.js';
 import type { ErasedContent, ErasureCause, ErasureKind, RecipientErasure, Store, TransitionWrite } from '../store/store.js';
 
 const DAY_MS = 86_400_000;
+/** Webhook event ids are kept a week: the SMSGate app retries an event for about two days, and a duplicate after its id is gone would be deduplicated only by the message id. */
+export const INBOUND_EVENT_ID_KEEP_MS = 7 * DAY_MS;
+/** Health samples are kept two days: the devices pages chart the last 24 h. */
+export const HEALTH_SAMPLE_KEEP_MS = 2 * DAY_MS;
 /** The server secret the destination hashes are keyed with: stable across keys and restarts. */
 const HASH_SECRET = 'destination-hash';
 
@@ -42,6 +49,10 @@ export interface RetentionPassResult {
   otpContent: number;
   content: number;
   destinations: number;
+  /** Incoming messages whose number and text were erased. */
+  inboundContent: number;
+  /** Webhook event ids and health samples deleted (one bounded batch of each per pass). */
+  inboundPruned: number;
 }
 
 /** What DELETE /v1/recipients/:id answers: the store's erasure plus the deliveries cancelled first. */
@@ -74,8 +85,11 @@ export class RetentionService extends LoopService {
       content += await this.eraseBatches('content', now, () => store.retention.contentDue(purpose, before, this.batchSize), purpose);
     }
     const destinations = await this.maskBatches(now - p.destinationDays * DAY_MS, now);
-    if (otpContent + content + destinations > 0) this.logger.info({ otpContent, content, destinations }, 'retention erased');
-    return { otpContent, content, destinations };
+    const inboundContent = await this.eraseInboundBatches(now - p.contentDays.conversational * DAY_MS, now);
+    const inboundPruned = await store.inbound.prune(now - INBOUND_EVENT_ID_KEEP_MS, now - HEALTH_SAMPLE_KEEP_MS, this.batchSize);
+    if (otpContent + content + destinations + inboundContent + inboundPruned > 0)
+      this.logger.info({ otpContent, content, destinations, inboundContent, inboundPruned }, 'retention erased');
+    return { otpContent, content, destinations, inboundContent, inboundPruned };
   }
 
   /**
@@ -120,6 +134,19 @@ export class RetentionService extends LoopService {
       });
       total += n;
       this.opts.counters?.series.retentionErased.inc({ what: kind }, n);
+      // Nothing changed (another process erased them first) or the last batch: stop, never spin.
+      if (n === 0 || ids.length < this.batchSize) return total;
+    }
+  }
+
+  /** Erases the number and text of incoming messages recorded before `before`, batch by batch. */
+  private async eraseInboundBatches(before: number, now: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const ids = await this.opts.store.inbound.inboundContentDue(before, this.batchSize);
+      if (ids.length === 0) return total;
+      const n = await this.opts.store.inbound.eraseInboundContent(ids, now);
+      total += n;
       // Nothing changed (another process erased them first) or the last batch: stop, never spin.
       if (n === 0 || ids.length < this.batchSize) return total;
     }

@@ -5,7 +5,7 @@
  * never returned by the API, and never quoted in an error.
  */
 import { readFileSync } from 'node:fs';
-import type { AccountProblem } from './kinds.js';
+import type { AccountProblem, DoctorCheck } from './kinds.js';
 
 /** Where a credential comes from, as configured; null when none of the three forms is set. */
 export type CredentialSource = { from: 'value'; value: string } | { from: 'env'; name: string } | { from: 'file'; path: string };
@@ -86,4 +86,19 @@ export function credentialSchema(name: string, description: string): Record<stri
     [`${name}_env`]: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: `Name of the environment variable holding ${name}.` },
     [`${name}_file`]: { type: 'string', minLength: 1, description: `Path of a file holding ${name} (one trailing newline is ignored).` },
   };
+}
+
+/**
+ * What a doctor checks first: the account's settings as its adapter reads them, or the one
+ * finding `credentials configured` that says why they cannot be read. A `CredentialError` is
+ * that finding; with `anyError`, any error is (a kind whose reader refuses other settings with
+ * plain errors, which the configuration check refuses too).
+ */
+export function settingsForDoctor<S>(read: () => S, anyError = false): { ok: true; settings: S } | { ok: false; checks: DoctorCheck[] } {
+  try {
+    return { ok: true, settings: read() };
+  } catch (err) {
+    if (!anyError && !(err instanceof CredentialError)) throw err;
+    return { ok: false, checks: [{ name: 'credentials configured', ok: false, detail: (err as Error).message }] };
+  }
 }

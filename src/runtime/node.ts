@@ -417,6 +417,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       accounts: config.provider_accounts,
       wake: (account) => wake.notify(account),
       intervalMs: config.worker.sweep_interval_ms,
+      // The tenant's zone for recipients that name none, as the plan's waves and the send-time check read it.
+      scheduling,
     });
     webhooks = {
       relay: new WebhookRelay({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms }),

@@ -39,6 +39,14 @@ export function section<P extends Record<string, TSchema>>(properties: P, option
   return Type.Object(properties, { ...options, additionalProperties: false });
 }
 
+/** A map from an id (a tenant's, an API key's: 1-200 characters) to a value of `value`'s schema, each id its own; empty by default. */
+export function byId<T extends TSchema>(value: T, description: string): TOptional<TDefaulted<TUnsafe<Record<string, Static<T>>>>> {
+  return withDefault(
+    Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { minLength: 1, maxLength: 200 }, additionalProperties: value, description }),
+    {},
+  );
+}
+
 type SettledProperty<S> = S extends { default: unknown } ? Settled<S> : S extends TOptional<TSchema> ? Settled<S> | null : Settled<S>;
 
 /** The settled value of a schema: every setting present, its default or `null` (see the header). */

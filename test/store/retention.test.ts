@@ -233,6 +233,62 @@ describe.each([
     for (const m of mails) expect((await f.store.getNotification('acme', m.id))!.content).toMatchObject({ erased: { kind: 'content' } });
   });
 
+  it("erases an incoming message's number and text past the conversational window, keeps its hash and STOP; prunes old event ids and health samples", async () => {
+    await setup();
+    const incoming = (id: string, externalId: string, content: string) => ({
+      id,
+      tenantId: 'acme',
+      providerAccount: 'acct-sms',
+      source: 'phone' as const,
+      externalId,
+      deviceId: null,
+      simNumber: null,
+      kind: 'sms' as const,
+      sender: '+15550100077',
+      senderHash: 'a'.repeat(64),
+      content,
+      keyword: content === 'STOP' ? ('stop' as const) : null,
+      receivedAt: T0,
+      now: T0,
+    });
+    const event = (eventId: string) => ({ source: 'device:dev_1', eventId });
+    await f.store.inbound.recordInbound(incoming('inb_1', 'ext-1', 'STOP'), event('evt-1'), { suppress: true, lift: false, event: null }, 10);
+    await f.store.inbound.recordInbound(incoming('inb_2', 'ext-2', 'hello'), event('evt-2'), { suppress: false, lift: false, event: null }, 10);
+    await f.store.inbound.recordInbound(incoming('inb_3', 'ext-3', 'later'), event('evt-3'), { suppress: false, lift: false, event: null }, 10);
+    const sample = {
+      deviceId: 'dev_1',
+      batteryPercent: 50,
+      charging: false,
+      internet: true,
+      transports: null,
+      cellular: null,
+      signal: null,
+      failedLastHour: null,
+      appVersion: null,
+    };
+    await f.store.inbound.recordHealth({ ...sample, at: T0 }, event('ping-1'));
+    clock.set(T0 + 29 * DAY);
+    expect(await service.runOnce()).toMatchObject({ inboundContent: 0 });
+    // Two days on, the health sample is gone; a week on, the event ids: a duplicate of evt-1 would be taken again by id, and refused by its message id.
+    expect(await f.store.inbound.healthHistory('dev_1', 0)).toEqual([]);
+    expect(await f.store.inbound.takeEvent(event('evt-2'), clock.now())).toBe(true);
+    expect((await f.store.inbound.getInbound('acme', 'inb_2'))!.content).toBe('hello');
+    clock.set(T0 + 31 * DAY);
+    expect(await service.runOnce()).toMatchObject({ inboundContent: 3 }); // batch size 2: two batches
+    for (const id of ['inb_1', 'inb_2', 'inb_3']) {
+      expect(await f.store.inbound.getInbound('acme', id)).toMatchObject({
+        sender: null,
+        content: null,
+        senderHash: 'a'.repeat(64),
+        contentErasedAt: T0 + 31 * DAY,
+      });
+    }
+    expect((await f.store.inbound.getInbound('acme', 'inb_1'))!.keyword).toBe('stop');
+    // The STOP is the record that honours it: retention keeps it.
+    expect(await f.store.inbound.keywordSuppressionsOf('acme', ['+15550100077'])).toHaveLength(1);
+    expect((await service.runOnce()).inboundContent).toBe(0);
+  });
+
   it('masks destinations after 90 days with a keyed hash, and suppression still refuses the address', async () => {
     await setup();
     const old = buildNotification({ tenantId: 'acme', createdAt: T0 });

@@ -5,6 +5,7 @@
  * sender: its domain with DKIM verified (`GET /domains`) or a confirmed sender signature for
  * the address (`GET /senders`). Those two need account-level access, which a server token lacks.
  */
+import { settingsForDoctor } from '../credentials.js';
 import { mailboxDomain, parseMailbox } from '../../domain/index.js';
 import { endpointUrl } from '../outbound-http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
@@ -62,12 +63,9 @@ async function senderCheck(base: URL, accountToken: string, from: string, signal
 
 /** Asks Postmark whether this account's token, streams and sender would work. */
 export async function postmarkDoctor(account: ProviderAccountConfig, signal: AbortSignal): Promise<DoctorCheck[]> {
-  let settings;
-  try {
-    settings = readPostmarkSettings(account);
-  } catch (err) {
-    return [{ name: 'credentials configured', ok: false, detail: (err as Error).message }];
-  }
+  const read = settingsForDoctor(() => readPostmarkSettings(account), true);
+  if (!read.ok) return read.checks;
+  const settings = read.settings;
   const base = postmarkBase(account);
   const token = { 'x-postmark-server-token': settings.serverToken };
   const checks: DoctorCheck[] = [];

@@ -4,6 +4,7 @@
  * key cannot list domains: Resend answers 401 `restricted_api_key`, which proves the key valid
  * and leaves the domain unchecked.
  */
+import { settingsForDoctor } from '../credentials.js';
 import { mailboxDomain, parseMailbox } from '../../domain/index.js';
 import { endpointUrl } from '../outbound-http/endpoint.js';
 import type { DoctorCheck } from '../kinds.js';
@@ -34,12 +35,9 @@ function domainStatus(body: unknown, domain: string): string | null {
 
 /** Asks Resend whether this account's key and sender would work. */
 export async function resendDoctor(account: ProviderAccountConfig, signal: AbortSignal): Promise<DoctorCheck[]> {
-  let settings;
-  try {
-    settings = readResendSettings(account);
-  } catch (err) {
-    return [{ name: 'credentials configured', ok: false, detail: (err as Error).message }];
-  }
+  const read = settingsForDoctor(() => readResendSettings(account), true);
+  if (!read.ok) return read.checks;
+  const settings = read.settings;
   const base = resendBase(account);
   const url = endpointUrl(base, '/domains');
   let answer: { status: number; body: unknown };

@@ -4,32 +4,19 @@
  * the account owns the number; otherwise `GET /v2/messaging_profiles` (or the configured
  * profile) says whether the key is accepted and the profile exists.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { CredentialError } from '../credentials.js';
-import { exchangeOnce, type ExchangeResult } from '../outbound-http/exchange.js';
+import { settingsForDoctor } from '../credentials.js';
+import { doctorClient } from '../outbound-http/doctor-client.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { readTelnyxSettings, TELNYX_API_URL, type TelnyxSettings } from './settings.js';
+import { readTelnyxSettings, TELNYX_API_URL } from './settings.js';
 
 /** Asks Telnyx about the key and the sender; every finding names what was asked and what Telnyx said. */
 export async function telnyxDoctor(account: ProviderAccountConfig, signal: AbortSignal): Promise<DoctorCheck[]> {
-  let settings: TelnyxSettings;
-  try {
-    settings = readTelnyxSettings(account);
-  } catch (err) {
-    if (err instanceof CredentialError) return [{ name: 'credentials configured', ok: false, detail: err.message }];
-    throw err;
-  }
-  const base = new URL(account.base_url ?? TELNYX_API_URL);
-  const agent = base.protocol === 'https:' ? new https.Agent() : new http.Agent();
-  const get = (path: string, query: Record<string, string> = {}): Promise<ExchangeResult> => {
-    const url = new URL(base.origin);
-    url.pathname = base.pathname.replace(/\/+$/, '') + path;
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const headers = { accept: 'application/json', authorization: `Bearer ${settings.apiKey}`, 'user-agent': 'herald-telnyx-doctor' };
-    return exchangeOnce({ method: 'GET', url, headers, body: Buffer.alloc(0), timeoutMs: account.timeout_ms, signal, agent });
-  };
+  const read = settingsForDoctor(() => readTelnyxSettings(account));
+  if (!read.ok) return read.checks;
+  const settings = read.settings;
+  const headers = { accept: 'application/json', authorization: `Bearer ${settings.apiKey}`, 'user-agent': 'herald-telnyx-doctor' };
+  const { base, get, close } = doctorClient(account, TELNYX_API_URL, headers, signal);
   try {
     const byNumber = settings.from !== null && settings.from.startsWith('+');
     const answer = byNumber
@@ -69,6 +56,6 @@ export async function telnyxDoctor(account: ProviderAccountConfig, signal: Abort
     }
     return checks;
   } finally {
-    agent.destroy();
+    close();
   }
 }

@@ -5,13 +5,12 @@
  * `GET …/IncomingPhoneNumbers.json?PhoneNumber=<from>` says whether the account owns it.
  * Alphanumeric senders and Messaging Services have no such check here; the finding says so.
  */
-import http from 'node:http';
-import https from 'node:https';
-import { exchangeOnce, type ExchangeResult } from '../outbound-http/exchange.js';
-import { CredentialError } from '../credentials.js';
+import { doctorClient } from '../outbound-http/doctor-client.js';
+import type { ExchangeResult } from '../outbound-http/exchange.js';
+import { settingsForDoctor } from '../credentials.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { E164, readTwilioSettings, TWILIO_API_URL, type TwilioSettings } from './settings.js';
+import { E164, readTwilioSettings, TWILIO_API_URL } from './settings.js';
 
 function failureDetail(result: Extract<ExchangeResult, { kind: 'failure' }>): string {
   return result.failure.code ?? result.failure.cause;
@@ -19,26 +18,15 @@ function failureDetail(result: Extract<ExchangeResult, { kind: 'failure' }>): st
 
 /** Asks Twilio about the account and its sender; every finding names what was asked and what Twilio said. */
 export async function twilioDoctor(account: ProviderAccountConfig, signal: AbortSignal): Promise<DoctorCheck[]> {
-  let settings: TwilioSettings;
-  try {
-    settings = readTwilioSettings(account);
-  } catch (err) {
-    if (err instanceof CredentialError) return [{ name: 'credentials configured', ok: false, detail: err.message }];
-    throw err;
-  }
-  const base = new URL(account.base_url ?? TWILIO_API_URL);
-  const agent = base.protocol === 'https:' ? new https.Agent() : new http.Agent();
+  const read = settingsForDoctor(() => readTwilioSettings(account));
+  if (!read.ok) return read.checks;
+  const settings = read.settings;
   const headers = {
     accept: 'application/json',
     authorization: `Basic ${Buffer.from(`${settings.username}:${settings.password}`).toString('base64')}`,
     'user-agent': 'herald-twilio-doctor',
   };
-  const get = (path: string, query: Record<string, string> = {}): Promise<ExchangeResult> => {
-    const url = new URL(base.origin);
-    url.pathname = base.pathname.replace(/\/+$/, '') + path;
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    return exchangeOnce({ method: 'GET', url, headers, body: Buffer.alloc(0), timeoutMs: account.timeout_ms, signal, agent });
-  };
+  const { base, get, close } = doctorClient(account, TWILIO_API_URL, headers, signal);
   const sid = encodeURIComponent(settings.accountSid);
   try {
     const checks: DoctorCheck[] = [];
@@ -83,6 +71,6 @@ export async function twilioDoctor(account: ProviderAccountConfig, signal: Abort
     }
     return checks;
   } finally {
-    agent.destroy();
+    close();
   }
 }

@@ -6,19 +6,27 @@
  * and the next one is sent; a forged signature is 401 and stores nothing; Twilio's retry of the
  * same MessageSid is stored once with one `message.received` event. HELP and STOP are answered
  * with one TwiML `<Message>` (the account's `keyword_replies`, else the default), and Twilio's
- * retry of the same message with nothing.
+ * retry of the same message with nothing. A message reaches a customer endpoint subscribed to
+ * `message.received` once, signed (Standard Webhooks), through the outbox relay and sender.
  */
+import pino from 'pino';
 import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_KEYWORD_REPLIES } from '../../../src/domain/index.js';
 import type { ProviderAccountConfig } from '../../../src/providers/provider.js';
+import { verifyWebhook } from '../../../src/signing/standard-webhooks.js';
 import { hashApiKey } from '../../../src/tenants/api-keys.js';
+import { AddressPolicy } from '../../../src/webhooks/address-policy.js';
+import { WebhookRelay } from '../../../src/webhooks/webhook-relay.js';
+import { WebhookSender } from '../../../src/webhooks/webhook-sender.js';
 import { createHarness, DRIVERS, type Harness } from '../../helpers/harness.js';
+import { startReceiver } from '../../webhooks/receiver.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } from './subject.js';
 
 const ACCOUNT = 'sandbox-sms';
 const PHONE = '+14155550123';
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 
 describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
   let h: Harness;
@@ -40,7 +48,7 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
       capabilities: { lookup: false, dedupes_by_key: false },
       ...over,
     });
-    h = await createHarness({ driver, wallClock: true, account: (a) => (a.id === ACCOUNT ? twilioAccount(a) : a) });
+    h = await createHarness({ driver, wallClock: true, webhookAllowNetworks: LOOPBACK, account: (a) => (a.id === ACCOUNT ? twilioAccount(a) : a) });
     listening = await h.app.listen({ host: '127.0.0.1', port: 0 });
     // The wall clock may fall in marketing's quiet hours, and two marketing SMS in a test are capped: off, for this test's tenant.
     const off = { quiet_hours: { marketing: null }, frequency_caps: { marketing: null } };
@@ -140,6 +148,43 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
     expect(await h.store.inbound.keywordSuppressionsOf('default', [PHONE])).toHaveLength(1);
     // Nothing was sent through the API: the replies are the webhook's answers.
     expect(fake.messages).toHaveLength(0);
+  });
+
+  it('message.received reaches a customer endpoint, signed, once', async () => {
+    await start();
+    const receiver = await startReceiver();
+    try {
+      const hook = await h.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: { authorization: `Bearer ${h.apiKey}` },
+        payload: { url: receiver.url, event_types: ['message.received'] },
+      });
+      expect(hook.statusCode, hook.body).toBe(201);
+      const secret = hook.json().secret as string;
+      const sid = 'SM0000000000000000000000000000hook';
+      expect((await inbound(sid, 'Is my order on its way?')).status).toBe(200);
+      expect((await inbound(sid, 'Is my order on its way?')).status).toBe(200);
+      const logger = pino({ level: 'silent' });
+      const relay = new WebhookRelay({ store: h.store, clock: h.clock, logger });
+      const sender = new WebhookSender({ store: h.store, clock: h.clock, logger, policy: new AddressPolicy({ allowNetworks: LOOPBACK }), random: () => 0 });
+      try {
+        await relay.runOnce();
+        await sender.runOnce();
+      } finally {
+        await sender.stop();
+      }
+      expect(receiver.delivered).toHaveLength(1);
+      const r = receiver.delivered[0]!;
+      expect(verifyWebhook([secret], r.headers, r.body, h.clock.now())).toMatchObject({ ok: true });
+      const [row] = await h.store.inbound.listInbound({ tenantId: 'default', limit: 10 });
+      expect(JSON.parse(r.body)).toMatchObject({
+        type: 'message.received',
+        data: { id: row!.id, provider_account: ACCOUNT, from: PHONE, text: 'Is my order on its way?', keyword: null, device_id: null },
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('a forged signature is 401 and stores nothing', async () => {
