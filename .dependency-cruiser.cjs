@@ -26,7 +26,7 @@ const ALLOWED = {
   intake: ['domain', 'clock', 'errors', 'ids', 'metrics', 'providers', 'store', 'templates'],
   preferences: ['domain', 'clock', 'store'],
   delivery: ['domain', 'clock', 'errors', 'metrics', 'periodic', 'providers', 'store'],
-  webhooks: ['domain', 'clock', 'errors', 'periodic', 'signing', 'store'],
+  webhooks: ['domain', 'clock', 'errors', 'ids', 'periodic', 'signing', 'store'],
   campaigns: ['domain', 'clock', 'errors', 'ids', 'intake', 'periodic', 'providers', 'store', 'templates'],
   devices: ['domain', 'clock', 'config', 'errors', 'ids', 'periodic', 'providers', 'store'],
   http: [

@@ -120,11 +120,24 @@ export class RetentionService extends LoopService {
     return createHmac('sha256', this.secret).update(`${channel}:${destination}`).digest('hex');
   }
 
-  private async eraseBatches(kind: ErasureKind, now: number, due: () => Promise<string[]>, purpose?: Purpose): Promise<number> {
+  /**
+   * Batch after batch until none is due: `due` finds up to a batch, `apply` changes it and says how
+   * many rows it changed. Stops on an empty or short batch, or one that changed nothing (another
+   * process got there first), so it never spins.
+   */
+  private async inBatches<T>(due: () => Promise<T[]>, apply: (rows: T[]) => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {
-      const ids = await due();
-      if (ids.length === 0) return total;
+      const rows = await due();
+      if (rows.length === 0) return total;
+      const n = await apply(rows);
+      total += n;
+      if (n === 0 || rows.length < this.batchSize) return total;
+    }
+  }
+
+  private eraseBatches(kind: ErasureKind, now: number, due: () => Promise<string[]>, purpose?: Purpose): Promise<number> {
+    return this.inBatches(due, async (ids) => {
       const n = await this.opts.store.retention.eraseContent(ids, marker(now, 'retention', kind), {
         cause: 'retention',
         kind,
@@ -132,42 +145,35 @@ export class RetentionService extends LoopService {
         details: purpose ? { purpose } : null,
         createdAt: now,
       });
-      total += n;
       this.opts.counters?.series.retentionErased.inc({ what: kind }, n);
-      // Nothing changed (another process erased them first) or the last batch: stop, never spin.
-      if (n === 0 || ids.length < this.batchSize) return total;
-    }
+      return n;
+    });
   }
 
   /** Erases the number and text of incoming messages recorded before `before`, batch by batch. */
-  private async eraseInboundBatches(before: number, now: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const ids = await this.opts.store.inbound.inboundContentDue(before, this.batchSize);
-      if (ids.length === 0) return total;
-      const n = await this.opts.store.inbound.eraseInboundContent(ids, now);
-      total += n;
-      // Nothing changed (another process erased them first) or the last batch: stop, never spin.
-      if (n === 0 || ids.length < this.batchSize) return total;
-    }
+  private eraseInboundBatches(before: number, now: number): Promise<number> {
+    const { inbound } = this.opts.store;
+    return this.inBatches(
+      () => inbound.inboundContentDue(before, this.batchSize),
+      (ids) => inbound.eraseInboundContent(ids, now),
+    );
   }
 
-  private async maskBatches(before: number, now: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const due = await this.opts.store.retention.destinationsDue(before, this.batchSize);
-      if (due.length === 0) return total;
-      const n = await this.opts.store.retention.maskDestinations(await this.hashes(due), {
-        cause: 'retention',
-        kind: 'destinations',
-        recipientId: null,
-        details: null,
-        createdAt: now,
-      });
-      total += n;
-      this.opts.counters?.series.retentionErased.inc({ what: 'destinations' }, n);
-      if (n === 0 || due.length < this.batchSize) return total;
-    }
+  private maskBatches(before: number, now: number): Promise<number> {
+    return this.inBatches(
+      () => this.opts.store.retention.destinationsDue(before, this.batchSize),
+      async (due) => {
+        const n = await this.opts.store.retention.maskDestinations(await this.hashes(due), {
+          cause: 'retention',
+          kind: 'destinations',
+          recipientId: null,
+          details: null,
+          createdAt: now,
+        });
+        this.opts.counters?.series.retentionErased.inc({ what: 'destinations' }, n);
+        return n;
+      },
+    );
   }
 
   private async hashes(

@@ -3,10 +3,11 @@
  * phone gateway, SQLite): sign in, the CSRF guard, the overview banner when the sandbox starts
  * failing, filtering to failed, opening a message and retrying it while its state changes in
  * place and the provider's callbacks arrive in its evidence, a device's "retry all failed" with
- * the phone simulator, the providers' recent errors, the campaign list, a revoked session's
- * live stream closing by itself, and every page's screenshot. The screenshots go to a temp
- * directory; with HERALD_SCREENSHOTS=docs they replace docs/dashboard/*.png (used by the README),
- * so a plain test run leaves the work tree as it found it. One browser and one page for the whole file.
+ * the phone simulator and its battery level, the providers' recent errors, the campaign list, a
+ * revoked session's live stream closing by itself, and every page's screenshot. The screenshots
+ * go to a temp directory; with HERALD_SCREENSHOTS=docs they replace docs/dashboard/*.png (used by
+ * the README), so a plain test run leaves the work tree as it found it. One browser and one page
+ * for the whole file.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
@@ -211,14 +212,16 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
     await page.waitForURL(/\/dashboard\/messages\?state=terminal&terminal_reason=rejected$/);
   });
 
-  it('retries every failed message of a device with the phone simulator', async () => {
-    phone = new PhoneSim({ server: `${herald.url}/mobile/v1`, privateToken: PHONE_TOKEN, name: 'Shop phone', reconnectMs: 50 });
+  it('retries every failed message of a device with the phone simulator, and shows its battery', async () => {
+    // A phone low on battery, off its charger: its ping's level shows on its card and its page.
+    phone = new PhoneSim({ server: `${herald.url}/mobile/v1`, privateToken: PHONE_TOKEN, name: 'Shop phone', reconnectMs: 50, battery: { percent: 14 } });
     phone.script({ kind: 'fail', error: 'RESULT_ERROR_NO_SERVICE' }, { kind: 'fail', error: 'RESULT_ERROR_NO_SERVICE' });
     await phone.start();
     const device = await poll(async () => {
       const r = await herald.api('GET', '/v1/devices');
       return r.json.items[0]?.online ? (r.json.items[0] as { id: string }) : undefined;
     }, 'the simulated phone to register');
+    expect((await phone.ping()).status).toBeLessThan(300);
     const sent = [await sendSms('device-1', PHONE_ACCOUNT), await sendSms('device-2', PHONE_ACCOUNT)];
     await poll(async () => {
       const r = await herald.api('GET', `/v1/devices/${device.id}/messages?phone_state=Failed`);
@@ -228,6 +231,7 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
     await go('/devices');
     const card = page.locator(`article[data-device="${device.id}"]`);
     await card.getByText('online').waitFor();
+    await card.getByText('14 % (not charging, low)').waitFor();
     await shot('devices');
     await card.getByRole('button', { name: 'Retry all failed on Shop phone' }).click();
     await page
@@ -242,6 +246,7 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
 
     await card.getByRole('link', { name: 'Shop phone' }).click();
     await page.getByRole('heading', { name: /Shop phone/ }).waitFor();
+    await page.getByText('14 % (not charging, low)').waitFor();
     await page.locator('tr[data-message]').filter({ hasText: 'Delivered' }).first().waitFor();
     await shot('device');
   });
