@@ -5,39 +5,21 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import {
-  deriveDeliveryKey,
-  PUSH_TARGET_TYPES,
-  routeCandidates,
-  type Channel,
-  type MessageContent,
-  type Purpose,
-  type PushTarget,
-  type Route as ConfiguredRoute,
-  type RouteHealthView,
-} from '../domain/index.js';
+import { deriveDeliveryKey, type MessageContent, type Route as ConfiguredRoute, type RouteHealthView } from '../domain/index.js';
 import { fieldError, HeraldError, toProblem } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
-import { providerKind } from '../providers/registry.js';
 import type { ActivePushTarget } from '../store/push-store.js';
-import { mayUseAccount, StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
+import { StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from '../ids.js';
 import { duplicateChallenge, keyMismatch, staleGeneration } from './refusals.js';
-import { checkNotificationRequest, destinationFor, type CheckedRequest, type NotificationRequest } from './notification-request.js';
+import { checkNotificationRequest, type CheckedRequest, type NotificationRequest } from './notification-request.js';
 import { TemplateRenderer, type PinnedVersion, type RenderedTemplate } from '../templates/template-renderer.js';
 import { DEFAULT_SEND_AT_HORIZON_MS, NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
 import { IntakeLimiter, type VelocityTicket } from './intake-limiter.js';
-
-/** Where one delivery goes: its channel, account and destination, and the push subscription it serves, if any. */
-interface Route {
-  channel: Channel;
-  account: ProviderAccountConfig;
-  destination: string;
-  subscriptionId: string | null;
-}
+import { accountFilter, AccountRouting, type DeliveryRoute } from './account-routing.js';
 
 export interface IntakeOptions {
   store: Store;
@@ -103,7 +85,7 @@ export interface SubmitOptions {
 /** What one submit decided before its commit, shared by a retry of a raced generation. */
 interface CommitContext {
   tenantId: string;
-  routes: Route[];
+  routes: DeliveryRoute[];
   expiresAt: number;
   dueAt: number;
   now: number;
@@ -123,12 +105,15 @@ export class IntakeService {
   readonly templates: TemplateRenderer;
   /** The SMS country and number-type checks and the velocity takes (GET /v1/limits shows its policy). */
   readonly limits: IntakeLimiter;
+  /** Which account each delivery goes through (account-routing.ts). */
+  private readonly accountRouting: AccountRouting;
 
   constructor(private readonly opts: IntakeOptions) {
     this.lockMs = opts.idempotencyLockMs ?? 60_000;
     this.retentionMs = opts.idempotencyRetentionMs ?? 24 * 3600_000;
     this.horizonMs = opts.sendAtHorizonMs ?? DEFAULT_SEND_AT_HORIZON_MS;
     this.templates = opts.templates ?? new TemplateRenderer(opts.store);
+    this.accountRouting = new AccountRouting(opts.accounts, opts.routing);
     this.limits = new IntakeLimiter({
       store: opts.store,
       clock: opts.clock,
@@ -160,45 +145,6 @@ export class IntakeService {
   }
 
   /**
-   * The account that sends a channel: the one the notification names, else the first of its route
-   * the tenant may use (routeCandidates: a demoted account only when no other is left), else the
-   * first configured one the tenant may use (`may`: assigned to it, see mayUseAccount).
-   */
-  private accountFor(channel: Channel, pinned: string | undefined, may: AccountFilter, on?: RouteKey): ProviderAccountConfig {
-    if (pinned !== undefined) {
-      const named = this.opts.accounts.find((a) => a.id === pinned);
-      if (!named || named.channel !== channel) {
-        throw new HeraldError('no_provider_account', `no provider account ${pinned} sends the ${channel} channel`, [
-          {
-            field: `provider_accounts.${channel}`,
-            message: named ? `${pinned} sends ${named.channel}, not ${channel}` : `no provider account is called ${pinned}`,
-          },
-        ]);
-      }
-      if (!may(named)) throw notAssigned(channel, pinned, `provider_accounts.${channel}`);
-      return named;
-    }
-    const routed = on && this.routedAccounts(on, channel).find(may);
-    if (routed) return routed;
-    const forChannel = this.opts.accounts.filter((a) => a.channel === channel);
-    const account = forChannel.find(may);
-    if (!account) {
-      if (forChannel.length > 0) throw notAssigned(channel, forChannel.map((a) => a.id).join(', '), 'channels');
-      throw new HeraldError('no_provider_account', `no provider account is configured for the ${channel} channel`, [
-        { field: 'channels', message: `${channel} has no provider account` },
-      ]);
-    }
-    return account;
-  }
-
-  /** The configured accounts of the delivery's route, in the order to try them; empty without a route. */
-  private routedAccounts(on: RouteKey, channel: Channel): ProviderAccountConfig[] {
-    const r = this.opts.routing;
-    const ids = r ? routeCandidates(r.routes, r.health, on.tenantId, channel, on.purpose) : null;
-    return (ids ?? []).flatMap((id) => this.opts.accounts.filter((a) => a.id === id && a.channel === channel));
-  }
-
-  /**
    * The notification a body becomes, checked exactly as `submit` checks it, without writing it:
    * campaign fan-out builds many and commits them in one transaction. Throws HeraldError for a
    * body `submit` would refuse.
@@ -209,47 +155,10 @@ export class IntakeService {
     const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
-    const routes = this.routes(body, null, accountFilter(tenantId, access ?? null), { tenantId, purpose: body.purpose });
+    const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
-  }
-
-  /**
-   * Where each delivery goes: one route per channel, except a push channel without
-   * `push_token`, which goes to each of the recipient's active push subscriptions (`subscriptions`)
-   * through the first push account that serves its push service, or, with fallback (one
-   * delivery per channel), to the most recently registered one.
-   */
-  private routes(body: NotificationRequest, subscriptions: ActivePushTarget[] | null, may: AccountFilter, on: RouteKey): Route[] {
-    return body.channels.flatMap((channel): Route[] => {
-      const pinned = body.provider_accounts?.[channel];
-      if (channel !== 'push' || subscriptions === null) {
-        return [{ channel, account: this.accountFor(channel, pinned, may, on), destination: destinationFor(channel, body.recipient)!, subscriptionId: null }];
-      }
-      const targets = body.fallback_after_seconds !== undefined ? subscriptions.slice(0, 1) : subscriptions;
-      const routes = targets.flatMap((t): Route[] => {
-        const account = this.pushAccountFor(t.type, pinned, may, on);
-        return account ? [{ channel, account, destination: t.target, subscriptionId: t.id }] : [];
-      });
-      if (routes.length === 0) {
-        const types = [...new Set(targets.map((t) => t.type))].join(', ');
-        throw new HeraldError('no_provider_account', `no push provider account serves the recipient's push subscriptions (${types})`, [
-          { field: pinned === undefined ? 'channels' : 'provider_accounts.push', message: `push has no provider account for ${types}` },
-        ]);
-      }
-      return routes;
-    });
-  }
-
-  /** The account a push subscription of this service goes through: the pinned one if it serves it, else the first of the route that does, else the first push account that does. */
-  private pushAccountFor(type: PushTarget['type'], pinned: string | undefined, may: AccountFilter, on: RouteKey): ProviderAccountConfig | null {
-    const serves = (a: ProviderAccountConfig) => a.channel === 'push' && (providerKind(a.kind).pushTargets ?? PUSH_TARGET_TYPES).includes(type);
-    if (pinned !== undefined) {
-      const named = this.accountFor('push', pinned, may);
-      return serves(named) ? named : null;
-    }
-    return this.routedAccounts(on, 'push').find((a) => serves(a) && may(a)) ?? this.opts.accounts.find((a) => serves(a) && may(a)) ?? null;
   }
 
   /**
@@ -262,7 +171,7 @@ export class IntakeService {
     body: NotificationRequest,
     now: number,
     readAccess: () => Promise<AccountAccess> = () => this.opts.store.tenants.accountAccess(tenantId),
-  ): Promise<CheckedRequest & { routes: Route[] }> {
+  ): Promise<CheckedRequest & { routes: DeliveryRoute[] }> {
     const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
@@ -276,7 +185,7 @@ export class IntakeService {
     }
     // One read per request (a batch shares one): assignments change at once for every process (no cache to go stale).
     const access = await readAccess();
-    const routes = this.routes(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
+    const routes = this.accountRouting.routesFor(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { expiresAt, dueAt, fallback, routes };
@@ -479,7 +388,7 @@ export class IntakeService {
   private build(
     tenantId: string,
     body: NotificationRequest,
-    routes: Route[],
+    routes: DeliveryRoute[],
     { expiresAt, dueAt }: { expiresAt: number; dueAt: number },
     now: number,
     notificationId?: string,
@@ -556,7 +465,7 @@ function acceptedBody(notification: NewNotification, now: number): Record<string
  * notification's choices over its SMS account's `otp_sms_format`, so every attempt (and a
  * resend) sends the same text.
  */
-function withOtpFormat(content: MessageContent, routes: Route[]): MessageContent {
+function withOtpFormat(content: MessageContent, routes: DeliveryRoute[]): MessageContent {
   const otp = content.otp as { code: string; webotp_domain?: string | null; app_hash?: string | null } | null | undefined;
   if (otp == null) return content;
   const account = routes.find((r) => r.channel === 'sms')?.account.otp_sms_format;
@@ -571,7 +480,7 @@ function withOtpFormat(content: MessageContent, routes: Route[]): MessageContent
  * no provider would take is refused now (422), not accepted and then rejected: an e-mail
  * account's `max_html_bytes` (e.g. Gmail clips HTML past ~102 KB; a provider's own maximum).
  */
-function checkAccountLimits(body: NotificationRequest, routes: Route[]): void {
+function checkAccountLimits(body: NotificationRequest, routes: DeliveryRoute[]): void {
   const html = body.content?.html;
   if (html == null) return;
   const bytes = Buffer.byteLength(html, 'utf8');
@@ -608,23 +517,4 @@ function renderedContent(r: RenderedTemplate): MessageContent {
     },
     template: { id: r.templateId, version: r.version, locale: r.locale, inputs_hash: r.inputsHash },
   };
-}
-
-type AccountFilter = (account: ProviderAccountConfig) => boolean;
-
-/** Which route a delivery takes: its tenant's, for its purpose. */
-interface RouteKey {
-  tenantId: string;
-  purpose: Purpose;
-}
-
-/** Which accounts the tenant may send through; without `access` (no read was made) every account. */
-function accountFilter(tenantId: string, access: AccountAccess | null): AccountFilter {
-  return access === null ? () => true : (a) => mayUseAccount(access, tenantId, a.id);
-}
-
-function notAssigned(channel: Channel, accounts: string, field: string): HeraldError {
-  return new HeraldError('provider_account_not_assigned', `provider account ${accounts} (${channel}) is not assigned to this tenant`, [
-    { field, message: `${channel}: ${accounts} is not assigned to this tenant` },
-  ]);
 }

@@ -3,8 +3,10 @@
  * flavour): the common `callback_secrets` list (current first, the previous one while the
  * provider rotates) or the one secret in the variable `callback_secret_env` names.
  */
-import { secretKey } from '../signing/standard-webhooks.js';
-import type { ProviderAccountConfig } from './provider.js';
+import { secretKey, verifyWebhook } from '../signing/standard-webhooks.js';
+import type { CallbackParse, CallbackRequest, ProviderAccountConfig, SyncCallbackVerifier } from './provider.js';
+
+type Headers = CallbackRequest['headers'];
 
 /**
  * Returns the account's callback secrets: the literal `callback_secrets` list when it has
@@ -28,4 +30,29 @@ export function resolveCallbackSecrets(account: ProviderAccountConfig): string[]
     }
   }
   return secrets;
+}
+
+/**
+ * The verifier of a provider that signs its callbacks as Standard Webhooks do (the sandbox; Resend
+ * through Svix): any of the account's secrets (the current one first, older ones while rotating)
+ * must verify the raw body before `parse` reads a byte of it. `headersOf` maps the provider's
+ * header names, given lower-cased, onto `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+ * It answers synchronously; a failed check is 401 `callback_signature_invalid` naming the check.
+ */
+export function standardWebhooksVerifier(
+  secrets: readonly string[],
+  parse: (rawBody: Buffer, webhookId: string) => CallbackParse,
+  headersOf: (lowercased: Headers) => Headers = (h) => h,
+): SyncCallbackVerifier {
+  if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
+  const keys = [...secrets];
+  return {
+    verify(request: CallbackRequest, nowMs: number): CallbackParse {
+      const lowercased: Headers = {};
+      for (const [name, value] of Object.entries(request.headers)) lowercased[name.toLowerCase()] = value;
+      const verified = verifyWebhook(keys, headersOf(lowercased), request.rawBody, nowMs);
+      if (!verified.ok) return { ok: false, status: 401, code: 'callback_signature_invalid', detail: verified.reason };
+      return parse(request.rawBody, verified.id);
+    },
+  };
 }

@@ -91,12 +91,13 @@ describe.each(DRIVERS)('a campaign in waves over time zones on %s', (driver) => 
     // GET shows the stored plan with its waves.
     expect((await h.get(`/v1/campaigns/${created.json.id}`)).json.plan.waves).toEqual(plan.waves);
 
-    // Fan-out queues every recipient at once; quiet hours are the send-time check's.
+    // Fan-out queues every recipient at once, each due at its wave's start (campaign-wave-send-at.test.ts
+    // shows none is claimed before it); quiet hours are still the send-time check's.
     let fanned = 0;
     for (let pass = 0; pass < 100 && fanned < 10_000; pass++) fanned += (await h.campaigns.runOnce()).fannedOut;
     expect(fanned).toBe(10_000);
 
-    // Wave 1 (New York, 17:00 there) goes now; Tokyo and Berlin are held.
+    // Wave 1 (New York, 17:00 there) goes now; Tokyo and Berlin wait for their waves.
     await drain();
     expect(sentPerZone()).toEqual({ 'newyork.example': 3_000 });
     // One minute before 08:00 in Tokyo, still nothing more.

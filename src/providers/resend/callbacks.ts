@@ -7,21 +7,13 @@
  * "Webhook Events"); the mapping to the downstream lattice is in docs/providers/resend.md.
  */
 import type { DownstreamStatus } from '../../domain/index.js';
-import { verifyWebhook } from '../../signing/standard-webhooks.js';
-import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
+import type { CallbackEvent, CallbackParse, SyncCallbackVerifier } from '../provider.js';
+import { standardWebhooksVerifier } from '../callback-secrets.js';
 import { REFERENCE_TAG } from './build-request.js';
 import { jsonObjectBody, malformed } from '../callback-parse.js';
 
-type HeaderValue = string | string[] | undefined;
-
 /** What an e-mail event means on the lattice; null for events Herald records nothing for. */
 type Mapping = { status: DownstreamStatus; suppress: CallbackEvent['suppress'] } | null;
-
-function lowercased(headers: CallbackRequest['headers']): Record<string, HeaderValue> {
-  const out: Record<string, HeaderValue> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -130,18 +122,9 @@ export function parseResendEvent(rawBody: Buffer, svixId: string): CallbackParse
  * Standard Webhooks' `webhook-*` ones when those are absent (Svix sends both forms).
  */
 export function createResendCallbackVerifier(secrets: readonly string[]): SyncCallbackVerifier {
-  if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
-  const keys = [...secrets];
-  return {
-    verify(request: CallbackRequest, nowMs: number): CallbackParse {
-      const h = lowercased(request.headers);
-      const svix = h['svix-id'] !== undefined || h['svix-timestamp'] !== undefined || h['svix-signature'] !== undefined;
-      const headers = svix
-        ? { 'webhook-id': h['svix-id'], 'webhook-timestamp': h['svix-timestamp'], 'webhook-signature': h['svix-signature'] }
-        : { 'webhook-id': h['webhook-id'], 'webhook-timestamp': h['webhook-timestamp'], 'webhook-signature': h['webhook-signature'] };
-      const verified = verifyWebhook(keys, headers, request.rawBody, nowMs);
-      if (!verified.ok) return { ok: false, status: 401, code: 'callback_signature_invalid', detail: verified.reason };
-      return parseResendEvent(request.rawBody, verified.id);
-    },
-  };
+  return standardWebhooksVerifier(secrets, parseResendEvent, (h) =>
+    h['svix-id'] !== undefined || h['svix-timestamp'] !== undefined || h['svix-signature'] !== undefined
+      ? { 'webhook-id': h['svix-id'], 'webhook-timestamp': h['svix-timestamp'], 'webhook-signature': h['svix-signature'] }
+      : h,
+  );
 }

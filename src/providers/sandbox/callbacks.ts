@@ -10,8 +10,8 @@
  * Details in failures name the check that failed, never a value from the body.
  */
 import { DOWNSTREAM_STATUSES, isChannel, type DownstreamStatus } from '../../domain/index.js';
-import { verifyWebhook } from '../../signing/standard-webhooks.js';
-import type { CallbackEvent, CallbackParse, CallbackRequest, SyncCallbackVerifier } from '../provider.js';
+import type { CallbackEvent, CallbackParse, SyncCallbackVerifier } from '../provider.js';
+import { standardWebhooksVerifier } from '../callback-secrets.js';
 import { jsonObjectBody, malformed } from '../callback-parse.js';
 
 /** The statuses a sandbox callback may carry: the lattice's, except `accepted` (the send's answer, never a callback). */
@@ -19,12 +19,6 @@ const CALLBACK_STATUSES: ReadonlySet<string> = new Set<DownstreamStatus>(DOWNSTR
 
 // Shared with every kind whose provider signs with a listed secret: src/providers/callback-secrets.ts.
 export { resolveCallbackSecrets } from '../callback-secrets.js';
-
-function lowercased(headers: CallbackRequest['headers']): CallbackRequest['headers'] {
-  const out: CallbackRequest['headers'] = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
-}
 
 function optionalString(value: unknown): string | null | undefined {
   if (value === undefined || value === null) return null;
@@ -75,16 +69,5 @@ export function parseSandboxCallback(rawBody: Buffer, webhookId: string): Callba
 
 /** Builds the verifier for an account's secrets (the current one first, older ones while rotating); it answers synchronously. */
 export function createSandboxCallbackVerifier(secrets: readonly string[]): SyncCallbackVerifier {
-  if (secrets.length === 0) throw new Error('a callback verifier needs at least one secret');
-  const keys = [...secrets];
-  return {
-    verify(request: CallbackRequest, nowMs: number): CallbackParse {
-      const headers = lowercased(request.headers);
-      const verified = verifyWebhook(keys, headers, request.rawBody, nowMs);
-      if (!verified.ok) {
-        return { ok: false, status: 401, code: 'callback_signature_invalid', detail: verified.reason };
-      }
-      return parseSandboxCallback(request.rawBody, verified.id);
-    },
-  };
+  return standardWebhooksVerifier(secrets, parseSandboxCallback);
 }
