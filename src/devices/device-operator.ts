@@ -57,7 +57,7 @@ export interface PhoneHealthView {
   cellular: string | null;
   /** The app reports none today. */
   signal: number | null;
-  /** Battery below 15 % and not charging: the device is chosen last, and the operator alert fires. */
+  /** Battery below 15 % and not charging: the operator alert fires (device choice does not read it yet, docs/inbound.md). */
   low_battery: boolean;
 }
 

@@ -5,6 +5,31 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import type { Clock } from '../../src/clock.js';
+import type { Store } from '../../src/store/store.js';
+import { AddressPolicy } from '../../src/webhooks/address-policy.js';
+import { WebhookRelay } from '../../src/webhooks/webhook-relay.js';
+import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
+
+/** The networks a test's receiver listens on, for a harness's `webhookAllowNetworks` and the sender's policy. */
+export const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * One relay pass and one send pass, as the webhook services run them: the outbox's events so far
+ * reach the tenant's endpoints (receivers on loopback), signed, each attempted once.
+ */
+export async function relayAndSendOnce(store: Store, clock: Clock): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const relay = new WebhookRelay({ store, clock, logger });
+  const sender = new WebhookSender({ store, clock, logger, policy: new AddressPolicy({ allowNetworks: LOOPBACK }), random: () => 0 });
+  try {
+    await relay.runOnce();
+    await sender.runOnce();
+  } finally {
+    await sender.stop();
+  }
+}
 
 export interface ReceivedRequest {
   id: string;

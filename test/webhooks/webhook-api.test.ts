@@ -4,18 +4,13 @@
  * with `webhook_url_refused`, loopback accepted only when the configuration allows it; the
  * routes in /openapi.json; and one message end to end from intake to a verified receiver.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey } from '../../src/tenants/api-keys.js';
-import { AddressPolicy } from '../../src/webhooks/address-policy.js';
 import { verifyWebhook } from '../../src/signing/standard-webhooks.js';
-import { WebhookRelay } from '../../src/webhooks/webhook-relay.js';
-import { WebhookSender } from '../../src/webhooks/webhook-sender.js';
 import { createHarness, otpBody, type Harness } from '../helpers/harness.js';
 import { REFUSED_URLS } from './fixtures.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { LOOPBACK, relayAndSendOnce, startReceiver, type Receiver } from './receiver.js';
 
-const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 let h: Harness;
 let receiver: Receiver | null = null;
 afterEach(async () => {
@@ -160,15 +155,7 @@ it('end to end: a notification sent through the API reaches a registered endpoin
   const sent = await h.send(otpBody());
   expect(sent.status).toBe(202);
   await h.worker.drain();
-  const logger = pino({ level: 'silent' });
-  const relay = new WebhookRelay({ store: h.store, clock: h.clock, logger });
-  const sender = new WebhookSender({ store: h.store, clock: h.clock, logger, policy: new AddressPolicy({ allowNetworks: LOOPBACK }), random: () => 0 });
-  try {
-    await relay.runOnce();
-    await sender.runOnce();
-  } finally {
-    await sender.stop();
-  }
+  await relayAndSendOnce(h.store, h.clock);
   const types = receiver.delivered.map((r) => JSON.parse(r.body).type);
   expect(types[0]).toBe('notification.created');
   expect(types).toContain('delivery.accepted');

@@ -9,24 +9,19 @@
  * retry of the same message with nothing. A message reaches a customer endpoint subscribed to
  * `message.received` once, signed (Standard Webhooks), through the outbox relay and sender.
  */
-import pino from 'pino';
 import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_KEYWORD_REPLIES } from '../../../src/domain/index.js';
 import type { ProviderAccountConfig } from '../../../src/providers/provider.js';
 import { verifyWebhook } from '../../../src/signing/standard-webhooks.js';
 import { hashApiKey } from '../../../src/tenants/api-keys.js';
-import { AddressPolicy } from '../../../src/webhooks/address-policy.js';
-import { WebhookRelay } from '../../../src/webhooks/webhook-relay.js';
-import { WebhookSender } from '../../../src/webhooks/webhook-sender.js';
 import { createHarness, DRIVERS, type Harness } from '../../helpers/harness.js';
-import { startReceiver } from '../../webhooks/receiver.js';
+import { LOOPBACK, relayAndSendOnce, startReceiver } from '../../webhooks/receiver.js';
 import { startTwilioFake, type TwilioFake } from '../fakes/twilio.js';
 import { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } from './subject.js';
 
 const ACCOUNT = 'sandbox-sms';
 const PHONE = '+14155550123';
-const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 
 describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
   let h: Harness;
@@ -165,15 +160,7 @@ describe.each(DRIVERS)('Twilio incoming messages on %s', (driver) => {
       const sid = 'SM0000000000000000000000000000hook';
       expect((await inbound(sid, 'Is my order on its way?')).status).toBe(200);
       expect((await inbound(sid, 'Is my order on its way?')).status).toBe(200);
-      const logger = pino({ level: 'silent' });
-      const relay = new WebhookRelay({ store: h.store, clock: h.clock, logger });
-      const sender = new WebhookSender({ store: h.store, clock: h.clock, logger, policy: new AddressPolicy({ allowNetworks: LOOPBACK }), random: () => 0 });
-      try {
-        await relay.runOnce();
-        await sender.runOnce();
-      } finally {
-        await sender.stop();
-      }
+      await relayAndSendOnce(h.store, h.clock);
       expect(receiver.delivered).toHaveLength(1);
       const r = receiver.delivered[0]!;
       expect(verifyWebhook([secret], r.headers, r.body, h.clock.now())).toMatchObject({ ok: true });
