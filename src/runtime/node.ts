@@ -350,6 +350,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       replay,
       counters,
       accounts: config.provider_accounts,
+      routes: config.routes.routes,
       acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
       clock,
       logger,

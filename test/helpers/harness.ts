@@ -276,6 +276,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     replay,
     counters,
     accounts: config.provider_accounts,
+    ...(opts.routes ? { routes: opts.routes.routes } : {}),
     ...(opts.metrics?.acceptedProgressAfterMs === undefined ? {} : { acceptedProgressAfterMs: opts.metrics.acceptedProgressAfterMs }),
     clock,
     callbackVerifiers: opts.callbackVerifier
