@@ -420,6 +420,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       intervalMs: config.worker.sweep_interval_ms,
       // The tenant's zone for recipients that name none, as the plan's waves and the send-time check read it.
       scheduling,
+      // A campaign with a route is spread over its healthy accounts, as its plan counted them.
+      routes: config.routes.routes,
     });
     webhooks = {
       relay: new WebhookRelay({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms }),

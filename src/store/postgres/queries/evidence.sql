@@ -90,7 +90,7 @@ WHERE delivery_id = $1 AND number = $2;
 
 -- name: unknown_due
 -- params: $1 now, $2 limit, $3 accounts[] (NULL for every account)
-SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
+SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.origin_account, d.attempt_count,
        d.lease_version, d.expires_at, d.updated_at, n.retry_ladder, n.pinned_channels
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= $1)

@@ -69,7 +69,7 @@ WHERE delivery_id = @delivery_id AND number = @number;
 
 -- name: unknown_due
 -- params: @now, @limit, @accounts (JSON array, or NULL for every account)
-SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
+SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.origin_account, d.attempt_count,
        d.lease_version, d.expires_at, d.updated_at, n.retry_ladder, n.pinned_channels
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= @now)
