@@ -5816,6 +5816,10 @@ export interface components {
         error_code?: string | null;
         provider_message_id?: string | null;
       }[];
+      duplicate_across_accounts: {
+        /** @description The accounts whose delivered (or read) callback was merged, first report first. */
+        accounts: string[];
+      } | null;
       actions: components['schemas']['Action'][];
     };
     Report: {
