@@ -1,7 +1,8 @@
 /**
  * The route evaluator (docs/routing.md, "Demotion"): a small periodic service, run on every
- * process, that reads each account's figures from the store, asks the domain's `evaluateRoute`
- * whether a route should demote or restore an account, and records the change as the route's
+ * process, that reads each account's figures from the store (accepted and slow deliveries under
+ * each route's own policy, the retry budget's calls, the throttling pause), asks the domain's
+ * `evaluateRoute` whether a route should demote or restore an account, and records the change as the route's
  * next change number, so that of several processes evaluating the same state exactly one records
  * it. It keeps what it last read (the demoted accounts per route, each account's recent delivery
  * latency) for its own process: intake and the worker ask `demotedIn(route)` and `latencyMs()`
