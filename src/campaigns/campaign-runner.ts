@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { decide, DEFAULT_RETRY_POLICY, DEFAULT_SCHEDULING_POLICY, resolvePolicy, type SchedulingPolicy } from '../domain/index.js';
+import { decide, DEFAULT_RETRY_POLICY, DEFAULT_SCHEDULING_POLICY, resolvePolicy, type Route, type SchedulingPolicy } from '../domain/index.js';
 import { CAMPAIGN_HOLD_UNTIL } from '../domain/campaign-status.js';
 import { LoopService } from '../periodic/loop-service.js';
 import { HeraldError } from '../errors.js';
@@ -25,8 +25,8 @@ import type { IntakeService } from '../intake/intake-service.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceRow, CampaignRecord, CampaignRefusal } from '../store/campaign-store.js';
 import type { PinnedVersion } from '../templates/template-renderer.js';
-import type { AccountAccess, NewNotification, Store, TransitionWrite } from '../store/store.js';
-import { laneCapacity } from './campaign-progress.js';
+import { mayUseAccount, type AccountAccess, type NewNotification, type RouteChangeRecord, type Store, type TransitionWrite } from '../store/store.js';
+import { accountForRow, drainCapacity, type DrainCapacity } from './route-capacity.js';
 import { recipientRequest, RECIPIENT_REFUSALS, waveSchedule, waveStarts } from './recipient-message.js';
 
 export interface CampaignRunnerOptions {
@@ -55,6 +55,12 @@ export interface CampaignRunnerOptions {
    * SchedulingPolicies; default: the stored policy over the issue's defaults, read each time.
    */
   scheduling?: { policyOf(tenantId: string): Promise<SchedulingPolicy> };
+  /**
+   * The configured routes (config `routes:`): a campaign whose channel and purpose have one is
+   * spread over the route's healthy accounts in proportion to their rates, as its plan counted
+   * them (route-capacity.ts); read again each pass, so a demoted account takes no more rows.
+   */
+  routes?: readonly Route[];
 }
 
 export interface CampaignPass {
@@ -85,16 +91,19 @@ export class CampaignRunner extends LoopService {
     const now = clock.now();
     const pass: CampaignPass = { fannedOut: 0, skipped: 0, held: 0, cancelled: 0, finished: 0 };
     pass.held = await store.campaigns.holdPausedDeliveries({ holdUntil: CAMPAIGN_HOLD_UNTIL });
-    for (const c of await store.campaigns.listActiveCampaigns(100)) {
+    const active = await store.campaigns.listActiveCampaigns(100);
+    // Read once per pass, and only when a running campaign could have a route.
+    const latest = active.some((c) => c.status === 'running') && (this.opts.routes ?? []).length > 0 ? await store.routes.latestChanges() : [];
+    for (const c of active) {
       // Log and continue, on purpose: one campaign whose batch fails (a database fault) must not
       // stop the others; its cursor did not move, so the next pass retries exactly that batch.
       try {
         if (c.status === 'running') {
-          const r = await this.fanOut(c, now);
+          const r = await this.fanOut(c, now, latest);
           pass.fannedOut += r.fannedOut;
           pass.skipped += r.skipped;
           // Also after a resume, whose released deliveries are due now.
-          this.opts.wake?.(c.providerAccount);
+          for (const a of r.accounts) this.opts.wake?.(a);
         } else if (c.status === 'cancelled') {
           pass.cancelled += await this.cancelQueued(c, now);
         }
@@ -108,19 +117,25 @@ export class CampaignRunner extends LoopService {
     return pass;
   }
 
-  private async fanOut(c: CampaignRecord, now: number): Promise<{ fannedOut: number; skipped: number }> {
+  private async fanOut(
+    c: CampaignRecord,
+    now: number,
+    latest: readonly RouteChangeRecord[],
+  ): Promise<{ fannedOut: number; skipped: number; accounts: string[] }> {
     const { store } = this.opts;
-    const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
-    const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
+    // Read once per pass: an account taken from the tenant stops the fan-out at the next pass.
+    const access = await store.tenants.accountAccess(c.tenantId);
+    const capacity = this.capacityOf(c, access, latest);
+    const rate = capacity?.maxRate ?? 0;
     const lookahead = Math.max(this.batchSize, Math.ceil(rate * this.lookaheadSeconds));
     let queued = await store.campaigns.countCampaignQueued(c.id);
     let position = c.fannedOutPosition;
-    const done = { fannedOut: 0, skipped: 0 };
+    const done = { fannedOut: 0, skipped: 0, accounts: capacity ? capacity.accounts.map((a) => a.account.id) : [c.providerAccount] };
+    // Each row's account of the route (its share of the route's rate); none without a route of two healthy accounts.
+    const prefer = capacity && capacity.accounts.length > 1 ? (row: AudienceRow) => accountForRow(capacity, row.position) : () => undefined;
     // The version pinned at creation (versions never change); a failure here is the campaign's
     // (a database fault), so the pass's catch retries it, cursor unmoved.
     const pinned = c.template === null ? undefined : await this.opts.intake.templates.pin(c.tenantId, c.template);
-    // Read once per pass: an account taken from the tenant stops the fan-out at the next pass.
-    const access = await store.tenants.accountAccess(c.tenantId);
     // Each wave's start from the stored plan; the tenant's zone (read once per pass) for rows and profiles that name none.
     const waves = waveStarts(c.plan);
     const tenantZone = waves.size > 0 ? (await this.scheduling.policyOf(c.tenantId)).timeZone : null;
@@ -128,8 +143,14 @@ export class CampaignRunner extends LoopService {
       const rows = await store.campaigns.readAudienceRows(c.audienceId, position, Math.min(this.batchSize, lookahead - queued));
       if (rows.length === 0) break;
       const zones = tenantZone === null ? null : await this.zonesOf(c.tenantId, rows, tenantZone);
-      const { notifications, refusals } = this.build(c, rows, now, pinned, access, (row) =>
-        zones === null ? null : waveSchedule(c, waves.get(zones.get(row)!), now),
+      const { notifications, refusals } = this.build(
+        c,
+        rows,
+        now,
+        pinned,
+        access,
+        (row) => (zones === null ? null : waveSchedule(c, waves.get(zones.get(row)!), now)),
+        prefer,
       );
       const to = rows[rows.length - 1]!.position;
       // False: paused, cancelled, or another runner took this batch. Either way not ours to write.
@@ -140,6 +161,23 @@ export class CampaignRunner extends LoopService {
       done.skipped += refusals.length;
     }
     return done;
+  }
+
+  /** What the campaign drains through this pass (route-capacity.ts); null when the configuration no longer has its account. */
+  private capacityOf(c: CampaignRecord, access: AccountAccess, latest: readonly RouteChangeRecord[]): DrainCapacity | null {
+    const first = this.opts.accounts.find((a) => a.id === c.providerAccount);
+    if (!first) return null;
+    const may = (a: { id: string }) => mayUseAccount(access, c.tenantId, a.id);
+    return drainCapacity({
+      routes: this.opts.routes ?? [],
+      accounts: this.opts.accounts,
+      tenantId: c.tenantId,
+      channel: c.channel,
+      purpose: c.purpose,
+      first,
+      may,
+      latest,
+    });
   }
 
   /**
@@ -167,12 +205,13 @@ export class CampaignRunner extends LoopService {
     pinned: PinnedVersion | undefined,
     access: AccountAccess,
     waveOf: (row: AudienceRow) => ReturnType<typeof waveSchedule>,
+    prefer: (row: AudienceRow) => string | undefined,
   ): { notifications: NewNotification[]; refusals: CampaignRefusal[] } {
     const notifications: NewNotification[] = [];
     const refusals: CampaignRefusal[] = [];
     for (const row of rows) {
       try {
-        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row, waveOf(row)), now, pinned, access));
+        notifications.push(this.opts.intake.prepare(c.tenantId, recipientRequest(c, row, waveOf(row)), now, pinned, access, prefer(row)));
       } catch (err) {
         // Only the row's own data is refused (including a phone in a country SMS is not enabled for,
         // or a premium-rate one: docs/abuse-limits.md); anything else (no provider account for the

@@ -12,7 +12,9 @@ import {
   planWaves,
   resolvePolicy,
   type CampaignPlan,
+  type Channel,
   type Purpose,
+  type Route,
   type SchedulingPolicy,
   type Wave,
   type WavePlan,
@@ -27,10 +29,11 @@ import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { AudienceView, CampaignDeliveryCount, CampaignRecord } from '../store/campaign-store.js';
 import type { PinnedVersion } from '../templates/template-renderer.js';
 import { ADDRESS_COLUMN } from '../store/campaign-rows.js';
-import { mayUseAccount, type Store } from '../store/store.js';
+import { mayUseAccount, type RouteChangeRecord, type Store } from '../store/store.js';
 import { AudienceLoader } from './audience-loader.js';
 import type { ParsedLine } from './audience-parser.js';
-import { campaignJson, campaignProgress, laneCapacity, refusalJson } from './campaign-progress.js';
+import { campaignJson, campaignProgress, refusalJson } from './campaign-progress.js';
+import { capacityJson, drainCapacity, type DrainCapacity } from './route-capacity.js';
 import { checkCampaignRequest, type CampaignRequest } from './campaign-request.js';
 import { recipientRequest, RECIPIENT_REFUSALS, type CampaignMessage } from './recipient-message.js';
 
@@ -50,6 +53,8 @@ export interface CampaignServiceOptions {
    * policy over the issue's defaults, read each time.
    */
   scheduling?: { policyOf(tenantId: string): Promise<SchedulingPolicy> };
+  /** The configured routes (config `routes:`): a campaign whose channel and purpose have one drains through its healthy accounts together. */
+  routes?: readonly Route[];
 }
 
 /**
@@ -58,7 +63,7 @@ export interface CampaignServiceOptions {
  * `wave_warnings` says when a wave runs past the deadline or into its zone's next quiet hours;
  * `feasible` stays the planner's (the rate against the deadline).
  */
-export type CampaignPlanWithWaves = CampaignPlan & { waves: Wave[] | null; wave_warnings: WavePlan['warnings'] };
+export type CampaignPlanWithWaves = CampaignPlan & { waves: Wave[] | null; wave_warnings: WavePlan['warnings']; capacity: ReturnType<typeof capacityJson> };
 
 export type CampaignJson = ReturnType<typeof campaignJson>;
 
@@ -85,8 +90,9 @@ export class CampaignService {
    * (rows that name none counted under the tenant's zone), each zone's wave going when the
    * purpose's quiet hours end there, at the lane's rate the plan found.
    */
-  private async withWaves(tenantId: string, purpose: Purpose, audienceId: string, plan: CampaignPlan): Promise<CampaignPlanWithWaves> {
-    if (!(plan.available_rate > 0)) return { ...plan, waves: null, wave_warnings: [] };
+  private async withWaves(tenantId: string, purpose: Purpose, audienceId: string, plan: CampaignPlan, cap: DrainCapacity): Promise<CampaignPlanWithWaves> {
+    const capacity = capacityJson(cap);
+    if (!(plan.available_rate > 0)) return { ...plan, waves: null, wave_warnings: [], capacity };
     const policy = await this.scheduling.policyOf(tenantId);
     const perZone = new Map<string, number>();
     for (const z of await this.opts.store.campaigns.audienceZoneCounts(audienceId)) {
@@ -100,7 +106,49 @@ export class CampaignService {
       window: policy.quietHours[purpose],
       zones: [...perZone].map(([time_zone, recipients]) => ({ time_zone, recipients })),
     });
-    return { ...plan, waves: w.waves, wave_warnings: w.warnings };
+    return { ...plan, waves: w.waves, wave_warnings: w.warnings, capacity };
+  }
+
+  /**
+   * What the campaign drains through: the healthy accounts of its route together, or the one
+   * account intake's rule picks (route-capacity.ts). Refuses as `account` does when the tenant has
+   * no account for the channel.
+   */
+  private async capacity(tenantId: string, channel: Channel, purpose: Purpose): Promise<DrainCapacity> {
+    const first = await this.account(tenantId, channel);
+    const routes = this.opts.routes ?? [];
+    if (routes.length === 0) return drainCapacity({ routes, accounts: this.opts.accounts, tenantId, channel, purpose, first, may: () => true, latest: [] });
+    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    const latest = await this.opts.store.routes.latestChanges();
+    return drainCapacity({
+      routes,
+      accounts: this.opts.accounts,
+      tenantId,
+      channel,
+      purpose,
+      first,
+      may: (a) => mayUseAccount(access, tenantId, a.id),
+      latest,
+    });
+  }
+
+  /**
+   * The lane rate a stored campaign drains at now (its projected finish): its route's healthy
+   * accounts as of `latest`, or the account chosen at creation; 0 msg/s if the configuration no
+   * longer has that account.
+   */
+  private rateNow(c: CampaignRecord, latest: readonly RouteChangeRecord[], may: (a: ProviderAccountConfig) => boolean): number {
+    const first = this.opts.accounts.find((a) => a.id === c.providerAccount);
+    if (!first) return 0;
+    const routes = this.opts.routes ?? [];
+    return drainCapacity({ routes, accounts: this.opts.accounts, tenantId: c.tenantId, channel: c.channel, purpose: c.purpose, first, may, latest }).maxRate;
+  }
+
+  /** The routes' latest changes and the tenant's account access, read only when routes are configured. */
+  private async routeState(tenantId: string): Promise<{ latest: RouteChangeRecord[]; may: (a: ProviderAccountConfig) => boolean }> {
+    if ((this.opts.routes ?? []).length === 0) return { latest: [], may: () => true };
+    const access = await this.opts.store.tenants.accountAccess(tenantId);
+    return { latest: await this.opts.store.routes.latestChanges(), may: (a) => mayUseAccount(access, tenantId, a.id) };
   }
 
   private async account(tenantId: string, channel: CampaignRecord['channel']): Promise<ProviderAccountConfig> {
@@ -153,7 +201,8 @@ export class CampaignService {
     const { store, clock } = this.opts;
     const now = clock.now();
     const { deadlineAt, sendAt, ttlMs } = checkCampaignRequest(body, now, this.opts.intake.horizonMs);
-    const account = await this.account(tenantId, body.channel);
+    const capacity = await this.capacity(tenantId, body.channel, body.purpose);
+    const primary = capacity.accounts[0]!;
     // Pinned now, before the audience is read: a later publish never changes this campaign.
     const pinned = body.template === undefined ? null : await this.pinTemplate(tenantId, body);
     const audience = await this.audience(tenantId, body);
@@ -187,7 +236,6 @@ export class CampaignService {
         sendAt,
       };
       if (pinned !== null) await this.renderFirst(tenantId, message, pinned, audience, now);
-      const capacity = laneCapacity(account, body.purpose);
       const plan = await this.withWaves(
         tenantId,
         body.purpose,
@@ -201,6 +249,7 @@ export class CampaignService {
           laneMaxRate: capacity.maxRate,
           reservedShare: capacity.reservedShare,
         }),
+        capacity,
       );
       const start = body.start === 'if_feasible' && plan.feasible;
       await store.campaigns.createCampaign({
@@ -210,8 +259,9 @@ export class CampaignService {
         status: start ? 'running' : 'draft',
         channel: body.channel,
         purpose: body.purpose,
-        providerAccount: account.id,
-        lane: capacity.lane,
+        // The route's first healthy account (the campaign's own when it has no route); `plan.capacity` names them all.
+        providerAccount: primary.account.id,
+        lane: primary.lane,
         content: message.content,
         template: message.template,
         metadata: message.metadata,
@@ -307,9 +357,8 @@ export class CampaignService {
   /** The campaign with its progress; not_found for an unknown id or another tenant's. */
   async get(tenantId: string, id: string): Promise<CampaignJson> {
     const c = await this.record(tenantId, id);
-    // The account that was chosen at creation; 0 msg/s if the configuration no longer has it.
-    const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
-    const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
+    const { latest, may } = await this.routeState(tenantId);
+    const rate = this.rateNow(c, latest, may);
     const counts = await this.opts.store.campaigns.campaignDeliveryCounts(c.id);
     const refused = await this.opts.store.campaigns.campaignRefusalCounts(c.id);
     return campaignJson(c, campaignProgress(c, counts, rate, this.opts.clock.now(), refused), rate);
@@ -338,9 +387,9 @@ export class CampaignService {
     // Refusals are rare and per campaign: one small grouped read each, so a list item matches GET /v1/campaigns/:id.
     const refused = await Promise.all(page.items.map((c) => (c.skipped > 0 ? this.opts.store.campaigns.campaignRefusalCounts(c.id) : Promise.resolve([]))));
     const now = this.opts.clock.now();
+    const { latest, may } = await this.routeState(tenantId);
     const items = page.items.map((c, i) => {
-      const account = this.opts.accounts.find((a) => a.id === c.providerAccount);
-      const rate = account ? laneCapacity(account, c.purpose).maxRate : 0;
+      const rate = this.rateNow(c, latest, may);
       return campaignJson(c, campaignProgress(c, byCampaign.get(c.id) ?? [], rate, now, refused[i]), rate);
     });
     return { items, nextCursor: page.nextCursor };
@@ -356,7 +405,7 @@ export class CampaignService {
   async start(tenantId: string, id: string): Promise<CampaignJson> {
     const c = await this.record(tenantId, id);
     const now = this.opts.clock.now();
-    const capacity = laneCapacity(await this.account(tenantId, c.channel), c.purpose);
+    const capacity = await this.capacity(tenantId, c.channel, c.purpose);
     const plan = await this.withWaves(
       tenantId,
       c.purpose,
@@ -370,6 +419,7 @@ export class CampaignService {
         laneMaxRate: capacity.maxRate,
         reservedShare: capacity.reservedShare,
       }),
+      capacity,
     );
     if (!(await this.opts.store.campaigns.transitionCampaign({ tenantId, id, action: 'start', now, plan }))) await this.refuse(tenantId, id, 'start');
     this.opts.onRunnable?.();

@@ -4,6 +4,7 @@
  * declarations, then command-line overrides. A bad file fails with a message naming the field.
  */
 import { Ajv, type ErrorObject } from 'ajv';
+import type { TObject } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,7 @@ import {
 import { providerAccountSchema, type RawProviderAccount } from '../providers/account-schema.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import { PROVIDER_KINDS, providerKind } from '../providers/registry.js';
-import { settle, withDefaults, type Settled } from '../schema/setting.js';
+import { jsonSchemaOf, settle, withDefaults, type Settled } from '../schema/setting.js';
 import { checkAlerts } from './alerts-config.js';
 import { publishedConfigSchema, SettingsSchema, SandboxSection } from './config-schema.js';
 import { checkEncryption, resolveEncryption, type EncryptionConfig } from './retention-config.js';
@@ -116,7 +117,10 @@ export function composedConfigSchema(): Record<string, unknown> {
   } & Record<string, unknown>;
   schema.definitions.provider_account.allOf = [...PROVIDER_KINDS.values()].map((k) => ({
     if: { properties: { kind: { const: k.kind } }, required: ['kind'] },
-    then: { properties: { settings: k.settingsSchema ?? false }, ...(k.settingsSchema === null ? {} : { required: ['settings'] }) },
+    then: {
+      properties: { settings: k.settingsSchema === null ? false : jsonSchemaOf(k.settingsSchema as TObject) },
+      ...(k.settingsSchema === null ? {} : { required: ['settings'] }),
+    },
   }));
   return schema;
 }

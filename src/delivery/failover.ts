@@ -5,7 +5,9 @@
  * (`TransitionWrite.move`), so it costs no statement of its own. The rules are the domain's
  * (`failoverReason`, `nextAccount`); this reads what they need: the delivery's route, the
  * accounts the route evaluator last saw demoted, the account's ambiguity policy for the purpose,
- * and (only for the deliveries that would move) which accounts the tenant may use.
+ * until when throttling has paused the account (`account_paused`; a throttled answer waits the
+ * longer of its Retry-After and the pause), and (only for the deliveries that would move) which
+ * accounts the tenant may use.
  *
  * Never moved: a pinned account (`provider_accounts`), a delivery without a route of two accounts
  * or more, a permanent refusal, an `unknown` unless its policy is `accept_duplicate` (and
@@ -66,7 +68,8 @@ export class Failover {
    * tenants' account access once per tenant, and only when some delivery would move.
    */
   async movesFor(items: ReadonlyArray<{ subject: FailoverSubject; outcome: SubmitOutcome; ctx: FailoverContext }>): Promise<Array<FailoverMove | null>> {
-    const proposed = items.map(({ subject, outcome, ctx }) => this.propose(subject, outcome, ctx));
+    const pausedUntil = await this.pausesFor(items);
+    const proposed = items.map(({ subject, outcome, ctx }) => this.propose(subject, outcome, ctx, pausedUntil.get(subject.providerAccount) ?? null));
     const tenants = [...new Set(items.filter((_, i) => proposed[i] !== null).map((it) => it.subject.tenantId))];
     if (tenants.length === 0) return proposed.map(() => null);
     const access = new Map<string, AccountAccess>();
@@ -81,11 +84,38 @@ export class Failover {
     });
   }
 
-  /** The route and the reason a move would have, before the tenant's access and the target are looked at. */
-  private propose(s: FailoverSubject, outcome: SubmitOutcome, ctx: FailoverContext): { route: Route; reason: FailoverMove['reason'] } | null {
+  /**
+   * Until when throttling has paused each account (store.routes.accountPauses), read once for
+   * the batch and only when one of its answers is one a pause bears on (a retryable or an
+   * account-wide throttled answer on a routed account): an accepted batch costs no statement.
+   */
+  private async pausesFor(
+    items: ReadonlyArray<{ subject: FailoverSubject; outcome: SubmitOutcome; ctx: FailoverContext }>,
+  ): Promise<ReadonlyMap<string, number>> {
+    const bears = items.find(
+      ({ subject, outcome }) =>
+        (outcome.kind === 'retryable' || (outcome.kind === 'throttled' && outcome.scope !== 'destination')) && this.routeOf(subject) !== null,
+    );
+    if (bears === undefined) return NO_PAUSES;
+    return new Map((await this.store.routes.accountPauses(bears.ctx.now)).map((p) => [p.providerAccount, p.pausedUntil] as const));
+  }
+
+  /** The delivery's route when failover may move it (not pinned, two accounts or more); else null. */
+  private routeOf(s: FailoverSubject): Route | null {
     if (s.accountPinned) return null;
     const route = routeFor(this.routing.routes, s.tenantId, s.channel, s.purpose);
-    if (route === null || route.accounts.length < 2) return null;
+    return route === null || route.accounts.length < 2 ? null : route;
+  }
+
+  /** The route and the reason a move would have, before the tenant's access and the target are looked at. */
+  private propose(
+    s: FailoverSubject,
+    outcome: SubmitOutcome,
+    ctx: FailoverContext,
+    pausedUntil: number | null,
+  ): { route: Route; reason: FailoverMove['reason'] } | null {
+    const route = this.routeOf(s);
+    if (route === null) return null;
     const a = this.accounts.get(s.providerAccount);
     const reason = failoverReason({
       outcome,
@@ -93,11 +123,13 @@ export class Failover {
       expiresAt: s.expiresAt,
       ambiguityPolicy: a ? ambiguityPolicyFor(s.purpose, a.ambiguity_policy, a.ambiguity_policies) : 'wait_for_evidence',
       overRetryBudget: ctx.overRetryBudget,
-      // The limiter's pause is not read here: a throttled answer's own Retry-After (unbounded when absent) decides.
-      pausedUntil: null,
+      // The limiter's pause of the account, if any (a 429 of this batch has already extended it).
+      pausedUntil,
       ladderDelayMs: ctx.ladderDelayMs,
     });
     if (reason === null || (reason === 'accept_duplicate' && !this.routing.failoverAfterUnknown)) return null;
     return { route, reason };
   }
 }
+
+const NO_PAUSES: ReadonlyMap<string, number> = new Map();

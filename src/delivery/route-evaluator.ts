@@ -70,12 +70,20 @@ export class RouteEvaluator extends LoopService implements RouteHealthView {
       (await this.opts.store.routes.acceptedFigures({ since: now - p.windowMs, now, slowAfterMs: p.slowAfterMs })).map((f) => [f.providerAccount, f] as const),
     );
     this.latency = new Map([...accepted.values()].flatMap((f) => (f.meanDeliveredMs === null ? [] : [[f.providerAccount, f.meanDeliveredMs] as const])));
+    // Since when throttling has paused each account now (the limiter's record; absent: not paused).
+    const pausedSince = new Map((await this.opts.store.routes.accountPauses(now)).map((x) => [x.providerAccount, x.pausedSince] as const));
     const figures = new Map<string, AccountFigures>();
     for (const account of new Set(routes.flatMap((r) => r.accounts))) {
       const health = await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS);
       const a = accepted.get(account);
-      // Throttling's pause length is not read yet (docs/routing.md, "What is on main").
-      figures.set(account, { account, accepted: a?.accepted ?? 0, slow: a?.slow ?? 0, calls: health.calls, failures: health.failures, pausedSince: null });
+      figures.set(account, {
+        account,
+        accepted: a?.accepted ?? 0,
+        slow: a?.slow ?? 0,
+        calls: health.calls,
+        failures: health.failures,
+        pausedSince: pausedSince.get(account) ?? null,
+      });
     }
     const recorded: RouteChangeRecord[] = [];
     for (const route of routes) {

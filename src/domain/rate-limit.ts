@@ -155,6 +155,16 @@ export function throttle(state: LimiterState, req: ThrottleRequest): { state: Li
   return { state: next, resumeAt: availableAt(next, req) };
 }
 
+/**
+ * A 429 this soon after the account's last pause ended continues that pause rather than starting
+ * a new one (the store's `paused_since`). Permits resume when a pause ends, so a provider that
+ * keeps throttling answers the first calls let through with 429 again: each pause lapses for the
+ * moment those calls take (a claim and one call, at most the 10 s timeout plus a margin), and
+ * without this the account would never read as paused for longer than one Retry-After. One
+ * minute covers that with room; a 429 after a minute of calls answered normally is a new pause.
+ */
+export const PAUSE_CONTINUES_WITHIN_MS = 60_000;
+
 /** The most permits one limiter can grant within any window [t, t + windowMs) of `now` values: burst − 1 + ceil(W / T). It is reached from idle. */
 export function windowBound(limit: RateLimit & { windowMs: number }): number {
   const t = emissionIntervalUs(limit.ratePerSecond);

@@ -60,7 +60,7 @@ import type { OutboxSignal } from './outbox-signal.js';
 import type { LoginLimiter } from './login-limiter.js';
 import { DEFAULT_SESSION_IDLE_S, DEFAULT_SESSION_TTL_S, type SessionAuth } from './session-auth.js';
 import { systemClock } from '../clock.js';
-import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy } from '../domain/index.js';
+import { NO_INTAKE_LIMITS, type IntakeLimitsPolicy, type Route } from '../domain/index.js';
 import { installRequestLimits } from './request-limits.js';
 import { limitsRoutes } from './routes/limits.js';
 import { schedulingRoutes } from './routes/scheduling.js';
@@ -98,6 +98,8 @@ export interface AppDeps {
   counters?: DeliveryCounters;
   /** Configured provider accounts, shown (without credentials) at GET /v1/provider-accounts. */
   accounts?: ProviderAccountConfig[];
+  /** The configured routes (config `routes:`), listed by GET /v1/provider-accounts with each account's standing. Default: none. */
+  routes?: readonly Route[];
   clock?: Clock;
   /** Which customer webhook URLs may be registered (webhooks.allow_networks). Default: public addresses only. */
   webhookPolicy?: AddressPolicy;

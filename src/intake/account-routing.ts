@@ -29,6 +29,12 @@ export type AccountFilter = (account: ProviderAccountConfig) => boolean;
 export interface RouteKey {
   tenantId: string;
   purpose: Purpose;
+  /**
+   * An account of the route to take when the tenant may use it (campaign fan-out spreads a
+   * campaign over the route's healthy accounts: campaigns/route-capacity.ts). Not a pin: failover
+   * still moves the delivery along its route.
+   */
+  prefer?: string;
 }
 
 /** Which accounts the tenant may send through; without `access` (no read was made) every account. */
@@ -92,7 +98,8 @@ export class AccountRouting {
       if (!may(named)) throw notAssigned(channel, pinned, `provider_accounts.${channel}`);
       return named;
     }
-    const routed = on && this.routedAccounts(on, channel).find(may);
+    const candidates = on ? this.routedAccounts(on, channel).filter(may) : [];
+    const routed = candidates.find((a) => a.id === on?.prefer) ?? candidates[0];
     if (routed) return routed;
     const forChannel = this.accounts.filter((a) => a.channel === channel);
     const account = forChannel.find(may);

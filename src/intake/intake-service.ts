@@ -146,16 +146,18 @@ export class IntakeService {
 
   /**
    * The notification a body becomes, checked exactly as `submit` checks it, without writing it:
-   * campaign fan-out builds many and commits them in one transaction. Throws HeraldError for a
-   * body `submit` would refuse.
+   * campaign fan-out builds many and commits them in one transaction. `prefer`: the account of
+   * the route to take if the tenant may use it (fan-out's spread over the route's healthy
+   * accounts). Throws HeraldError for a body `submit` would refuse.
    */
-  prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion, access?: AccountAccess): NewNotification {
+  prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion, access?: AccountAccess, prefer?: string): NewNotification {
     if (request.template !== undefined && pinned === undefined) throw new Error('prepare: a template body needs its pinned version');
     const body = pinned === undefined ? request : this.withRendered(request, pinned);
     const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
-    const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), { tenantId, purpose: body.purpose });
+    const on = prefer === undefined ? { tenantId, purpose: body.purpose } : { tenantId, purpose: body.purpose, prefer };
+    const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), on);
     checkAccountLimits(body, routes);
     this.limits.checkSms(routes);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };

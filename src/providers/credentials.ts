@@ -5,6 +5,7 @@
  * never returned by the API, and never quoted in an error.
  */
 import { readFileSync } from 'node:fs';
+import { Type, type TOptional, type TString } from '@sinclair/typebox';
 import type { AccountProblem, DoctorCheck } from './kinds.js';
 
 /** Where a credential comes from, as configured; null when none of the three forms is set. */
@@ -79,7 +80,22 @@ export function credentialProblem(
   }
 }
 
-/** JSON Schema properties for a credential setting: `name`, `name_env`, `name_file`. */
+/** The three settings of a credential `name`: the literal `name`, `name_env` and `name_file`, each optional. */
+export type CredentialSettings<N extends string> = { [K in N | `${N}_env` | `${N}_file`]: TOptional<TString> };
+
+/**
+ * The settings of a credential, declared once (src/schema/setting.ts): `name` (literal), `name_env`
+ * and `name_file`, all optional; whether one of them must be given is the kind's check (`readCredential`).
+ */
+export function credentialSettings<const N extends string>(name: N, description: string): CredentialSettings<N> {
+  return {
+    [name]: Type.Optional(Type.String({ minLength: 1, description: `${description} Literal value; prefer ${name}_env or ${name}_file.` })),
+    [`${name}_env`]: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: `Name of the environment variable holding ${name}.` })),
+    [`${name}_file`]: Type.Optional(Type.String({ minLength: 1, description: `Path of a file holding ${name} (one trailing newline is ignored).` })),
+  } as CredentialSettings<N>;
+}
+
+/** JSON Schema properties for a credential setting (kinds not yet declared in TypeBox; `credentialSettings` replaces it). */
 export function credentialSchema(name: string, description: string): Record<string, unknown> {
   return {
     [name]: { type: 'string', minLength: 1, description: `${description} Literal value; prefer ${name}_env or ${name}_file.` },

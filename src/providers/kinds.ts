@@ -4,6 +4,7 @@
  * exports one `ProviderKind`; `registry.ts` lists them, and nothing else in Herald switches
  * on `kind`.
  */
+import type { TObject } from '@sinclair/typebox';
 import type { Channel, PushTarget } from '../domain/index.js';
 import type { DeviceGatewayPort } from './device-gateway-port.js';
 import type { CallbackVerifier, InboundReceiver, ProviderAccountConfig, ProviderAdapter } from './provider.js';
@@ -55,10 +56,11 @@ export interface ProviderKind {
   readonly summary: string;
   readonly defaults: ProviderDefaults;
   /**
-   * JSON Schema (draft-07) of the account's `settings` object, or null when the kind has
-   * none. Composed into the configuration schema, so a bad setting fails at load naming its field.
+   * The account's `settings`, declared once in TypeBox (src/schema/setting.ts): its JSON Schema
+   * (draft-07), its defaults and the kind's raw-settings type; null when the kind has none.
+   * Composed into the configuration schema, so a bad setting fails at load naming its field.
    */
-  readonly settingsSchema: Record<string, unknown> | null;
+  readonly settingsSchema: TObject | Record<string, unknown> | null;
   /**
    * Rules the schema cannot express, checked at load: credentials present (in the environment
    * or a file), addresses that parse, the account's common fields this kind needs. Never

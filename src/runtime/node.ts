@@ -350,6 +350,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       replay,
       counters,
       accounts: config.provider_accounts,
+      routes: config.routes.routes,
       acceptedProgressAfterMs: config.metrics.accepted_progress_after_s * 1000,
       clock,
       logger,
@@ -419,6 +420,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       intervalMs: config.worker.sweep_interval_ms,
       // The tenant's zone for recipients that name none, as the plan's waves and the send-time check read it.
       scheduling,
+      // A campaign with a route is spread over its healthy accounts, as its plan counted them.
+      routes: config.routes.routes,
     });
     webhooks = {
       relay: new WebhookRelay({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms }),

@@ -33,9 +33,21 @@ export interface AcceptedFigures {
   meanDeliveredMs: number | null;
 }
 
+/** An account throttling has paused now: until when, and since when without a break (null: not recorded). */
+export interface AccountPause {
+  providerAccount: string;
+  pausedSince: number | null;
+  pausedUntil: number;
+}
+
 export interface RouteStore {
   /** Per account, the deliveries it accepted since `since` and how many were slow (delivered, or not, more than `slowAfterMs` after acceptance). */
   acceptedFigures(q: { since: number; now: number; slowAfterMs: number }): Promise<AcceptedFigures[]>;
+  /**
+   * The accounts throttling has paused past `now` (the limiter's account row): the evaluator's
+   * `pausedSince`, failover's `pausedUntil`. A lapsed pause is absent: it has no beginning.
+   */
+  accountPauses(now: number): Promise<AccountPause[]>;
   /** Records a change as number `seq` of its route; false (nothing written) when another process took that number first. */
   recordChange(c: RouteChangeRecord): Promise<boolean>;
   /** Each account's latest change in each route. */

@@ -89,6 +89,8 @@ describe.each(DRIVERS)('campaign plans on %s', (driver) => {
         },
       ],
       wave_warnings: ['deadline_missed'],
+      // No route for email marketing: the one account intake would choose.
+      capacity: { route: null, accounts: [{ provider_account: 'sandbox-email', lane: 'bulk', max_rate: 2_000 }], left_out: [] },
     });
     // `if_feasible` did not start it: nothing is fanned out.
     expect(await h.campaigns.runOnce()).toMatchObject({ fannedOut: 0 });

@@ -496,3 +496,39 @@ describe('the published schema', () => {
     }
   });
 });
+
+describe("each provider kind's settings schema", () => {
+  const kinds = [...PROVIDER_KINDS.values()].filter((k) => k.settingsSchema !== null);
+  const schemaOf = (k: (typeof kinds)[number]) => JSON.parse(JSON.stringify(k.settingsSchema)) as Record<string, any>;
+
+  it('compiles in strict mode, refuses an unknown setting, and describes every setting', () => {
+    const undocumented: string[] = [];
+    for (const k of kinds) {
+      const schema = schemaOf(k);
+      expect(() => new Ajv({ strict: true }).compile(schema), k.kind).not.toThrow();
+      expect(schema.additionalProperties, k.kind).toBe(false);
+      const visit = (node: Record<string, any>, path: string) => {
+        for (const [key, prop] of Object.entries<Record<string, any>>(node.properties ?? {})) {
+          if (typeof prop.description !== 'string' || prop.description.length < 10) undocumented.push(`${path}.${key}`);
+          if (prop.type === 'object') visit(prop, `${path}.${key}`);
+        }
+      };
+      visit(schema, k.kind);
+    }
+    expect(undocumented).toEqual([]);
+  });
+
+  it('declares each default as a value its own setting accepts', () => {
+    const wrong: string[] = [];
+    for (const k of kinds) {
+      const visit = (node: Record<string, any>, path: string) => {
+        for (const [key, prop] of Object.entries<Record<string, any>>(node.properties ?? {})) {
+          if ('default' in prop && !new Ajv({ strict: true }).validate(prop, prop.default)) wrong.push(`${path}.${key}`);
+          if (prop.type === 'object') visit(prop, `${path}.${key}`);
+        }
+      };
+      visit(schemaOf(k), k.kind);
+    }
+    expect(wrong).toEqual([]);
+  });
+});

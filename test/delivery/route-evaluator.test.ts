@@ -2,8 +2,9 @@
  * The route evaluator on both drivers (docs/routing.md, "Demotion"): codes accepted by the primary
  * and not delivered five minutes later demote it while the backup stays healthy; a second process
  * evaluating the same state records nothing; nothing changes within the cool-down; the primary is
- * restored once its window holds no slow deliveries. Injected clock; no callbacks, so every
- * accepted code stays undelivered.
+ * restored once its window holds no slow deliveries; an account throttling has kept paused for
+ * longer than ten minutes is demoted. Injected clock; no callbacks, so every accepted code stays
+ * undelivered.
  */
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,5 +63,26 @@ describe.each(DRIVERS)('on %s', (driver) => {
     await a.runOnce();
     expect([...a.demotedIn(ROUTE)]).toEqual([]);
     expect((await h.store.routes.recentChanges(0, 10)).map((c) => c.action)).toEqual(['restore', 'demote']);
+  });
+
+  it('demotes an account throttling has paused for longer than paused_longer_than_s, across the 429s that keep it paused', async () => {
+    const a = evaluator();
+    const start = h.clock.now();
+    const limit = { ratePerSecond: 10, burst: 10 };
+    // The provider answers 429 with Retry-After: 5 min, and again to the first call after each pause.
+    const throttle = () => h.store.limiter.throttleAccount({ providerAccount: 'sandbox-sms', now: h.clock.now(), retryAfterMs: 5 * MIN, limit });
+    await throttle();
+    h.clock.advance(5 * MIN + 10_000);
+    await throttle();
+    // Paused for 9 minutes: not yet longer than the policy's 10.
+    h.clock.set(start + 9 * MIN);
+    expect(await a.runOnce()).toEqual([]);
+    h.clock.set(start + 10 * MIN + 10_000);
+    await throttle();
+    h.clock.set(start + 10 * MIN + 30_000);
+    const [demotion] = await a.runOnce();
+    expect(demotion).toMatchObject({ providerAccount: 'sandbox-sms', action: 'demote', reasons: ['paused_by_throttling'] });
+    expect(demotion!.figures.pausedSince).toBe(start);
+    expect([...a.demotedIn(ROUTE)]).toEqual(['sandbox-sms']);
   });
 });

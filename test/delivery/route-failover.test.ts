@@ -2,7 +2,7 @@
  * The worker's failover along a route (docs/routing.md), on both drivers with an injected clock:
  * two sandbox SMS accounts in one route, faults armed for the next send (which the primary
  * takes). A throttled primary moves the code to the backup within one ladder step, in the write
- * that schedules the retry; an invalid number does not move; an `unknown` stays under
+ * that schedules the retry; a 5xx while the primary is paused moves as `account_paused`; an invalid number does not move; an `unknown` stays under
  * `wait_for_evidence` and moves under `accept_duplicate`, recorded; a pinned account never moves.
  * Each move shows on GET /v1/deliveries/:id (the attempt's account and reason) and is counted in
  * herald_failovers_total{channel,from_account,to_account,reason}; a delivery that stays is not.
@@ -56,6 +56,24 @@ describe.each(DRIVERS)('on %s', (driver) => {
       ['sandbox-sms', 'throttled', 'throttled'],
       ['sms-backup', 'accepted', null],
     ]);
+  });
+
+  it('a code answered 5xx while throttling pauses its account moves to the backup as account_paused', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
+    const id = await sendCode();
+    // Another worker's 429 paused the primary for five minutes; this call was already under way.
+    await h.store.limiter.throttleAccount({
+      providerAccount: 'sandbox-sms',
+      now: h.clock.now(),
+      retryAfterMs: 5 * 60_000,
+      limit: { ratePerSecond: 10, burst: 10 },
+    });
+    h.sandbox.faults.set({ mode: 'server_error', count: 1 });
+    await h.worker.drain();
+    const d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'retryable', provider_account: 'sms-backup' });
+    expect(d.attempts).toMatchObject([{ provider_account: 'sandbox-sms', outcome: 'retryable', failover_reason: 'account_paused' }]);
+    expect(failovers(h, 'account_paused')).toBe(1);
   });
 
   it('an invalid number does not fail over; a pinned account never moves', async () => {

@@ -122,6 +122,28 @@ describe.each(DRIVERS)('on %s', (driver) => {
         figures: { accepted: 12, slow: 12, calls: 0, failures: 0 },
       },
     ]);
+    // Each route with its accounts in order and their standing, with the figures of the last change (the Providers page shows it).
+    const demotedAt = new Date(h.clock.now()).toISOString();
+    expect(listed.json.routes).toEqual([
+      {
+        route: '*/sms/otp',
+        tenant: '*',
+        channel: 'sms',
+        purpose: 'otp',
+        order: 'fixed',
+        accounts: [
+          {
+            provider_account: 'sandbox-sms',
+            position: 1,
+            state: 'demoted',
+            since: demotedAt,
+            reasons: ['slow_delivery'],
+            last_change: { action: 'demote', at: demotedAt, figures: { accepted: 12, slow: 12, calls: 0, failures: 0 } },
+          },
+          { provider_account: 'sms-backup', position: 2, state: 'in_service', since: null, reasons: [], last_change: null },
+        ],
+      },
+    ]);
 
     // Within the cool-down nothing changes; once the window holds none of its slow codes, it is restored.
     h.clock.advance(4 * MIN);
@@ -141,6 +163,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     const after = await h.get('/v1/provider-accounts');
     expect(after.json.items.find((a: { id: string }) => a.id === 'sandbox-sms').routes).toMatchObject([{ route: '*/sms/otp', state: 'in_service' }]);
     expect(after.json.route_changes.map((c: { action: string }) => c.action)).toEqual(['restore', 'demote']);
+    expect(after.json.routes[0].accounts[0]).toMatchObject({ provider_account: 'sandbox-sms', state: 'in_service', last_change: { action: 'restore' } });
   });
 
   it('orders codes by recent acceptance → delivered time under order: latency', async () => {

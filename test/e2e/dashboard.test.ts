@@ -3,7 +3,7 @@
  * phone gateway, SQLite): sign in, the CSRF guard, the overview banner when the sandbox starts
  * failing, filtering to failed, opening a message and retrying it while its state changes in
  * place and the provider's callbacks arrive in its evidence, a device's "retry all failed" with
- * the phone simulator and its battery level, the providers' recent errors, the campaign list, a
+ * the phone simulator and its battery level, the providers' recent errors and a route with a demoted account, the campaign list, a
  * revoked session's live stream closing by itself, and every page's screenshot. The screenshots
  * go to a temp directory; with HERALD_SCREENSHOTS=docs they replace docs/dashboard/*.png (used by
  * the README), so a plain test run leaves the work tree as it found it. One browser and one page
@@ -15,6 +15,8 @@ import type { Page } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PhoneSim } from '../../src/devices/phone-sim.js';
+import { databasePath } from '../../src/runtime/node.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { killChildren, poll, removeTempDirs, ROOT } from '../cli/spawn.js';
 import { findChromium, launchBrowser, type Browser } from './browser.js';
 import { PHONE_ACCOUNT, PHONE_TOKEN, startHeraldUnderTest, type HeraldUnderTest } from './herald-under-test.js';
@@ -63,7 +65,9 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    herald = await startHeraldUnderTest();
+    // A route no step sends on (SMS alerts), so failover never moves the other steps' codes; a day's
+    // cool-down keeps the evaluator from undoing the demotion the providers step records.
+    herald = await startHeraldUnderTest({ routes: { sms: { alert: ['sandbox-sms', PHONE_ACCOUNT] }, demotion: { cool_down_s: 86_400 } } });
     browser = await launchBrowser(chromium);
     page = browser.page;
     page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
@@ -290,8 +294,35 @@ describe.runIf(chromium.available)('the dashboard in Chromium', { timeout: 60_00
   });
 
   it('shows providers and campaigns, and works on a phone-sized screen', async () => {
+    // The phones demoted in the SMS alert route, as the evaluator records it (the next change number of
+    // the route, through the store, beside the running process: SQLite in WAL mode takes both).
+    const store = openSqliteStore({ path: databasePath(herald.dataDir) });
+    try {
+      const seq = Math.max(0, ...(await store.routes.latestChanges()).filter((c) => c.routeKey === '*/sms/alert').map((c) => c.seq)) + 1;
+      const figures = { account: PHONE_ACCOUNT, accepted: 40, slow: 9, calls: 40, failures: 0, pausedSince: null };
+      const recorded = await store.routes.recordChange({
+        routeKey: '*/sms/alert',
+        seq,
+        providerAccount: PHONE_ACCOUNT,
+        action: 'demote',
+        reasons: ['slow_delivery'],
+        figures,
+        decidedAt: Date.now(),
+      });
+      expect(recorded).toBe(true);
+    } finally {
+      await store.close();
+    }
     await go('/providers');
     await page.getByRole('heading', { name: 'sandbox-sms' }).waitFor();
+    // The route with its accounts in order: the primary in service, the phones demoted, why, and the figures it was done on.
+    const route = page.locator('table[data-route="*/sms/alert"]');
+    const demoted = route.locator(`tr[data-route-account="${PHONE_ACCOUNT}"]`);
+    await demoted.locator('.badge', { hasText: 'demoted' }).waitFor();
+    expect(await demoted.innerText()).toContain('slow_delivery');
+    expect(await demoted.innerText()).toContain('9 slow of 40 accepted');
+    expect(await route.locator('tbody tr').first().getAttribute('data-route-account')).toBe('sandbox-sms');
+    expect(await page.locator('table[data-route-changes]').innerText()).toContain(PHONE_ACCOUNT);
     const text = await page.locator('main').innerText();
     expect(text).toContain('burst 50');
     expect(text).not.toContain('callback_secret');

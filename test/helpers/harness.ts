@@ -290,6 +290,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     replay,
     counters,
     accounts: config.provider_accounts,
+    ...(opts.routes ? { routes: opts.routes.routes } : {}),
     ...(opts.metrics?.acceptedProgressAfterMs === undefined ? {} : { acceptedProgressAfterMs: opts.metrics.acceptedProgressAfterMs }),
     clock,
     callbackVerifiers: opts.callbackVerifier
@@ -387,8 +388,10 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         clock,
         logger: log,
         ...(opts.intake?.limits ? { limits: opts.intake.limits } : {}),
+        ...routing,
       }),
       accounts: config.provider_accounts,
+      ...(opts.routes ? { routes: opts.routes.routes } : {}),
     }),
     reconciler,
     evidence,

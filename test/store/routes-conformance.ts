@@ -87,6 +87,27 @@ export function routesConformance(name: string, makeStore: () => Promise<StoreFi
       expect(recent[0]!.figures).toEqual(figures('sms-a'));
     });
 
+    it('keeps when a throttling pause began while 429s extend it (or follow within a minute of its end), and forgets a lapsed one', async () => {
+      const limit = { ratePerSecond: 10, burst: 10 };
+      const pause = (now: number, retryAfterMs: number) => store.limiter.throttleAccount({ providerAccount: 'sms-a', now, retryAfterMs, limit });
+      expect(await store.routes.accountPauses(T0)).toEqual([]);
+      expect(await pause(T0, 5 * MINUTE)).toBe(T0 + 5 * MINUTE);
+      expect(await store.routes.accountPauses(T0 + MINUTE)).toEqual([{ providerAccount: 'sms-a', pausedSince: T0, pausedUntil: T0 + 5 * MINUTE }]);
+      // A 429 while paused extends the pause; it began at T0 still.
+      await pause(T0 + 2 * MINUTE, 5 * MINUTE);
+      // The first call after the pause is answered 429 again, 20 s after it ended: the same pause.
+      await pause(T0 + 7 * MINUTE + 20 * SECOND, 5 * MINUTE);
+      expect(await store.routes.accountPauses(T0 + 11 * MINUTE)).toEqual([
+        { providerAccount: 'sms-a', pausedSince: T0, pausedUntil: T0 + 12 * MINUTE + 20 * SECOND },
+      ]);
+      // Lapsed: no pause is read.
+      expect(await store.routes.accountPauses(T0 + 13 * MINUTE)).toEqual([]);
+      // A 429 more than a minute after the pause ended begins a new one.
+      const later = T0 + 14 * MINUTE;
+      await pause(later, 30 * SECOND);
+      expect(await store.routes.accountPauses(later)).toEqual([{ providerAccount: 'sms-a', pausedSince: later, pausedUntil: later + 30 * SECOND }]);
+    });
+
     it('counts each account’s accepted deliveries of the window, slow once not delivered after the threshold', async () => {
       await seedDeliveries(store, { tenantId: TENANT, count: 3, providerAccount: 'sms-a', channel: 'sms', createdAt: T0 });
       await acceptAll(store, 'sms-a', T0 + 5 * SECOND);

@@ -29,13 +29,14 @@ function toneOf(state: string, reason: string | null): 'ok' | 'bad' | 'warn' | '
     state === 'read' ||
     state === 'online' ||
     state === 'healthy' ||
-    state === 'completed'
+    state === 'completed' ||
+    state === 'in service'
   )
     return 'ok';
   if (state === 'unknown' || state === 'degraded' || state === 'paused') return 'warn';
   if (state === 'terminal')
     return reason === 'cancelled' || reason === 'superseded' || reason === 'suppressed' || reason === 'unsubscribed' ? 'neutral' : 'bad';
-  if (state === 'bounced' || state === 'failed' || state === 'complained' || state === 'offline') return 'bad';
+  if (state === 'bounced' || state === 'failed' || state === 'complained' || state === 'offline' || state === 'demoted') return 'bad';
   if (['ready', 'submitting', 'retryable', 'running', 'pending', 'processed', 'cancelling'].includes(state)) return 'wait';
   return 'neutral';
 }

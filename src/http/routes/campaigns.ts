@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.js';
+import type { Route } from '../../domain/index.js';
 import { CampaignService } from '../../campaigns/campaign-service.js';
 import { campaignRequestSchema, type CampaignRequest } from '../../campaigns/campaign-request.js';
 import type { IntakeService } from '../../intake/intake-service.js';
@@ -32,6 +33,8 @@ export interface CampaignRouteDeps {
   onCampaignRunnable?: () => void;
   /** The process's scheduling policies, which the campaign's waves are planned with. */
   scheduling?: SchedulingPolicies;
+  /** The configured routes: a campaign is planned over its route's healthy accounts together. */
+  routes?: readonly Route[];
 }
 
 /** The opaque cursor of a refusal page: the last audience position of the previous page. */
@@ -86,6 +89,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
     logger: app.log,
     ...(deps.onCampaignRunnable ? { onRunnable: deps.onCampaignRunnable } : {}),
     ...(deps.scheduling ? { scheduling: deps.scheduling } : {}),
+    ...(deps.routes ? { routes: deps.routes } : {}),
   });
 
   app.post<{ Body: CampaignRequest }>(

@@ -1,7 +1,8 @@
 /**
  * GET /v1/provider-accounts: each configured account, its lanes, evidence settings, ambiguity
  * policy, rollout stage, its retry budget now and where it stands in its routes (demoted or in
- * service, docs/routing.md), with the routes' demotions and restorations of the last day; GET /v1/provider-accounts/recent-errors: every
+ * service, docs/routing.md), each configured route with its accounts in order and their standing, and the routes' demotions and
+ * restorations of the last day; GET /v1/provider-accounts/recent-errors: every
  * account's errors by class over 15 min, 1 h and 24 h; GET /v1/provider-accounts/:id/rollout:
  * what promoting it would change.
  */
@@ -18,11 +19,13 @@ import {
   HEALTH_WINDOW_MS,
   laneBudgets,
   nextRolloutStage,
+  type Route,
 } from '../../domain/index.js';
 import { HeraldError } from '../../errors.js';
 import { DEFAULT_EVIDENCE_WINDOW_S, DEFAULT_LOOKUP_GRACE_S } from '../../delivery/reconciler.js';
 import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
+import { routeKeyOf } from '../../delivery/route-evaluator.js';
 import { mayUseAccount, type ProviderErrorCount, type RolloutDecisionCount, type RouteChangeRecord, type Store } from '../../store/store.js';
 import { answer } from '../response-schemas.js';
 
@@ -39,8 +42,47 @@ function routeChangeJson(c: RouteChangeRecord) {
     action: c.action,
     reasons: c.reasons,
     at: new Date(c.decidedAt).toISOString(),
-    figures: { accepted: c.figures.accepted, slow: c.figures.slow, calls: c.figures.calls, failures: c.figures.failures },
+    figures: figuresJson(c),
   };
+}
+
+/** The figures a change was made on, as the API shows them. */
+function figuresJson(c: RouteChangeRecord) {
+  return { accepted: c.figures.accepted, slow: c.figures.slow, calls: c.figures.calls, failures: c.figures.failures };
+}
+
+/**
+ * The routes this tenant's deliveries may take (its own and every tenant's), each with the
+ * accounts it may use in the configured order and where each stands: demoted or in service,
+ * since when (null: never changed), why, and the figures of its last change.
+ */
+function routesView(routes: readonly Route[], tenantId: string, usable: ReadonlySet<string>, latest: readonly RouteChangeRecord[]) {
+  return routes
+    .filter((r) => r.tenantId === EVERY_TENANT || r.tenantId === tenantId)
+    .map((r) => {
+      const key = routeKeyOf(r);
+      return {
+        route: key,
+        tenant: r.tenantId,
+        channel: r.channel,
+        purpose: r.purpose,
+        order: r.order,
+        accounts: r.accounts
+          .filter((id) => usable.has(id))
+          .map((id, i) => {
+            const last = latest.find((c) => c.routeKey === key && c.providerAccount === id) ?? null;
+            return {
+              provider_account: id,
+              position: i + 1,
+              state: last?.action === 'demote' ? 'demoted' : 'in_service',
+              since: last === null ? null : new Date(last.decidedAt).toISOString(),
+              reasons: last?.reasons ?? [],
+              last_change: last === null ? null : { action: last.action, at: new Date(last.decidedAt).toISOString(), figures: figuresJson(last) },
+            };
+          }),
+      };
+    })
+    .filter((r) => r.accounts.length > 0);
 }
 
 /** The configured accounts this tenant may send through (assigned to it; for the default tenant also those assigned to nobody). */
@@ -50,7 +92,10 @@ async function usableAccounts(deps: { store: Store; accounts?: ProviderAccountCo
 }
 
 /** Registers the provider account routes on an authenticated scope. */
-export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store; accounts?: ProviderAccountConfig[]; clock: Clock }): void {
+export function providerAccountRoutes(
+  app: FastifyInstance,
+  deps: { store: Store; accounts?: ProviderAccountConfig[]; routes?: readonly Route[]; clock: Clock },
+): void {
   app.get(
     '/v1/provider-accounts',
     {
@@ -116,7 +161,7 @@ export function providerAccountRoutes(app: FastifyInstance, deps: { store: Store
           };
         }),
       );
-      return { items, route_changes: recent.map(routeChangeJson) };
+      return { items, routes: routesView(deps.routes ?? [], request.tenantId, ids, latest), route_changes: recent.map(routeChangeJson) };
     },
   );
 

@@ -1,4 +1,5 @@
 /** The resend provider kind: e-mail through Resend's HTTP API (docs/providers/resend.md). */
+import { settle } from '../../schema/setting.js';
 import { resolveCallbackSecrets } from '../callback-secrets.js';
 import type { ProviderKind } from '../kinds.js';
 import { createResendAdapter } from './adapter.js';
@@ -31,11 +32,11 @@ export const resendKind: ProviderKind = {
     return secrets ? createResendCallbackVerifier(secrets) : null;
   },
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(resendSettingsSchema, account.settings);
     return {
       base_url: account.base_url ?? RESEND_API_URL,
       from: s.from,
-      ...(typeof s.reply_to === 'string' ? { reply_to: s.reply_to } : {}),
+      ...(s.reply_to === null ? {} : { reply_to: s.reply_to }),
       callbacks: (account.callback_secrets?.length ?? 0) > 0 || account.callback_secret_env !== undefined,
     };
   },

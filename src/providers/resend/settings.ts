@@ -3,9 +3,11 @@
  * optional reply-to. Checked at load, so a sender Resend would refuse (`invalid_from_address`)
  * or a missing key fails before the first send, naming the field.
  */
+import { Type } from '@sinclair/typebox';
 import { parseMailbox } from '../../domain/index.js';
+import { section, settle } from '../../schema/setting.js';
 import type { AccountProblem } from '../kinds.js';
-import { credentialProblem, credentialSchema, readCredential } from '../credentials.js';
+import { credentialProblem, credentialSettings, readCredential } from '../credentials.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Resend's public API (https://resend.com/docs/api-reference); `base_url` overrides it. */
@@ -18,35 +20,26 @@ export interface ResendSettings {
   replyTo: string | null;
 }
 
-export const resendSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['from'],
-  properties: {
-    ...credentialSchema('api_key', 'Resend API key (re_...); a sending-access key is enough to send.'),
-    from: {
-      type: 'string',
-      minLength: 3,
-      maxLength: 320,
-      description: 'Sender: an address on a domain verified in Resend, or "Name <address>".',
-    },
-    reply_to: { type: 'string', minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' },
-  },
-};
-
-function setting(account: ProviderAccountConfig, name: string): string | undefined {
-  const value = account.settings?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
+/** The settings as declared once (src/schema/setting.ts): JSON Schema, raw type and defaults. */
+export const resendSettingsSchema = section({
+  ...credentialSettings('api_key', 'Resend API key (re_...); a sending-access key is enough to send.'),
+  from: Type.String({
+    minLength: 3,
+    maxLength: 320,
+    description: 'Sender: an address on a domain verified in Resend, or "Name <address>".',
+  }),
+  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' })),
+});
 
 /** What the schema cannot check: the key readable, the mailboxes well-formed, no setting Resend cannot honour. */
 export function resendProblems(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[] {
   const problems: AccountProblem[] = [];
   const key = credentialProblem(account.id, account.settings, 'api_key', env);
   if (key) problems.push(key);
-  for (const name of ['from', 'reply_to']) {
-    const value = setting(account, name);
-    if (value !== undefined && parseMailbox(value) === null) {
+  const s = settle(resendSettingsSchema, account.settings);
+  for (const name of ['from', 'reply_to'] as const) {
+    const value = s[name];
+    if (value !== null && parseMailbox(value) === null) {
       problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
     }
   }
@@ -70,7 +63,8 @@ export function resendProblems(account: ProviderAccountConfig, env: NodeJS.Proce
 
 /** Reads the settings an adapter needs; throws CredentialError when the key cannot be read. */
 export function readResendSettings(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): ResendSettings {
-  const from = setting(account, 'from');
-  if (from === undefined) throw new Error(`provider account ${account.id}: settings.from is required`);
-  return { apiKey: readCredential(account.id, account.settings, 'api_key', env), from, replyTo: setting(account, 'reply_to') ?? null };
+  const s = settle(resendSettingsSchema, account.settings);
+  // Required by the schema; an account built without the configuration (a test) may still lack it.
+  if (s.from === null) throw new Error(`provider account ${account.id}: settings.from is required`);
+  return { apiKey: readCredential(account.id, account.settings, 'api_key', env), from: s.from, replyTo: s.reply_to };
 }

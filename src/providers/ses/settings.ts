@@ -5,8 +5,10 @@
  * into what the adapter, the verifier and the doctor use. Credentials are read per request
  * (`readSesCredentials`), so rotated temporary credentials in a file or variable are picked up.
  */
+import { Type } from '@sinclair/typebox';
 import { parseMailbox } from '../../domain/index.js';
-import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
+import { section, settle } from '../../schema/setting.js';
+import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
@@ -17,34 +19,31 @@ const CONFIGURATION_SET_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 /** Standard SNS topic ARNs in the aws, aws-cn and aws-us-gov partitions (topic names: 1-256 of `A-Za-z0-9_-`). */
 export const TOPIC_ARN_PATTERN = '^arn:aws(-cn|-us-gov)?:sns:[a-z]{2}(-[a-z]+)+-[0-9]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}$';
 
-export const sesSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['region', 'from'],
-  properties: {
-    region: { type: 'string', pattern: REGION_PATTERN, description: 'The AWS region the SES identity and quota live in, e.g. eu-west-1.' },
-    from: { type: 'string', minLength: 3, maxLength: 320, description: 'Default sender: `Name <address>` or an address of a verified SES identity.' },
-    reply_to: { type: 'string', minLength: 3, maxLength: 320, description: 'Default Reply-To: `Name <address>` or an address.' },
-    configuration_set: {
-      type: 'string',
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const sesSettingsSchema = section({
+  region: Type.String({ pattern: REGION_PATTERN, description: 'The AWS region the SES identity and quota live in, e.g. eu-west-1.' }),
+  from: Type.String({ minLength: 3, maxLength: 320, description: 'Default sender: `Name <address>` or an address of a verified SES identity.' }),
+  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Default Reply-To: `Name <address>` or an address.' })),
+  configuration_set: Type.Optional(
+    Type.String({
       pattern: CONFIGURATION_SET_PATTERN,
       description: 'The SES configuration set whose event destination publishes to the SNS topic(s) below (sent as ConfigurationSetName).',
-    },
-    sns_topic_arns: {
-      type: 'array',
+    }),
+  ),
+  sns_topic_arns: Type.Optional(
+    Type.Array(Type.String({ pattern: TOPIC_ARN_PATTERN }), {
       minItems: 1,
       uniqueItems: true,
-      items: { type: 'string', pattern: TOPIC_ARN_PATTERN },
       description: 'The SNS topics whose signed notifications POST /v1/callbacks/<account> accepts; none: the account receives no callbacks.',
-    },
-    ...credentialSchema(
-      'access_key_id',
-      'AWS access key id of an IAM identity allowed ses:SendEmail (and, for herald doctor, ses:GetAccount and ses:GetEmailIdentity).',
-    ),
-    ...credentialSchema('secret_access_key', 'AWS secret access key belonging to access_key_id.'),
-    ...credentialSchema('session_token', 'AWS session token, for temporary credentials (STS).'),
-  },
-};
+    }),
+  ),
+  ...credentialSettings(
+    'access_key_id',
+    'AWS access key id of an IAM identity allowed ses:SendEmail (and, for herald doctor, ses:GetAccount and ses:GetEmailIdentity).',
+  ),
+  ...credentialSettings('secret_access_key', 'AWS secret access key belonging to access_key_id.'),
+  ...credentialSettings('session_token', 'AWS session token, for temporary credentials (STS).'),
+});
 
 /** The settings an SES account resolves to. */
 export interface SesSettings {
@@ -63,28 +62,22 @@ export interface SesCredentials {
   sessionToken?: string;
 }
 
-function stringSetting(settings: Record<string, unknown>, name: string): string | null {
-  const value = settings[name];
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
 /** Resolves a validated account's settings; throws for a configuration error `sesKind.check` lets through. */
 export function readSesSettings(account: ProviderAccountConfig): SesSettings {
-  const settings = account.settings ?? {};
-  const region = stringSetting(settings, 'region');
-  const from = stringSetting(settings, 'from');
-  if (region === null || !new RegExp(REGION_PATTERN).test(region))
+  const s = settle(sesSettingsSchema, account.settings);
+  // Checked by the schema at load; an account built without the configuration (a test) may still lack them.
+  if (s.region === null || !new RegExp(REGION_PATTERN).test(s.region))
     throw new Error(`provider account ${account.id}: settings.region is required (e.g. eu-west-1)`);
-  if (from === null) throw new Error(`provider account ${account.id}: settings.from is required`);
-  const topics = Array.isArray(settings.sns_topic_arns) ? settings.sns_topic_arns.filter((t): t is string => typeof t === 'string') : [];
-  const endpoint = new URL(account.base_url ?? `https://email.${region}.amazonaws.com`);
+  if (s.from === null) throw new Error(`provider account ${account.id}: settings.from is required`);
+  const endpoint = new URL(account.base_url ?? `https://email.${s.region}.amazonaws.com`);
   if (endpoint.protocol !== 'https:' && endpoint.protocol !== 'http:') throw new Error(`provider account ${account.id}: base_url must be http or https`);
   return {
-    region,
-    from,
-    replyTo: stringSetting(settings, 'reply_to'),
-    configurationSet: stringSetting(settings, 'configuration_set'),
-    topicArns: topics,
+    region: s.region,
+    from: s.from,
+    replyTo: s.reply_to,
+    configurationSet: s.configuration_set,
+    // No topics: the account receives no callbacks.
+    topicArns: s.sns_topic_arns ?? [],
     endpoint,
   };
 }
@@ -109,9 +102,10 @@ export function sesAccountProblems(account: ProviderAccountConfig, env: NodeJS.P
     const problem = credentialProblem(account.id, settings, 'session_token', env);
     if (problem) problems.push(problem);
   }
-  for (const name of ['from', 'reply_to']) {
-    const value = settings[name];
-    if (typeof value === 'string' && parseMailbox(value) === null) {
+  const s = settle(sesSettingsSchema, settings);
+  for (const name of ['from', 'reply_to'] as const) {
+    const value = s[name];
+    if (value !== null && parseMailbox(value) === null) {
       problems.push({ field: `settings.${name}`, message: 'is not an e-mail address (`Name <address>` or `address`)' });
     }
   }

@@ -1,6 +1,6 @@
 /** `store.routes`, written once for both drivers (see ../route-store.ts). */
 import type { DemotionReason } from '../../domain/index.js';
-import type { AcceptedFigures, RouteChangeRecord, RouteStore } from '../route-store.js';
+import type { AcceptedFigures, AccountPause, RouteChangeRecord, RouteStore } from '../route-store.js';
 import type { Row } from '../rows.js';
 import type { Executor } from '../sql-executor.js';
 
@@ -15,6 +15,14 @@ export class RoutesPart implements RouteStore {
       accepted: Number(r.accepted),
       slow: Number(r.slow),
       meanDeliveredMs: r.mean_delivered_ms === null || r.mean_delivered_ms === undefined ? null : Number(r.mean_delivered_ms),
+    }));
+  }
+
+  async accountPauses(now: number): Promise<AccountPause[]> {
+    return (await this.x.all('route_account_pauses', { now })).map((r) => ({
+      providerAccount: String(r.provider_account),
+      pausedSince: r.paused_since === null || r.paused_since === undefined ? null : Number(r.paused_since),
+      pausedUntil: Number(r.paused_until),
     }));
   }
 

@@ -14,7 +14,7 @@
  * reservation a crash loses is one whose permits no durable claim used, and no provider was
  * called for them (the worker calls only after its claim committed).
  */
-import { acquireJoint, refundedState, throttle, type LimiterRow, type LimiterState } from '../../domain/index.js';
+import { PAUSE_CONTINUES_WITHIN_MS, acquireJoint, refundedState, throttle, type LimiterRow, type LimiterState } from '../../domain/index.js';
 import {
   ACCOUNT_LANE,
   type AccountThrottle,
@@ -146,7 +146,7 @@ export class PostgresLimiter extends LimiterPart {
       const next = rows.map((x) => throttle({ tatUs: tats.get(x.row) ?? 0 }, { ...x.limit, now: r.now, retryAfterMs: r.retryAfterMs }));
       await this.sql.q('limiter_set', [r.providerAccount, lanes, next.map((n) => n.state.tatUs)], c);
       const resumeAt = Math.max(...next.map((n) => n.resumeAt));
-      await this.sql.q('limiter_pause', [r.providerAccount, resumeAt], c);
+      await this.sql.q('limiter_pause', [r.providerAccount, resumeAt, r.now, PAUSE_CONTINUES_WITHIN_MS], c);
       return resumeAt;
     });
   }

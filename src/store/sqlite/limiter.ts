@@ -5,7 +5,7 @@
  * with the same steps and the same refund rule as PostgreSQL's three transactions. Reservations
  * and refunds on their own (reservePermits, refundPermits) are a transaction each.
  */
-import { acquireJoint, refundedState, throttle, type LimiterRow } from '../../domain/index.js';
+import { PAUSE_CONTINUES_WITHIN_MS, acquireJoint, refundedState, throttle, type LimiterRow } from '../../domain/index.js';
 import {
   ACCOUNT_LANE,
   type AccountThrottle,
@@ -113,7 +113,9 @@ export class SqliteLimiter extends LimiterPart {
         this.sql.stmt('limiter_set').run({ provider_account: r.providerAccount, lane: x.row, tat_us: next.state.tatUs });
         resumeAt = Math.max(resumeAt, next.resumeAt);
       }
-      this.sql.stmt('limiter_pause').run({ provider_account: r.providerAccount, paused_until: resumeAt });
+      this.sql
+        .stmt('limiter_pause')
+        .run({ provider_account: r.providerAccount, paused_until: resumeAt, now: r.now, continues_within_ms: PAUSE_CONTINUES_WITHIN_MS });
       return resumeAt;
     });
   }

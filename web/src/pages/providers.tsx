@@ -1,8 +1,10 @@
 /**
  * Provider accounts (GET /v1/provider-accounts, with failures and throttle pauses from GET
- * /v1/stats and errors by class from GET /v1/provider-accounts/recent-errors): rate, burst,
- * lanes, retry budget, throttle pause, rollout stage, recent errors. Credentials are never part
- * of any of these answers.
+ * /v1/stats and errors by class from GET /v1/provider-accounts/recent-errors): each route with
+ * its accounts in order and their standing (in service or demoted, since when, why, the figures
+ * of the last change) and the last day's demotions and restorations; per account its rate,
+ * burst, lanes, retry budget, throttle pause, rollout stage, recent errors. Credentials are never
+ * part of any of these answers.
  */
 import type { JSX } from 'preact';
 import { get } from '../api.js';
@@ -10,7 +12,86 @@ import { ErrorNote, Facts, StateBadge, useResource } from '../components.js';
 import { time } from '../format.js';
 import { useLive } from '../live.js';
 import { Link } from '../router.js';
-import type { ErrorCounts, ProviderAccount, RecentErrors as RecentErrorCounts, Stats } from '../types.js';
+import type { ErrorCounts, ProviderAccount, RecentErrors as RecentErrorCounts, RouteChange, RouteFigures, RouteStanding, Stats } from '../types.js';
+
+/** A change's figures in words: what the evaluator counted when it made it. */
+function figuresText(f: RouteFigures): string {
+  return `${f.slow} slow of ${f.accepted} accepted; ${f.failures} failed of ${f.calls} calls`;
+}
+
+/** "otp" or "every purpose", and whose route it is. */
+function routeTitle(r: RouteStanding): string {
+  const purpose = r.purpose === 'default' ? 'every other purpose' : r.purpose;
+  return `${r.channel} · ${purpose} (${r.tenant === '*' ? 'every tenant' : `tenant ${r.tenant}`}, order ${r.order})`;
+}
+
+/** One route: its accounts in the configured order, each one's standing, since when, why, and the figures of its last change. */
+function RouteTable(props: { route: RouteStanding }): JSX.Element {
+  const r = props.route;
+  return (
+    <table class="list compact" data-route={r.route}>
+      <caption>Route {routeTitle(r)}</caption>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">Account</th>
+          <th scope="col">Standing</th>
+          <th scope="col">Since</th>
+          <th scope="col">Why</th>
+          <th scope="col">Figures of the last change</th>
+        </tr>
+      </thead>
+      <tbody>
+        {r.accounts.map((a) => (
+          <tr key={a.provider_account} data-route-account={a.provider_account}>
+            <td data-label="#">{a.position}</td>
+            <td data-label="Account">{a.provider_account}</td>
+            <td data-label="Standing">
+              <StateBadge state={a.state === 'demoted' ? 'demoted' : 'in service'} />
+            </td>
+            <td data-label="Since">{a.since === null ? 'always' : time(a.since)}</td>
+            <td data-label="Why">{a.reasons.length > 0 ? a.reasons.join(', ') : '—'}</td>
+            <td data-label="Figures of the last change">
+              {a.last_change === null ? '—' : `${a.last_change.action === 'demote' ? 'demoted' : 'restored'} on ${figuresText(a.last_change.figures)}`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The routes' demotions and restorations of the last day, newest first. */
+function RouteChanges(props: { changes: RouteChange[] }): JSX.Element {
+  if (props.changes.length === 0) return <p class="muted">No demotions or restorations in the last 24 hours.</p>;
+  return (
+    <table class="list compact" data-route-changes>
+      <caption>Demotions and restorations (24 h)</caption>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Route</th>
+          <th scope="col">Account</th>
+          <th scope="col">Change</th>
+          <th scope="col">Why</th>
+          <th scope="col">Figures</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.changes.map((c) => (
+          <tr key={`${c.route}-${c.provider_account}-${c.at}`}>
+            <td data-label="When">{time(c.at)}</td>
+            <td data-label="Route">{c.route}</td>
+            <td data-label="Account">{c.provider_account}</td>
+            <td data-label="Change">{c.action === 'demote' ? 'demoted' : 'restored'}</td>
+            <td data-label="Why">{c.reasons.length > 0 ? c.reasons.join(', ') : '—'}</td>
+            <td data-label="Figures">{figuresText(c.figures)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 /** The messages list filtered to what an error row counts: a call outcome has no filter of its own, a terminal reason does. */
 function errorLink(a: ProviderAccount, reason: string | null): string {
@@ -61,7 +142,11 @@ function RecentErrors(props: { account: ProviderAccount; errors: RecentErrorCoun
 }
 
 export function ProvidersPage(): JSX.Element {
-  const accounts = useResource(() => get<{ items: ProviderAccount[] }>('/v1/provider-accounts'), 'accounts');
+  const accounts = useResource(
+    () => get<{ items: ProviderAccount[]; routes?: RouteStanding[]; route_changes?: RouteChange[] }>('/v1/provider-accounts'),
+    'accounts',
+  );
+  const routes = accounts.data?.routes ?? [];
   const stats = useResource(() => get<Stats>('/v1/stats'), 'stats');
   const errors = useResource(() => get<{ items: RecentErrorCounts[] }>('/v1/provider-accounts/recent-errors'), 'recent-errors');
   // Counts over 15 min and more need no sub-second freshness, and the aggregate reads a day of failures: at most every 10 s.
@@ -79,6 +164,15 @@ export function ProvidersPage(): JSX.Element {
       <h1 id="providers-title">Providers</h1>
       <ErrorNote error={accounts.error} />
       <ErrorNote error={errors.error} />
+      {routes.length > 0 ? (
+        <section aria-labelledby="routes-title" class="routes">
+          <h2 id="routes-title">Routes</h2>
+          {routes.map((r) => (
+            <RouteTable key={r.route} route={r} />
+          ))}
+          <RouteChanges changes={accounts.data?.route_changes ?? []} />
+        </section>
+      ) : null}
       <div class="cards">
         {(accounts.data?.items ?? []).map((a) => {
           const st = stats.data?.provider_accounts.find((p) => p.id === a.id);

@@ -20,9 +20,15 @@ WHERE r.provider_account = $1 AND r.lane = w.lane;
 
 -- name: limiter_pause
 -- A provider's 429 paused the account until $2 (never moved earlier): what the metrics endpoint
--- shows as the pause (migration 0013). The row exists: throttleAccount has just locked it.
--- params: $1 provider_account, $2 paused_until
-UPDATE rate_limiters SET paused_until = GREATEST(COALESCE(paused_until, 0), $2::bigint)
+-- shows as the pause (migration 0013). paused_since (0035) is when the pause began: kept while the
+-- pause is extended, or when this 429 came within $4 ms of its end (the first calls after a pause
+-- answered 429 again); else this pause begins at $3. The row exists: throttleAccount has just
+-- locked it.
+-- params: $1 provider_account, $2 paused_until, $3 now, $4 continues_within_ms
+UPDATE rate_limiters
+SET paused_since = CASE WHEN paused_since IS NOT NULL AND paused_until IS NOT NULL AND paused_until + $4::bigint >= $3::bigint
+                        THEN paused_since ELSE $3::bigint END,
+    paused_until = GREATEST(COALESCE(paused_until, 0), $2::bigint)
 WHERE provider_account = $1 AND lane = '*';
 
 -- name: limiter_lock_free

@@ -18,9 +18,15 @@ UPDATE rate_limiters SET tat_us = @tat_us WHERE provider_account = @provider_acc
 
 -- name: limiter_pause
 -- A provider's 429 paused the account until @paused_until (never moved earlier): what the metrics
--- endpoint shows as the pause (migration 0013). The row exists: throttleAccount has just read it.
--- params: @provider_account, @paused_until
-UPDATE rate_limiters SET paused_until = MAX(COALESCE(paused_until, 0), @paused_until)
+-- endpoint shows as the pause (migration 0013). paused_since (0035) is when the pause began: kept
+-- while the pause is extended, or when this 429 came within @continues_within_ms of its end (the
+-- first calls after a pause answered 429 again); else this pause begins at @now. The row exists:
+-- throttleAccount has just read it.
+-- params: @provider_account, @paused_until, @now, @continues_within_ms
+UPDATE rate_limiters
+SET paused_since = CASE WHEN paused_since IS NOT NULL AND paused_until IS NOT NULL AND paused_until + @continues_within_ms >= @now
+                        THEN paused_since ELSE @now END,
+    paused_until = MAX(COALESCE(paused_until, 0), @paused_until)
 WHERE provider_account = @provider_account AND lane = '*';
 
 -- name: limiter_lock_free

@@ -41,3 +41,10 @@ FROM (SELECT d.provider_account AS provider_account, a.finished_at AS finished_a
       FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
       WHERE a.outcome = 'accepted' AND a.finished_at >= @since) f
 GROUP BY f.provider_account;
+
+-- name: route_account_pauses
+-- The accounts throttling has paused past @now (their own limiter row, lane '*', migrations 0013
+-- and 0035): until when, and since when without a break (NULL: paused before 0035 recorded it).
+-- params: @now
+SELECT provider_account, paused_since, paused_until FROM rate_limiters
+WHERE lane = '*' AND paused_until > @now;
