@@ -2,8 +2,8 @@
  * The success answers of the campaign routes (routes/campaigns.ts), declared once in TypeBox and
  * registered by `$id` (response-schemas.ts). The campaign is campaign-progress.ts campaignJson;
  * its `plan` is the planner's own JSON as stored at creation or start (epoch-ms times), so it
- * keeps any field it has beyond those listed (`additionalProperties`), and `waves` may be absent
- * from a plan stored before the waves were planned.
+ * keeps any field it has beyond those listed (`additionalProperties`), and `waves` and `capacity`
+ * may be absent from a plan stored before they were planned.
  */
 import { Type } from '@sinclair/typebox';
 import { CHANNELS, PURPOSES } from '../domain/index.js';
@@ -56,6 +56,16 @@ const CampaignPlan = Type.Object(
       orNull(Type.Array(wave, { description: 'One per time zone of the audience, in the order they may go; null when the lane gives no rate.' })),
     ),
     wave_warnings: Type.Optional(Type.Array(oneOf(['deadline_missed', 'window_missed']))),
+    capacity: Type.Optional(
+      Type.Object(
+        {
+          route: Type.Union([Type.String(), Type.Null()], { description: "the route's key; null when the channel has no route of two accounts or more" }),
+          accounts: Type.Array(Type.Object({ provider_account: text, lane: text, max_rate: Type.Number() }, closed)),
+          left_out: Type.Array(Type.Object({ provider_account: text, reason: oneOf(['demoted']) }, closed)),
+        },
+        { ...closed, description: 'What the campaign drains through (campaigns/route-capacity.ts); absent from a plan stored before routes.' },
+      ),
+    ),
   },
   { $id: 'CampaignPlan', additionalProperties: true },
 );

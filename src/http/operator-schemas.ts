@@ -16,6 +16,7 @@ import {
   PURPOSES,
   ROLLOUT_DECISIONS,
   ROLLOUT_STAGES,
+  ROUTE_ORDERS,
   TERMINAL_REASONS,
 } from '../domain/index.js';
 import { deviceHealthSchema, phoneHealthSchema } from '../devices/device-operator.js';
@@ -91,6 +92,8 @@ const DeviceRetry = Type.Object(
   { $id: 'DeviceRetry', ...closed },
 );
 
+const figures = Type.Object({ accepted: count, slow: count, calls: count, failures: count }, closed);
+
 /** One demotion or restoration with the figures it was made on (provider-accounts.ts routeChangeJson). */
 const RouteChange = Type.Object(
   {
@@ -99,9 +102,34 @@ const RouteChange = Type.Object(
     action: oneOf(ROUTE_CHANGE_ACTIONS),
     reasons: Type.Array(oneOf(DEMOTION_REASONS)),
     at: time,
-    figures: Type.Object({ accepted: count, slow: count, calls: count, failures: count }, closed),
+    figures,
   },
   { $id: 'RouteChange', ...closed },
+);
+
+/** A configured route the tenant's deliveries may take, its accounts in order with their standing (provider-accounts.ts routesView). */
+const ConfiguredRoute = Type.Object(
+  {
+    route: Type.String({ description: '<tenant>/<channel>/<purpose>' }),
+    tenant: Type.String({ description: '`*` for a route every tenant takes' }),
+    channel: oneOf(CHANNELS),
+    purpose: oneOf([...PURPOSES, 'default']),
+    order: oneOf(ROUTE_ORDERS),
+    accounts: Type.Array(
+      Type.Object(
+        {
+          provider_account: text,
+          position: Type.Integer({ minimum: 1 }),
+          state: oneOf(['in_service', 'demoted']),
+          since: Type.Union([time, Type.Null()], { description: 'null: never changed' }),
+          reasons: Type.Array(oneOf(DEMOTION_REASONS)),
+          last_change: orNull(Type.Object({ action: oneOf(ROUTE_CHANGE_ACTIONS), at: time, figures }, closed)),
+        },
+        closed,
+      ),
+    ),
+  },
+  { $id: 'ConfiguredRoute', ...closed },
 );
 
 /** GET /v1/provider-accounts: one account as the tenant may see it (credentials never). */
@@ -158,7 +186,11 @@ const ProviderAccount = Type.Object(
 );
 
 const ProviderAccountList = Type.Object(
-  { items: Type.Array(ref('ProviderAccount')), route_changes: Type.Array(ref('RouteChange'), { description: 'The last 24 hours, newest first.' }) },
+  {
+    items: Type.Array(ref('ProviderAccount')),
+    routes: Type.Array(ref('ConfiguredRoute')),
+    route_changes: Type.Array(ref('RouteChange'), { description: 'The last 24 hours, newest first.' }),
+  },
   { $id: 'ProviderAccountList', ...closed },
 );
 
@@ -207,6 +239,7 @@ export const operatorSchemas = [
   SweepList,
   DeviceRetry,
   RouteChange,
+  ConfiguredRoute,
   ProviderAccount,
   ProviderAccountList,
   RecentErrors,

@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PhoneSim } from '../../src/devices/phone-sim.js';
+import { EVERY_TENANT, type Route } from '../../src/domain/index.js';
 import { createHarness, otpBody, type Harness, type HarnessOptions } from '../helpers/harness.js';
 import { ACCOUNT, gatewayHarness, messageIdOf, MINUTE, phoneFor, sendSms, until } from '../devices/gateway-harness.js';
 
@@ -30,6 +31,27 @@ async function whole(method: 'GET' | 'POST', url: string, body?: unknown): Promi
 
 const harness = (opts: HarnessOptions = {}) => createHarness({ ...opts, recordAnswers: true });
 
+/** E-mail for marketing over two accounts, the second a copy of the first. */
+const ROUTE: Route = { tenantId: EVERY_TENANT, channel: 'email', purpose: 'marketing', accounts: ['sandbox-email', 'email-backup'], order: 'fixed' };
+const withRoute: HarnessOptions = {
+  moreAccounts: (accounts) => [{ ...accounts.find((a) => a.id === 'sandbox-email')!, id: 'email-backup' }],
+  routes: { routes: [ROUTE] },
+};
+
+/** The route's second account demoted a minute ago, as the route evaluator records it. */
+async function demoteBackup(): Promise<void> {
+  const change = {
+    routeKey: '*/email/marketing',
+    seq: 1,
+    providerAccount: 'email-backup',
+    action: 'demote' as const,
+    reasons: ['slow_delivery' as const],
+    figures: { account: 'email-backup', accepted: 20, slow: 5, calls: 20, failures: 0, pausedSince: null },
+    decidedAt: h.clock.now() - MINUTE,
+  };
+  expect(await h.store.routes.recordChange(change)).toBe(true);
+}
+
 describe('answers serialized whole by their response schemas', () => {
   it('the review queue, a replay, a bulk replay (and its dry run), a resend', async () => {
     h = await harness();
@@ -51,13 +73,19 @@ describe('answers serialized whole by their response schemas', () => {
   });
 
   it('the provider accounts, their recent errors and rollout summary, and the stats of both windows', async () => {
-    h = await harness({ account: (a) => ({ ...a, rate_per_second: 2.5, rollout: a.channel === 'email' ? 'shadow' : 'full' }) });
+    h = await harness({ ...withRoute, account: (a) => ({ ...a, rate_per_second: 2.5, rollout: a.channel === 'email' ? 'shadow' : 'full' }) });
+    await demoteBackup();
     h.sandbox.faults.set({ mode: 'server_error', count: 1 });
     await h.send(otpBody({ channels: ['sms', 'email'] }));
     await h.worker.drain();
     const list = await whole('GET', '/v1/provider-accounts');
     expect(list.items[0].rate_per_second).toBe(2.5);
     expect(list.items[0].lanes.some((l: any) => !Number.isInteger(l.max_rate))).toBe(true);
+    expect(list.routes[0].accounts.map((a: any) => [a.state, a.last_change?.action ?? null])).toEqual([
+      ['in_service', null],
+      ['demoted', 'demote'],
+    ]);
+    expect(list.route_changes).toHaveLength(1);
     const errors = await whole('GET', '/v1/provider-accounts/recent-errors');
     expect(errors.items.flatMap((i: any) => i.attempts)).not.toEqual([]);
     for (const a of list.items) await whole('GET', `/v1/provider-accounts/${a.id}/rollout`);
@@ -68,7 +96,8 @@ describe('answers serialized whole by their response schemas', () => {
 
   it('a campaign through create (infeasible, and started at once), list, get, start, pause, resume and cancel', async () => {
     // 0.05 msg/s: the plan's rates are fractions, and 3 recipients in a minute are more than the lane gives.
-    h = await harness({ account: (a) => (a.channel === 'email' ? { ...a, rate_per_second: 0.05 } : a) });
+    h = await harness({ ...withRoute, account: (a) => (a.channel === 'email' ? { ...a, rate_per_second: 0.05 } : a) });
+    await demoteBackup();
     const body = (name: string, n: number, more: Record<string, unknown> = {}) => ({
       name,
       channel: 'email',
@@ -79,7 +108,11 @@ describe('answers serialized whole by their response schemas', () => {
       ...more,
     });
     const late = await whole('POST', '/v1/campaigns', body('late', 3));
-    expect(late.plan).toMatchObject({ feasible: false, options: { smaller_audience: { max_audience: 2 } } });
+    expect(late.plan).toMatchObject({
+      feasible: false,
+      options: { smaller_audience: { max_audience: 2 } },
+      capacity: { route: '*/email/marketing', left_out: [{ provider_account: 'email-backup', reason: 'demoted' }] },
+    });
     const soon = await whole('POST', '/v1/campaigns', body('soon', 1, { start: 'if_feasible', metadata: { wave: 1 } }));
     expect(soon).toMatchObject({ status: 'running', template: null, paused_at: null });
     await h.campaigns.runOnce();

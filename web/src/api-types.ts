@@ -6329,6 +6329,39 @@ export interface components {
         failures: number;
       };
     };
+    ConfiguredRoute: {
+      /** @description <tenant>/<channel>/<purpose> */
+      route: string;
+      /** @description `*` for a route every tenant takes */
+      tenant: string;
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert' | 'default';
+      /** @enum {string} */
+      order: 'fixed' | 'latency';
+      accounts: {
+        provider_account: string;
+        position: number;
+        /** @enum {string} */
+        state: 'in_service' | 'demoted';
+        /** @description null: never changed */
+        since: string | null;
+        reasons: ('slow_delivery' | 'over_retry_budget' | 'paused_by_throttling')[];
+        last_change: {
+          /** @enum {string} */
+          action: 'demote' | 'restore';
+          /** Format: date-time */
+          at: string;
+          figures: {
+            accepted: number;
+            slow: number;
+            calls: number;
+            failures: number;
+          };
+        } | null;
+      }[];
+    };
     ProviderAccount: {
       id: string;
       kind: string;
@@ -6399,6 +6432,7 @@ export interface components {
     };
     ProviderAccountList: {
       items: components['schemas']['ProviderAccount'][];
+      routes: components['schemas']['ConfiguredRoute'][];
       /** @description The last 24 hours, newest first. */
       route_changes: components['schemas']['RouteChange'][];
     };
@@ -6544,6 +6578,21 @@ export interface components {
           }[]
         | null;
       wave_warnings?: ('deadline_missed' | 'window_missed')[];
+      /** @description What the campaign drains through (campaigns/route-capacity.ts); absent from a plan stored before routes. */
+      capacity?: {
+        /** @description the route's key; null when the channel has no route of two accounts or more */
+        route: string | null;
+        accounts: {
+          provider_account: string;
+          lane: string;
+          max_rate: number;
+        }[];
+        left_out: {
+          provider_account: string;
+          /** @enum {string} */
+          reason: 'demoted';
+        }[];
+      };
     } & {
       [key: string]: unknown;
     };

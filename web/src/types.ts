@@ -62,39 +62,13 @@ export type Sweep = Schemas['Sweep'];
 export type ProviderAccount = Schemas['ProviderAccount'];
 
 /** The figures a route change was made on (GET /v1/provider-accounts). */
-export interface RouteFigures {
-  accepted: number;
-  slow: number;
-  calls: number;
-  failures: number;
-}
+export type RouteFigures = Schemas['RouteChange']['figures'];
 
 /** One configured route with its accounts in order and where each stands (GET /v1/provider-accounts, `routes`). */
-export interface RouteStanding {
-  route: string;
-  tenant: string;
-  channel: string;
-  purpose: string;
-  order: string;
-  accounts: Array<{
-    provider_account: string;
-    position: number;
-    state: 'in_service' | 'demoted';
-    since: string | null;
-    reasons: string[];
-    last_change: { action: 'demote' | 'restore'; at: string; figures: RouteFigures } | null;
-  }>;
-}
+export type RouteStanding = Schemas['ConfiguredRoute'];
 
 /** One demotion or restoration of the last day (GET /v1/provider-accounts, `route_changes`). */
-export interface RouteChange {
-  route: string;
-  provider_account: string;
-  action: 'demote' | 'restore';
-  reasons: string[];
-  at: string;
-  figures: RouteFigures;
-}
+export type RouteChange = Schemas['RouteChange'];
 
 /** How often one error class happened in each window (GET /v1/provider-accounts/recent-errors). */
 export type ErrorCounts = Omit<Schemas['RecentErrors']['items'][number]['attempts'][number], 'class'>;
