@@ -4,10 +4,12 @@
  * of every submission it accepted. Jepsen's total-queue checker in spirit: lost = acknowledged
  * but gone; duplicates = the provider accepted one logical delivery twice. With a route (two SMS
  * accounts on two sandboxes, their ledgers merged, each entry marked with its account), a
- * duplicate is the key accepted twice by either or both, and every move between accounts must
- * show on the delivery's attempts.
+ * duplicate is the delivery key accepted twice by either or both (a moved delivery is sent under
+ * its new account's own key, which names the delivery key: `deliveryKeyOfReference`), and every
+ * move between accounts must show on the delivery's attempts.
  */
 import type pg from 'pg';
+import { deliveryKeyOfReference } from '../../src/domain/identity.js';
 import type { IntakeRecord } from './load.js';
 
 export interface LedgerEntry {
@@ -156,12 +158,13 @@ export async function verify(
   const attemptRows = (await client.query('SELECT outcome, count(*)::int AS n, count(late_outcome)::int AS late FROM attempts GROUP BY outcome')).rows;
   const codeRows = (await client.query('SELECT outcome, error_code, count(*)::int AS n FROM attempts WHERE error_code IS NOT NULL GROUP BY 1, 2')).rows;
 
-  // ---- The provider's side.
+  // ---- The provider's side, by the delivery key each entry's key names on its account.
   const byKey = new Map<string, LedgerEntry[]>();
   for (const e of ledger) {
-    const list = byKey.get(e.idempotency_key);
+    const key = e.account === undefined ? e.idempotency_key : deliveryKeyOfReference(e.idempotency_key, e.account);
+    const list = byKey.get(key);
     if (list) list.push(e);
-    else byKey.set(e.idempotency_key, [e]);
+    else byKey.set(key, [e]);
   }
 
   // 1. Lost.

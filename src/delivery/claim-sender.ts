@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import {
   callDeadline,
+  callWindowShort,
   decideAtStage,
   ladderFor,
   smsText,
@@ -100,6 +101,9 @@ export interface WorkerSettings {
  */
 
 type HeldLeases = Map<string, number>;
+
+/** A lease to renew: the delivery and the fencing token it was claimed under. */
+type LeaseRef = { deliveryId: string; leaseVersion: number };
 
 export interface BatchResult {
   claimed: number;
@@ -251,6 +255,7 @@ export class ClaimSender {
     const stopRenewing = this.renewWhileRunning(renewed, held);
     let outcomes: SubmitOutcome[];
     try {
+      await this.renewShortLeases(send, held);
       outcomes = await Promise.all(send.map((c) => this.call(adapter, c, held.get(c.deliveryId))));
     } finally {
       stopRenewing();
@@ -341,32 +346,57 @@ export class ClaimSender {
    * counts only if it was answered before the lease it extends ran out.
    */
   private renewWhileRunning(claimed: ClaimedDelivery[], held: HeldLeases): () => void {
-    let renewing = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
+    let renewing: LeaseRef[] = claimed.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion }));
     const timer = setInterval(
       () => {
-        const now = this.opts.clock.now();
-        const leaseUntil = now + this.leaseMs;
-        this.opts.store
-          .renewLeases({ leases: renewing, workerId: this.opts.workerId, leaseUntil, now })
-          .then((renewed) => {
-            const ok = new Set(renewed);
-            // A renewal answered after the lease ran out does not count: a rescuer may have read the
-            // lease as expired before it, and the rescue is guarded by the fencing token, which a
-            // renewal does not change, so it still lands. Such a lease stays lapsed for this claim.
-            const answeredAt = this.opts.clock.now();
-            for (const l of renewing) {
-              const until = held.get(l.deliveryId);
-              if (!ok.has(l.deliveryId)) held.delete(l.deliveryId);
-              else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
-            }
-            renewing = renewing.filter((l) => ok.has(l.deliveryId));
-          })
-          .catch((err) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'));
+        this.renew(renewing, held).then(
+          (still) => (renewing = renewing.filter((l) => still.has(l.deliveryId))),
+          (err: unknown) => this.opts.logger.warn({ err }, 'lease renewal failed; the rescuer may declare these unknown'),
+        );
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /**
+   * Renews, in one statement and before their calls start, the leases of `send` whose call window
+   * is short (`callWindowShort`): on a busy machine or with a tight lease, the claim's round trip
+   * and the send-time check can use most of the window, and giving the attempt up
+   * (`lease_lapsed_before_send`) costs a retry step that one renewal avoids. What the renewal does
+   * not cover (refused: rescued; answered after the lease ended) is still refused by `call`.
+   */
+  private async renewShortLeases(send: ClaimedDelivery[], held: HeldLeases): Promise<void> {
+    const now = this.opts.clock.now();
+    const short = send.filter((c) => {
+      const until = held.get(c.deliveryId);
+      return until !== undefined && callWindowShort(until, this.leaseMs, this.timeouts.get(c.providerAccount) ?? 0, now);
+    });
+    if (short.length === 0) return;
+    await this.renew(
+      short.map((c) => ({ deliveryId: c.deliveryId, leaseVersion: c.leaseVersion })),
+      held,
+    ).catch((err: unknown) => this.opts.logger.warn({ err }, 'lease renewal before the calls failed; calls the lease no longer covers are not made'));
+  }
+
+  /**
+   * One renewal of `leases`, applied to `held`: a refused renewal drops the lease, an accepted one
+   * counts only if it was answered before the lease it extends ran out. A rescuer may have read
+   * the lease as expired before it, and the rescue is guarded by the fencing token, which a
+   * renewal does not change, so it still lands. Returns the ids the store renewed.
+   */
+  private async renew(leases: LeaseRef[], held: HeldLeases): Promise<Set<string>> {
+    const now = this.opts.clock.now();
+    const leaseUntil = now + this.leaseMs;
+    const renewed = new Set(await this.opts.store.renewLeases({ leases, workerId: this.opts.workerId, leaseUntil, now }));
+    const answeredAt = this.opts.clock.now();
+    for (const l of leases) {
+      const until = held.get(l.deliveryId);
+      if (!renewed.has(l.deliveryId)) held.delete(l.deliveryId);
+      else if (until !== undefined && answeredAt < until) held.set(l.deliveryId, leaseUntil);
+    }
+    return renewed;
   }
 
   /** Calls the provider for one claim, unless its challenge expired or its lease (`leaseUntil`, absent: lost) no longer covers the call. */

@@ -13,6 +13,7 @@ import { decide, LADDERS, mergeDownstream, type DownstreamStatus } from '../doma
 import type { EvidenceWrite, PendingEvidence } from '../store/evidence-store.js';
 import type { Store } from '../store/store.js';
 import { LoopService, type LoopSettings } from '../periodic/loop-service.js';
+import { callbackKey, deliveredAccounts, reportsArrival } from './duplicates-across-accounts.js';
 
 export interface EvidenceApplierOptions extends LoopSettings {
   store: Store;
@@ -37,6 +38,8 @@ export interface EvidencePass {
 }
 
 const HOUR = 3_600_000;
+/** Callbacks read per delivery to find a duplicate: a delivery gets a handful (sent, delivered, read per account). */
+const DUPLICATE_READ_LIMIT = 50;
 
 export class EvidenceApplier extends LoopService {
   private lastPrune = -Infinity;
@@ -67,11 +70,36 @@ export class EvidenceApplier extends LoopService {
         for (const p of byDelivery.get(w.deliveryId) ?? []) this.opts.counters?.series.signal(p.delivery.channel, p.status);
         if (w.transition) pass.transitions++;
       });
+      await this.findDuplicates(results.flatMap((ok, i) => (ok ? [byDelivery.get(writes[i]!.deliveryId) ?? []] : [])));
+
       // A short batch was the last one; a batch that only raced is retried next pass, not now.
       if (pending.length < this.passBatchSize || results.every((ok) => !ok)) break;
     }
     await this.prune(now);
     return pass;
+  }
+
+  /**
+   * Duplicates across accounts (duplicates-across-accounts.ts): for each delivery whose merged
+   * events include a delivered or read report and that was attempted more than once (a delivery
+   * with one attempt has one account), reads its callbacks; when this pass's reports made it two
+   * accounts or more, counts it once and logs it (ids and account names only). One small read per
+   * such delivery: retried deliveries are the few.
+   */
+  private async findDuplicates(merged: ReadonlyArray<readonly PendingEvidence[]>): Promise<void> {
+    for (const events of merged) {
+      const d = events[0]?.delivery;
+      if (!d || d.attemptCount < 2 || !events.some((e) => reportsArrival(e.status))) continue;
+      const { callbacks } = await this.opts.store.evidence.deliveryEvidence(d.deliveryId, DUPLICATE_READ_LIMIT);
+      const after = deliveredAccounts(callbacks);
+      const before = deliveredAccounts(callbacks, new Set(events.map((e) => callbackKey(e.providerAccount, e.eventId))));
+      if (after.length < 2 || before.length >= 2) continue;
+      this.opts.counters?.series.duplicatesAcrossAccounts.inc({ channel: d.channel, accounts: after.join(',') });
+      this.opts.logger.warn(
+        { deliveryId: d.deliveryId, providerAccounts: after },
+        'delivery reported delivered by more than one provider account: a duplicate across accounts',
+      );
+    }
   }
 
   /** Once an hour: orphan events parked past retention, forget settled ones past theirs. */

@@ -37,6 +37,20 @@ export function callDeadline(leaseUntil: number, leaseMs: number, timeoutMs: num
   return leaseUntil - timeoutMs - leaseMarginMs(leaseMs);
 }
 
+/**
+ * True when a call of `timeoutMs` starting at `now` has less than half of a fresh lease's call
+ * window left under the lease it holds (`leaseUntil`): the worker renews the lease before calling
+ * rather than give up the attempt. A healthy worker calls within milliseconds of its claim and
+ * never needs it (default lease 30 s, timeout 10 s: 17 s of window, renewed after 8.5 s); a busy
+ * machine with a tight lease (3 s, timeout 1.5 s: 500 ms of window) spends that half on the
+ * claim's round trip and the send-time check alone. A renewal answered after the lease ended
+ * does not count (the rescuer may already have read it as expired), so this never revives a
+ * lease that lapsed: it keeps a live one from lapsing before its call.
+ */
+export function callWindowShort(leaseUntil: number, leaseMs: number, timeoutMs: number, now: number): boolean {
+  return callDeadline(leaseUntil, leaseMs, timeoutMs) - now < callDeadline(leaseMs, leaseMs, timeoutMs) / 2;
+}
+
 /** True when a fresh lease of `leaseMs` leaves room for a call of `timeoutMs` (else nothing could ever be sent). */
 export function leaseCoversCall(leaseMs: number, timeoutMs: number): boolean {
   return callDeadline(leaseMs, leaseMs, timeoutMs) > 0;

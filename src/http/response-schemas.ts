@@ -102,6 +102,15 @@ const DeliveryDetail = Type.Object(
     template,
     attempts: Type.Array(ref('Attempt')),
     evidence: Type.Array(Type.Unsafe(evidenceItemSchema)),
+    duplicate_across_accounts: orNull(
+      Type.Object(
+        { accounts: Type.Array(text, { description: 'The accounts whose delivered (or read) callback was merged, first report first.' }) },
+        {
+          additionalProperties: false,
+          description: 'Two or more provider accounts reported this delivery delivered: a duplicate the recipient received (docs/routing.md). Null otherwise.',
+        },
+      ),
+    ),
     actions: Type.Array(ref('Action')),
   },
   { $id: 'DeliveryDetail', additionalProperties: false },

@@ -3,6 +3,7 @@ import { isErasedContent } from '../store/retention-store.js';
 import { contentForChannel, smsSegments, smsText, type MessageContent, type RolloutDecision } from '../domain/index.js';
 import type { AttemptView, DeliveryListItem, DeliveryView, NotificationView } from '../store/store.js';
 import type { DeliveryEvidence } from '../store/evidence-store.js';
+import { deliveredAccounts } from '../delivery/duplicates-across-accounts.js';
 import { showDestination, type DestinationView } from './masking.js';
 
 /** The segments of the text an SMS delivery sends (its one-time code marked up, if asked): encoding, count and units. */
@@ -119,6 +120,12 @@ export function notificationJson(n: NotificationView) {
  * `pending` is parked until its delivery is settled. None of these fields is a destination or
  * the provider's free text (neither is stored), so every role sees the same evidence.
  */
+/** The accounts that reported the delivery delivered when two or more did (a duplicate across accounts, docs/routing.md), else null. */
+export function duplicateAcrossAccountsJson(e: DeliveryEvidence): { accounts: string[] } | null {
+  const accounts = deliveredAccounts(e.callbacks);
+  return accounts.length >= 2 ? { accounts } : null;
+}
+
 export function evidenceJson(e: DeliveryEvidence) {
   const callbacks = e.callbacks.map((c) => ({
     kind: 'callback' as const,

@@ -179,6 +179,17 @@ export class ProcessSeries {
     'Deliveries this process moved to another account of their route (docs/routing.md), by channel, the account they left (from_account), the one they moved to (to_account) and why (reason: retryable, throttled, account_paused, over_retry_budget, no_phone_online, accept_duplicate).',
     ['channel', 'from_account', 'to_account', 'reason'],
   );
+  /**
+   * Deliveries that more than one account reported delivered (docs/routing.md, "Duplicates
+   * across accounts"): the first account's message arrived after all, besides the one sent after a
+   * move. Counted by the process whose evidence pass merged the second account's report; labels are
+   * the channel and the accounts (configured ids), never a destination or tenant.
+   */
+  readonly duplicatesAcrossAccounts = new LabeledCounter<'channel' | 'accounts'>(
+    'herald_duplicates_across_accounts_total',
+    'Deliveries this process found reported delivered (or read) by two or more provider accounts of their route (docs/routing.md): a duplicate the recipient received, by channel and the accounts (comma-separated, in the order they reported).',
+    ['channel', 'accounts'],
+  );
   /** Deliveries the send-time check held or ended instead of calling (docs/scheduling.md). */
   readonly schedulingHolds = new LabeledCounter<'channel' | 'purpose' | 'reason' | 'outcome'>(
     'herald_scheduling_holds_total',
@@ -213,6 +224,7 @@ export class ProcessSeries {
       this.intakeLimitRefusals,
       this.routeChanges,
       this.failovers,
+      this.duplicatesAcrossAccounts,
       this.schedulingHolds,
     ];
   }

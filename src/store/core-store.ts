@@ -315,6 +315,7 @@ export interface ClaimedDelivery {
   providerAccount: string;
   destination: string;
   content: MessageContent;
+  /** The key this attempt is sent under: the delivery key, or after a move to another account that account's own (domain `accountIdempotencyKey`). */
   idempotencyKey: string;
   expiresAt: number;
   attemptNumber: number;

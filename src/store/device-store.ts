@@ -269,6 +269,7 @@ export interface ReportWrite {
 /** The current offer of a delivery, found by Herald's reference (the look-up). */
 export interface CurrentOfferQuery {
   providerAccount: string;
+  /** The attempt's key on the account (after a move, the account's own: the delivery is found by its delivery key). */
   idempotencyKey: string;
 }
 

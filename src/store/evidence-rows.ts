@@ -1,5 +1,13 @@
 /** Row mappers for the evidence tables, shared by both drivers. */
-import type { Channel, DeliveryState, DownstreamStatus, LadderName, Purpose, TerminalReason } from '../domain/index.js';
+import {
+  accountIdempotencyKey,
+  type Channel,
+  type DeliveryState,
+  type DownstreamStatus,
+  type LadderName,
+  type Purpose,
+  type TerminalReason,
+} from '../domain/index.js';
 import type { CallbackEvidence, EvidenceWrite, LookupEvidence, LookupRecord, PendingEvidence, UnknownDelivery } from './evidence-store.js';
 import { accountPinned, num, numOrNull, strOrNull, type Row } from './rows.js';
 
@@ -40,7 +48,8 @@ export function toUnknownDelivery(r: Row): UnknownDelivery {
     providerAccount: String(r.provider_account),
     channel: r.channel as Channel,
     purpose: r.purpose as Purpose,
-    idempotencyKey: String(r.idempotency_key),
+    // The key of the unknown attempt's account (the reconciler looks it up under that key).
+    idempotencyKey: accountIdempotencyKey(String(r.idempotency_key), String(r.provider_account), strOrNull(r.origin_account)),
     attemptCount: num(r.attempt_count),
     leaseVersion: num(r.lease_version),
     expiresAt: num(r.expires_at),

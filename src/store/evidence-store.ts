@@ -83,6 +83,7 @@ export interface UnknownDelivery {
   providerAccount: string;
   channel: Channel;
   purpose: Purpose;
+  /** The key the unknown attempt was sent under on `providerAccount` (the delivery key, or after a move that account's own). */
   idempotencyKey: string;
   attemptCount: number;
   leaseVersion: number;

@@ -1,5 +1,5 @@
 /** Maps database rows (snake_case columns, times as epoch-ms numbers or numeric strings) to the Store contract's views. */
-import type { RolloutDecisionKind } from '../domain/index.js';
+import { accountIdempotencyKey, type RolloutDecisionKind } from '../domain/index.js';
 import { bindTo, type ContentCipher, openContent } from './content-cipher.js';
 import type { AttemptView, ClaimedDelivery, DeliveryFacts, DeliveryView } from './core-store.js';
 import type { DueFallback } from './fallback-store.js';
@@ -44,7 +44,8 @@ export function toClaimedDelivery(r: Row, cipher: ContentCipher | null, leaseUnt
     retryLadder: (r.retry_ladder ?? null) as ClaimedDelivery['retryLadder'],
     notificationCreatedAt: Number(r.notification_created_at),
     accountPinned: accountPinned(r),
-    idempotencyKey: String(r.idempotency_key),
+    // The key of the attempt's account: the delivery key, or after a move that account's own.
+    idempotencyKey: accountIdempotencyKey(String(r.idempotency_key), String(r.provider_account), strOrNull(r.origin_account)),
     expiresAt: Number(r.expires_at),
     attemptNumber: Number(r.attempt_count),
     leaseVersion: Number(r.lease_version),

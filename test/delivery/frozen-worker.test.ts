@@ -119,11 +119,28 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(await retryBudget()).toMatchObject({ calls: 1, failures: 0 });
   });
 
-  it('frozen past its call deadline but not its lease: not sent, closed as retryable, sent once by the retry', async () => {
+  it('frozen past its call deadline but not its lease: renews the lease first, then sends once', async () => {
     const a = await startFrozen();
-    // 28 s: past the call deadline (25 s), inside the lease (30 s): nothing rescues it.
+    // 28 s: past the call deadline (25 s), inside the lease (30 s): nothing rescues it, and the
+    // worker renews the lease (answered before it ended) before calling, so the call fits again.
     h.clock.advance(28_000);
     expect((await h.sweeper.runOnce()).leasesRescued).toBe(0);
+    a.thaw();
+    expect(await a.run).toMatchObject({ claimed: 1, applied: 1, stale: 0 });
+
+    expect(h.sandbox.ledger.countByKey(a.key)).toBe(1);
+    const d = await deliveryOf(a.id);
+    expect(d.state).toBe('accepted');
+    expect(d.attempts.map((t: { outcome: string }) => t.outcome)).toEqual(['accepted']);
+    expect(await retryBudget()).toMatchObject({ calls: 1, failures: 0 });
+  });
+
+  it('frozen past its lease, not yet rescued: a renewal answered too late does not count; not sent, closed as retryable, sent once by the retry', async () => {
+    const a = await startFrozen();
+    // 31 s: past the lease (30 s), but no rescuer has run. The renewal before the call is
+    // answered after the lease ended, so a rescuer may already have read it as expired: the
+    // worker does not rely on it and makes no call.
+    h.clock.advance(31_000);
     a.thaw();
     expect(await a.run).toMatchObject({ claimed: 1, applied: 1, stale: 0 });
 

@@ -2,13 +2,16 @@
  * The worker's failover along a route (docs/routing.md), on both drivers with an injected clock:
  * two sandbox SMS accounts in one route, faults armed for the next send (which the primary
  * takes). A throttled primary moves the code to the backup within one ladder step, in the write
- * that schedules the retry; a 5xx while the primary is paused moves as `account_paused`; an invalid number does not move; an `unknown` stays under
+ * that schedules the retry, where it is sent under the backup's own key (an `unknown` there is
+ * looked up under it); a 5xx while the primary is paused moves as `account_paused`; an invalid number does not move; an `unknown` stays under
  * `wait_for_evidence` and moves under `accept_duplicate`, recorded; a pinned account never moves.
  * Each move shows on GET /v1/deliveries/:id (the attempt's account and reason) and is counted in
  * herald_failovers_total{channel,from_account,to_account,reason}; a delivery that stays is not.
+ * When the first account delivers the moved code after all, both accounts' delivered callbacks are
+ * merged, the duplicate counted once (herald_duplicates_across_accounts_total) and shown.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVERY_TENANT, type AmbiguityPolicy, type Route } from '../../src/domain/index.js';
+import { EVERY_TENANT, accountIdempotencyKey, type AmbiguityPolicy, type Route } from '../../src/domain/index.js';
 import type { ProviderAccountConfig } from '../../src/providers/provider.js';
 import { createHarness, DRIVERS, otpBody, type Harness } from '../helpers/harness.js';
 
@@ -76,6 +79,26 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(failovers(h, 'account_paused')).toBe(1);
   });
 
+  it('the backup sends under its own key, and an unknown there is looked up under that key', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
+    const id = await sendCode();
+    const key = (await deliveryOf(id)).idempotency_key;
+    h.sandbox.faults.set({ mode: 'rate_limit', count: 1, throttle_headers: 'none' });
+    await h.worker.drain();
+    h.clock.set(Date.parse((await deliveryOf(id)).next_attempt_at));
+    // The backup takes the code but its answer is lost.
+    h.sandbox.faults.set({ mode: 'lose_response_after_accept', count: 1 });
+    await h.worker.drain();
+    expect(await deliveryOf(id)).toMatchObject({ state: 'unknown', provider_account: 'sms-backup' });
+    const onBackup = accountIdempotencyKey(key, 'sms-backup', 'sandbox-sms');
+    expect(h.sandbox.ledger.entries().map((e) => e.idempotency_key)).toEqual([onBackup]);
+    // The look-up asks for the backup's key and finds the code there: accepted, nothing resent.
+    expect(await h.reconciler.runOnce()).toMatchObject({ resent: 0 });
+    const d = await deliveryOf(id);
+    expect(d).toMatchObject({ state: 'accepted', provider_account: 'sms-backup', idempotency_key: key });
+    expect(h.sandbox.ledger.entries()).toHaveLength(1);
+  });
+
   it('an invalid number does not fail over; a pinned account never moves', async () => {
     h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
     const invalid = await sendCode();
@@ -126,5 +149,42 @@ describe.each(DRIVERS)('on %s', (driver) => {
       { provider_account: 'sandbox-sms', outcome: 'unknown', ambiguity_policy: 'accept_duplicate', failover_reason: 'accept_duplicate' },
       { provider_account: 'sms-backup', outcome: 'accepted', failover_reason: null },
     ]);
+  });
+
+  it('the primary delivering a moved code after all is a duplicate across accounts: merged, counted once, shown', async () => {
+    const { id } = await unknownOnPrimary('accept_duplicate');
+    await h.worker.drain();
+    const d = (await h.store.getDelivery(id))!;
+    expect(d).toMatchObject({ state: 'accepted', providerAccount: 'sms-backup' });
+    const event = (account: string, eventId: string, status: 'delivered' | 'read', by: { pmid?: string; reference?: string }, afterMs: number) => ({
+      providerAccount: account,
+      eventId,
+      status,
+      providerMessageId: by.pmid ?? null,
+      reference: by.reference ?? null,
+      suppress: null,
+      occurredAt: null,
+      receivedAt: h.clock.now() + afterMs,
+    });
+    const duplicates = () => h.counters.series.duplicatesAcrossAccounts.get({ channel: 'sms', accounts: 'sms-backup,sandbox-sms' });
+    // The backup's own report: one account, no duplicate.
+    await h.store.evidence.recordProviderEvents([event('sms-backup', 'b-1', 'delivered', { pmid: d.providerMessageId! }, 0)]);
+    await h.evidence.runOnce();
+    expect(duplicates()).toBe(0);
+    expect((await deliveryOf(id)).duplicate_across_accounts).toBeNull();
+    // The primary's, under the reference it was sent with (its message id was lost with the answer): merged into the same delivery.
+    await h.store.evidence.recordProviderEvents([event('sandbox-sms', 'a-1', 'delivered', { pmid: 'lost-on-primary', reference: d.idempotencyKey }, 1_000)]);
+    await h.evidence.runOnce();
+    expect(duplicates()).toBe(1);
+    const shown = await deliveryOf(id);
+    expect(shown.duplicate_across_accounts).toEqual({ accounts: ['sms-backup', 'sandbox-sms'] });
+    expect(shown.evidence.filter((e: { kind: string }) => e.kind === 'callback')).toMatchObject([
+      { provider_account: 'sms-backup', status: 'delivered', effect: 'applied' },
+      { provider_account: 'sandbox-sms', status: 'delivered' },
+    ]);
+    // A later read report of either account is the same duplicate: not counted again.
+    await h.store.evidence.recordProviderEvents([event('sandbox-sms', 'a-2', 'read', { reference: d.idempotencyKey }, 2_000)]);
+    await h.evidence.runOnce();
+    expect(duplicates()).toBe(1);
   });
 });

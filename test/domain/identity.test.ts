@@ -1,7 +1,11 @@
-/** Tests for `deriveDeliveryKey`: stable, distinct per identity, collision-free by construction, opaque. */
+/**
+ * Tests for `deriveDeliveryKey`: stable, distinct per identity, collision-free by construction,
+ * opaque; and for the key of an attempt on another account after a move (`accountIdempotencyKey`),
+ * which `deliveryKeyOfReference` turns back into the delivery key.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CHANNELS, PURPOSES, deriveDeliveryKey, type DeliveryIdentity } from '../../src/domain/index.js';
+import { CHANNELS, PURPOSES, accountIdempotencyKey, deliveryKeyOfReference, deriveDeliveryKey, type DeliveryIdentity } from '../../src/domain/index.js';
 
 const BASE: DeliveryIdentity = {
   tenantId: 'ten_01HZX3',
@@ -159,6 +163,37 @@ describe('deriveDeliveryKey', () => {
         expect(key.slice(3)).not.toContain(secret);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('accountIdempotencyKey', () => {
+  const key = deriveDeliveryKey(BASE);
+
+  it('keeps the delivery key on the account it was created on, and gives every other account its own', () => {
+    expect(accountIdempotencyKey(key, 'twilio-main', null)).toBe(key);
+    expect(accountIdempotencyKey(key, 'twilio-main', 'twilio-main')).toBe(key);
+    const backup = accountIdempotencyKey(key, 'twilio-backup', 'twilio-main');
+    const third = accountIdempotencyKey(key, 'telnyx', 'twilio-main');
+    expect(new Set([key, backup, third]).size).toBe(3);
+    expect(backup.startsWith(key)).toBe(true);
+    // Letters, digits, _ and - only, within 255 characters: a Telnyx key, a Resend or SES tag as it is.
+    expect(backup).toMatch(/^[A-Za-z0-9_-]{1,255}$/);
+    expect(accountIdempotencyKey(key, 'twilio-backup', 'twilio-main')).toBe(backup);
+  });
+
+  it('is undone by deliveryKeyOfReference on its own account only', () => {
+    const backup = accountIdempotencyKey(key, 'twilio-backup', 'twilio-main');
+    expect(deliveryKeyOfReference(backup, 'twilio-backup')).toBe(key);
+    expect(deliveryKeyOfReference(key, 'twilio-main')).toBe(key);
+    expect(deliveryKeyOfReference(key, 'twilio-backup')).toBe(key);
+    // Another account's key is not this account's reference: left as it is (it names no delivery here).
+    expect(deliveryKeyOfReference(backup, 'telnyx')).toBe(backup);
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (account, origin) => {
+        fc.pre(account !== origin);
+        return deliveryKeyOfReference(accountIdempotencyKey(key, account, origin), account) === key;
+      }),
     );
   });
 });

@@ -1,6 +1,6 @@
 /** How much of a lease a call may use: the margin, the call's deadline, and the shortest lease that covers a call. */
 import { describe, expect, it } from 'vitest';
-import { callDeadline, leaseCoversCall, leaseMarginMs, shortestLeaseFor } from '../../src/domain/index.js';
+import { callDeadline, callWindowShort, leaseCoversCall, leaseMarginMs, shortestLeaseFor } from '../../src/domain/index.js';
 
 describe('the lease margin', () => {
   it('is 10 % of the lease, never under 1 s', () => {
@@ -22,6 +22,22 @@ describe('a call deadline', () => {
     expect(leaseCoversCall(3_001, 2_000)).toBe(true);
     expect(leaseCoversCall(3_000, 2_000)).toBe(false);
     expect(leaseCoversCall(1_000, 0)).toBe(false);
+  });
+});
+
+describe('a call window short enough to renew the lease first', () => {
+  it("is less than half of a fresh lease's window left", () => {
+    // Defaults: 17 s of window after the claim, so the lease is renewed once 8.5 s have gone.
+    const claimedAt = 100_000;
+    const leaseUntil = claimedAt + 30_000;
+    expect(callWindowShort(leaseUntil, 30_000, 10_000, claimedAt)).toBe(false);
+    expect(callWindowShort(leaseUntil, 30_000, 10_000, claimedAt + 8_500)).toBe(false);
+    expect(callWindowShort(leaseUntil, 30_000, 10_000, claimedAt + 8_501)).toBe(true);
+    // The chaos run's tight lease (3 s, timeout 1.5 s): 500 ms of window, renewed after 250 ms.
+    expect(callWindowShort(claimedAt + 3_000, 3_000, 1_500, claimedAt + 250)).toBe(false);
+    expect(callWindowShort(claimedAt + 3_000, 3_000, 1_500, claimedAt + 251)).toBe(true);
+    // Past the deadline, it is short too.
+    expect(callWindowShort(leaseUntil, 30_000, 10_000, claimedAt + 29_000)).toBe(true);
   });
 });
 

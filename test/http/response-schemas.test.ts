@@ -6,7 +6,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { actionJson } from '../../src/http/audit-trail.js';
-import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, notificationJson, templateJson } from '../../src/http/views.js';
+import {
+  attemptJson,
+  deliveryJson,
+  deliveryListItemJson,
+  duplicateAcrossAccountsJson,
+  evidenceJson,
+  notificationJson,
+  templateJson,
+} from '../../src/http/views.js';
 import { createHarness, otpBody, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -46,6 +54,7 @@ describe('answers serialized by their response schemas', () => {
             template: templateJson(n.content),
             attempts: d.attempts.map(attemptJson),
             evidence: evidenceJson(evidence),
+            duplicate_across_accounts: duplicateAcrossAccountsJson(evidence),
             actions: actions.map(actionJson),
           }),
         );

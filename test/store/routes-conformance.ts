@@ -5,7 +5,7 @@
  * figures count each account's accepted deliveries of the window and the slow ones among them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccountFigures } from '../../src/domain/index.js';
+import { accountIdempotencyKey, type AccountFigures, type SubmitOutcome } from '../../src/domain/index.js';
 import type { ClaimedDelivery, RouteChangeRecord, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './conformance.js';
 import { MINUTE, SECOND, T0, mustDecide, seedDeliveries } from './fixtures.js';
@@ -32,10 +32,21 @@ const change = (over: Partial<RouteChangeRecord>): RouteChangeRecord => ({
 });
 
 async function acceptAll(store: Store, account: string, now: number): Promise<void> {
+  await answerAll(store, account, now, (c) => ({ kind: 'accepted', providerMessageId: `m-${c.deliveryId}` }));
+}
+
+/** Claims every due delivery of the account and records `outcomeOf` for each, moving it to `moveTo` when given; returns the claims. */
+async function answerAll(
+  store: Store,
+  account: string,
+  now: number,
+  outcomeOf: (c: ClaimedDelivery) => SubmitOutcome,
+  moveTo?: string,
+): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = await store.claimBatch({ providerAccount: account, workerId: 'w1', now, leaseMs: 30 * SECOND, limit: 50 });
   const results = await store.applyTransitions(
     claimed.map((c) => {
-      const outcome = { kind: 'accepted' as const, providerMessageId: `m-${c.deliveryId}` };
+      const outcome = outcomeOf(c);
       const transition = mustDecide(
         { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
         { type: 'outcome', outcome },
@@ -47,10 +58,12 @@ async function acceptAll(store: Store, account: string, now: number): Promise<vo
         transition,
         now,
         attempt: { number: c.attemptNumber, outcome },
+        ...(moveTo === undefined ? {} : { move: { to: moveTo, reason: 'retryable' as const } }),
       };
     }),
   );
   expect(results.every((r) => r.applied)).toBe(true);
+  return claimed;
 }
 
 export function routesConformance(name: string, makeStore: () => Promise<StoreFixture>): void {
@@ -106,6 +119,46 @@ export function routesConformance(name: string, makeStore: () => Promise<StoreFi
       const later = T0 + 14 * MINUTE;
       await pause(later, 30 * SECOND);
       expect(await store.routes.accountPauses(later)).toEqual([{ providerAccount: 'sms-a', pausedSince: later, pausedUntil: later + 30 * SECOND }]);
+    });
+
+    it('sends a moved delivery under its new account’s own key, finds it by that key (look-ups, callbacks)', async () => {
+      const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: 'sms-a', channel: 'sms', createdAt: T0 });
+      const key = (await store.getDelivery(id!))!.idempotencyKey;
+      const fail: SubmitOutcome = { kind: 'retryable', code: 'server_error', message: '503' };
+      const [first] = await answerAll(store, 'sms-a', T0 + SECOND, () => fail, 'sms-b');
+      expect(first!.idempotencyKey).toBe(key);
+      const onB = accountIdempotencyKey(key, 'sms-b', 'sms-a');
+      expect(onB).not.toBe(key);
+      // On sms-b its answer is lost: the reconciler looks it up under sms-b's key.
+      const [second] = await answerAll(store, 'sms-b', T0 + 10 * MINUTE, () => ({ kind: 'unknown', code: 'timeout', message: 'no answer' }));
+      expect(second!.idempotencyKey).toBe(onB);
+      expect((await store.evidence.listUnknownDue({ now: T0 + 11 * MINUTE, limit: 10 })).map((u) => [u.deliveryId, u.idempotencyKey])).toEqual([[id, onB]]);
+      // A callback of sms-b naming its key finds the delivery; the delivery keeps its one key.
+      await store.evidence.recordProviderEvents([
+        {
+          providerAccount: 'sms-b',
+          eventId: 'ev-b',
+          status: 'delivered',
+          providerMessageId: null,
+          reference: onB,
+          suppress: null,
+          occurredAt: null,
+          receivedAt: T0 + 11 * MINUTE,
+        },
+      ]);
+      expect((await store.evidence.listPendingEvidence(10)).map((p) => [p.delivery.deliveryId, p.reference])).toEqual([[id, key]]);
+      expect((await store.getDelivery(id!))!.idempotencyKey).toBe(key);
+    });
+
+    it('a delivery moved back to the account it was created on sends under its delivery key again', async () => {
+      const [id] = await seedDeliveries(store, { tenantId: TENANT, count: 1, providerAccount: 'sms-a', channel: 'sms', createdAt: T0 });
+      const key = (await store.getDelivery(id!))!.idempotencyKey;
+      const fail: SubmitOutcome = { kind: 'retryable', code: 'server_error', message: '503' };
+      await answerAll(store, 'sms-a', T0 + SECOND, () => fail, 'sms-b');
+      const [onB] = await answerAll(store, 'sms-b', T0 + 10 * MINUTE, () => fail, 'sms-a');
+      expect(onB!.idempotencyKey).toBe(accountIdempotencyKey(key, 'sms-b', 'sms-a'));
+      const [back] = await answerAll(store, 'sms-a', T0 + 20 * MINUTE, (c) => ({ kind: 'accepted', providerMessageId: `m-${c.deliveryId}` }));
+      expect(back!.idempotencyKey).toBe(key);
     });
 
     it('counts each account’s accepted deliveries of the window, slow once not delivered after the threshold', async () => {

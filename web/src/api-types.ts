@@ -5877,6 +5877,10 @@ export interface components {
         error_code?: string | null;
         provider_message_id?: string | null;
       }[];
+      duplicate_across_accounts: {
+        /** @description The accounts whose delivered (or read) callback was merged, first report first. */
+        accounts: string[];
+      } | null;
       actions: components['schemas']['Action'][];
     };
     Report: {

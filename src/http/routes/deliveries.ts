@@ -15,7 +15,7 @@ import {
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../ids.js';
 import type { DeliveryFilter, Store } from '../../store/store.js';
-import { attemptJson, deliveryJson, deliveryListItemJson, evidenceJson, templateJson } from '../views.js';
+import { attemptJson, deliveryJson, deliveryListItemJson, duplicateAcrossAccountsJson, evidenceJson, templateJson } from '../views.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import type { Clock } from '../../clock.js';
 import { DeliveryCanceller } from '../../delivery/delivery-canceller.js';
@@ -156,6 +156,8 @@ export function deliveryRoutes(app: FastifyInstance, deps: { store: Store; clock
         template: templateJson(n?.content),
         attempts: attempts.map(attemptJson),
         evidence: evidenceJson(evidence),
+        // A delivery that moved along its route and that both accounts reported delivered (docs/routing.md).
+        duplicate_across_accounts: duplicateAcrossAccountsJson(evidence),
         actions: actions.map(actionJson),
       };
     },

@@ -5,7 +5,7 @@
  * between processes (PostgreSQL NOTIFY; nothing in SQLite's one process) are the drivers' own
  * (sqlite/devices.ts, postgres/devices.ts); the statements of one report write are here.
  */
-import { gatewayMessageId } from '../../domain/index.js';
+import { deliveryKeyOfReference, gatewayMessageId } from '../../domain/index.js';
 import { StoreConflictError, type Unsubscribe } from '../core-store.js';
 import {
   foldReport,
@@ -268,7 +268,10 @@ export abstract class DevicesPart implements DeviceStore {
   }
 
   async currentOffer(q: CurrentOfferQuery): Promise<OfferRecord | null> {
-    const r = await this.x.one('offer_current', { provider_account: q.providerAccount, idempotency_key: q.idempotencyKey });
+    const r = await this.x.one('offer_current', {
+      provider_account: q.providerAccount,
+      idempotency_key: deliveryKeyOfReference(q.idempotencyKey, q.providerAccount),
+    });
     return r ? toOfferRecord(r) : null;
   }
 

@@ -4,6 +4,7 @@
  * postgres/evidence.ts). Writes that touch several rows run in one transaction; guarded updates
  * make a concurrent writer a no-op.
  */
+import { deliveryKeyOfReference } from '../../domain/index.js';
 import { lookupParams, toCallbackEvidence, toLookupEvidence, toPendingEvidence, toUnknownDelivery } from '../evidence-rows.js';
 import type {
   DeliveryEvidence,
@@ -38,7 +39,11 @@ export abstract class EvidencePart implements EvidenceStore {
   private readonly events = new GroupCommit<ProviderEventRecord, boolean>((batch) => this.insertProviderEvents(batch));
 
   async recordProviderEvents(events: ProviderEventRecord[]): Promise<RecordedEvents> {
-    const inserted = (await this.events.run(events)).filter(Boolean).length;
+    // A reference is kept as the delivery key it names: on a moved delivery's account the
+    // provider echoes that account's own key (domain `accountIdempotencyKey`), and evidence finds
+    // the delivery by its delivery key and the account.
+    const keyed = events.map((e) => (e.reference === null ? e : { ...e, reference: deliveryKeyOfReference(e.reference, e.providerAccount) }));
+    const inserted = (await this.events.run(keyed)).filter(Boolean).length;
     return { inserted, duplicates: events.length - inserted };
   }
 

@@ -32,7 +32,7 @@ claimed AS (
       lease_version = d.lease_version + 1, attempt_count = d.attempt_count + 1, updated_at = $2
   FROM due WHERE d.id = due.id
   RETURNING d.id, d.notification_id, d.tenant_id, d.channel, d.purpose, d.provider_account, d.destination,
-            d.idempotency_key, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
+            d.idempotency_key, d.origin_account, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
 ),
 opened AS (
   INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at, provider_account)
@@ -66,7 +66,7 @@ claimed AS (
       lease_version = d.lease_version + 1, attempt_count = d.attempt_count + 1, updated_at = $2
   FROM due WHERE d.id = due.id
   RETURNING d.id, d.notification_id, d.tenant_id, d.channel, d.purpose, d.provider_account, d.destination,
-            d.idempotency_key, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
+            d.idempotency_key, d.origin_account, d.expires_at, d.attempt_count, d.lease_version, d.lease_until, d.next_attempt_at
 ),
 opened AS (
   INSERT INTO attempts (delivery_id, number, lease_version, worker_id, started_at, provider_account)

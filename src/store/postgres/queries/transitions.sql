@@ -10,7 +10,8 @@
 --         $18 decisions[], $19 decision_retry_ats[], $20 next_stage_decisions[], $21 next_stage_retry_ats[],
 --         $22 move_tos[], $23 failover_reasons[]
 -- The rollout decisions ($18..$21) are NULL where the write has none; $22 is the account of its
--- route a failover moves the delivery to (NULL: it stays) and $23 why, kept on the attempt.
+-- route a failover moves the delivery to (NULL: it stays) and $23 why, kept on the attempt; its
+-- first move keeps the account it leaves as origin_account (0035: the account its delivery key is sent on).
 WITH w AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[],
                        $9::text[], $11::int[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int[], $17::text[],
@@ -23,6 +24,7 @@ applied AS (
   UPDATE deliveries d
   SET state = w.to_state,
       provider_account = COALESCE(w.move_to, d.provider_account),
+      origin_account = CASE WHEN w.move_to IS NULL THEN d.origin_account ELSE COALESCE(d.origin_account, d.provider_account) END,
       terminal_reason = w.reason,
       next_attempt_at = w.next_at,
       provider_message_id = COALESCE(w.pmid, d.provider_message_id),

@@ -72,7 +72,7 @@ SET state = 'submitting', lease_owner = @worker_id, lease_until = @lease_until,
     lease_version = lease_version + 1, attempt_count = attempt_count + 1, updated_at = @now
 WHERE id = @id AND state IN ('ready', 'retryable')
 RETURNING id, notification_id, tenant_id, channel, purpose, provider_account, destination,
-          idempotency_key, expires_at, attempt_count, lease_version, lease_until;
+          idempotency_key, origin_account, expires_at, attempt_count, lease_version, lease_until;
 
 -- name: lease_renew
 -- params: @id, @lease_version, @worker_id, @lease_until, @now

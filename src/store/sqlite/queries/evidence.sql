@@ -11,7 +11,10 @@ ON CONFLICT (provider_account, event_id) DO NOTHING;
 
 -- name: evidence_pending
 -- Parked events whose delivery is known, matched by the provider's message id first, else by
--- Herald's reference (the idempotency key); events of a delivery still in flight wait.
+-- Herald's reference (the idempotency key) on the delivery's account or on any account it was
+-- attempted on (a moved delivery's first account may report it delivered after all: a duplicate
+-- across accounts, docs/routing.md; attempts' primary key finds its attempts); events of a
+-- delivery still in flight wait.
 -- params: @limit
 SELECT e.id AS row_id, e.provider_account AS event_account, e.event_id, e.status AS event_status,
        e.provider_message_id AS event_pmid, e.reference, e.suppress, e.received_at,
@@ -22,7 +25,9 @@ JOIN deliveries d ON d.id = COALESCE(
   (SELECT m.id FROM deliveries m
    WHERE e.provider_message_id IS NOT NULL AND m.provider_account = e.provider_account AND m.provider_message_id = e.provider_message_id
    LIMIT 1),
-  (SELECT r.id FROM deliveries r WHERE e.reference IS NOT NULL AND r.idempotency_key = e.reference AND r.provider_account = e.provider_account))
+  (SELECT r.id FROM deliveries r WHERE e.reference IS NOT NULL AND r.idempotency_key = e.reference
+     AND (r.provider_account = e.provider_account
+       OR EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = r.id AND a.provider_account = e.provider_account))))
 WHERE e.applied_at IS NULL AND d.state <> 'submitting'
 ORDER BY e.id
 LIMIT @limit;
@@ -69,7 +74,7 @@ WHERE delivery_id = @delivery_id AND number = @number;
 
 -- name: unknown_due
 -- params: @now, @limit, @accounts (JSON array, or NULL for every account)
-SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.attempt_count,
+SELECT d.id, d.tenant_id, d.provider_account, d.channel, d.purpose, d.idempotency_key, d.origin_account, d.attempt_count,
        d.lease_version, d.expires_at, d.updated_at, n.retry_ladder, n.pinned_channels
 FROM deliveries d JOIN notifications n ON n.id = d.notification_id
 WHERE d.state = 'unknown' AND (d.reconcile_at IS NULL OR d.reconcile_at <= @now)

@@ -1,12 +1,14 @@
 -- name: delivery_transition
 -- The only way a delivery changes state after intake and claim. Guarded by the expected state
 -- and the fencing token; zero rows changed = a stale writer. @move_to (NULL: stay) is the account
--- of its route a failover moves it to, in the same write that schedules its retry.
+-- of its route a failover moves it to, in the same write that schedules its retry; its first move
+-- keeps the account it leaves as origin_account (0035: the account its delivery key is sent on).
 -- params: @id, @expect_state, @expect_lease_version, @to_state, @terminal_reason, @next_attempt_at,
 --         @provider_message_id, @downstream_status, @last_error_code, @now, @move_to
 UPDATE deliveries
 SET state = @to_state,
     provider_account = COALESCE(@move_to, provider_account),
+    origin_account = CASE WHEN @move_to IS NULL THEN origin_account ELSE COALESCE(origin_account, provider_account) END,
     terminal_reason = @terminal_reason,
     next_attempt_at = @next_attempt_at,
     provider_message_id = COALESCE(@provider_message_id, provider_message_id),
