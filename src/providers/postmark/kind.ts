@@ -1,17 +1,11 @@
 /** The postmark provider kind: e-mail through Postmark's HTTP API (docs/providers/postmark.md). */
+import { settle } from '../../schema/setting.js';
 import { credentialSource } from '../credentials.js';
 import type { ProviderKind } from '../kinds.js';
 import { createPostmarkAdapter } from './adapter.js';
 import { createPostmarkCallbackVerifier } from './callbacks.js';
 import { postmarkDoctor } from './doctor.js';
-import {
-  DEFAULT_BROADCAST_STREAM,
-  DEFAULT_TRANSACTIONAL_STREAM,
-  POSTMARK_API_URL,
-  postmarkProblems,
-  postmarkSettingsSchema,
-  readPostmarkSettings,
-} from './settings.js';
+import { POSTMARK_API_URL, postmarkProblems, postmarkSettingsSchema, readPostmarkSettings } from './settings.js';
 
 export const postmarkKind: ProviderKind = {
   kind: 'postmark',
@@ -39,14 +33,14 @@ export const postmarkKind: ProviderKind = {
     return webhook === null ? null : createPostmarkCallbackVerifier(webhook);
   },
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(postmarkSettingsSchema, account.settings);
     return {
       base_url: account.base_url ?? POSTMARK_API_URL,
       from: s.from,
-      ...(typeof s.reply_to === 'string' ? { reply_to: s.reply_to } : {}),
-      transactional_stream: typeof s.transactional_stream === 'string' ? s.transactional_stream : DEFAULT_TRANSACTIONAL_STREAM,
-      broadcast_stream: typeof s.broadcast_stream === 'string' ? s.broadcast_stream : DEFAULT_BROADCAST_STREAM,
-      callbacks: credentialSource(s, 'webhook_username') !== null && credentialSource(s, 'webhook_password') !== null,
+      ...(s.reply_to === null ? {} : { reply_to: s.reply_to }),
+      transactional_stream: s.transactional_stream,
+      broadcast_stream: s.broadcast_stream,
+      callbacks: credentialSource(account.settings, 'webhook_username') !== null && credentialSource(account.settings, 'webhook_password') !== null,
     };
   },
   doctor: postmarkDoctor,

@@ -4,16 +4,15 @@
  * and an optional account token for `herald doctor`'s sender check. Checked at load, naming
  * the field; credentials are read (literal, `_env` or `_file`), never quoted.
  */
+import { Type } from '@sinclair/typebox';
 import { parseMailbox, type Purpose } from '../../domain/index.js';
+import { section, settle, withDefault } from '../../schema/setting.js';
 import type { AccountProblem } from '../kinds.js';
-import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
+import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Postmark's public API (https://postmarkapp.com/developer/api/overview); `base_url` overrides it. */
 export const POSTMARK_API_URL = 'https://api.postmarkapp.com';
-/** Postmark's default streams: every server has `outbound` (transactional) and, usually, `broadcast`. */
-export const DEFAULT_TRANSACTIONAL_STREAM = 'outbound';
-export const DEFAULT_BROADCAST_STREAM = 'broadcast';
 
 export interface PostmarkSettings {
   serverToken: string;
@@ -30,50 +29,39 @@ export interface PostmarkSettings {
   accountToken: string | null;
 }
 
-const STREAM = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' };
+/** A message stream's id, as Postmark allows it. */
+const stream = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', description });
 
-export const postmarkSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['from'],
-  properties: {
-    ...credentialSchema('server_token', 'Postmark server API token (X-Postmark-Server-Token).'),
-    from: {
-      type: 'string',
-      minLength: 3,
-      maxLength: 320,
-      description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".',
-    },
-    reply_to: { type: 'string', minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' },
-    transactional_stream: {
-      ...STREAM,
-      description: `Message stream for otp, transactional, conversational and alert mail. Default ${DEFAULT_TRANSACTIONAL_STREAM}.`,
-    },
-    broadcast_stream: { ...STREAM, description: `Message stream for marketing mail. Default ${DEFAULT_BROADCAST_STREAM}.` },
-    ...credentialSchema('webhook_username', "User name in the webhook URL's HTTP Basic credentials (https://user:password@host/v1/callbacks/<account>)."),
-    ...credentialSchema('webhook_password', "Password in the webhook URL's HTTP Basic credentials."),
-    ...credentialSchema(
-      'webhook_previous_password',
-      'The password being replaced, accepted too while the webhook URL in Postmark is changed (rotation). Optional.',
-    ),
-    ...credentialSchema('account_token', 'Postmark account API token, used only by herald doctor to check the sender. Optional.'),
-  },
-};
-
-function setting(account: ProviderAccountConfig, name: string): string | undefined {
-  const value = account.settings?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const postmarkSettingsSchema = section({
+  ...credentialSettings('server_token', 'Postmark server API token (X-Postmark-Server-Token).'),
+  from: Type.String({
+    minLength: 3,
+    maxLength: 320,
+    description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".',
+  }),
+  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' })),
+  // Postmark's default streams: every server has `outbound` (transactional) and, usually, `broadcast`.
+  transactional_stream: withDefault(stream('Message stream for otp, transactional, conversational and alert mail.'), 'outbound'),
+  broadcast_stream: withDefault(stream('Message stream for marketing mail.'), 'broadcast'),
+  ...credentialSettings('webhook_username', "User name in the webhook URL's HTTP Basic credentials (https://user:password@host/v1/callbacks/<account>)."),
+  ...credentialSettings('webhook_password', "Password in the webhook URL's HTTP Basic credentials."),
+  ...credentialSettings(
+    'webhook_previous_password',
+    'The password being replaced, accepted too while the webhook URL in Postmark is changed (rotation). Optional.',
+  ),
+  ...credentialSettings('account_token', 'Postmark account API token, used only by herald doctor to check the sender. Optional.'),
+});
 
 /** What the schema cannot check: credentials readable, mailboxes well-formed, nothing Postmark cannot honour. */
 export function postmarkProblems(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[] {
   const problems: AccountProblem[] = [];
   const token = credentialProblem(account.id, account.settings, 'server_token', env);
   if (token) problems.push(token);
-  for (const name of ['from', 'reply_to']) {
-    const value = setting(account, name);
-    if (value !== undefined && parseMailbox(value) === null)
-      problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
+  const s = settle(postmarkSettingsSchema, account.settings);
+  for (const name of ['from', 'reply_to'] as const) {
+    const value = s[name];
+    if (value !== null && parseMailbox(value) === null) problems.push({ field: `settings.${name}`, message: 'is not an e-mail address or "Name <address>"' });
   }
   const user = credentialSource(account.settings, 'webhook_username');
   const password = credentialSource(account.settings, 'webhook_password');
@@ -125,16 +113,17 @@ function webhookPairs(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): A
 
 /** Reads the settings an adapter needs; throws CredentialError when a configured credential cannot be read. */
 export function readPostmarkSettings(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): PostmarkSettings {
-  const from = setting(account, 'from');
-  if (from === undefined) throw new Error(`provider account ${account.id}: settings.from is required`);
+  const raw = settle(postmarkSettingsSchema, account.settings);
+  // Required by the schema; an account built without the configuration (a test) may still lack it.
+  if (raw.from === null) throw new Error(`provider account ${account.id}: settings.from is required`);
   const s = account.settings;
   const hasWebhook = credentialSource(s, 'webhook_username') !== null && credentialSource(s, 'webhook_password') !== null;
   return {
     serverToken: readCredential(account.id, s, 'server_token', env),
-    from,
-    replyTo: setting(account, 'reply_to') ?? null,
-    transactionalStream: setting(account, 'transactional_stream') ?? DEFAULT_TRANSACTIONAL_STREAM,
-    broadcastStream: setting(account, 'broadcast_stream') ?? DEFAULT_BROADCAST_STREAM,
+    from: raw.from,
+    replyTo: raw.reply_to,
+    transactionalStream: raw.transactional_stream,
+    broadcastStream: raw.broadcast_stream,
     webhook: hasWebhook ? webhookPairs(account, env) : null,
     accountToken: credentialSource(s, 'account_token') === null ? null : readCredential(account.id, s, 'account_token', env),
   };

@@ -1,4 +1,5 @@
 /** The telnyx provider kind: SMS through Telnyx Messaging (docs/providers/telnyx.md). */
+import { settle } from '../../schema/setting.js';
 import type { ProviderKind } from '../kinds.js';
 import { createTelnyxAdapter, telnyxCallbackVerifier } from './adapter.js';
 import { telnyxDoctor } from './doctor.js';
@@ -29,12 +30,12 @@ export const telnyxKind: ProviderKind = {
   createAdapter: createTelnyxAdapter,
   createCallbackVerifier: (account) => telnyxCallbackVerifier(readTelnyxSettings(account)),
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(telnyxSettingsSchema, account.settings);
     return {
       base_url: account.base_url ?? TELNYX_API_URL,
-      ...(typeof s.from === 'string' ? { from: s.from } : {}),
-      ...(typeof s.messaging_profile_id === 'string' ? { messaging_profile_id: s.messaging_profile_id } : {}),
-      webhooks_verified: typeof s.public_key === 'string',
+      ...(s.from === null ? {} : { from: s.from }),
+      ...(s.messaging_profile_id === null ? {} : { messaging_profile_id: s.messaging_profile_id }),
+      webhooks_verified: s.public_key !== null,
     };
   },
   doctor: telnyxDoctor,

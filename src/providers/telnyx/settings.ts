@@ -4,7 +4,9 @@
  * that verifies Telnyx's Ed25519-signed webhooks. Checked at load; the API key is read
  * through `credentials.ts` and never quoted.
  */
-import { credentialProblem, credentialSchema, readCredential } from '../credentials.js';
+import { Type } from '@sinclair/typebox';
+import { section, settle, type Settled } from '../../schema/setting.js';
+import { credentialProblem, credentialSettings, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
@@ -19,33 +21,31 @@ const SHORT_CODE = /^\d{5,6}$/;
 const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-export const telnyxSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...credentialSchema('api_key', 'The Telnyx API key (V2), sent as Authorization: Bearer.'),
-    from: {
-      type: 'string',
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const telnyxSettingsSchema = section({
+  ...credentialSettings('api_key', 'The Telnyx API key (V2), sent as Authorization: Bearer.'),
+  from: Type.Optional(
+    Type.String({
       minLength: 1,
       description: 'The sender: an E.164 number (+14155550123), a short code, or an alphanumeric sender ID (with messaging_profile_id).',
-    },
-    messaging_profile_id: {
-      type: 'string',
-      pattern: UUID,
-      description: 'The messaging profile to send with: required for a number pool or an alphanumeric sender.',
-    },
-    public_key: {
-      type: 'string',
+    }),
+  ),
+  messaging_profile_id: Type.Optional(
+    Type.String({ pattern: UUID, description: 'The messaging profile to send with: required for a number pool or an alphanumeric sender.' }),
+  ),
+  public_key: Type.Optional(
+    Type.String({
       minLength: 1,
       description: "The account's webhook public key from the Mission Control Portal (base64, 32 bytes): verifies telnyx-signature-ed25519.",
-    },
-    previous_public_keys: {
-      type: 'array',
-      items: { type: 'string', minLength: 1 },
-      description: 'Public keys that still verify webhooks while Telnyx rotates to public_key.',
-    },
-  },
-};
+    }),
+  ),
+  previous_public_keys: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), { description: 'Public keys that still verify webhooks while Telnyx rotates to public_key.' }),
+  ),
+});
+
+/** The settings as validated at load: every setting present, null when not given. */
+type RawSettings = Settled<typeof telnyxSettingsSchema>;
 
 export interface TelnyxSettings {
   apiKey: string;
@@ -53,11 +53,6 @@ export interface TelnyxSettings {
   messagingProfileId: string | null;
   /** Raw 32-byte Ed25519 public keys, the current one first; empty when webhooks are not verified. */
   publicKeys: Buffer[];
-}
-
-function text(settings: Record<string, unknown>, name: string): string | null {
-  const v = settings[name];
-  return typeof v === 'string' && v !== '' ? v : null;
 }
 
 /** Decodes a base64 Ed25519 public key; null unless it is exactly 32 bytes of canonical base64. */
@@ -68,10 +63,8 @@ export function decodePublicKey(value: string): Buffer | null {
 }
 
 /** The configured public keys, current first: `public_key`, then `previous_public_keys`. */
-export function publicKeyStrings(settings: Record<string, unknown>): string[] {
-  const current = text(settings, 'public_key');
-  const previous = Array.isArray(settings.previous_public_keys) ? settings.previous_public_keys.filter((k): k is string => typeof k === 'string') : [];
-  return [...(current === null ? [] : [current]), ...previous];
+export function publicKeyStrings(settings: RawSettings): string[] {
+  return [...(settings.public_key === null ? [] : [settings.public_key]), ...(settings.previous_public_keys ?? [])];
 }
 
 /** True when `from` has a shape Telnyx takes. */
@@ -81,12 +74,12 @@ export function isTelnyxSender(from: string): boolean {
 
 /** The configuration problems of a Telnyx account: the API key readable, a sender of the right shape, public keys that decode. */
 export function telnyxProblems(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[] {
-  const s = account.settings ?? {};
+  const s = settle(telnyxSettingsSchema, account.settings);
   const problems: AccountProblem[] = [];
-  const keyProblem = credentialProblem(account.id, s, 'api_key', env);
+  const keyProblem = credentialProblem(account.id, account.settings, 'api_key', env);
   if (keyProblem !== null) problems.push(keyProblem);
-  const from = text(s, 'from');
-  const profile = text(s, 'messaging_profile_id');
+  const from = s.from;
+  const profile = s.messaging_profile_id;
   if (from === null && profile === null) {
     problems.push({ field: 'settings.from', message: 'a Telnyx account needs settings.from or settings.messaging_profile_id (a number pool)' });
   }
@@ -101,7 +94,7 @@ export function telnyxProblems(account: ProviderAccountConfig, env: NodeJS.Proce
   publicKeyStrings(s).forEach((key, i) => {
     if (decodePublicKey(key) === null) {
       problems.push({
-        field: i === 0 && text(s, 'public_key') !== null ? 'settings.public_key' : 'settings.previous_public_keys',
+        field: i === 0 && s.public_key !== null ? 'settings.public_key' : 'settings.previous_public_keys',
         message: 'is not a base64 Ed25519 public key (32 bytes)',
       });
     }
@@ -115,11 +108,11 @@ export function telnyxProblems(account: ProviderAccountConfig, env: NodeJS.Proce
 
 /** Reads the settings with the API key; throws CredentialError when it cannot be read, Error for a public key that does not decode. */
 export function readTelnyxSettings(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): TelnyxSettings {
-  const s = account.settings ?? {};
+  const s = settle(telnyxSettingsSchema, account.settings);
   const publicKeys = publicKeyStrings(s).map((key) => {
     const raw = decodePublicKey(key);
     if (raw === null) throw new Error(`provider account ${account.id}: a webhook public key is not a base64 Ed25519 public key`);
     return raw;
   });
-  return { apiKey: readCredential(account.id, s, 'api_key', env), from: text(s, 'from'), messagingProfileId: text(s, 'messaging_profile_id'), publicKeys };
+  return { apiKey: readCredential(account.id, account.settings, 'api_key', env), from: s.from, messagingProfileId: s.messaging_profile_id, publicKeys };
 }

@@ -1,4 +1,5 @@
 /** The twilio provider kind: SMS through Twilio Programmable Messaging (docs/providers/twilio.md). */
+import { settle } from '../../schema/setting.js';
 import type { ProviderKind } from '../kinds.js';
 import { createTwilioAdapter, twilioCallbackVerifier, twilioInboundReceiver } from './adapter.js';
 import { twilioDoctor } from './doctor.js';
@@ -27,14 +28,14 @@ export const twilioKind: ProviderKind = {
   createCallbackVerifier: (account) => twilioCallbackVerifier(account, readTwilioSettings(account)),
   createInboundReceiver: (account) => twilioInboundReceiver(account, readTwilioSettings(account)),
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(twilioSettingsSchema, account.settings);
     return {
       base_url: account.base_url ?? TWILIO_API_URL,
       account_sid: s.account_sid,
-      auth: s.auth === 'api_key' ? 'api_key' : 'auth_token',
-      ...(typeof s.api_key_sid === 'string' ? { api_key_sid: s.api_key_sid } : {}),
-      ...(typeof s.from === 'string' ? { from: s.from } : {}),
-      ...(typeof s.messaging_service_sid === 'string' ? { messaging_service_sid: s.messaging_service_sid } : {}),
+      auth: s.auth,
+      ...(s.api_key_sid === null ? {} : { api_key_sid: s.api_key_sid }),
+      ...(s.from === null ? {} : { from: s.from }),
+      ...(s.messaging_service_sid === null ? {} : { messaging_service_sid: s.messaging_service_sid }),
     };
   },
   doctor: twilioDoctor,

@@ -4,7 +4,9 @@
  * alphanumeric sender ID, or a Messaging Service). Checked at load; credentials are read
  * through `credentials.ts` and never quoted.
  */
-import { credentialProblem, credentialSchema, credentialSource, readCredential } from '../credentials.js';
+import { Type } from '@sinclair/typebox';
+import { oneOf, section, settle, withDefault } from '../../schema/setting.js';
+import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
@@ -24,32 +26,27 @@ export const E164 = /^\+[1-9]\d{1,14}$/;
  */
 export const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
-export const twilioSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['account_sid'],
-  properties: {
-    account_sid: { type: 'string', pattern: ACCOUNT_SID, description: 'The Twilio account (AC…) that sends; its Messages resource is the endpoint.' },
-    auth: {
-      enum: ['auth_token', 'api_key'],
-      description: 'How Herald authenticates: the account SID + Auth Token (default), or an API key SID + secret.',
-    },
-    ...credentialSchema('auth_token', "The account's Auth Token: authenticates sends (auth: auth_token) and verifies X-Twilio-Signature on status callbacks."),
-    api_key_sid: { type: 'string', pattern: API_KEY_SID, description: 'The API key (SK…) Herald authenticates with when auth is api_key.' },
-    ...credentialSchema('api_key_secret', "The API key's secret (auth: api_key)."),
-    from: {
-      type: 'string',
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const twilioSettingsSchema = section({
+  account_sid: Type.String({ pattern: ACCOUNT_SID, description: 'The Twilio account (AC…) that sends; its Messages resource is the endpoint.' }),
+  auth: withDefault(
+    oneOf(['auth_token', 'api_key'], { description: 'How Herald authenticates: the account SID + Auth Token, or an API key SID + secret.' }),
+    'auth_token',
+  ),
+  ...credentialSettings('auth_token', "The account's Auth Token: authenticates sends (auth: auth_token) and verifies X-Twilio-Signature on status callbacks."),
+  api_key_sid: Type.Optional(Type.String({ pattern: API_KEY_SID, description: 'The API key (SK…) Herald authenticates with when auth is api_key.' })),
+  ...credentialSettings('api_key_secret', "The API key's secret (auth: api_key)."),
+  from: Type.Optional(
+    Type.String({
       minLength: 1,
       description:
         'The sender: an E.164 number (+14155550123) or an alphanumeric sender ID (up to 11 letters, digits, spaces). Either this or messaging_service_sid.',
-    },
-    messaging_service_sid: {
-      type: 'string',
-      pattern: MESSAGING_SERVICE_SID,
-      description: 'A Messaging Service (MG…) that picks the sender. Either this or from.',
-    },
-  },
-};
+    }),
+  ),
+  messaging_service_sid: Type.Optional(
+    Type.String({ pattern: MESSAGING_SERVICE_SID, description: 'A Messaging Service (MG…) that picks the sender. Either this or from.' }),
+  ),
+});
 
 /** The settings an adapter needs, read and checked. */
 export interface TwilioSettings {
@@ -63,11 +60,6 @@ export interface TwilioSettings {
   messagingServiceSid: string | null;
 }
 
-function text(settings: Record<string, unknown>, name: string): string | null {
-  const v = settings[name];
-  return typeof v === 'string' && v !== '' ? v : null;
-}
-
 /** True when `from` is a sender Twilio takes: an E.164 number or an alphanumeric sender ID. */
 export function isTwilioSender(from: string): boolean {
   return E164.test(from) || ALPHANUMERIC_SENDER.test(from);
@@ -75,21 +67,22 @@ export function isTwilioSender(from: string): boolean {
 
 /** The configuration problems of a Twilio account: credentials readable, a sender of the right shape. */
 export function twilioProblems(account: ProviderAccountConfig, env: NodeJS.ProcessEnv): AccountProblem[] {
-  const s = account.settings ?? {};
+  const s = account.settings;
+  const raw = settle(twilioSettingsSchema, s);
   const problems: AccountProblem[] = [];
   const push = (p: AccountProblem | null): void => {
     if (p !== null) problems.push(p);
   };
-  if (s.auth === 'api_key') {
-    if (text(s, 'api_key_sid') === null) problems.push({ field: 'settings.api_key_sid', message: 'is required when settings.auth is api_key' });
+  if (raw.auth === 'api_key') {
+    if (raw.api_key_sid === null) problems.push({ field: 'settings.api_key_sid', message: 'is required when settings.auth is api_key' });
     push(credentialProblem(account.id, s, 'api_key_secret', env));
     // The Auth Token is optional here, but when it is configured it must be readable.
     if (credentialSource(s, 'auth_token') !== null) push(credentialProblem(account.id, s, 'auth_token', env));
   } else {
     push(credentialProblem(account.id, s, 'auth_token', env));
   }
-  const from = text(s, 'from');
-  if (from === null && text(s, 'messaging_service_sid') === null) {
+  const from = raw.from;
+  if (from === null && raw.messaging_service_sid === null) {
     problems.push({ field: 'settings.from', message: 'a Twilio account needs settings.from or settings.messaging_service_sid' });
   }
   if (from !== null && !isTwilioSender(from)) {
@@ -111,19 +104,19 @@ export function twilioProblems(account: ProviderAccountConfig, env: NodeJS.Proce
 
 /** Reads the settings with their credentials; throws CredentialError for one that cannot be read. */
 export function readTwilioSettings(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): TwilioSettings {
-  const s = account.settings ?? {};
-  const accountSid = text(s, 'account_sid');
-  if (accountSid === null) throw new Error(`provider account ${account.id}: settings.account_sid is required`);
+  const s = account.settings;
+  const raw = settle(twilioSettingsSchema, s);
+  // Required by the schema; an account built without the configuration (a test) may still lack it.
+  if (raw.account_sid === null) throw new Error(`provider account ${account.id}: settings.account_sid is required`);
   const authToken = credentialSource(s, 'auth_token') === null ? null : readCredential(account.id, s, 'auth_token', env);
-  let username = accountSid;
+  let username = raw.account_sid;
   let password: string;
-  if (s.auth === 'api_key') {
-    const keySid = text(s, 'api_key_sid');
-    if (keySid === null) throw new Error(`provider account ${account.id}: settings.api_key_sid is required when settings.auth is api_key`);
-    username = keySid;
+  if (raw.auth === 'api_key') {
+    if (raw.api_key_sid === null) throw new Error(`provider account ${account.id}: settings.api_key_sid is required when settings.auth is api_key`);
+    username = raw.api_key_sid;
     password = readCredential(account.id, s, 'api_key_secret', env);
   } else {
     password = readCredential(account.id, s, 'auth_token', env);
   }
-  return { accountSid, username, password, authToken, from: text(s, 'from'), messagingServiceSid: text(s, 'messaging_service_sid') };
+  return { accountSid: raw.account_sid, username, password, authToken, from: raw.from, messagingServiceSid: raw.messaging_service_sid };
 }
