@@ -198,6 +198,35 @@ export const DEFAULT_DEMOTION_POLICY: DemotionPolicy = {
   budget: DEFAULT_RETRY_BUDGET,
 };
 
+/** The demotion figures a channel and purpose may set for themselves (the retry budget is the account's, one for all). */
+export type DemotionFigures = Omit<DemotionPolicy, 'budget'>;
+
+/**
+ * A channel's own demotion figures for one purpose, or for every purpose it does not name
+ * (`default`), over the section's (`routes.demotion.<channel>.<purpose>`): a figure it leaves out
+ * is the channel's `default`'s, else the section's.
+ */
+export interface DemotionOverride {
+  channel: Channel;
+  purpose: Purpose | 'default';
+  figures: Partial<DemotionFigures>;
+}
+
+/**
+ * The demotion rule's settings for a route of this channel and purpose (a route for `default`
+ * takes the channel's `default` figures): the section's, overridden figure by figure by the
+ * channel's `default`, then by the purpose's own.
+ */
+export function demotionPolicyFor(
+  base: DemotionPolicy,
+  overrides: readonly DemotionOverride[],
+  channel: Channel,
+  purpose: Purpose | 'default',
+): DemotionPolicy {
+  const of = (p: Purpose | 'default') => overrides.find((o) => o.channel === channel && o.purpose === p)?.figures ?? {};
+  return { ...base, ...of('default'), ...(purpose === 'default' ? {} : of(purpose)) };
+}
+
 /** One account's figures, read from the store at evaluation time. */
 export interface AccountFigures {
   account: string;
