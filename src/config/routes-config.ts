@@ -15,6 +15,8 @@ import {
   PURPOSES,
   ROUTE_ORDERS,
   type Channel,
+  type DemotionFigures,
+  type DemotionOverride,
   type DemotionPolicy,
   type Purpose,
   type Route,
@@ -29,6 +31,58 @@ const ACCOUNTS = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   uniqueItems: true,
   description: 'Provider account ids, in the order a delivery tries them (the first is the primary).',
 });
+
+/** The demotion rule's figures, each with its meaning; the section gives each its default, a channel's own leave them out. */
+const FIGURES = {
+  slow_ratio: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    description: 'Share of accepted deliveries that were slow at or above which an account is demoted.',
+  }),
+  window_s: Type.Integer({ minimum: 60, maximum: 86_400, description: 'How far back accepted deliveries count, in seconds.' }),
+  slow_after_s: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    description: 'A delivery is slow when it took longer than this many seconds from acceptance to delivered.',
+  }),
+  min_accepted: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    description: 'Fewer accepted deliveries than this in the window say nothing about an account.',
+  }),
+  paused_longer_than_s: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    description: 'An account paused by throttling for longer than this many seconds is demoted.',
+  }),
+  cool_down_s: Type.Integer({ minimum: 0, maximum: 86_400, description: 'No change to a route within this many seconds of its last one.' }),
+};
+
+/** A channel's own demotion figures for one purpose: each one it names replaces the section's. */
+const DemotionOverrideSection = section(
+  {
+    slow_ratio: Type.Optional(FIGURES.slow_ratio),
+    window_s: Type.Optional(FIGURES.window_s),
+    slow_after_s: Type.Optional(FIGURES.slow_after_s),
+    min_accepted: Type.Optional(FIGURES.min_accepted),
+    paused_longer_than_s: Type.Optional(FIGURES.paused_longer_than_s),
+    cool_down_s: Type.Optional(FIGURES.cool_down_s),
+  },
+  { description: "Demotion figures of the channel's routes for this purpose; a figure left out is the channel's default's, else the section's." },
+);
+
+/** A channel's demotion figures per purpose, and `default` for the purposes not named. */
+const DemotionByPurpose = section(
+  {
+    otp: Type.Optional(DemotionOverrideSection),
+    transactional: Type.Optional(DemotionOverrideSection),
+    conversational: Type.Optional(DemotionOverrideSection),
+    marketing: Type.Optional(DemotionOverrideSection),
+    alert: Type.Optional(DemotionOverrideSection),
+    default: Type.Optional(DemotionOverrideSection),
+  } satisfies Record<Purpose | 'default', unknown>,
+  { description: "Per purpose, and default for every purpose not named: the channel's own demotion figures (Notify's defaults are for SMS codes)." },
+);
 
 /** One channel's routes: per purpose, and `default` for the purposes not named. */
 const ChannelRoutes = section(
@@ -69,43 +123,20 @@ export const RoutesSection = section(
     demotion: withDefault(
       section(
         {
-          slow_ratio: withDefault(
-            Type.Number({
-              exclusiveMinimum: 0,
-              maximum: 1,
-              description: 'Share of accepted deliveries that were slow at or above which an account is demoted.',
-            }),
-            DEFAULT_DEMOTION_POLICY.slowRatio,
-          ),
-          window_s: withDefault(
-            Type.Integer({ minimum: 60, maximum: 86_400, description: 'How far back accepted deliveries count, in seconds.' }),
-            DEFAULT_DEMOTION_POLICY.windowMs / 1000,
-          ),
-          slow_after_s: withDefault(
-            Type.Integer({
-              minimum: 1,
-              maximum: 86_400,
-              description: 'A delivery is slow when it took longer than this many seconds from acceptance to delivered.',
-            }),
-            DEFAULT_DEMOTION_POLICY.slowAfterMs / 1000,
-          ),
-          min_accepted: withDefault(
-            Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Fewer accepted deliveries than this in the window say nothing about an account.' }),
-            DEFAULT_DEMOTION_POLICY.minAccepted,
-          ),
-          paused_longer_than_s: withDefault(
-            Type.Integer({ minimum: 1, maximum: 86_400, description: 'An account paused by throttling for longer than this many seconds is demoted.' }),
-            DEFAULT_DEMOTION_POLICY.pausedLongerThanMs / 1000,
-          ),
-          cool_down_s: withDefault(
-            Type.Integer({ minimum: 0, maximum: 86_400, description: 'No change to a route within this many seconds of its last one.' }),
-            DEFAULT_DEMOTION_POLICY.coolDownMs / 1000,
-          ),
+          slow_ratio: withDefault(FIGURES.slow_ratio, DEFAULT_DEMOTION_POLICY.slowRatio),
+          window_s: withDefault(FIGURES.window_s, DEFAULT_DEMOTION_POLICY.windowMs / 1000),
+          slow_after_s: withDefault(FIGURES.slow_after_s, DEFAULT_DEMOTION_POLICY.slowAfterMs / 1000),
+          min_accepted: withDefault(FIGURES.min_accepted, DEFAULT_DEMOTION_POLICY.minAccepted),
+          paused_longer_than_s: withDefault(FIGURES.paused_longer_than_s, DEFAULT_DEMOTION_POLICY.pausedLongerThanMs / 1000),
+          cool_down_s: withDefault(FIGURES.cool_down_s, DEFAULT_DEMOTION_POLICY.coolDownMs / 1000),
           evaluate_every_s: withDefault(Type.Integer({ minimum: 1, maximum: 3600, description: 'How often every process evaluates the routes.' }), 60),
+          email: Type.Optional(DemotionByPurpose),
+          sms: Type.Optional(DemotionByPurpose),
+          push: Type.Optional(DemotionByPurpose),
         },
         {
           description:
-            "When an account of a route is demoted (GOV.UK Notify's rule: 15 % of 15 minutes slower than 5 minutes, 5 minutes between changes), or over its retry budget, or paused by throttling.",
+            "When an account of a route is demoted (GOV.UK Notify's rule: 15 % of 15 minutes slower than 5 minutes, 5 minutes between changes), or over its retry budget, or paused by throttling. A channel may set its own figures per purpose (routes.demotion.sms.otp) and for every other purpose (routes.demotion.sms.default).",
         },
       ),
       {},
@@ -127,7 +158,9 @@ export const RoutesSection = section(
 /** The resolved `routes:` section: what intake, the worker and the evaluator read. */
 export interface RoutesConfig {
   routes: Route[];
+  /** The section's figures: a route's unless its channel and purpose set their own (`demotionOverrides`, read through `demotionPolicyFor`). */
   demotion: DemotionPolicy;
+  demotionOverrides: DemotionOverride[];
   evaluateEveryMs: number;
   /** Whether an `unknown` may move at all (only ever under `accept_duplicate`). */
   failoverAfterUnknown: boolean;
@@ -158,9 +191,27 @@ export function routesPolicy(r: Settled<typeof RoutesSection>): RoutesConfig {
       coolDownMs: d.cool_down_s * 1000,
       budget: DEFAULT_RETRY_BUDGET,
     },
+    demotionOverrides: CHANNELS.flatMap((channel) => overridesOf(channel, d[channel])),
     evaluateEveryMs: d.evaluate_every_s * 1000,
     failoverAfterUnknown: r.on_ambiguity === 'follow_policy',
   };
+}
+
+/** A channel's `routes.demotion.<channel>` as the domain's overrides, one per purpose (or `default`) it names. */
+function overridesOf(channel: Channel, c: Settled<typeof DemotionByPurpose> | null): DemotionOverride[] {
+  if (!c) return [];
+  return (['default', ...PURPOSES] as const).flatMap((purpose) => {
+    const o = c[purpose];
+    if (!o) return [];
+    const figures: Partial<DemotionFigures> = {};
+    if (o.slow_ratio !== null) figures.slowRatio = o.slow_ratio;
+    if (o.window_s !== null) figures.windowMs = o.window_s * 1000;
+    if (o.slow_after_s !== null) figures.slowAfterMs = o.slow_after_s * 1000;
+    if (o.min_accepted !== null) figures.minAccepted = o.min_accepted;
+    if (o.paused_longer_than_s !== null) figures.pausedLongerThanMs = o.paused_longer_than_s * 1000;
+    if (o.cool_down_s !== null) figures.coolDownMs = o.cool_down_s * 1000;
+    return [{ channel, purpose, figures }];
+  });
 }
 
 function fieldOf(r: Route, i: number): string {

@@ -1,7 +1,8 @@
 /**
  * The route evaluator (docs/routing.md, "Demotion"): a small periodic service, run on every
- * process, that reads each account's figures from the store, asks the domain's `evaluateRoute`
- * whether a route should demote or restore an account, and records the change as the route's
+ * process, that reads each account's figures from the store (accepted and slow deliveries under
+ * each route's own policy, the retry budget's calls, the throttling pause), asks the domain's
+ * `evaluateRoute` whether a route should demote or restore an account, and records the change as the route's
  * next change number, so that of several processes evaluating the same state exactly one records
  * it. It keeps what it last read (the demoted accounts per route, each account's recent delivery
  * latency) for its own process: intake and the worker ask `demotedIn(route)` and `latencyMs()`
@@ -12,14 +13,16 @@ import type { Clock } from '../clock.js';
 import { LoopService } from '../periodic/loop-service.js';
 import {
   HEALTH_WINDOW_MS,
+  demotionPolicyFor,
   evaluateRoute,
   type AccountFigures,
+  type DemotionOverride,
   type DemotionPolicy,
   type Route,
   type RouteChange,
   type RouteHealthView,
 } from '../domain/index.js';
-import type { RouteChangeRecord, Store } from '../store/store.js';
+import type { AcceptedFigures, RouteChangeRecord, Store } from '../store/store.js';
 
 export interface RouteEvaluatorOptions {
   store: Store;
@@ -27,7 +30,9 @@ export interface RouteEvaluatorOptions {
   logger: Logger;
   /** The configured routes; only those with two accounts or more can change anything. */
   routes: readonly Route[];
+  /** The section's figures (`routes.demotion`); a route's channel and purpose may override them (`overrides`, `demotionPolicyFor`). */
   policy: DemotionPolicy;
+  overrides?: readonly DemotionOverride[];
   intervalMs: number;
   /** Told of each change this process recorded (counters, operator alerts). */
   onChange?: (change: RouteChangeRecord) => void;
@@ -65,28 +70,41 @@ export class RouteEvaluator extends LoopService implements RouteHealthView {
     this.demoted = demotedOf(latest);
     if (routes.length === 0) return [];
     const now = this.opts.clock.now();
-    const p = this.opts.policy;
-    const accepted = new Map(
-      (await this.opts.store.routes.acceptedFigures({ since: now - p.windowMs, now, slowAfterMs: p.slowAfterMs })).map((f) => [f.providerAccount, f] as const),
-    );
-    this.latency = new Map([...accepted.values()].flatMap((f) => (f.meanDeliveredMs === null ? [] : [[f.providerAccount, f.meanDeliveredMs] as const])));
+    // Accepted and slow deliveries per account, one query per window and threshold the routes'
+    // policies use (the section's always: it gives the latency `order: latency` reads).
+    const acceptedBy = new Map<string, ReadonlyMap<string, AcceptedFigures>>();
+    const acceptedUnder = async (p: DemotionPolicy): Promise<ReadonlyMap<string, AcceptedFigures>> => {
+      const k = `${p.windowMs}/${p.slowAfterMs}`;
+      const known = acceptedBy.get(k);
+      if (known) return known;
+      const rows = await this.opts.store.routes.acceptedFigures({ since: now - p.windowMs, now, slowAfterMs: p.slowAfterMs });
+      const m = new Map(rows.map((f) => [f.providerAccount, f] as const));
+      acceptedBy.set(k, m);
+      return m;
+    };
+    const base = await acceptedUnder(this.opts.policy);
+    this.latency = new Map([...base.values()].flatMap((f) => (f.meanDeliveredMs === null ? [] : [[f.providerAccount, f.meanDeliveredMs] as const])));
     // Since when throttling has paused each account now (the limiter's record; absent: not paused).
     const pausedSince = new Map((await this.opts.store.routes.accountPauses(now)).map((x) => [x.providerAccount, x.pausedSince] as const));
-    const figures = new Map<string, AccountFigures>();
+    // The retry budget's window and the pause are the account's, whatever the route.
+    const health = new Map<string, { calls: number; failures: number }>();
     for (const account of new Set(routes.flatMap((r) => r.accounts))) {
-      const health = await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS);
-      const a = accepted.get(account);
-      figures.set(account, {
-        account,
-        accepted: a?.accepted ?? 0,
-        slow: a?.slow ?? 0,
-        calls: health.calls,
-        failures: health.failures,
-        pausedSince: pausedSince.get(account) ?? null,
-      });
+      health.set(account, await this.opts.store.health.providerHealth(account, now - HEALTH_WINDOW_MS));
     }
     const recorded: RouteChangeRecord[] = [];
     for (const route of routes) {
+      const p = demotionPolicyFor(this.opts.policy, this.opts.overrides ?? [], route.channel, route.purpose);
+      const accepted = await acceptedUnder(p);
+      const figures = new Map<string, AccountFigures>(
+        route.accounts.map((account) => {
+          const a = accepted.get(account);
+          const h = health.get(account)!;
+          return [
+            account,
+            { account, accepted: a?.accepted ?? 0, slow: a?.slow ?? 0, calls: h.calls, failures: h.failures, pausedSince: pausedSince.get(account) ?? null },
+          ] as const;
+        }),
+      );
       const key = routeKeyOf(route);
       const own = latest.filter((c) => c.routeKey === key);
       const last = own.reduce<RouteChangeRecord | null>((m, c) => (m === null || c.seq > m.seq ? c : m), null);

@@ -222,6 +222,7 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
         logger,
         routes: config.routes.routes,
         policy: config.routes.demotion,
+        overrides: config.routes.demotionOverrides,
         intervalMs: config.routes.evaluateEveryMs,
         // Counted where recorded (one process per change); alerts read the changes from the store.
         onChange: (c) => counters.series.routeChanges.inc({ provider_account: c.providerAccount, action: c.action }),

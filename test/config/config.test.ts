@@ -86,6 +86,7 @@ describe('resolveConfig', () => {
           coolDownMs: 300_000,
           budget: { minCalls: 20, degradedAbove: 0.5, spreadFactor: 2, maxSpreadMs: 300_000 },
         },
+        demotionOverrides: [],
         evaluateEveryMs: 60_000,
         failoverAfterUnknown: true,
       },

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../src/config/config.js';
 import { routeAssignmentProblems } from '../../src/config/routes-config.js';
-import { EVERY_TENANT, routeFor } from '../../src/domain/index.js';
+import { DEFAULT_DEMOTION_POLICY, EVERY_TENANT, demotionPolicyFor, routeFor } from '../../src/domain/index.js';
 
 const accounts = [
   { id: 'mail', kind: 'sandbox', channel: 'email', base_url: 'http://127.0.0.1:8025' },
@@ -59,6 +59,40 @@ describe('routes configuration', () => {
     expect(r.routes[0]!.order).toBe('fixed');
     expect(r.demotion.slowRatio).toBe(0.3);
     expect(r.demotion.coolDownMs).toBe(0);
+  });
+
+  it("takes a channel's own demotion figures per purpose and for its other purposes, Notify's where it names none", () => {
+    const r = resolveConfig({
+      provider_accounts: accounts,
+      routes: {
+        sms: { otp: ['sms-main', 'sms-backup'], default: ['sms-main', 'sms-backup'] },
+        demotion: {
+          sms: { otp: { slow_after_s: 60, window_s: 300 }, default: { slow_ratio: 0.5, min_accepted: 50 } },
+          email: { default: { slow_after_s: 1800 } },
+        },
+      },
+    }).routes;
+    expect(r.demotionOverrides).toEqual([
+      { channel: 'email', purpose: 'default', figures: { slowAfterMs: 1_800_000 } },
+      { channel: 'sms', purpose: 'default', figures: { slowRatio: 0.5, minAccepted: 50 } },
+      { channel: 'sms', purpose: 'otp', figures: { slowAfterMs: 60_000, windowMs: 300_000 } },
+    ]);
+    // A code: its own figures, the channel's default for what it leaves out, Notify's for the rest.
+    expect(demotionPolicyFor(r.demotion, r.demotionOverrides, 'sms', 'otp')).toEqual({
+      ...DEFAULT_DEMOTION_POLICY,
+      slowAfterMs: 60_000,
+      windowMs: 300_000,
+      slowRatio: 0.5,
+      minAccepted: 50,
+    });
+    expect(demotionPolicyFor(r.demotion, r.demotionOverrides, 'sms', 'marketing')).toEqual({ ...DEFAULT_DEMOTION_POLICY, slowRatio: 0.5, minAccepted: 50 });
+    expect(demotionPolicyFor(r.demotion, r.demotionOverrides, 'sms', 'default')).toEqual({ ...DEFAULT_DEMOTION_POLICY, slowRatio: 0.5, minAccepted: 50 });
+    expect(demotionPolicyFor(r.demotion, r.demotionOverrides, 'push', 'otp')).toEqual(DEFAULT_DEMOTION_POLICY);
+    expect(resolveConfig({ provider_accounts: accounts }).routes.demotionOverrides).toEqual([]);
+    // The schema names a bad figure and an unknown purpose.
+    expect(fieldOf({ provider_accounts: accounts, routes: { demotion: { sms: { otp: { slow_ratio: 2 } } } } })).toMatch(/^routes\.demotion\.sms\.otp/);
+    expect(fieldOf({ provider_accounts: accounts, routes: { demotion: { sms: { login: { slow_ratio: 0.2 } } } } })).toMatch(/^routes\.demotion\.sms/);
+    expect(fieldOf({ provider_accounts: accounts, routes: { demotion: { sms: { otp: { evaluate_every_s: 5 } } } } })).toMatch(/^routes\.demotion\.sms\.otp/);
   });
 
   it('refuses an account that does not exist, one of another channel, a repeated one, an unknown purpose', () => {

@@ -3,7 +3,8 @@
  * and not delivered five minutes later demote it while the backup stays healthy; a second process
  * evaluating the same state records nothing; nothing changes within the cool-down; the primary is
  * restored once its window holds no slow deliveries; an account throttling has kept paused for
- * longer than ten minutes is demoted. Injected clock; no callbacks, so every accepted code stays
+ * longer than ten minutes is demoted; a route is judged by its channel's and purpose's own
+ * figures where configured. Injected clock; no callbacks, so every accepted code stays
  * undelivered.
  */
 import pino from 'pino';
@@ -84,5 +85,26 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(demotion).toMatchObject({ providerAccount: 'sandbox-sms', action: 'demote', reasons: ['paused_by_throttling'] });
     expect(demotion!.figures.pausedSince).toBe(start);
     expect([...a.demotedIn(ROUTE)]).toEqual(['sandbox-sms']);
+  });
+
+  it("judges each route by its channel's and purpose's own figures: codes slow after one minute demote the code route only", async () => {
+    const other: Route = { ...ROUTE, purpose: 'default', order: 'fixed' };
+    const e = new RouteEvaluator({
+      store: h.store,
+      clock: h.clock,
+      logger: pino({ level: 'silent' }),
+      routes: [ROUTE, other],
+      policy: DEFAULT_DEMOTION_POLICY,
+      overrides: [{ channel: 'sms', purpose: 'otp', figures: { slowAfterMs: MIN } }],
+      intervalMs: MIN,
+    });
+    for (let i = 0; i < 12; i++) await h.send(otpBody({ recipient: { id: `u${i}`, phone: '+14155550123' } }));
+    await h.newWorker().drain();
+    h.clock.advance(2 * MIN);
+    // Under Notify's five minutes nothing is slow yet; under the codes' one minute all twelve are.
+    const changes = await e.runOnce();
+    expect(changes).toMatchObject([{ routeKey: '*/sms/otp', providerAccount: 'sandbox-sms', action: 'demote', reasons: ['slow_delivery'] }]);
+    expect(changes[0]!.figures).toMatchObject({ accepted: 12, slow: 12 });
+    expect([...e.demotedIn(other)]).toEqual([]);
   });
 });
