@@ -18,6 +18,7 @@ import {
   contentForChannel,
   leaseCoversCall,
   leaseMarginMs,
+  madeNoCall,
   plannedDelayMs,
   PURPOSES,
   type Channel,
@@ -41,7 +42,6 @@ import { ProviderHealthRecorder } from './provider-health.js';
 import { PushTargetRetirement } from './push-target-retirement.js';
 import { LateOutcomes } from './late-outcomes.js';
 import { countApplied } from './outcome-counts.js';
-import { madeNoCall } from './not-called.js';
 import { Failover, type FailoverRouting } from './failover.js';
 
 export interface ClaimSenderOptions {

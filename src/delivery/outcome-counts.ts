@@ -3,12 +3,11 @@
  * intake), ambiguous (unknown), a definite refusal by class (a 429 also as a throttle of its
  * scope), a decision that ended the delivery terminal/expired (the expired-before-send
  * short-circuit included), and a move to another account of the route (`countFailover`). A
- * short-circuit that made no call is no refusal (not-called.ts).
+ * short-circuit that made no call is no refusal (domain/not-called.ts).
  */
-import type { Channel, SubmitOutcome } from '../domain/index.js';
+import { madeNoCall, type Channel, type SubmitOutcome } from '../domain/index.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ClaimedDelivery, FailoverMove, TransitionWrite } from '../store/store.js';
-import { madeNoCall } from './not-called.js';
 
 /** Counts one outcome whose write was applied (a fenced-off one is counted by late-outcomes.ts, or not at all). */
 export function countApplied(

@@ -1,12 +1,11 @@
 /**
  * Records each batch's provider calls in the account's health bucket (calls, and the retryable or
  * throttled failures among them), which the retry budget (retry-budget.ts), the route evaluator
- * and /metrics read. Outcomes that made no call (not-called.ts) are not counted.
+ * and /metrics read. Outcomes that made no call (domain/not-called.ts) are not counted.
  */
 import type { Logger } from 'pino';
-import { HEALTH_BUCKET_MS, type SubmitOutcome } from '../domain/index.js';
+import { HEALTH_BUCKET_MS, madeNoCall, type SubmitOutcome } from '../domain/index.js';
 import type { Store } from '../store/store.js';
-import { madeNoCall } from './not-called.js';
 
 export class ProviderHealthRecorder {
   constructor(

@@ -5,6 +5,7 @@
  * with a new message id); a "retry" of an `unknown` one is a re-offer under its same id, the
  * look-up, which never risks a second SMS while the phone holds the record.
  */
+import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY, isLowBattery } from '../domain/index.js';
 import { HeraldError } from '../errors.js';
@@ -25,41 +26,62 @@ export interface DeviceOperatorOptions {
   wake?: (providerAccount: string) => void;
 }
 
-/** A device's health as the API shows it. */
-export interface DeviceHealthView {
-  id: string;
-  name: string;
-  provider_account: string;
-  online: boolean;
-  /** SSE connections to this API process. */
-  connections: number;
-  last_seen_at: string;
-  away_since: string | null;
-  queue_depth: number;
-  failures_24h: number;
-  sim_cards: DeviceRecord['simCards'];
-  app_version: string | null;
-  registered_at: string;
-  /** The device came back and its heartbeat sweep has not run yet. */
-  sweep_pending: boolean;
-  /** The phone's newest own report (`system:ping`): battery, power, network; null when it never pinged. */
-  phone_health: PhoneHealthView | null;
-}
+const textOrNull = Type.Union([Type.String(), Type.Null()]);
+const time = Type.String({ format: 'date-time' });
 
-/** A phone's newest health report as the API shows it (docs/inbound.md "The phone's health"). */
-export interface PhoneHealthView {
-  reported_at: string;
-  battery_percent: number | null;
-  /** On power: charging, or plugged in with a full battery. */
-  charging: boolean | null;
-  internet: boolean | null;
-  transports: string[] | null;
-  cellular: string | null;
-  /** The app reports none today. */
-  signal: number | null;
-  /** Battery below 15 % and not charging: the operator alert fires (device choice does not read it yet, docs/inbound.md). */
-  low_battery: boolean;
-}
+/**
+ * A phone's newest health report as the API shows it (docs/inbound.md "The phone's health").
+ * Declared once here: the TS type below, the `PhoneHealth` answer schema GET /v1/devices
+ * publishes (http/response-schemas.ts), and so the dashboard's type (generated from it).
+ */
+export const phoneHealthSchema = Type.Object(
+  {
+    reported_at: time,
+    battery_percent: Type.Union([Type.Number(), Type.Null()]),
+    charging: Type.Union([Type.Boolean(), Type.Null()], { description: 'On power: charging, or plugged in with a full battery.' }),
+    internet: Type.Union([Type.Boolean(), Type.Null()]),
+    transports: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    cellular: textOrNull,
+    signal: Type.Union([Type.Number(), Type.Null()], { description: 'The app reports none today.' }),
+    low_battery: Type.Boolean({
+      description: 'Battery below 15 % and not charging: the operator alert fires (device choice does not read it yet, docs/inbound.md).',
+    }),
+  },
+  { $id: 'PhoneHealth', additionalProperties: false },
+);
+export type PhoneHealthView = Static<typeof phoneHealthSchema>;
+
+/** A device's health as the API shows it (GET /v1/devices, /v1/devices/{id}); `Device` in the published document. */
+export const deviceHealthSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    provider_account: Type.String(),
+    online: Type.Boolean(),
+    connections: Type.Integer({ description: 'SSE connections to this API process.' }),
+    last_seen_at: time,
+    away_since: Type.Union([time, Type.Null()]),
+    queue_depth: Type.Integer(),
+    failures_24h: Type.Integer(),
+    sim_cards: Type.Union([
+      Type.Array(
+        Type.Object(
+          { slotIndex: Type.Integer(), simNumber: Type.Integer(), phoneNumber: textOrNull, carrierName: textOrNull, iccid: textOrNull },
+          { additionalProperties: false, description: 'A SIM as the app reports it: phone number, carrier and ICCID masked but the last 4 characters.' },
+        ),
+      ),
+      Type.Null(),
+    ]),
+    app_version: textOrNull,
+    registered_at: time,
+    sweep_pending: Type.Boolean({ description: 'The device came back and its heartbeat sweep has not run yet.' }),
+    phone_health: Type.Union([Type.Unsafe<PhoneHealthView>({ $ref: 'PhoneHealth#' }), Type.Null()], {
+      description: "The phone's newest own report (`system:ping`): battery, power, network; null when it never pinged.",
+    }),
+  },
+  { $id: 'Device', additionalProperties: false },
+);
+export type DeviceHealthView = Static<typeof deviceHealthSchema>;
 
 function phoneHealthView(r: DeviceHealthRecord | undefined): PhoneHealthView | null {
   if (!r) return null;

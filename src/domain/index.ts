@@ -36,4 +36,5 @@ export * from './phone-webhooks.js';
 export * from './device-health.js';
 export * from './inbound-message.js';
 export * from './routes.js';
+export * from './not-called.js';
 export * from './failed-message.js';

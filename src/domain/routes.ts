@@ -19,6 +19,7 @@
  *
  * Pure: time comes in as `now`.
  */
+import { madeNoCall } from './not-called.js';
 import type { SubmitOutcome } from './outcome.js';
 import { assessBudget, type RetryBudgetPolicy, DEFAULT_RETRY_BUDGET } from './retry-budget.js';
 import type { AmbiguityPolicy, Channel, Purpose } from './vocabulary.js';
@@ -74,15 +75,6 @@ export interface FailoverInput {
   ladderDelayMs: number;
 }
 
-/**
- * Codes of outcomes where Herald itself stopped the call before a byte reached the provider: the
- * account did nothing wrong. `aborted_before_send` is the transport keeping Herald's own `sendBy`
- * (the earlier of expiry and the lease's last write); the chaos run's route scenario found it
- * moving deliveries whose worker had stalled (docs/chaos.md). A connect or write that fails or
- * times out (`connect_failed`, `write_failed`) is the account's, and moves.
- */
-const NOT_CALLED_CODES: ReadonlySet<string> = new Set(['expired_before_send', 'lease_lapsed_before_send', 'aborted_before_send']);
-
 /** An android_gateway account's answer when none of its phones is online (devices/offer-gateway.ts). */
 const NO_PHONE_CODES: ReadonlySet<string> = new Set(['no_device_online', 'device_offline']);
 
@@ -104,7 +96,7 @@ export function failoverReason(i: FailoverInput): FailoverReason | null {
       // already accepts a duplicate on this account may move it, and the attempt says so.
       return i.ambiguityPolicy === 'accept_duplicate' ? 'accept_duplicate' : null;
     case 'retryable':
-      if (NOT_CALLED_CODES.has(o.code)) return null;
+      if (madeNoCall(o)) return null;
       if (NO_PHONE_CODES.has(o.code)) return 'no_phone_online';
       if (i.pausedUntil !== null && i.pausedUntil > i.now) return 'account_paused';
       return i.overRetryBudget ? 'over_retry_budget' : 'retryable';

@@ -84,6 +84,11 @@ export interface AppDeps {
    * callback write) go to it. Absent or false: the app logs nothing (tests).
    */
   logger?: Logger | false;
+  /**
+   * Called once the shared schemas are registered and before any route: where a test adds its
+   * own hooks (test/http/operator-answers.test.ts sees each answer before its schema serializes it).
+   */
+  beforeRoutes?: (app: FastifyInstance) => void;
   /** Whether every request and its answer get a log line too (HERALD_LOG_REQUESTS=1). Default true when `logger` is given. */
   logRequests?: boolean;
   version?: string;
@@ -264,6 +269,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
   });
   app.addSchema(problemSchema);
   addResponseSchemas(app);
+  deps.beforeRoutes?.(app);
   // Every route must say what it needs (route-scopes.ts): a route the table does not list stops
   // the app from starting, so no route goes out without a scope by accident.
   const deviceBasePath = deps.devices ? deps.devices.basePath : null;

@@ -1,6 +1,7 @@
 /**
- * The success answers of the routes a dashboard or a client reads most (notifications,
- * deliveries), declared once in TypeBox. Each is registered on the app under its `$id`
+ * The success answers of the routes, declared once in TypeBox: notifications, deliveries and
+ * the review queue here, phones and provider accounts in operator-schemas.ts, campaigns in
+ * campaign-schemas.ts, the stats and the scheduling policy beside their routes. Each is registered on the app under its `$id`
  * (`addResponseSchemas`), so the OpenAPI document names it in `components.schemas` and the
  * generated types (`web/src/api-types.ts`, `@herald/client`) carry the same name.
  *
@@ -9,22 +10,16 @@
  * listed as a string but null would be written as "". So every field is listed with its exact
  * nullability; `test/http/response-schemas.test.ts` checks answers against the views.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { CHANNELS, DELIVERY_STATES, DOWNSTREAM_STATUSES, FAILOVER_REASONS, HOLD_REASONS, PURPOSES, TERMINAL_REASONS } from '../domain/index.js';
+import { REVIEW_REASONS } from '../store/review-store.js';
+import { campaignSchemas } from './campaign-schemas.js';
 import { evidenceItemSchema } from './evidence-schema.js';
+import { operatorSchemas } from './operator-schemas.js';
 import { schedulingPolicySchema } from './routes/scheduling.js';
-
-const text = Type.String();
-const textOrNull = Type.Union([Type.String(), Type.Null()]);
-const time = Type.String({ format: 'date-time' });
-const timeOrNull = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
-const intOrNull = Type.Union([Type.Integer(), Type.Null()]);
-const oneOf = (values: readonly string[], description?: string) =>
-  Type.Unsafe<string>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
-const orNull = (s: TSchema) => Type.Union([s, Type.Null()]);
-/** A `$ref` to a schema registered here, as Fastify resolves it (`<$id>#`). */
-const ref = (id: string) => Type.Unsafe({ $ref: `${id}#` });
+import { statsSchema } from './stats-schema.js';
+import { count, intOrNull, oneOf, orNull, pageOfRefs, ref, text, textOrNull, time, timeOrNull } from './schema-words.js';
 
 const decision = orNull(Type.Object({ kind: text, retry_at: timeOrNull }, { additionalProperties: false }));
 
@@ -155,28 +150,56 @@ const NotificationDetail = Type.Object(
 );
 
 /** intake-service.ts acceptedBody: POST /v1/notifications's 202, also what its idempotency key replays. */
-const NotificationAccepted = Type.Object(
-  {
-    id: text,
-    purpose: oneOf(PURPOSES),
-    created_at: time,
-    send_at: Type.Optional(Type.String({ format: 'date-time', description: 'present when the request named one' })),
-    expires_at: time,
-    fallback: Type.Optional(
-      Type.Object(
-        { after_seconds: Type.Number(), evidence: text, pending_channels: Type.Array(oneOf(CHANNELS)) },
-        { additionalProperties: false, description: 'present with fallback_after_seconds: the channels not started yet' },
-      ),
+const acceptedFields = {
+  id: text,
+  purpose: oneOf(PURPOSES),
+  created_at: time,
+  send_at: Type.Optional(Type.String({ format: 'date-time', description: 'present when the request named one' })),
+  expires_at: time,
+  fallback: Type.Optional(
+    Type.Object(
+      { after_seconds: Type.Number(), evidence: text, pending_channels: Type.Array(oneOf(CHANNELS)) },
+      { additionalProperties: false, description: 'present with fallback_after_seconds: the channels not started yet' },
     ),
-    deliveries: Type.Array(
-      Type.Object({ id: text, channel: oneOf(CHANNELS), state: oneOf(DELIVERY_STATES), provider_account: text }, { additionalProperties: false }),
+  ),
+  deliveries: Type.Array(
+    Type.Object({ id: text, channel: oneOf(CHANNELS), state: oneOf(DELIVERY_STATES), provider_account: text }, { additionalProperties: false }),
+  ),
+};
+const NotificationAccepted = Type.Object(acceptedFields, { $id: 'NotificationAccepted', additionalProperties: false });
+
+/** POST /v1/notifications/:id/resend's 202: the new generation's acceptedBody, naming the notification it resends. */
+const NotificationResent = Type.Object(
+  { ...acceptedFields, resend_of: Type.String({ description: 'the notification this one resends' }) },
+  { $id: 'NotificationResent', additionalProperties: false },
+);
+
+/** GET /v1/review: a delivery with why it is in the queue (routes/review.ts). */
+const ReviewItem = Type.Object({ ...deliveryFields, review_reason: oneOf(REVIEW_REASONS) }, { $id: 'ReviewItem', additionalProperties: false });
+
+/** POST /v1/deliveries/retry: what a bulk replay did, or with `dry_run` would do (routes/review.ts). */
+const BulkRetry = Type.Union(
+  [
+    Type.Object(
+      {
+        dry_run: Type.Literal(true),
+        matched: count,
+        would_retry: count,
+        refused: Type.Array(Type.Object({ reason: text, count }, { additionalProperties: false })),
+      },
+      { additionalProperties: false },
     ),
-  },
-  { $id: 'NotificationAccepted', additionalProperties: false },
+    Type.Object(
+      { matched: count, scheduled: count, refused: Type.Record(Type.String(), count, { description: 'the deliveries not replayed, by reason' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { $id: 'BulkRetry' },
 );
 
 const schemas = [
   NotificationAccepted,
+  NotificationResent,
   Attempt,
   Delivery,
   Action,
@@ -186,6 +209,12 @@ const schemas = [
   Report,
   NotificationDetail,
   Type.Unsafe(schedulingPolicySchema),
+  ReviewItem,
+  pageOfRefs('ReviewItem', 'ReviewPage'),
+  BulkRetry,
+  Type.Unsafe(statsSchema),
+  ...operatorSchemas,
+  ...campaignSchemas,
 ];
 
 /** Registers the shared answer schemas on the app, before the routes that name them. */
@@ -200,4 +229,21 @@ export const answer = {
   deliveryPage: ref('DeliveryPage'),
   deliveryDetail: ref('DeliveryDetail'),
   notificationDetail: ref('NotificationDetail'),
+  notificationResent: ref('NotificationResent'),
+  reviewPage: ref('ReviewPage'),
+  bulkRetry: ref('BulkRetry'),
+  device: ref('Device'),
+  deviceList: ref('DeviceList'),
+  deviceDetail: ref('DeviceDetail'),
+  deviceMessage: ref('DeviceMessage'),
+  deviceMessagePage: ref('DeviceMessagePage'),
+  sweep: ref('Sweep'),
+  sweepList: ref('SweepList'),
+  deviceRetry: ref('DeviceRetry'),
+  providerAccountList: ref('ProviderAccountList'),
+  recentErrors: ref('RecentErrors'),
+  rolloutSummary: ref('RolloutSummary'),
+  campaign: ref('Campaign'),
+  campaignDetail: ref('CampaignDetail'),
+  campaignPage: ref('CampaignPage'),
 } as const;

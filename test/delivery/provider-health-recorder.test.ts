@@ -16,6 +16,8 @@ const permanent: SubmitOutcome = { kind: 'permanent', reason: 'invalid_destinati
 const unknown: SubmitOutcome = { kind: 'unknown', code: 'timeout', message: 'no answer' };
 const expiredBeforeSend: SubmitOutcome = { kind: 'retryable', code: 'expired_before_send', message: 'nothing was sent' };
 const leaseLapsed: SubmitOutcome = { kind: 'retryable', code: 'lease_lapsed_before_send', message: 'nothing was sent' };
+// The transport keeping Herald's own sendBy (a stalled worker): nothing reached the provider.
+const abortedBeforeSend: SubmitOutcome = { kind: 'retryable', code: 'aborted_before_send', message: 'aborted before the request was sent' };
 
 function recorder(fail = false) {
   const writes: ProviderCalls[] = [];
@@ -34,13 +36,13 @@ describe('ProviderHealthRecorder', () => {
   it('counts the calls made and the retryable or throttled ones among them, in the bucket holding now', async () => {
     const { writes, health } = recorder();
     const now = 7 * HEALTH_BUCKET_MS + 123;
-    await health.record('a', [accepted, retryable, throttled, permanent, unknown, expiredBeforeSend, leaseLapsed], now);
+    await health.record('a', [accepted, retryable, throttled, permanent, unknown, expiredBeforeSend, leaseLapsed, abortedBeforeSend], now);
     expect(writes).toEqual([{ providerAccount: 'a', bucketStart: 7 * HEALTH_BUCKET_MS, calls: 5, failures: 2 }]);
   });
 
   it('writes nothing for a batch that made no call', async () => {
     const { writes, health } = recorder();
-    await health.record('a', [expiredBeforeSend, leaseLapsed], 1_000);
+    await health.record('a', [expiredBeforeSend, leaseLapsed, abortedBeforeSend], 1_000);
     await health.record('a', [], 1_000);
     expect(writes).toEqual([]);
   });

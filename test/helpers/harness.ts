@@ -89,6 +89,8 @@ export interface Harness {
   routeEvaluator: RouteEvaluator | null;
   /** With `devices`: the phone gateway (device API on `apiUrl` + devices.base_path; drive its reports and sweep with runOnce()). */
   devices: DeviceGateway | null;
+  /** With `recordAnswers`: each JSON answer as its route built it (before serialization), newest last, keyed by method and URL. */
+  answers: Array<{ method: string; url: string; payload: unknown }>;
   /** POST /v1/notifications with the harness key. */
   send(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; headers: Record<string, unknown> }>;
   get(url: string): Promise<{ status: number; json: any }>;
@@ -155,6 +157,8 @@ export interface HarnessOptions {
    * Routes (config `routes:`): intake routes new deliveries along them, as this harness's route
    * evaluator (`routeEvaluator`, driven with runOnce(); its changes counted in `counters`) last read them.
    */
+  /** Keeps each answer as the route built it, before its response schema serializes it (`answers`). */
+  recordAnswers?: boolean;
   routes?: { routes: Route[]; policy?: DemotionPolicy; /** `routes.on_ambiguity: follow_policy` (default true) or `stay`. */ failoverAfterUnknown?: boolean };
 }
 
@@ -270,7 +274,17 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
         ...(opts.metrics.cacheMs === undefined ? {} : { cacheMs: opts.metrics.cacheMs }),
       })
     : null;
+  const answers: Harness['answers'] = [];
   const app = await buildApp({
+    ...(opts.recordAnswers
+      ? {
+          beforeRoutes: (a) =>
+            a.addHook('preSerialization', async (request, _reply, payload) => {
+              answers.push({ method: request.method, url: request.url, payload });
+              return payload;
+            }),
+        }
+      : {}),
     store,
     intake,
     replay,
@@ -346,6 +360,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   evidence = new EvidenceApplier({ store, clock, logger: log, counters });
   const auth = { authorization: `Bearer ${apiKey}` };
   return {
+    answers,
     dir,
     clock,
     sandbox,

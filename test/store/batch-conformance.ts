@@ -252,12 +252,20 @@ export function batchConformance(name: string, makeStore: () => Promise<StoreFix
       try {
         const items = Array.from({ length: 40 }, () => single());
         await store.createNotifications(items.map((notification) => ({ notification })));
-        if (store.driver === 'postgres') {
+        /** Waits (bounded) until `account` has been heard. */
+        const until = async (account: string) => {
           const deadline = Date.now() + 5_000;
-          while (heard.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-          // Give a NOTIFY per item (the bug) time to arrive before counting.
-          await new Promise((r) => setTimeout(r, 200));
-          expect(heard).toEqual(['acct-email']);
+          while (!heard.includes(account) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        };
+        if (store.driver === 'postgres') {
+          await until('acct-email');
+          // A sentinel: the store's own wake-up for another account, committed after the batch's.
+          // PostgreSQL delivers notifications in commit order, so once it arrives, a NOTIFY per item
+          // (the bug) would have arrived before it: no sleep needed to prove none did.
+          const sentinel = ownGroup(buildNotification({ tenantId: TENANT, deliveries: [{ channel: 'sms', providerAccount: 'acct-sentinel' }] }));
+          await store.createNotifications([{ notification: sentinel }]);
+          await until('acct-sentinel');
+          expect(heard).toEqual(['acct-email', 'acct-sentinel']);
         } else {
           expect(heard).toEqual([]);
         }

@@ -1,5 +1,6 @@
 /** The overview's banners (web/src/alerts.ts): what GET /v1/stats says needs a person, and where each banner links. */
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_REASONS } from '../../src/domain/index.js';
 import { alertsOf } from '../../web/src/alerts.js';
 import type { Stats } from '../../web/src/types.js';
 
@@ -9,8 +10,8 @@ function stats(over: Partial<Stats> = {}): Stats {
   return {
     at: new Date(NOW).toISOString(),
     deliveries: { ready: 0, submitting: 0, accepted: 10, unknown: 0, retryable: 0, terminal: 0 },
-    terminal: {},
-    unknown: { count: 0, oldest_age_seconds: null },
+    terminal: Object.fromEntries(TERMINAL_REASONS.map((r) => [r, 0])) as Stats['terminal'],
+    unknown: { count: 0, oldest_age_seconds: 0 },
     due: [],
     accepted_without_progress: [],
     deadline_misses_last_hour: 0,

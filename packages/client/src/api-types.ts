@@ -1470,6 +1470,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ReviewPage'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -1531,6 +1540,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Delivery'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -1625,6 +1643,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BulkRetry'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -1686,6 +1713,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['NotificationResent'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -1768,102 +1804,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              /** Format: date-time */
-              at: string;
-              /** @description Deliveries per state, every state present. */
-              deliveries: {
-                ready: number;
-                submitting: number;
-                accepted: number;
-                unknown: number;
-                retryable: number;
-                terminal: number;
-              };
-              /** @description Terminal deliveries per reason, every reason present. */
-              terminal: {
-                expired: number;
-                exhausted: number;
-                rejected: number;
-                superseded: number;
-                suppressed: number;
-                unsubscribed: number;
-                unresolved: number;
-                cancelled: number;
-                held: number;
-              };
-              unknown: {
-                count: number;
-                /** @description Since the oldest unknown delivery became unknown; 0 when none is. */
-                oldest_age_seconds: number;
-              };
-              /** @description Due, unexpired work (ready or retryable, next_attempt_at passed) per provider account, lane and purpose; only groups with work. */
-              due: {
-                provider_account: string;
-                lane: string;
-                purpose: string;
-                count: number;
-                oldest_age_seconds: number;
-              }[];
-              /** @description Accepted deliveries whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s. */
-              accepted_without_progress: {
-                provider_account: string;
-                channel: string;
-                count: number;
-              }[];
-              /** @description Deliveries that ended terminal/expired in the last hour without ever being accepted. */
-              deadline_misses_last_hour: number;
-              review_queue_size: number;
-              provider_accounts: {
-                id: string;
-                /** @description This tenant's messages that failed in the last 15 minutes: ended rejected, exhausted, unresolved or expired without acceptance, or waiting to retry after a definite refusal. An offer to a phone is not a failure. */
-                failures_last_15m: number;
-                /** @description This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages. */
-                refused_attempts_last_15m: number;
-                /**
-                 * @description The account's retry budget (every tenant's calls).
-                 * @enum {string}
-                 */
-                retry_budget: 'healthy' | 'degraded';
-                /**
-                 * Format: date-time
-                 * @description When a provider's throttle pause of the account ends; null when not paused.
-                 */
-                paused_until: string | null;
-              }[];
-              series: {
-                /** @enum {string} */
-                window: 'hour' | 'day';
-                /** @enum {integer} */
-                bucket_seconds: 60 | 900;
-                /** @description Oldest first; the last bucket contains `at`. */
-                points: {
-                  /**
-                   * Format: date-time
-                   * @description Bucket start.
-                   */
-                  t: string;
-                  /** @description Attempts the provider accepted, and unknown ones (offers to a phone among them) that evidence later showed arrived. */
-                  accepted: number;
-                  /** @description Deliveries whose downstream status first reached sent, delivered or read. */
-                  confirmed: number;
-                  /** @description Failed messages (as failures_last_15m counts them) that entered their failed state in the bucket; the sum of failed_by_account. */
-                  failed: number;
-                  /** @description Deliveries unknown now that became unknown in the bucket. */
-                  unknown: number;
-                  /** @description The failed messages per provider account. */
-                  failed_by_account: {
-                    [key: string]: number;
-                  };
-                  /** @description Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages. */
-                  refused_attempts: number;
-                }[];
-              };
-              reports: {
-                duplicate: number;
-                not_received: number;
-              };
-            };
+            'application/json': components['schemas']['Stats'];
           };
         };
         /** @description RFC 9457 problem details */
@@ -1911,6 +1852,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ProviderAccountList'];
+          };
+        };
         /** @description RFC 9457 problem details */
         401: {
           headers: {
@@ -1950,6 +1900,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['RecentErrors'];
+          };
+        };
         /** @description RFC 9457 problem details */
         401: {
           headers: {
@@ -1991,6 +1950,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['RolloutSummary'];
+          };
+        };
         /** @description RFC 9457 problem details */
         401: {
           headers: {
@@ -2902,6 +2870,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CampaignPage'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -3011,6 +2988,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Campaign'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -3095,6 +3081,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CampaignDetail'];
+          };
+        };
         /** @description RFC 9457 problem details */
         401: {
           headers: {
@@ -3240,6 +3235,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Campaign'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -3312,6 +3316,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Campaign'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -3384,6 +3397,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Campaign'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -3456,6 +3478,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Campaign'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -5644,6 +5675,36 @@ export interface components {
         provider_account: string;
       }[];
     };
+    NotificationResent: {
+      id: string;
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description present when the request named one
+       */
+      send_at?: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description present with fallback_after_seconds: the channels not started yet */
+      fallback?: {
+        after_seconds: number;
+        evidence: string;
+        pending_channels: ('email' | 'sms' | 'push')[];
+      };
+      deliveries: {
+        id: string;
+        /** @enum {string} */
+        channel: 'email' | 'sms' | 'push';
+        /** @enum {string} */
+        state: 'ready' | 'submitting' | 'accepted' | 'unknown' | 'retryable' | 'terminal';
+        provider_account: string;
+      }[];
+      /** @description the notification this one resends */
+      resend_of: string;
+    };
     Attempt: {
       number: number;
       started_at: string | null;
@@ -5971,6 +6032,711 @@ export interface components {
        * @description when the tenant last set its policy; null: the install's defaults apply
        */
       updated_at: string | null;
+    };
+    ReviewItem: {
+      id: string;
+      notification_id: string;
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+      /** @enum {string} */
+      state: 'ready' | 'submitting' | 'accepted' | 'unknown' | 'retryable' | 'terminal';
+      terminal_reason: ('expired' | 'exhausted' | 'rejected' | 'superseded' | 'suppressed' | 'unsubscribed' | 'unresolved' | 'cancelled' | 'held') | null;
+      downstream_status: ('accepted' | 'sent' | 'delivered' | 'read' | 'bounced' | 'failed' | 'complained') | null;
+      provider_account: string;
+      provider_message_id: string | null;
+      idempotency_key: string;
+      attempt_count: number;
+      next_attempt_at: string | null;
+      /** Format: date-time */
+      expires_at: string;
+      last_error_code: string | null;
+      hold_reason: ('quiet_hours' | 'frequency_capped') | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @enum {string} */
+      review_reason: 'exhausted' | 'rejected' | 'unresolved' | 'unknown_overdue' | 'held';
+    };
+    ReviewPage: {
+      items: components['schemas']['ReviewItem'][];
+      next_cursor: string | null;
+    };
+    BulkRetry:
+      | {
+          /** @enum {boolean} */
+          dry_run: true;
+          matched: number;
+          would_retry: number;
+          refused: {
+            reason: string;
+            count: number;
+          }[];
+        }
+      | {
+          matched: number;
+          scheduled: number;
+          /** @description the deliveries not replayed, by reason */
+          refused: {
+            [key: string]: number;
+          };
+        };
+    Stats: {
+      /** Format: date-time */
+      at: string;
+      /** @description Deliveries per state, every state present. */
+      deliveries: {
+        ready: number;
+        submitting: number;
+        accepted: number;
+        unknown: number;
+        retryable: number;
+        terminal: number;
+      };
+      /** @description Terminal deliveries per reason, every reason present. */
+      terminal: {
+        expired: number;
+        exhausted: number;
+        rejected: number;
+        superseded: number;
+        suppressed: number;
+        unsubscribed: number;
+        unresolved: number;
+        cancelled: number;
+        held: number;
+      };
+      unknown: {
+        count: number;
+        /** @description Since the oldest unknown delivery became unknown; 0 when none is. */
+        oldest_age_seconds: number;
+      };
+      /** @description Due, unexpired work (ready or retryable, next_attempt_at passed) per provider account, lane and purpose; only groups with work. */
+      due: {
+        provider_account: string;
+        lane: string;
+        purpose: string;
+        count: number;
+        oldest_age_seconds: number;
+      }[];
+      /** @description Accepted deliveries whose downstream status has not moved past accepted for longer than metrics.accepted_progress_after_s. */
+      accepted_without_progress: {
+        provider_account: string;
+        channel: string;
+        count: number;
+      }[];
+      /** @description Deliveries that ended terminal/expired in the last hour without ever being accepted. */
+      deadline_misses_last_hour: number;
+      review_queue_size: number;
+      provider_accounts: {
+        id: string;
+        /** @description This tenant's messages that failed in the last 15 minutes: ended rejected, exhausted, unresolved or expired without acceptance, or waiting to retry after a definite refusal. An offer to a phone is not a failure. */
+        failures_last_15m: number;
+        /** @description This tenant's attempts in the last 15 minutes that were definitely refused (retryable, throttled, permanent): attempts, not messages. */
+        refused_attempts_last_15m: number;
+        /**
+         * @description The account's retry budget (every tenant's calls).
+         * @enum {string}
+         */
+        retry_budget: 'healthy' | 'degraded';
+        /**
+         * Format: date-time
+         * @description When a provider's throttle pause of the account ends; null when not paused.
+         */
+        paused_until: string | null;
+      }[];
+      series: {
+        /** @enum {string} */
+        window: 'hour' | 'day';
+        /** @enum {integer} */
+        bucket_seconds: 60 | 900;
+        /** @description Oldest first; the last bucket contains `at`. */
+        points: {
+          /**
+           * Format: date-time
+           * @description Bucket start.
+           */
+          t: string;
+          /** @description Attempts the provider accepted, and unknown ones (offers to a phone among them) that evidence later showed arrived. */
+          accepted: number;
+          /** @description Deliveries whose downstream status first reached sent, delivered or read. */
+          confirmed: number;
+          /** @description Failed messages (as failures_last_15m counts them) that entered their failed state in the bucket; the sum of failed_by_account. */
+          failed: number;
+          /** @description Deliveries unknown now that became unknown in the bucket. */
+          unknown: number;
+          /** @description The failed messages per provider account. */
+          failed_by_account: {
+            [key: string]: number;
+          };
+          /** @description Attempts definitely refused (retryable, throttled, permanent) in the bucket: attempts, not messages. */
+          refused_attempts: number;
+        }[];
+      };
+      reports: {
+        duplicate: number;
+        not_received: number;
+      };
+    };
+    PhoneHealth: {
+      /** Format: date-time */
+      reported_at: string;
+      battery_percent: number | null;
+      /** @description On power: charging, or plugged in with a full battery. */
+      charging: boolean | null;
+      internet: boolean | null;
+      transports: string[] | null;
+      cellular: string | null;
+      /** @description The app reports none today. */
+      signal: number | null;
+      /** @description Battery below 15 % and not charging: the operator alert fires (device choice does not read it yet, docs/inbound.md). */
+      low_battery: boolean;
+    };
+    Device: {
+      id: string;
+      name: string;
+      provider_account: string;
+      online: boolean;
+      /** @description SSE connections to this API process. */
+      connections: number;
+      /** Format: date-time */
+      last_seen_at: string;
+      away_since: string | null;
+      queue_depth: number;
+      failures_24h: number;
+      sim_cards:
+        | {
+            slotIndex: number;
+            simNumber: number;
+            phoneNumber: string | null;
+            carrierName: string | null;
+            iccid: string | null;
+          }[]
+        | null;
+      app_version: string | null;
+      /** Format: date-time */
+      registered_at: string;
+      /** @description The device came back and its heartbeat sweep has not run yet. */
+      sweep_pending: boolean;
+      /** @description The phone's newest own report (`system:ping`): battery, power, network; null when it never pinged. */
+      phone_health: components['schemas']['PhoneHealth'] | null;
+    };
+    DeviceList: {
+      items: components['schemas']['Device'][];
+    };
+    DeviceDetail: {
+      id: string;
+      name: string;
+      provider_account: string;
+      online: boolean;
+      /** @description SSE connections to this API process. */
+      connections: number;
+      /** Format: date-time */
+      last_seen_at: string;
+      away_since: string | null;
+      queue_depth: number;
+      failures_24h: number;
+      sim_cards:
+        | {
+            slotIndex: number;
+            simNumber: number;
+            phoneNumber: string | null;
+            carrierName: string | null;
+            iccid: string | null;
+          }[]
+        | null;
+      app_version: string | null;
+      /** Format: date-time */
+      registered_at: string;
+      /** @description The device came back and its heartbeat sweep has not run yet. */
+      sweep_pending: boolean;
+      /** @description The phone's newest own report (`system:ping`): battery, power, network; null when it never pinged. */
+      phone_health: components['schemas']['PhoneHealth'] | null;
+      /** @description Who retried its messages, oldest first. */
+      actions: components['schemas']['Action'][];
+    };
+    DeviceMessage: {
+      /** @description The id the phone knows the offer by (stable for this submission). */
+      message_id: string;
+      delivery_id: string;
+      device_id: string;
+      seq: number;
+      attempt: number;
+      /** @description This offer is the delivery's current submission. */
+      current: boolean;
+      /** @enum {string} */
+      state: 'offered' | 'pulled' | 'reoffered' | 'withdrawn' | 'reported';
+      phone_state: ('Pending' | 'Processed' | 'Sent' | 'Delivered' | 'Failed' | 'Cancelling' | 'Cancelled') | null;
+      phone_error: string | null;
+      sent: boolean;
+      sim_number: number | null;
+      priority: number;
+      /** Format: date-time */
+      valid_until: string;
+      /** Format: date-time */
+      offered_at: string;
+      pulled_at: string | null;
+      pull_count: number;
+      reoffered_at: string | null;
+      reoffer_count: number;
+      reported_at: string | null;
+      provider_account: string;
+      /** @enum {string} */
+      delivery_state: 'ready' | 'submitting' | 'accepted' | 'unknown' | 'retryable' | 'terminal';
+      terminal_reason: ('expired' | 'exhausted' | 'rejected' | 'superseded' | 'suppressed' | 'unsubscribed' | 'unresolved' | 'cancelled' | 'held') | null;
+      downstream_status: ('accepted' | 'sent' | 'delivered' | 'read' | 'bounced' | 'failed' | 'complained') | null;
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+    };
+    DeviceMessagePage: {
+      items: components['schemas']['DeviceMessage'][];
+      next_cursor: string | null;
+    };
+    Sweep: {
+      id: number;
+      device_id: string;
+      /** @enum {string} */
+      cause: 'return' | 'operator';
+      away_since: string | null;
+      returned_at: string | null;
+      /** Format: date-time */
+      swept_at: string;
+      retried: number;
+      reoffered: number;
+      skipped_expired: number;
+    };
+    SweepList: {
+      items: components['schemas']['Sweep'][];
+    };
+    DeviceRetry: {
+      /**
+       * @description retried: a failed message got a new offer; reoffered: an unknown one was offered again under its same id.
+       * @enum {string}
+       */
+      action: 'retried' | 'reoffered';
+      message: components['schemas']['DeviceMessage'];
+    };
+    RouteChange: {
+      /** @description <tenant>/<channel>/<purpose> */
+      route: string;
+      provider_account: string;
+      /** @enum {string} */
+      action: 'demote' | 'restore';
+      reasons: ('slow_delivery' | 'over_retry_budget' | 'paused_by_throttling')[];
+      /** Format: date-time */
+      at: string;
+      figures: {
+        accepted: number;
+        slow: number;
+        calls: number;
+        failures: number;
+      };
+    };
+    ConfiguredRoute: {
+      /** @description <tenant>/<channel>/<purpose> */
+      route: string;
+      /** @description `*` for a route every tenant takes */
+      tenant: string;
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert' | 'default';
+      /** @enum {string} */
+      order: 'fixed' | 'latency';
+      accounts: {
+        provider_account: string;
+        position: number;
+        /** @enum {string} */
+        state: 'in_service' | 'demoted';
+        /** @description null: never changed */
+        since: string | null;
+        reasons: ('slow_delivery' | 'over_retry_budget' | 'paused_by_throttling')[];
+        last_change: {
+          /** @enum {string} */
+          action: 'demote' | 'restore';
+          /** Format: date-time */
+          at: string;
+          figures: {
+            accepted: number;
+            slow: number;
+            calls: number;
+            failures: number;
+          };
+        } | null;
+      }[];
+    };
+    ProviderAccount: {
+      id: string;
+      kind: string;
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @description The kind's settings that are safe to show (host, sender); never credentials. */
+      settings: {
+        [key: string]: unknown;
+      };
+      rate_per_second: number;
+      burst: number;
+      /** @enum {string} */
+      ambiguity_policy: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+      /**
+       * @description The account's rollout stage: what its answers are allowed to trigger.
+       * @enum {string}
+       */
+      rollout: 'shadow' | 'definite_retries' | 'full';
+      /** @description The policy each purpose's unknown deliveries get. */
+      ambiguity_policies: {
+        /** @enum {string} */
+        otp: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+        /** @enum {string} */
+        transactional: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+        /** @enum {string} */
+        conversational: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+        /** @enum {string} */
+        marketing: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+        /** @enum {string} */
+        alert: 'wait_for_evidence' | 'resend_same_key' | 'user_resend' | 'accept_duplicate';
+      };
+      timeout_ms: number;
+      lanes: {
+        name: string;
+        purposes: ('otp' | 'transactional' | 'conversational' | 'marketing' | 'alert')[];
+        guaranteed_share: number;
+        guaranteed_rate: number | null;
+        max_rate: number | null;
+      }[];
+      capabilities: {
+        lookup: boolean;
+        dedupes_by_key: boolean;
+      };
+      /** @description Whether delivery callbacks are accepted at /v1/callbacks/{id}; the secrets are never shown. */
+      callbacks: boolean;
+      evidence_window_seconds: number;
+      lookup_grace_seconds: number;
+      retry_budget: {
+        /** @enum {string} */
+        state: 'healthy' | 'degraded';
+        window_seconds: number;
+        calls: number;
+        failures: number;
+        failure_ratio: number;
+        degraded_above: number;
+        min_calls: number;
+        spread: string;
+      };
+      /** @description Per route that ever changed it, where the account stands (never demoted: in service everywhere). */
+      routes: {
+        route: string;
+        /** @enum {string} */
+        state: 'in_service' | 'demoted';
+        /** Format: date-time */
+        since: string;
+        reasons: ('slow_delivery' | 'over_retry_budget' | 'paused_by_throttling')[];
+      }[];
+    };
+    ProviderAccountList: {
+      items: components['schemas']['ProviderAccount'][];
+      routes: components['schemas']['ConfiguredRoute'][];
+      /** @description The last 24 hours, newest first. */
+      route_changes: components['schemas']['RouteChange'][];
+    };
+    RecentErrors: {
+      /** Format: date-time */
+      at: string;
+      items: {
+        provider_account: string;
+        attempts: {
+          class: string;
+          last_15m: number;
+          last_1h: number;
+          last_24h: number;
+        }[];
+        terminal: {
+          reason: string;
+          last_15m: number;
+          last_1h: number;
+          last_24h: number;
+        }[];
+      }[];
+    };
+    RolloutSummary: {
+      id: string;
+      /** @enum {string} */
+      stage: 'shadow' | 'definite_retries' | 'full';
+      /** @enum {string} */
+      next_stage: 'shadow' | 'definite_retries' | 'full';
+      window: {
+        /** Format: date-time */
+        from: string;
+        /** Format: date-time */
+        to: string;
+      };
+      decided_attempts: number;
+      would_change: number;
+      changes: {
+        /** @enum {string} */
+        decision:
+          | 'accept'
+          | 'retry_at'
+          | 'reject'
+          | 'exhaust'
+          | 'expire'
+          | 'review'
+          | 'reconcile_lookup'
+          | 'wait_for_evidence'
+          | 'resend_same_key'
+          | 'user_resend'
+          | 'accept_duplicate';
+        /** @enum {string} */
+        next_stage_decision:
+          | 'accept'
+          | 'retry_at'
+          | 'reject'
+          | 'exhaust'
+          | 'expire'
+          | 'review'
+          | 'reconcile_lookup'
+          | 'wait_for_evidence'
+          | 'resend_same_key'
+          | 'user_resend'
+          | 'accept_duplicate';
+        attempts: number;
+      }[];
+      decisions: {
+        /** @enum {string} */
+        decision:
+          | 'accept'
+          | 'retry_at'
+          | 'reject'
+          | 'exhaust'
+          | 'expire'
+          | 'review'
+          | 'reconcile_lookup'
+          | 'wait_for_evidence'
+          | 'resend_same_key'
+          | 'user_resend'
+          | 'accept_duplicate';
+        /** @enum {string} */
+        next_stage_decision:
+          | 'accept'
+          | 'retry_at'
+          | 'reject'
+          | 'exhaust'
+          | 'expire'
+          | 'review'
+          | 'reconcile_lookup'
+          | 'wait_for_evidence'
+          | 'resend_same_key'
+          | 'user_resend'
+          | 'accept_duplicate';
+        attempts: number;
+      }[];
+    };
+    CampaignPlan: {
+      audience_size: number;
+      /** @description epoch ms */
+      start_at: number;
+      /** @description epoch ms */
+      deadline_at: number;
+      window_seconds: number;
+      required_rate: number | null;
+      available_rate: number;
+      best_case_seconds: number | null;
+      /** @description epoch ms */
+      projected_finish_at: number | null;
+      feasible: boolean;
+      reason: ('nothing_to_send' | 'deadline_not_after_start' | 'no_capacity' | 'rate_too_low') | null;
+      options: {
+        start_earlier: {
+          /** @description epoch ms */
+          latest_start_at: number;
+          earlier_by_ms: number;
+          missed_by_ms: number;
+        } | null;
+        more_capacity: {
+          lane_rate_needed: number;
+          provider_rate_needed: number | null;
+        } | null;
+        smaller_audience: {
+          max_audience: number;
+        };
+        later_deadline: {
+          /** @description epoch ms */
+          earliest_deadline_at: number;
+        } | null;
+      } | null;
+      waves?:
+        | {
+            time_zone: string;
+            recipients: number;
+            /** @description epoch ms */
+            send_from: number;
+            /** @description epoch ms */
+            projected_start: number;
+            /** @description epoch ms */
+            projected_finish: number;
+            /** @description epoch ms */
+            window_closes_at: number | null;
+            fits_window: boolean;
+            meets_deadline: boolean;
+          }[]
+        | null;
+      wave_warnings?: ('deadline_missed' | 'window_missed')[];
+      /** @description What the campaign drains through (campaigns/route-capacity.ts); absent from a plan stored before routes. */
+      capacity?: {
+        /** @description the route's key; null when the channel has no route of two accounts or more */
+        route: string | null;
+        accounts: {
+          provider_account: string;
+          lane: string;
+          max_rate: number;
+        }[];
+        left_out: {
+          provider_account: string;
+          /** @enum {string} */
+          reason: 'demoted';
+        }[];
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    Campaign: {
+      id: string;
+      name: string | null;
+      /** @enum {string} */
+      status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+      provider_account: string;
+      lane: string;
+      lane_rate: number;
+      audience: {
+        id: string;
+        size: number;
+      };
+      template: {
+        id: string;
+        version: number;
+      } | null;
+      /** Format: date-time */
+      deadline_at: string;
+      /** @description When its messages become due; null: when it started. */
+      send_at: string | null;
+      ttl_seconds: number;
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      plan: components['schemas']['CampaignPlan'] | null;
+      progress: {
+        audience_size: number;
+        fanned_out: number;
+        not_fanned_out: number;
+        skipped: number;
+        refused_by_code: {
+          [key: string]: number;
+        };
+        queued: number;
+        held: number;
+        sending: number;
+        unknown: number;
+        accepted: number;
+        sent: number;
+        bounced: number;
+        failed: number;
+        expired: number;
+        suppressed: number;
+        unsubscribed: number;
+        cancelled: number;
+        /** @description Accepted deliveries by downstream status. */
+        downstream: {
+          [key: string]: number;
+        };
+        projected_finish: {
+          remaining: number;
+          rate: number;
+          seconds_remaining: number | null;
+          finish_at: string | null;
+        };
+      };
+      /** Format: date-time */
+      created_at: string;
+      started_at: string | null;
+      paused_at: string | null;
+      finished_at: string | null;
+    };
+    CampaignDetail: {
+      id: string;
+      name: string | null;
+      /** @enum {string} */
+      status: 'draft' | 'running' | 'paused' | 'completed' | 'cancelled';
+      /** @enum {string} */
+      channel: 'email' | 'sms' | 'push';
+      /** @enum {string} */
+      purpose: 'otp' | 'transactional' | 'conversational' | 'marketing' | 'alert';
+      provider_account: string;
+      lane: string;
+      lane_rate: number;
+      audience: {
+        id: string;
+        size: number;
+      };
+      template: {
+        id: string;
+        version: number;
+      } | null;
+      /** Format: date-time */
+      deadline_at: string;
+      /** @description When its messages become due; null: when it started. */
+      send_at: string | null;
+      ttl_seconds: number;
+      metadata: {
+        [key: string]: unknown;
+      } | null;
+      plan: components['schemas']['CampaignPlan'] | null;
+      progress: {
+        audience_size: number;
+        fanned_out: number;
+        not_fanned_out: number;
+        skipped: number;
+        refused_by_code: {
+          [key: string]: number;
+        };
+        queued: number;
+        held: number;
+        sending: number;
+        unknown: number;
+        accepted: number;
+        sent: number;
+        bounced: number;
+        failed: number;
+        expired: number;
+        suppressed: number;
+        unsubscribed: number;
+        cancelled: number;
+        /** @description Accepted deliveries by downstream status. */
+        downstream: {
+          [key: string]: number;
+        };
+        projected_finish: {
+          remaining: number;
+          rate: number;
+          seconds_remaining: number | null;
+          finish_at: string | null;
+        };
+      };
+      /** Format: date-time */
+      created_at: string;
+      started_at: string | null;
+      paused_at: string | null;
+      finished_at: string | null;
+      /** @description Who paused, resumed or cancelled it, oldest first. */
+      actions: components['schemas']['Action'][];
+    };
+    CampaignPage: {
+      items: components['schemas']['Campaign'][];
+      next_cursor: string | null;
     };
   };
   responses: never;

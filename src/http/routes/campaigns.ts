@@ -14,6 +14,7 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import type { Store } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
+import { answer } from '../response-schemas.js';
 import { decodeCursor, decodeNumberCursor, encodeCursor, encodeNumberCursor, pageLimit, PAGE_ONLY_QUERYSTRING, pageOf } from '../list-cursor.js';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../domain/campaign-status.js';
 import type { SchedulingPolicies } from '../../delivery/scheduling-policies.js';
@@ -107,7 +108,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           properties: { 'idempotency-key': { type: 'string', description: 'RFC 8941 sf-string or bare token, 1-255 chars' } },
         },
         body: campaignRequestSchema,
-        response: { 400: problemRef, 401: problemRef, 409: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
+        response: { 201: answer.campaign, 400: problemRef, 401: problemRef, 409: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
       },
     },
     async (request, reply) => {
@@ -135,7 +136,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
             limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$', description: '1-100, default 20' },
           },
         },
-        response: { 400: problemRef, 401: problemRef },
+        response: { 200: answer.campaignPage, 400: problemRef, 401: problemRef },
       },
     },
     async (request) => {
@@ -159,7 +160,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           'those sent on, or bounced), failed, expired, suppressed, unsubscribed, cancelled; plus recipients not fanned out yet.',
         tags: ['campaigns'],
         params: idParams,
-        response: { 401: problemRef, 404: problemRef },
+        response: { 200: answer.campaignDetail, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {
@@ -207,7 +208,7 @@ export function campaignRoutes(app: FastifyInstance, deps: CampaignRouteDeps): v
           tags: ['campaigns'],
           params: idParams,
           body: noFields,
-          response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+          response: { 200: answer.campaign, 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
         },
       },
       async (request) => {

@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.js';
 import type { DeviceMessageView, Store, SweepRecord } from '../../store/store.js';
 import { actionJson, recordAction } from '../audit-trail.js';
 import { PAGE_QUERY, pageLimit } from '../list-cursor.js';
+import { answer } from '../response-schemas.js';
 
 const problemRef = { $ref: 'problem#' };
 const errors = { 400: problemRef, 401: problemRef, 404: problemRef };
@@ -76,7 +77,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
   const audit = { store: deps.store, clock: deps.clock };
   app.get(
     '/v1/devices',
-    { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 401: problemRef } } },
+    { schema: { summary: "The tenant's Android gateway devices with their health", tags: ['devices'], response: { 200: answer.deviceList, 401: problemRef } } },
     async (request) => ({
       items: await operator.list(request.tenantId),
     }),
@@ -84,7 +85,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
 
   app.get<{ Params: { id: string } }>(
     '/v1/devices/:id',
-    { schema: { summary: "One device's health", tags: ['devices'], params: idParams, response: errors } },
+    { schema: { summary: "One device's health", tags: ['devices'], params: idParams, response: { 200: answer.deviceDetail, ...errors } } },
     async (request) => {
       const device = await operator.get(request.tenantId, request.params.id);
       // Who retried its messages (the audit trail), oldest first.
@@ -111,7 +112,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
             limit: PAGE_QUERY.limit,
           },
         },
-        response: errors,
+        response: { 200: answer.deviceMessagePage, ...errors },
       },
     },
     async (request) => {
@@ -131,7 +132,14 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
 
   app.get<{ Params: { id: string } }>(
     '/v1/devices/:id/sweeps',
-    { schema: { summary: "A device's heartbeat sweeps (and operator retries), newest first", tags: ['devices'], params: idParams, response: errors } },
+    {
+      schema: {
+        summary: "A device's heartbeat sweeps (and operator retries), newest first",
+        tags: ['devices'],
+        params: idParams,
+        response: { 200: answer.sweepList, ...errors },
+      },
+    },
     async (request) => ({ items: (await operator.sweeps(request.tenantId, request.params.id, 100)).map(sweepJson) }),
   );
 
@@ -144,7 +152,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
           'Failed = the phone reported Failed before sending, or no device could take it. Recorded as a sweep (cause operator) and as a replay per delivery.',
         tags: ['devices'],
         params: idParams,
-        response: errors,
+        response: { 200: answer.sweep, ...errors },
       },
     },
     async (request) => {
@@ -166,7 +174,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
           properties: { id: { type: 'string', maxLength: 64 }, messageId: { type: 'string', maxLength: 36 } },
           required: ['id', 'messageId'],
         },
-        response: { ...errors, 409: problemRef },
+        response: { 202: answer.deviceRetry, ...errors, 409: problemRef },
       },
     },
     async (request, reply) => {
@@ -189,7 +197,7 @@ export function deviceRoutes(app: FastifyInstance, deps: { operator: DeviceOpera
         summary: 'One device message by its message id',
         tags: ['devices'],
         params: { type: 'object', properties: { id: { type: 'string' }, messageId: { type: 'string', maxLength: 36 } }, required: ['id', 'messageId'] },
-        response: errors,
+        response: { 200: answer.deviceMessage, ...errors },
       },
     },
     async (request) => deviceMessageJson(await operator.message(request.tenantId, request.params.id, request.params.messageId)),

@@ -27,6 +27,7 @@ import type { ProviderAccountConfig } from '../../providers/provider.js';
 import { providerKind } from '../../providers/registry.js';
 import { routeKeyOf } from '../../delivery/route-evaluator.js';
 import { mayUseAccount, type ProviderErrorCount, type RolloutDecisionCount, type RouteChangeRecord, type Store } from '../../store/store.js';
+import { answer } from '../response-schemas.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -101,7 +102,7 @@ export function providerAccountRoutes(
       schema: {
         summary: 'The provider accounts this tenant may use, with their retry budget over the last minute and their standing in their routes',
         tags: ['provider accounts'],
-        response: { 401: problemRef },
+        response: { 200: answer.providerAccountList, 401: problemRef },
       },
     },
     async (request) => {
@@ -176,7 +177,7 @@ export function providerAccountRoutes(
           '`terminal` its deliveries that ended with a failure reason (exhausted, rejected, expired, unresolved) by when they ended; each with ' +
           '`last_15m`, `last_1h` and `last_24h`. One aggregate query for every account. Credentials are never shown.',
         tags: ['provider accounts'],
-        response: { 401: problemRef },
+        response: { 200: answer.recentErrors, 401: problemRef },
       },
     },
     async () => {
@@ -199,7 +200,7 @@ export function providerAccountRoutes(
           '`changes` lists the pairs that differ: what enabling the next stage would have done differently. At `full` the next stage is `full` and nothing differs.',
         tags: ['provider accounts'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 401: problemRef, 404: problemRef },
+        response: { 200: answer.rolloutSummary, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {

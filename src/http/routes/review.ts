@@ -19,6 +19,7 @@ import { recordAction } from '../audit-trail.js';
 import { auditEachDelivery, bulkActionBody, type CreatedWindowBody } from '../bulk-delivery-action.js';
 import { parseIdempotencyKey } from '../idempotency-header.js';
 import { deliveryJson } from '../views.js';
+import { answer } from '../response-schemas.js';
 import { isErasedContent } from '../../store/retention-store.js';
 import { decodeCursor, encodeCursor, PAGE_QUERY, pageLimit } from '../list-cursor.js';
 
@@ -97,7 +98,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
             reason: { type: 'string', enum: [...REVIEW_REASONS], description: 'Only the items with this review_reason.' },
           },
         },
-        response: { 400: problemRef, 401: problemRef },
+        response: { 200: answer.reviewPage, 400: problemRef, 401: problemRef },
       },
     },
     async (request) => {
@@ -128,7 +129,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
         tags: ['review'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
         body: { type: 'object', additionalProperties: false, properties: replayFields },
-        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
+        response: { 202: answer.delivery, 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef },
       },
     },
     async (request, reply) => {
@@ -153,7 +154,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
           'With `"dry_run": true` nothing changes: the answer says how many would be retried and, by reason, how many would be refused.',
         tags: ['review'],
         body: bulkRetryBody.schema,
-        response: { 400: problemRef, 401: problemRef },
+        response: { 200: answer.bulkRetry, 400: problemRef, 401: problemRef },
       },
     },
     async (request) => {
@@ -193,7 +194,7 @@ export function reviewRoutes(app: FastifyInstance, deps: ReviewRouteDeps): void 
             expires_at: { type: 'string', format: 'date-time' },
           },
         },
-        response: { 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef, 422: problemRef },
+        response: { 202: answer.notificationResent, 400: problemRef, 401: problemRef, 404: problemRef, 409: problemRef, 422: problemRef },
       },
     },
     async (request, reply) => {

@@ -49,7 +49,8 @@ function Health(props: { d: Device }): JSX.Element {
 }
 
 function sims(d: Device): string {
-  if (d.sim_cards.length === 0) return 'none reported';
+  // null: the app sent no SIM list (GET /v1/devices says so), not an empty one.
+  if (d.sim_cards === null || d.sim_cards.length === 0) return 'none reported';
   return d.sim_cards.map((s) => `SIM ${s.simNumber}${s.carrierName ? ` (${s.carrierName})` : ''}`).join(', ');
 }
 

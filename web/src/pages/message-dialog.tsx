@@ -186,9 +186,38 @@ const LED_TO: Record<string, string> = {
  * it, the provider's own time when given, and what it did) and every reconciliation look-up
  * (what it found and what that led to), oldest first, with the downstream status now.
  */
+/**
+ * The accounts whose delivered (or read) callback was merged, first report first: two or more is
+ * a duplicate across accounts (docs/routing.md), what `duplicate_across_accounts` of GET
+ * /v1/deliveries/:id says, read here from the evidence the dialog already has.
+ */
+function deliveredBy(ev: EvidenceEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of ev) {
+    if (e.kind === 'callback' && e.effect !== 'pending' && (e.status === 'delivered' || e.status === 'read') && !out.includes(e.provider_account))
+      out.push(e.provider_account);
+  }
+  return out;
+}
+
 function Evidence(props: { d: NotificationDetail['deliveries'][number]; evidence: EvidenceEvent[] }): JSX.Element {
   const ev = props.evidence;
   if (ev.length === 0 && props.d.downstream_status === null) return <p class="muted">No provider evidence yet (no callback, no look-up).</p>;
+  const accounts = deliveredBy(ev);
+  return (
+    <>
+      {accounts.length >= 2 ? (
+        <p class="banner banner-warn" data-duplicate-across-accounts>
+          Duplicate across accounts: delivered by {accounts.join(' and ')}. The first account delivered it after all, besides the send after the move.
+        </p>
+      ) : null}
+      <Timeline d={props.d} ev={ev} />
+    </>
+  );
+}
+
+function Timeline(props: { d: NotificationDetail['deliveries'][number]; ev: EvidenceEvent[] }): JSX.Element {
+  const ev = props.ev;
   return (
     <ol class="timeline evidence" aria-label={`Evidence of delivery ${props.d.id}`}>
       {ev.map((e, i) =>

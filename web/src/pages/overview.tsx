@@ -29,7 +29,7 @@ export function OverviewPage(): JSX.Element {
   useLive(stats.reload, () => true, 2000);
   const s = stats.data;
   const alerts = s ? alertsOf(s) : [];
-  const oldestDue = s ? Math.max(0, ...s.due.map((d) => d.oldest_age_seconds ?? 0)) : 0;
+  const oldestDue = s ? Math.max(0, ...s.due.map((d) => d.oldest_age_seconds)) : 0;
   const times = s ? s.series.points.map((p) => Date.parse(p.t) / 1000) : [];
   const accounts = s ? [...new Set(s.series.points.flatMap((p) => Object.keys(p.failed_by_account)))].sort() : [];
   const series = (label: string, i: number, values: number[]): Series => ({

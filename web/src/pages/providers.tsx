@@ -176,7 +176,8 @@ export function ProvidersPage(): JSX.Element {
       <div class="cards">
         {(accounts.data?.items ?? []).map((a) => {
           const st = stats.data?.provider_accounts.find((p) => p.id === a.id);
-          const paused = st?.paused_until && Date.parse(st.paused_until) > Date.now() ? st.paused_until : (a.throttle?.paused_until ?? null);
+          // The throttle pause is the account's, from GET /v1/stats (GET /v1/provider-accounts has none).
+          const paused = st?.paused_until && Date.parse(st.paused_until) > Date.now() ? st.paused_until : null;
           return (
             <article class="card" key={a.id} aria-labelledby={`acc-${a.id}`}>
               <h2 id={`acc-${a.id}`}>
@@ -191,7 +192,7 @@ export function ProvidersPage(): JSX.Element {
                     `${a.retry_budget.state}: ${a.retry_budget.failures} failed of ${a.retry_budget.calls} calls in ${a.retry_budget.window_seconds} s`,
                   ],
                   ['Throttle pause', paused ? `paused until ${time(paused)}` : 'not paused'],
-                  ['Rollout stage', a.rollout?.stage ?? 'not in a rollout'],
+                  ['Rollout stage', a.rollout],
                   ['Ambiguity policy', a.ambiguity_policy],
                   [
                     'Failures (15 min)',
