@@ -4,7 +4,6 @@
  * declarations, then command-line overrides. A bad file fails with a message naming the field.
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import type { TObject } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,7 +117,7 @@ export function composedConfigSchema(): Record<string, unknown> {
   schema.definitions.provider_account.allOf = [...PROVIDER_KINDS.values()].map((k) => ({
     if: { properties: { kind: { const: k.kind } }, required: ['kind'] },
     then: {
-      properties: { settings: k.settingsSchema === null ? false : jsonSchemaOf(k.settingsSchema as TObject) },
+      properties: { settings: k.settingsSchema === null ? false : jsonSchemaOf(k.settingsSchema) },
       ...(k.settingsSchema === null ? {} : { required: ['settings'] }),
     },
   }));

@@ -95,15 +95,6 @@ export function credentialSettings<const N extends string>(name: N, description:
   } as CredentialSettings<N>;
 }
 
-/** JSON Schema properties for a credential setting (kinds not yet declared in TypeBox; `credentialSettings` replaces it). */
-export function credentialSchema(name: string, description: string): Record<string, unknown> {
-  return {
-    [name]: { type: 'string', minLength: 1, description: `${description} Literal value; prefer ${name}_env or ${name}_file.` },
-    [`${name}_env`]: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: `Name of the environment variable holding ${name}.` },
-    [`${name}_file`]: { type: 'string', minLength: 1, description: `Path of a file holding ${name} (one trailing newline is ignored).` },
-  };
-}
-
 /**
  * What a doctor checks first: the account's settings as its adapter reads them, or the one
  * finding `credentials configured` that says why they cannot be read. A `CredentialError` is

@@ -60,7 +60,7 @@ export interface ProviderKind {
    * (draft-07), its defaults and the kind's raw-settings type; null when the kind has none.
    * Composed into the configuration schema, so a bad setting fails at load naming its field.
    */
-  readonly settingsSchema: TObject | Record<string, unknown> | null;
+  readonly settingsSchema: TObject | null;
   /**
    * Rules the schema cannot express, checked at load: credentials present (in the environment
    * or a file), addresses that parse, the account's common fields this kind needs. Never

@@ -3,8 +3,10 @@
  * tenant its devices belong to, and the pacing Herald applies per device and per SIM. Defaults
  * and their sources are in docs/phone-gateway.md.
  */
+import { Type } from '@sinclair/typebox';
+import { section, settle, withDefault } from '../../schema/setting.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { credentialSchema } from '../credentials.js';
+import { credentialSettings } from '../credentials.js';
 
 /**
  * Android's own per-app check (SmsUsageMonitor): 30 SMS in any 30 minutes since Android 4.1, then
@@ -13,13 +15,12 @@ import { credentialSchema } from '../credentials.js';
  * (src/domain/rate-limit.ts `windowBound`). Raise both once the phone's limit is raised
  * (`adb shell settings put global sms_outgoing_check_max_count …`).
  */
-export const DEFAULT_DEVICE_RATE_PER_MINUTE = 0.8;
-export const DEFAULT_DEVICE_BURST = 5;
+const DEFAULT_DEVICE_RATE_PER_MINUTE = 0.8;
+const DEFAULT_DEVICE_BURST = 5;
 /** A phone on SSE pulls within a second of `MessageEnqueued`; one that has not pulled after this never got it. */
-export const DEFAULT_PULL_TIMEOUT_S = 60;
+const DEFAULT_PULL_TIMEOUT_S = 60;
 /** How long a pulled but unreported message waits before the look-up re-offers it (the app reports within seconds). */
-export const DEFAULT_REOFFER_AFTER_S = 60;
-export const DEFAULT_TENANT = 'default';
+const DEFAULT_REOFFER_AFTER_S = 60;
 
 export interface GatewaySettings {
   tenant: string;
@@ -32,64 +33,68 @@ export interface GatewaySettings {
   reofferAfterMs: number;
 }
 
-/** JSON Schema (draft-07) of the `settings` object. */
-export const gatewaySettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...credentialSchema(
-      'private_token',
-      'The registration secret the SMSGate app sends as its Private Token (Settings → Cloud Server); at least 16 characters. Unique per account: it says which account a phone joins.',
-    ),
-    tenant: {
-      type: 'string',
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const gatewaySettingsSchema = section({
+  ...credentialSettings(
+    'private_token',
+    'The registration secret the SMSGate app sends as its Private Token (Settings → Cloud Server); at least 16 characters. Unique per account: it says which account a phone joins.',
+  ),
+  tenant: withDefault(
+    Type.String({
       pattern: '^[A-Za-z0-9_-]{1,64}$',
-      description: 'The tenant whose devices these are (GET /v1/devices lists them for that tenant\'s API keys). Default "default".',
-    },
-    device_rate_per_minute: {
-      type: 'number',
+      description: "The tenant whose devices these are (GET /v1/devices lists them for that tenant's API keys).",
+    }),
+    'default',
+  ),
+  device_rate_per_minute: withDefault(
+    Type.Number({
       exclusiveMinimum: 0,
       maximum: 6000,
-      description: "SMS per minute one phone is given, shared by every worker. Default 0.8 (under Android's stock 30 per 30 minutes).",
-    },
-    device_burst: { type: 'integer', minimum: 1, maximum: 1000, description: 'SMS one phone may be given at once above its rate. Default 5.' },
-    sim_rate_per_minute: {
-      type: 'number',
+      description: "SMS per minute one phone is given, shared by every worker; the default stays under Android's stock 30 per 30 minutes.",
+    }),
+    DEFAULT_DEVICE_RATE_PER_MINUTE,
+  ),
+  device_burst: withDefault(
+    Type.Integer({ minimum: 1, maximum: 1000, description: 'SMS one phone may be given at once above its rate.' }),
+    DEFAULT_DEVICE_BURST,
+  ),
+  sim_rate_per_minute: Type.Optional(
+    Type.Number({
       exclusiveMinimum: 0,
       maximum: 6000,
       description: 'SMS per minute per SIM; when set, Herald picks the SIM (simNumber) of each message. Default: no per-SIM limit.',
-    },
-    sim_burst: { type: 'integer', minimum: 1, maximum: 1000, description: 'Burst per SIM. Default: device_burst.' },
-    pull_timeout_seconds: {
-      type: 'integer',
+    }),
+  ),
+  // Its default is device_burst's value, so it is filled where the settings are read.
+  sim_burst: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Burst per SIM. Default: device_burst.' })),
+  pull_timeout_seconds: withDefault(
+    Type.Integer({
       minimum: 5,
       maximum: 86400,
-      description: 'An offer no phone pulled within this is withdrawn and retried (it provably never reached a phone). Default 60.',
-    },
-    reoffer_after_seconds: {
-      type: 'integer',
+      description: 'An offer no phone pulled within this is withdrawn and retried (it provably never reached a phone).',
+    }),
+    DEFAULT_PULL_TIMEOUT_S,
+  ),
+  reoffer_after_seconds: withDefault(
+    Type.Integer({
       minimum: 5,
       maximum: 86400,
-      description: 'A pulled message with no state report is re-offered under its same id after this (the look-up). Default 60.',
-    },
-  },
-};
+      description: 'A pulled message with no state report is re-offered under its same id after this (the look-up).',
+    }),
+    DEFAULT_REOFFER_AFTER_S,
+  ),
+});
 
 /** The account's settings with defaults applied (validated by the schema first). */
 export function gatewaySettings(account: ProviderAccountConfig): GatewaySettings {
-  const s = account.settings ?? {};
-  const num = (k: string): number | undefined => {
-    const v = s[k];
-    return typeof v === 'number' ? v : undefined;
-  };
-  const deviceBurst = num('device_burst') ?? DEFAULT_DEVICE_BURST;
+  const s = settle(gatewaySettingsSchema, account.settings);
   return {
-    tenant: typeof s.tenant === 'string' ? s.tenant : DEFAULT_TENANT,
-    deviceRatePerMinute: num('device_rate_per_minute') ?? DEFAULT_DEVICE_RATE_PER_MINUTE,
-    deviceBurst,
-    simRatePerMinute: num('sim_rate_per_minute') ?? null,
-    simBurst: num('sim_burst') ?? deviceBurst,
-    pullTimeoutMs: (num('pull_timeout_seconds') ?? DEFAULT_PULL_TIMEOUT_S) * 1000,
-    reofferAfterMs: (num('reoffer_after_seconds') ?? DEFAULT_REOFFER_AFTER_S) * 1000,
+    tenant: s.tenant,
+    deviceRatePerMinute: s.device_rate_per_minute,
+    deviceBurst: s.device_burst,
+    simRatePerMinute: s.sim_rate_per_minute,
+    simBurst: s.sim_burst ?? s.device_burst,
+    pullTimeoutMs: s.pull_timeout_seconds * 1000,
+    reofferAfterMs: s.reoffer_after_seconds * 1000,
   };
 }

@@ -18,6 +18,7 @@ import { classifyApnsResponse, classifyApnsTransportFailure, providerTokenExpire
 import { Http2Sessions } from './http2-exchange.js';
 import { ProviderTokens } from './provider-token.js';
 import { APNS_PRODUCTION_URL, APNS_SANDBOX_URL, readApnsCredentials, readExtraCa } from './settings.js';
+import { pushIdentityKey } from '../push/identity.js';
 
 export interface ApnsAdapterOptions {
   /** Epoch ms for provider-token ages and message lifetimes. Default Date.now (tests pass a manual clock). */
@@ -59,7 +60,7 @@ export function createApnsAdapter(account: ProviderAccountConfig, options: ApnsA
           topic,
           content: request.content,
           purpose: request.purpose,
-          idempotencyKey: request.idempotencyKey,
+          idempotencyKey: pushIdentityKey(request.idempotencyKey, account.id),
           expiresAt: request.expiresAt,
           nowMs: now(),
           dataOnly,

@@ -13,6 +13,7 @@
  * are registered, belong to this environment, or that the app shows what arrives. `herald
  * send-test` to a real device is the final proof.
  */
+import { settle } from '../../schema/setting.js';
 import type { DoctorCheck } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 import { apnsOrigin } from './adapter.js';
@@ -20,7 +21,7 @@ import { buildApnsRequest } from './build-request.js';
 import { apnsReason } from './classify.js';
 import { Http2Sessions } from './http2-exchange.js';
 import { ProviderTokens } from './provider-token.js';
-import { readApnsCredentials, readExtraCa } from './settings.js';
+import { apnsSettingsSchema, readApnsCredentials, readExtraCa } from './settings.js';
 
 /** A device token no device holds: APNs refuses it as BadDeviceToken. */
 export const DOCTOR_PROBE_DEVICE_TOKEN = '0'.repeat(64);
@@ -33,7 +34,7 @@ export async function apnsDoctor(account: ProviderAccountConfig, signal: AbortSi
   const tokens = new ProviderTokens({ keyId, teamId, signingKey, now: Date.now });
   const token = await tokens.current();
   const checks: DoctorCheck[] = [{ name: 'signing key', ok: true, detail: `a P-256 key ${keyId} of team ${teamId} signed a provider token` }];
-  const environment = account.settings?.environment === 'sandbox' ? 'sandbox' : 'production';
+  const environment = settle(apnsSettingsSchema, account.settings).environment;
   const origin = apnsOrigin(account, environment);
   let ca: string | null;
   try {

@@ -1,4 +1,5 @@
 /** The apns provider kind: push through the Apple Push Notification service, HTTP/2 with token authentication (docs/providers/apns.md). */
+import { settle } from '../../schema/setting.js';
 import type { ProviderKind } from '../kinds.js';
 import { createApnsAdapter } from './adapter.js';
 import { apnsDoctor } from './doctor.js';
@@ -32,18 +33,18 @@ export const apnsKind: ProviderKind = {
   // APNs has no delivery callbacks: 200 means APNs accepted the notification, not that it was shown.
   createCallbackVerifier: () => null,
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(apnsSettingsSchema, account.settings);
     return {
       hosts:
         account.base_url === undefined
           ? { production: APNS_PRODUCTION_URL, sandbox: APNS_SANDBOX_URL }
           : { production: account.base_url, sandbox: account.base_url },
       // Key id, team id and topic identify the key in use; the key itself is never shown.
-      key_id: s.key_id ?? null,
-      team_id: s.team_id ?? null,
-      topic: s.topic ?? null,
-      environment: s.environment ?? 'production',
-      data_only: s.data_only === true,
+      key_id: s.key_id,
+      team_id: s.team_id,
+      topic: s.topic,
+      environment: s.environment,
+      data_only: s.data_only,
     };
   },
   doctor: apnsDoctor,

@@ -16,7 +16,7 @@ import { classifyTransportFailure } from '../outbound-http/transport-failure.js'
 import { unknownOnThrow } from '../outbound-http/submit-once.js';
 import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../provider.js';
 import { isDataOnly } from '../push/data-only.js';
-import { pushCollapseId } from '../push/identity.js';
+import { pushCollapseId, pushIdentityKey } from '../push/identity.js';
 import { AccessTokenSource } from './access-token.js';
 import { buildFcmMessage } from './build-message.js';
 import { accessTokenRejected, classifyFcmResponse } from './classify.js';
@@ -54,7 +54,7 @@ export function createFcmAdapter(account: ProviderAccountConfig, options: FcmAda
       token: fcmToken,
       content: request.content,
       purpose: request.purpose,
-      collapseId: pushCollapseId(request.idempotencyKey),
+      collapseId: pushCollapseId(pushIdentityKey(request.idempotencyKey, account.id)),
       expiresAt: request.expiresAt,
       nowMs: now(),
       dataOnly,

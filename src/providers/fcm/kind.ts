@@ -1,4 +1,5 @@
 /** The fcm provider kind: push through Firebase Cloud Messaging's HTTP v1 API (docs/providers/fcm.md). */
+import { settle } from '../../schema/setting.js';
 import type { ProviderKind } from '../kinds.js';
 import { createFcmAdapter } from './adapter.js';
 import { fcmDoctor } from './doctor.js';
@@ -35,12 +36,13 @@ export const fcmKind: ProviderKind = {
   createCallbackVerifier: () => null,
   describe(account) {
     const read = readServiceAccount(account);
+    const s = settle(fcmSettingsSchema, account.settings);
     return {
       base_url: account.base_url ?? FCM_API_URL,
-      project_id: read.ok ? read.value.projectId : (account.settings?.project_id ?? null),
+      project_id: read.ok ? read.value.projectId : s.project_id,
       // The account's e-mail is an identifier, not a secret: it says which key is in use.
       client_email: read.ok ? read.value.clientEmail : null,
-      data_only: account.settings?.data_only === true,
+      data_only: s.data_only,
     };
   },
   doctor: fcmDoctor,

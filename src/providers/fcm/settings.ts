@@ -4,11 +4,13 @@
  * downloads; Herald reads `client_email`, `private_key`, `private_key_id`, `token_uri` and
  * `project_id` from it. Problems name the setting and the key's field, never a value.
  */
+import { Type } from '@sinclair/typebox';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { credentialProblem, credentialSchema, readCredential } from '../credentials.js';
-import { dataOnlyProblems, dataOnlySchema } from '../push/data-only.js';
+import { section, settle } from '../../schema/setting.js';
+import { credentialProblem, credentialSettings, readCredential } from '../credentials.js';
+import { dataOnlyProblems, dataOnlySetting } from '../push/data-only.js';
 
 /** FCM's HTTP v1 endpoint (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages/send). */
 export const FCM_API_URL = 'https://fcm.googleapis.com';
@@ -20,17 +22,15 @@ export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 // Google Cloud project ids: 6 to 30 lower-case letters, digits and hyphens, starting with a letter.
 const PROJECT_ID = '^[a-z][a-z0-9-]{4,28}[a-z0-9]$';
 
-export const fcmSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    ...credentialSchema('service_account', 'The service account key: the JSON text Firebase or Google Cloud IAM downloads.'),
-    project_id: { type: 'string', pattern: PROJECT_ID, description: "The Firebase project to send through. Default: the key's project_id." },
-    ...dataOnlySchema(
-      'Send data messages (no notification block): the app receives every push and shows it itself, so a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. Default false: notification messages, shown by the system and replaced in place by a resend.',
-    ),
-  },
-};
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const fcmSettingsSchema = section({
+  ...credentialSettings('service_account', 'The service account key: the JSON text Firebase or Google Cloud IAM downloads.'),
+  // Its default is read from the key, so it is filled where the key is read.
+  project_id: Type.Optional(Type.String({ pattern: PROJECT_ID, description: "The Firebase project to send through. Default: the key's project_id." })),
+  ...dataOnlySetting(
+    'Send data messages (no notification block): the app receives every push and shows it itself, so a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. False: notification messages, shown by the system and replaced in place by a resend.',
+  ),
+});
 
 /** What Herald needs from a service-account key. */
 export interface ServiceAccount {
@@ -78,7 +78,7 @@ export function readServiceAccount(account: ProviderAccountConfig, env: NodeJS.P
   if (privateKey.asymmetricKeyType !== 'rsa') return bad('has a private_key that is not an RSA key (RS256 needs one)');
   const tokenUri = nonEmpty(k.token_uri) ? k.token_uri : GOOGLE_TOKEN_URI;
   if (!/^https?:\/\//.test(tokenUri)) return bad('has a token_uri that is not an http(s) URL');
-  const configured = account.settings?.project_id;
+  const configured = settle(fcmSettingsSchema, account.settings).project_id;
   const projectId = nonEmpty(configured) ? configured : nonEmpty(k.project_id) ? k.project_id : null;
   if (projectId === null) return { ok: false, problem: { field: 'settings.project_id', message: 'is required: the key has no project_id' } };
   return {

@@ -6,12 +6,17 @@
  * receives pushes as data and shows them itself may show a resend twice: such an account says
  * `data_only: true`, and must then declare that the provider does not deduplicate.
  */
+import { Type } from '@sinclair/typebox';
+import { withDefault } from '../../schema/setting.js';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
-/** JSON Schema of the shared `data_only` setting, with the kind's own description of what it changes. */
-export function dataOnlySchema(description: string): Record<string, unknown> {
-  return { data_only: { type: 'boolean', description } };
+/**
+ * The shared `data_only` setting (src/schema/setting.ts), with the kind's own description of what
+ * it changes; false unless the account says so.
+ */
+export function dataOnlySetting(description: string) {
+  return { data_only: withDefault(Type.Boolean({ description }), false) };
 }
 
 /** True when the account's settings say its app shows pushes itself. */

@@ -7,6 +7,17 @@
  * destination or a body. Pure.
  */
 import { createHash } from 'node:crypto';
+import { deliveryKeyOfReference } from '../../domain/index.js';
+
+/**
+ * The key a push's identity is derived from: the delivery key, also when a move to another account
+ * of its route sends it under that account's own key (docs/routing.md, "When a delivery moves").
+ * Collapsing is done on the device, whichever account sent: a push moved to another account of
+ * the same app then replaces the first one instead of adding to it.
+ */
+export function pushIdentityKey(idempotencyKey: string, accountId: string): string {
+  return deliveryKeyOfReference(idempotencyKey, accountId);
+}
 
 /**
  * 32 hex digits (128 bits of the hash): Web Push's `Topic` takes at most 32 characters of the

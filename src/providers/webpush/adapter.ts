@@ -20,6 +20,7 @@ import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../p
 import { buildWebPushRequest, PayloadTooLargeError, type WebPushRequest } from './build-request.js';
 import { classifyWebPushResponse } from './classify.js';
 import { readVapidKeys } from './settings.js';
+import { pushIdentityKey } from '../push/identity.js';
 
 // 64 sockets per push service host, as the other HTTP adapters: a cap, not a target.
 const MAX_SOCKETS = 64;
@@ -50,7 +51,7 @@ export function createWebPushAdapter(account: ProviderAccountConfig, options: We
         subscription: target,
         content: request.content,
         purpose: request.purpose,
-        idempotencyKey: request.idempotencyKey,
+        idempotencyKey: pushIdentityKey(request.idempotencyKey, account.id),
         expiresAt: request.expiresAt,
         nowMs: now(),
         vapid,

@@ -1,4 +1,5 @@
 /** The webpush provider kind: push to browsers through their push services, RFC 8030 + 8291 + 8292 (docs/providers/webpush.md). */
+import { settle } from '../../schema/setting.js';
 import type { ProviderKind } from '../kinds.js';
 import { createWebPushAdapter } from './adapter.js';
 import { webPushDoctor } from './doctor.js';
@@ -30,12 +31,12 @@ export const webPushKind: ProviderKind = {
   // RFC 8030's push message receipts (§5.1) are optional, and browsers' push services do not offer them.
   createCallbackVerifier: () => null,
   describe(account) {
-    const s = account.settings ?? {};
+    const s = settle(webPushSettingsSchema, account.settings);
     return {
       // The public key and subject are public by design (pages subscribe with the key); the private key never shows.
-      vapid_subject: s.vapid_subject ?? null,
-      vapid_public_key: s.vapid_public_key ?? null,
-      data_only: s.data_only === true,
+      vapid_subject: s.vapid_subject,
+      vapid_public_key: s.vapid_public_key,
+      data_only: s.data_only,
       ...(account.base_url === undefined ? {} : { base_url: account.base_url }),
     };
   },

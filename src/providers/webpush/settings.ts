@@ -4,35 +4,31 @@
  * with `npx web-push generate-vapid-keys`. Checked locally: each key decodes, the public key is an
  * uncompressed P-256 point, and it is the private key's. Problems name the setting, never a value.
  */
+import { Type } from '@sinclair/typebox';
 import { createECDH } from 'node:crypto';
 import type { AccountProblem } from '../kinds.js';
 import type { ProviderAccountConfig } from '../provider.js';
-import { credentialProblem, credentialSchema, readCredential } from '../credentials.js';
-import { dataOnlyProblems, dataOnlySchema } from '../push/data-only.js';
+import { section, settle } from '../../schema/setting.js';
+import { credentialProblem, credentialSettings, readCredential } from '../credentials.js';
+import { dataOnlyProblems, dataOnlySetting } from '../push/data-only.js';
 
 const BASE64URL = '^[A-Za-z0-9_-]+$';
 
-export const webPushSettingsSchema: Record<string, unknown> = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['vapid_subject', 'vapid_public_key'],
-  properties: {
-    vapid_subject: {
-      type: 'string',
-      pattern: '^(mailto:|https://)',
-      description: 'Who push services may contact about these pushes: a mailto: address or an https: URL (RFC 8292 §2.1).',
-    },
-    vapid_public_key: {
-      type: 'string',
-      pattern: BASE64URL,
-      description: 'The VAPID public key, base64url (the applicationServerKey your pages subscribe with).',
-    },
-    ...credentialSchema('vapid_private_key', 'The VAPID private key, base64url (32 bytes).'),
-    ...dataOnlySchema(
-      "Your service worker shows pushes its own way, without the payload's tag: a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. Default false: the service worker shows each push with showNotification(title, {body, tag}), so a resend replaces the first.",
-    ),
-  },
-};
+/** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
+export const webPushSettingsSchema = section({
+  vapid_subject: Type.String({
+    pattern: '^(mailto:|https://)',
+    description: 'Who push services may contact about these pushes: a mailto: address or an https: URL (RFC 8292 §2.1).',
+  }),
+  vapid_public_key: Type.String({
+    pattern: BASE64URL,
+    description: 'The VAPID public key, base64url (the applicationServerKey your pages subscribe with).',
+  }),
+  ...credentialSettings('vapid_private_key', 'The VAPID private key, base64url (32 bytes).'),
+  ...dataOnlySetting(
+    "Your service worker shows pushes its own way, without the payload's tag: a resend may show twice. Requires capabilities.dedupes_by_key false and an ambiguity_policy other than resend_same_key. False: the service worker shows each push with showNotification(title, {body, tag}), so a resend replaces the first.",
+  ),
+});
 
 export interface VapidKeys {
   subject: string;
@@ -44,13 +40,14 @@ export type VapidRead = { ok: true; value: VapidKeys } | { ok: false; problem: A
 
 /** Reads and checks the account's VAPID keys locally (the doctor's check too). */
 export function readVapidKeys(account: ProviderAccountConfig, env: NodeJS.ProcessEnv = process.env): VapidRead {
-  const s = account.settings ?? {};
+  // Checked here again, not only by the schema: the doctor reads an account the same way.
+  const s = settle(webPushSettingsSchema, account.settings);
   const subject = s.vapid_subject;
-  if (typeof subject !== 'string' || !/^(mailto:.+|https:\/\/.+)/.test(subject)) {
+  if (subject === null || !/^(mailto:.+|https:\/\/.+)/.test(subject)) {
     return { ok: false, problem: { field: 'settings.vapid_subject', message: 'must be a mailto: address or an https: URL' } };
   }
   const publicKey = s.vapid_public_key;
-  if (typeof publicKey !== 'string' || !/^[A-Za-z0-9_-]+$/.test(publicKey)) {
+  if (publicKey === null || !new RegExp(BASE64URL).test(publicKey)) {
     return { ok: false, problem: { field: 'settings.vapid_public_key', message: 'is required, base64url without padding' } };
   }
   const pub = Buffer.from(publicKey, 'base64url');

@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Purpose } from '../../../src/domain/index.js';
-import { encodePushTarget } from '../../../src/domain/index.js';
+import { accountIdempotencyKey, encodePushTarget } from '../../../src/domain/index.js';
 import { createFcmAdapter, type FcmAdapter } from '../../../src/providers/fcm/adapter.js';
 import { EAGER_REFRESH_MS } from '../../../src/providers/fcm/access-token.js';
 import type { ProviderAccountConfig, SubmitRequest } from '../../../src/providers/provider.js';
@@ -77,6 +77,17 @@ describe('FCM adapter: the message', () => {
     await adapter.submit(req);
     expect(lastMessage().android.ttl).toBe('0s');
     expect(lastMessage().apns.headers['apns-expiration']).toBe('0');
+  });
+
+  it('keeps the collapse key of a delivery that moved to another account of its route and is sent there under that account’s key', async () => {
+    await start({ id: 'fcm-a' });
+    const other = createFcmAdapter(pushTestAccount('fcm', fake.url, { service_account: fake.serviceAccountJson }, { id: 'fcm-b' }), { now: () => clock });
+    const first = request();
+    await adapter.submit(first);
+    await other.submit({ ...first, idempotencyKey: accountIdempotencyKey(first.idempotencyKey, 'fcm-b', 'fcm-a') });
+    await other.close();
+    const keys = fake.sends().map((s) => s.body.message.android.collapse_key);
+    expect(keys).toEqual([pushCollapseId(first.idempotencyKey), pushCollapseId(first.idempotencyKey)]);
   });
 
   it('carries the same collapse key on every attempt of a delivery and another for another delivery', async () => {
