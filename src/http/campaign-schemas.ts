@@ -1,5 +1,5 @@
 /**
- * The success answers of the campaign routes (routes/campaigns.ts), declared once in TypeBox and
+ * The success answers of the campaign and audience routes (routes/campaigns.ts, audiences.ts), declared once in TypeBox and
  * registered by `$id` (response-schemas.ts). The campaign is campaign-progress.ts campaignJson;
  * its `plan` is the planner's own JSON as stored at creation or start (epoch-ms times), so it
  * keeps any field it has beyond those listed (`additionalProperties`), and `waves` and `capacity`
@@ -8,6 +8,7 @@
 import { Type } from '@sinclair/typebox';
 import { CHANNELS, PURPOSES } from '../domain/index.js';
 import { CAMPAIGN_STATUSES } from '../domain/campaign-status.js';
+import { AUDIENCE_SOURCES } from '../store/campaign-store.js';
 import { count, numberOrNull, oneOf, orNull, pageOfRefs, ref, text, textOrNull, time, timeOrNull } from './schema-words.js';
 
 const closed = { additionalProperties: false } as const;
@@ -126,5 +127,18 @@ const CampaignDetail = Type.Object(
 );
 const CampaignPage = pageOfRefs('Campaign', 'CampaignPage');
 
+/** campaign-progress.ts audienceJson: POST /v1/audiences' 201 and GET /v1/audiences/:id. */
+const Audience = Type.Object(
+  {
+    id: text,
+    source: oneOf(AUDIENCE_SOURCES),
+    size: count,
+    duplicates: Type.Integer({ minimum: 0, description: 'Rows skipped because their recipient id was already in the audience (the first one is kept).' }),
+    with_address: Type.Object(Object.fromEntries(CHANNELS.map((c) => [c, count])), { ...closed, description: 'How many recipients have each address.' }),
+    created_at: time,
+  },
+  { $id: 'Audience', ...closed },
+);
+
 /** The schemas above, in the order they are registered. */
-export const campaignSchemas = [CampaignPlan, Campaign, CampaignDetail, CampaignPage];
+export const campaignSchemas = [CampaignPlan, Campaign, CampaignDetail, CampaignPage, Audience];

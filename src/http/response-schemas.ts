@@ -246,4 +246,5 @@ export const answer = {
   campaign: ref('Campaign'),
   campaignDetail: ref('CampaignDetail'),
   campaignPage: ref('CampaignPage'),
+  audience: ref('Audience'),
 } as const;

@@ -94,7 +94,7 @@ describe('answers serialized whole by their response schemas', () => {
     await whole('GET', '/v1/stats?window=day');
   });
 
-  it('a campaign through create (infeasible, and started at once), list, get, start, pause, resume and cancel', async () => {
+  it('an audience upload, and a campaign through create (infeasible, and started at once), list, get, start, pause, resume and cancel', async () => {
     // 0.05 msg/s: the plan's rates are fractions, and 3 recipients in a minute are more than the lane gives.
     h = await harness({ ...withRoute, account: (a) => (a.channel === 'email' ? { ...a, rate_per_second: 0.05 } : a) });
     await demoteBackup();
@@ -107,6 +107,19 @@ describe('answers serialized whole by their response schemas', () => {
       audience: { recipients: Array.from({ length: n }, (_, i) => ({ id: `${name}-${i}`, email: `${name}${i}@example.com`, time_zone: 'Europe/Paris' })) },
       ...more,
     });
+    // An uploaded audience (a stream, so not through `whole`): its 201 and GET are what the route built.
+    const before = h.answers.length;
+    const upload = await h.app.inject({
+      method: 'POST',
+      url: '/v1/audiences',
+      headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/x-ndjson' },
+      payload: '{"id":"a1","email":"a1@example.com"}\n{"id":"a1","email":"again@example.com"}\n{"id":"a2","phone":"+14155550123"}\n',
+    });
+    expect(upload.statusCode, upload.body).toBe(201);
+    expect(upload.json()).toEqual(asJson(h.answers[before]!.payload));
+    expect(upload.json()).toMatchObject({ source: 'ndjson', size: 2, duplicates: 1, with_address: { email: 1, sms: 1, push: 0 } });
+    await whole('GET', `/v1/audiences/${upload.json().id}`);
+
     const late = await whole('POST', '/v1/campaigns', body('late', 3));
     expect(late.plan).toMatchObject({
       feasible: false,

@@ -3550,6 +3550,15 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Audience'];
+          };
+        };
         /** @description RFC 9457 problem details */
         401: {
           headers: {
@@ -5507,6 +5516,15 @@ export interface paths {
         };
       };
       responses: {
+        /** @description Default Response */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Audience'];
+          };
+        };
         /** @description RFC 9457 problem details */
         400: {
           headers: {
@@ -6737,6 +6755,22 @@ export interface components {
     CampaignPage: {
       items: components['schemas']['Campaign'][];
       next_cursor: string | null;
+    };
+    Audience: {
+      id: string;
+      /** @enum {string} */
+      source: 'ndjson' | 'csv' | 'inline' | 'recipient_ids';
+      size: number;
+      /** @description Rows skipped because their recipient id was already in the audience (the first one is kept). */
+      duplicates: number;
+      /** @description How many recipients have each address. */
+      with_address: {
+        email: number;
+        sms: number;
+        push: number;
+      };
+      /** Format: date-time */
+      created_at: string;
     };
   };
   responses: never;

@@ -13,6 +13,7 @@ import { audienceJson } from '../../campaigns/campaign-progress.js';
 import { HeraldError } from '../../errors.js';
 import { isId } from '../../ids.js';
 import type { Store } from '../../store/store.js';
+import { answer } from '../response-schemas.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -68,7 +69,7 @@ export function audienceRoutes(app: FastifyInstance, deps: AudienceRouteDeps): v
           tags: ['campaigns'],
           consumes: ['application/x-ndjson', 'text/csv'],
           body: { type: 'string', description: 'NDJSON or CSV, UTF-8' },
-          response: { 400: problemRef, 401: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
+          response: { 201: answer.audience, 400: problemRef, 401: problemRef, 413: problemRef, 415: problemRef, 422: problemRef },
         },
       },
       async (request, reply) => {
@@ -106,7 +107,7 @@ export function audienceRoutes(app: FastifyInstance, deps: AudienceRouteDeps): v
         summary: 'An uploaded audience: size, duplicates skipped, how many recipients have each address',
         tags: ['campaigns'],
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-        response: { 401: problemRef, 404: problemRef },
+        response: { 200: answer.audience, 401: problemRef, 404: problemRef },
       },
     },
     async (request) => {
