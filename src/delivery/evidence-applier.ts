@@ -81,15 +81,15 @@ export class EvidenceApplier extends LoopService {
 
   /**
    * Duplicates across accounts (duplicates-across-accounts.ts): for each delivery whose merged
-   * events include a delivered or read report and that was attempted more than once (a delivery
-   * with one attempt has one account), reads its callbacks; when this pass's reports made it two
-   * accounts or more, counts it once and logs it (ids and account names only). One small read per
-   * such delivery: retried deliveries are the few.
+   * events include a delivered or read report and that has moved along its route (one that never
+   * moved was attempted on one account only, however often), reads its callbacks; when this
+   * pass's reports made it two accounts or more, counts it once and logs it (ids and account names
+   * only). One small read per such delivery: moved deliveries are the few.
    */
   private async findDuplicates(merged: ReadonlyArray<readonly PendingEvidence[]>): Promise<void> {
     for (const events of merged) {
       const d = events[0]?.delivery;
-      if (!d || d.attemptCount < 2 || !events.some((e) => reportsArrival(e.status))) continue;
+      if (!d || !d.moved || !events.some((e) => reportsArrival(e.status))) continue;
       const { callbacks } = await this.opts.store.evidence.deliveryEvidence(d.deliveryId, DUPLICATE_READ_LIMIT);
       const after = deliveredAccounts(callbacks);
       const before = deliveredAccounts(callbacks, new Set(events.map((e) => callbackKey(e.providerAccount, e.eventId))));

@@ -36,6 +36,7 @@ export function toPendingEvidence(r: Row): PendingEvidence {
       leaseVersion: num(r.lease_version),
       expiresAt: num(r.expires_at),
       nextAttemptAt: numOrNull(r.next_attempt_at),
+      moved: r.origin_account != null,
     },
   };
 }

@@ -32,6 +32,8 @@ export interface EvidenceTarget {
   leaseVersion: number;
   expiresAt: number;
   nextAttemptAt: number | null;
+  /** True once the delivery has moved along its route (`origin_account` set): only then can two accounts report it. */
+  moved: boolean;
 }
 
 /** A parked event whose delivery is now known and not in flight. */

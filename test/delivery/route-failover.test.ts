@@ -119,6 +119,42 @@ describe.each(DRIVERS)('on %s', (driver) => {
     expect(h.counters.series.failovers.snapshot()).toEqual([]);
   });
 
+  it('a code retried on its own account is delivered there once: its report is not read for a duplicate across accounts', async () => {
+    h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] } });
+    const pinned = await sendCode({ provider_accounts: { sms: 'sandbox-sms' } });
+    h.sandbox.faults.set({ mode: 'server_error', count: 1 });
+    await h.worker.drain();
+    h.clock.set(Date.parse((await deliveryOf(pinned)).next_attempt_at));
+    await h.worker.drain();
+    const d = (await h.store.getDelivery(pinned))!;
+    expect(d).toMatchObject({ state: 'accepted', providerAccount: 'sandbox-sms', attemptCount: 2 });
+    await h.store.evidence.recordProviderEvents([
+      {
+        providerAccount: 'sandbox-sms',
+        eventId: 'p-1',
+        status: 'delivered',
+        providerMessageId: d.providerMessageId,
+        reference: null,
+        suppress: null,
+        occurredAt: null,
+        receivedAt: h.clock.now(),
+      },
+    ]);
+    expect((await h.store.evidence.listPendingEvidence(10)).map((e) => e.delivery.moved)).toEqual([false]);
+    const evidence = h.store.evidence;
+    const read = evidence.deliveryEvidence.bind(evidence);
+    let reads = 0;
+    evidence.deliveryEvidence = (...args) => {
+      reads++;
+      return read(...args);
+    };
+    await h.evidence.runOnce();
+    // The applier read no callbacks (GET /v1/deliveries/:id below reads them, so it comes after).
+    expect(reads).toBe(0);
+    expect((await deliveryOf(pinned)).downstream_status).toBe('delivered');
+    expect(h.counters.series.duplicatesAcrossAccounts.snapshot()).toEqual([]);
+  });
+
   /** A code whose first send is accepted by the primary but its answer lost (`unknown`), then one reconciliation pass under `p`. */
   const unknownOnPrimary = async (p: AmbiguityPolicy) => {
     h = await createHarness({ driver, moreAccounts: backup, routes: { routes: [route] }, account: policy(p) });
@@ -169,6 +205,7 @@ describe.each(DRIVERS)('on %s', (driver) => {
     const duplicates = () => h.counters.series.duplicatesAcrossAccounts.get({ channel: 'sms', accounts: 'sms-backup,sandbox-sms' });
     // The backup's own report: one account, no duplicate.
     await h.store.evidence.recordProviderEvents([event('sms-backup', 'b-1', 'delivered', { pmid: d.providerMessageId! }, 0)]);
+    expect((await h.store.evidence.listPendingEvidence(10)).map((e) => e.delivery.moved)).toEqual([true]);
     await h.evidence.runOnce();
     expect(duplicates()).toBe(0);
     expect((await deliveryOf(id)).duplicate_across_accounts).toBeNull();

@@ -9,6 +9,7 @@ import { parseMailbox, type Purpose } from '../../domain/index.js';
 import { section, settle, withDefault } from '../../schema/setting.js';
 import type { AccountProblem } from '../kinds.js';
 import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
+import { mailboxSetting } from '../mailbox-setting.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Postmark's public API (https://postmarkapp.com/developer/api/overview); `base_url` overrides it. */
@@ -35,12 +36,8 @@ const stream = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_-]{1
 /** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
 export const postmarkSettingsSchema = section({
   ...credentialSettings('server_token', 'Postmark server API token (X-Postmark-Server-Token).'),
-  from: Type.String({
-    minLength: 3,
-    maxLength: 320,
-    description: 'Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".',
-  }),
-  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' })),
+  from: mailboxSetting('Sender: an address with a confirmed sender signature or on a verified domain, or "Name <address>".'),
+  reply_to: Type.Optional(mailboxSetting('Where replies go: an address or "Name <address>". Optional.')),
   // Postmark's default streams: every server has `outbound` (transactional) and, usually, `broadcast`.
   transactional_stream: withDefault(stream('Message stream for otp, transactional, conversational and alert mail.'), 'outbound'),
   broadcast_stream: withDefault(stream('Message stream for marketing mail.'), 'broadcast'),

@@ -8,6 +8,7 @@ import { parseMailbox } from '../../domain/index.js';
 import { section, settle } from '../../schema/setting.js';
 import type { AccountProblem } from '../kinds.js';
 import { credentialProblem, credentialSettings, readCredential } from '../credentials.js';
+import { mailboxSetting } from '../mailbox-setting.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** Resend's public API (https://resend.com/docs/api-reference); `base_url` overrides it. */
@@ -23,12 +24,8 @@ export interface ResendSettings {
 /** The settings as declared once (src/schema/setting.ts): JSON Schema, raw type and defaults. */
 export const resendSettingsSchema = section({
   ...credentialSettings('api_key', 'Resend API key (re_...); a sending-access key is enough to send.'),
-  from: Type.String({
-    minLength: 3,
-    maxLength: 320,
-    description: 'Sender: an address on a domain verified in Resend, or "Name <address>".',
-  }),
-  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Where replies go: an address or "Name <address>". Optional.' })),
+  from: mailboxSetting('Sender: an address on a domain verified in Resend, or "Name <address>".'),
+  reply_to: Type.Optional(mailboxSetting('Where replies go: an address or "Name <address>". Optional.')),
 });
 
 /** What the schema cannot check: the key readable, the mailboxes well-formed, no setting Resend cannot honour. */

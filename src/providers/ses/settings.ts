@@ -10,6 +10,7 @@ import { parseMailbox } from '../../domain/index.js';
 import { section, settle } from '../../schema/setting.js';
 import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
+import { mailboxSetting } from '../mailbox-setting.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 /** AWS region names: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`. */
@@ -22,8 +23,8 @@ export const TOPIC_ARN_PATTERN = '^arn:aws(-cn|-us-gov)?:sns:[a-z]{2}(-[a-z]+)+-
 /** The settings, declared once (src/schema/setting.ts): the JSON Schema, the raw type and the defaults. */
 export const sesSettingsSchema = section({
   region: Type.String({ pattern: REGION_PATTERN, description: 'The AWS region the SES identity and quota live in, e.g. eu-west-1.' }),
-  from: Type.String({ minLength: 3, maxLength: 320, description: 'Default sender: `Name <address>` or an address of a verified SES identity.' }),
-  reply_to: Type.Optional(Type.String({ minLength: 3, maxLength: 320, description: 'Default Reply-To: `Name <address>` or an address.' })),
+  from: mailboxSetting('Default sender: `Name <address>` or an address of a verified SES identity.'),
+  reply_to: Type.Optional(mailboxSetting('Default Reply-To: `Name <address>` or an address.')),
   configuration_set: Type.Optional(
     Type.String({
       pattern: CONFIGURATION_SET_PATTERN,

@@ -10,6 +10,7 @@ import { mailboxDomain, parseMailbox, type Mailbox } from '../../domain/index.js
 import { section, settle, withDefault, oneOf, type Settled } from '../../schema/setting.js';
 import { credentialProblem, credentialSettings, credentialSource, readCredential } from '../credentials.js';
 import type { AccountProblem } from '../kinds.js';
+import { mailboxSetting } from '../mailbox-setting.js';
 import type { ProviderAccountConfig } from '../provider.js';
 
 const SECURITY = ['starttls', 'tls', 'none'] as const;
@@ -38,18 +39,8 @@ export const smtpSettingsSchema = section({
   ),
   ...credentialSettings('user', 'SMTP AUTH user name.'),
   ...credentialSettings('password', 'SMTP AUTH password.'),
-  from: Type.String({
-    minLength: 3,
-    maxLength: 320,
-    description: 'The sender, with an optional display name: "Acme <noreply@acme.example>". A notification\'s content.from overrides it.',
-  }),
-  reply_to: Type.Optional(
-    Type.String({
-      minLength: 3,
-      maxLength: 320,
-      description: 'Where replies go, e.g. "Support <help@acme.example>". A notification\'s content.reply_to overrides it.',
-    }),
-  ),
+  from: mailboxSetting('The sender, with an optional display name: "Acme <noreply@acme.example>". A notification\'s content.from overrides it.'),
+  reply_to: Type.Optional(mailboxSetting('Where replies go, e.g. "Support <help@acme.example>". A notification\'s content.reply_to overrides it.')),
   message_id_domain: Type.Optional(
     Type.String({
       minLength: 1,

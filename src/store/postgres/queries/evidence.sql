@@ -20,7 +20,8 @@ RETURNING provider_account, event_id;
 SELECT e.id AS row_id, e.provider_account AS event_account, e.event_id, e.status AS event_status,
        e.provider_message_id AS event_pmid, e.reference, e.suppress, e.received_at,
        d.id AS delivery_id, d.tenant_id, d.notification_id, d.channel, d.destination, d.state, d.terminal_reason,
-       d.downstream_status, d.provider_message_id, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at
+       d.downstream_status, d.provider_message_id, d.attempt_count, d.lease_version, d.expires_at, d.next_attempt_at,
+       d.origin_account
 FROM provider_events e
 JOIN deliveries d ON d.id = COALESCE(
   (SELECT m.id FROM deliveries m
