@@ -360,7 +360,7 @@ export async function buildApp(given: AppDeps): Promise<FastifyInstance> {
     });
     templateRoutes(v1, { ...deps, renderer: deps.templates ?? new TemplateRenderer(deps.store) });
     keyRoutes(v1, deps);
-    tenantRoutes(v1, deps);
+    tenantRoutes(v1, { ...deps, assignmentsChanged: () => deps.intake.accountAccess.forget() });
     auditRoutes(v1, deps);
   });
   await app.ready();

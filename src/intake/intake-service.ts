@@ -11,6 +11,7 @@ import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { ActivePushTarget } from '../store/push-store.js';
 import { StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
+import { RecentAccountAccess } from './recent-account-access.js';
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from '../ids.js';
@@ -109,6 +110,8 @@ export class IntakeService {
   readonly limits: IntakeLimiter;
   /** Which account each delivery goes through (account-routing.ts). */
   private readonly accountRouting: AccountRouting;
+  /** The tenants' account access, read at most once a second per tenant; the tenants API forgets it on an (un)assignment. */
+  readonly accountAccess: RecentAccountAccess;
 
   constructor(private readonly opts: IntakeOptions) {
     this.lockMs = opts.idempotencyLockMs ?? 60_000;
@@ -116,6 +119,7 @@ export class IntakeService {
     this.horizonMs = opts.sendAtHorizonMs ?? DEFAULT_SEND_AT_HORIZON_MS;
     this.templates = opts.templates ?? new TemplateRenderer(opts.store);
     this.accountRouting = new AccountRouting(opts.accounts, opts.routing);
+    this.accountAccess = new RecentAccountAccess(opts.store, opts.clock);
     this.limits = new IntakeLimiter({
       store: opts.store,
       clock: opts.clock,
@@ -174,7 +178,7 @@ export class IntakeService {
     tenantId: string,
     body: NotificationRequest,
     now: number,
-    readAccess: () => Promise<AccountAccess> = () => this.opts.store.tenants.accountAccess(tenantId),
+    readAccess: () => Promise<AccountAccess> = () => this.accountAccess.read(tenantId),
   ): Promise<CheckedRequest & { routes: DeliveryRoute[] }> {
     const { expiresAt, dueAt, fallback, phone } = checkNotificationRequest(body, now, this.horizonMs);
     let subscriptions: ActivePushTarget[] | null = null;
@@ -187,7 +191,8 @@ export class IntakeService {
         );
       }
     }
-    // One read per request (a batch shares one): assignments change at once for every process (no cache to go stale).
+    // Read at most once a second per tenant (a batch shares one read): an (un)assignment governs
+    // every process within a second, this one at once (src/intake/recent-account-access.ts).
     const access = await readAccess();
     const routes = this.accountRouting.routesFor(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
@@ -216,7 +221,7 @@ export class IntakeService {
     // The tenant's account access read once for the whole batch (it was one read per item), and
     // only when an item gets that far: a batch refused item by item reads nothing.
     let access: Promise<AccountAccess> | undefined;
-    const readAccess = () => (access ??= this.opts.store.tenants.accountAccess(tenantId));
+    const readAccess = () => (access ??= this.accountAccess.read(tenantId));
     return acceptBatch(
       {
         store: this.opts.store,

@@ -12,6 +12,7 @@ import { ROUTE_SCOPES } from '../../src/http/route-scopes.js';
 import { LIVE_KEY_MAX_AGE_MS } from '../../src/http/live-keys.js';
 import { ReplayService } from '../../src/delivery/replay-service.js';
 import { IntakeService } from '../../src/intake/intake-service.js';
+import { ACCOUNT_ACCESS_MAX_AGE_MS } from '../../src/intake/recent-account-access.js';
 import { createHarness, DRIVERS, otpBody, type Harness, silentLogger } from '../helpers/harness.js';
 import { gatewayHarness } from '../devices/gateway-harness.js';
 
@@ -174,6 +175,45 @@ describe.each(DRIVERS)('tenants and scoped keys on %s', (driver) => {
       for (let i = 0; i < 3; i++)
         expect((await other.inject({ method: 'GET', url: '/v1/stats', headers: { authorization: 'Bearer hk_nope' } })).statusCode).toBe(401);
       expect(reads).toBe(5);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('an assignment made on another process governs intake here within a second; tenants read their access once a second', async () => {
+    const peer = h.openPeerStore();
+    const other = await anotherProcess(peer);
+    try {
+      let reads = 0;
+      const accountAccess = peer.tenants.accountAccess.bind(peer.tenants);
+      peer.tenants.accountAccess = (tenantId) => {
+        reads += 1;
+        return accountAccess(tenantId);
+      };
+      const sendOnOther = async (group: string) =>
+        (
+          await other.inject({
+            method: 'POST',
+            url: '/v1/notifications',
+            headers: { authorization: `Bearer ${h.apiKey}` },
+            payload: otpBody({ group: { key: group, generation: 1 } }),
+          })
+        ).json<{ code?: string; deliveries?: unknown[] }>();
+      for (let i = 0; i < 5; i++) {
+        expect((await sendOnOther(`before-${i}`)).deliveries).toHaveLength(1);
+        h.clock.advance(100);
+      }
+      // Five codes over 500 ms: one read of the default tenant's access.
+      expect(reads).toBe(1);
+      // sandbox-sms assigned to acme on the first process: no longer the default tenant's. The
+      // other process goes on with its read until it turns a second old, then refuses.
+      expect((await call(h.apiKey, 'POST', '/v1/tenants', { id: 'acme', name: 'Acme' })).status).toBe(201);
+      expect((await call(h.apiKey, 'PUT', '/v1/tenants/acme/provider-accounts/sandbox-sms')).status).toBe(200);
+      expect((await h.send(otpBody({ group: { key: 'here', generation: 1 } }))).json.code).toBe('provider_account_not_assigned');
+      expect((await sendOnOther('stale')).deliveries).toHaveLength(1);
+      h.clock.advance(ACCOUNT_ACCESS_MAX_AGE_MS - 500);
+      expect((await sendOnOther('after')).code).toBe('provider_account_not_assigned');
+      expect(reads).toBe(2);
     } finally {
       await other.close();
     }

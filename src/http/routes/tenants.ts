@@ -25,6 +25,8 @@ export interface TenantRouteDeps {
   clock: Clock;
   /** The configured provider accounts (only these can be assigned). */
   accounts?: ProviderAccountConfig[];
+  /** Called after an account was assigned or unassigned through this API: intake forgets the access it read. */
+  assignmentsChanged?: () => void;
 }
 
 const tenantSchema = {
@@ -149,6 +151,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
       const { id, accountId } = request.params;
       const share = request.body?.rate_share ?? null;
       const tenant = await tenants.assignAccount(id, accountId, share, deps.accounts ?? [], clock.now());
+      deps.assignmentsChanged?.();
       await recordAction(audit, request, 'account_assign', { subjectId: id }, { provider_account: accountId, rate_share: share });
       return tenantJson(tenant, await deps.store.tenants.listAssignments());
     },
@@ -167,6 +170,7 @@ export function tenantRoutes(app: FastifyInstance, deps: TenantRouteDeps): void 
     async (request) => {
       const { id, accountId } = request.params;
       const tenant = await tenants.unassignAccount(id, accountId);
+      deps.assignmentsChanged?.();
       await recordAction(audit, request, 'account_unassign', { subjectId: id }, { provider_account: accountId });
       return tenantJson(tenant, await deps.store.tenants.listAssignments());
     },
