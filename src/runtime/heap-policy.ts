@@ -17,14 +17,14 @@ import { setFlagsFromString } from 'node:v8';
 export const HEAP_GROWING_PERCENT = 50;
 
 /**
- * Sets V8's heap growing factor for this process, unless the operator chose one in
- * NODE_OPTIONS or on the command line; returns the flag applied, or null when left alone.
- * V8 reads the flag each time it recomputes the limit (after every full GC), so setting it
- * after start-up applies from the next collection on.
+ * Sets V8's heap growing factor for this process, unless the operator started Node with one
+ * (`node --heap-growing-percent=N bin/herald.js worker`; 0 gives V8 its own dynamic factor
+ * back; Node refuses the flag in NODE_OPTIONS); returns the flag applied, or null when left
+ * alone. V8 reads the flag each time it recomputes the limit (after every full GC), so setting
+ * it after start-up applies from the next collection on.
  */
-export function applyHeapPolicy(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): string | null {
-  const chosen = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap[-_]growing[-_]percent/.test(a));
-  if (chosen) return null;
+export function applyHeapPolicy(execArgv: readonly string[] = process.execArgv): string | null {
+  if (execArgv.some((a) => /^--heap[-_]growing[-_]percent/.test(a))) return null;
   const flag = `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
   setFlagsFromString(flag);
   return flag;
