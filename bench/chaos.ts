@@ -355,11 +355,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
           await sleep(1_000);
           if (!sampling) break;
           const now = Date.now();
-          // Only a running worker sweeps. The killer does not wait for a replacement to start,
-          // so on a busy machine every worker may be down or starting for a few seconds: a
-          // delivery counts as overdue when its grace has passed since both its expiry and the
-          // start of the current stretch in which some worker has been running without a break
-          // (the earliest start among the live, running workers). Gaps are counted apart.
+          // The API process sweeps too (since 5 Dec 2026; before, only a running worker did, and a
+          // stretch with every worker killed or starting left expired codes pending). The grace
+          // still counts from the later of the expiry and the start of the current stretch in
+          // which some worker has been running without a break (the earliest start among the
+          // live, running workers), as it did when only workers swept, so the figures stay
+          // comparable with the earlier runs'. Gaps are counted apart.
           const running = workers.filter((w) => w.exit === null && w.runningAt !== null).map((w) => w.runningAt!);
           const coveredSince = running.length > 0 ? Math.min(...running) : now;
           if (running.length === 0) uncoveredSamples += 1;

@@ -64,16 +64,28 @@ export interface StatementRow {
   query: string;
   calls: number;
   walBytes: number;
+  /** WAL records and, of them, full-page images (the first change to a page after a checkpoint writes the whole page). */
+  walRecords: number;
+  walFpi: number;
 }
 
 /** pg_stat_statements for the current database, its own reads (role `reader`) left out. */
 export async function readStatements(client: pg.Client): Promise<StatementRow[]> {
-  const r = await client.query<{ role: string; queryid: string; query: string; calls: string; wal_bytes: string }>(
-    `SELECT r.rolname AS role, s.queryid::text AS queryid, s.query, s.calls::text AS calls, s.wal_bytes::text AS wal_bytes
+  const r = await client.query<{ role: string; queryid: string; query: string; calls: string; wal_bytes: string; wal_records: string; wal_fpi: string }>(
+    `SELECT r.rolname AS role, s.queryid::text AS queryid, s.query, s.calls::text AS calls, s.wal_bytes::text AS wal_bytes,
+            s.wal_records::text AS wal_records, s.wal_fpi::text AS wal_fpi
        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
       WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND r.rolname <> current_user`,
   );
-  return r.rows.map((x) => ({ role: x.role, queryId: x.queryid, query: x.query, calls: Number(x.calls), walBytes: Number(x.wal_bytes) }));
+  return r.rows.map((x) => ({
+    role: x.role,
+    queryId: x.queryid,
+    query: x.query,
+    calls: Number(x.calls),
+    walBytes: Number(x.wal_bytes),
+    walRecords: Number(x.wal_records),
+    walFpi: Number(x.wal_fpi),
+  }));
 }
 
 /** `after` minus `before`, per (role, statement). */
@@ -83,7 +95,13 @@ export function statementsSince(before: readonly StatementRow[], after: readonly
   return after
     .map((s) => {
       const b = old.get(key(s));
-      return { ...s, calls: s.calls - (b?.calls ?? 0), walBytes: s.walBytes - (b?.walBytes ?? 0) };
+      return {
+        ...s,
+        calls: s.calls - (b?.calls ?? 0),
+        walBytes: s.walBytes - (b?.walBytes ?? 0),
+        walRecords: s.walRecords - (b?.walRecords ?? 0),
+        walFpi: s.walFpi - (b?.walFpi ?? 0),
+      };
     })
     .filter((s) => s.calls > 0);
 }

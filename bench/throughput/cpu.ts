@@ -11,6 +11,8 @@ const TICK_MS = 10;
 interface ProcStat {
   ppid: number;
   cpuMs: number;
+  /** CPU of its children that have exited and been waited for (cutime + cstime). */
+  reapedChildrenCpuMs: number;
 }
 
 function readStat(pid: number): ProcStat | null {
@@ -18,7 +20,11 @@ function readStat(pid: number): ProcStat | null {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may contain spaces and parentheses: fields start after the last ')'.
     const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(rest[1]), cpuMs: (Number(rest[11]) + Number(rest[12])) * TICK_MS };
+    return {
+      ppid: Number(rest[1]),
+      cpuMs: (Number(rest[11]) + Number(rest[12])) * TICK_MS,
+      reapedChildrenCpuMs: (Number(rest[13]) + Number(rest[14])) * TICK_MS,
+    };
   } catch {
     return null;
   }
@@ -29,9 +35,14 @@ export function processCpuMs(pid: number): number {
   return readStat(pid)?.cpuMs ?? 0;
 }
 
-/** CPU ms used so far by a process and its direct children (a PostgreSQL postmaster and its backends). */
+/**
+ * CPU ms used so far by a process and its direct children (a PostgreSQL postmaster and its
+ * backends), the children that have exited included: without them a window in which other
+ * clients' backends ended (a PostgreSQL server shared with other work) came out negative.
+ */
 export function processTreeCpuMs(pid: number): number {
-  let total = processCpuMs(pid);
+  const root = readStat(pid);
+  let total = root ? root.cpuMs + root.reapedChildrenCpuMs : 0;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const s = readStat(Number(name));

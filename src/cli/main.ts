@@ -41,8 +41,9 @@ HERALD_LOG_LEVEL (default info); HERALD_LOG_REQUESTS=1 logs every request.
 
 const API_HELP = `Usage: herald api [options]
 
-Runs only the HTTP API (intake, reads). Pair it with one or more \`herald worker\` processes
-on the same database.
+Runs the HTTP API (intake, reads), the code fast path (\`worker.otp_fast_path\`) and the
+sweeper (expired codes end \`terminal/expired\` on time while no worker runs). Pair it with one
+or more \`herald worker\` processes on the same database.
 
 ${SERVE_OPTIONS}${SANDBOX_FALLBACK_OPTIONS}`;
 

@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import {
+  arrivalAllowanceMs,
   callDeadline,
   callWindowShort,
   decideAtStage,
@@ -17,6 +18,7 @@ import {
   smsText,
   contentForChannel,
   leaseCoversCall,
+  lastUsefulCall,
   leaseMarginMs,
   madeNoCall,
   plannedDelayMs,
@@ -399,6 +401,11 @@ export class ClaimSender {
     return renewed;
   }
 
+  /** The moment from which a call for `c` is no longer useful: its expiry less its account's arrival allowance. */
+  private lastUsefulCall(c: ClaimedDelivery): number {
+    return lastUsefulCall(c.expiresAt, arrivalAllowanceMs(c.channel, this.configs.get(c.providerAccount)?.arrival_allowance_ms));
+  }
+
   /** Calls the provider for one claim, unless its challenge expired or its lease (`leaseUntil`, absent: lost) no longer covers the call. */
   private async call(adapter: ProviderAdapter, c: ClaimedDelivery, leaseUntil: number | undefined): Promise<SubmitOutcome> {
     const now = this.opts.clock.now();
@@ -406,8 +413,18 @@ export class ClaimSender {
     // `now` read before its query ran, and a batch can wait (pool, busy event loop) before its
     // calls start. Nothing is sent at or after expires_at; the attempt closes as not sent and
     // `decide` ends the delivery terminal/expired (no retry fits before expiry).
-    if (now >= c.expiresAt) {
-      return { kind: 'retryable', code: 'expired_before_send', message: 'expires_at passed before the call started; nothing was sent' };
+    // Less than the channel's arrival allowance counts as expired (src/domain/arrival.ts): a
+    // message that would arrive after its expiry is not sent.
+    const usefulUntil = this.lastUsefulCall(c);
+    if (now >= usefulUntil) {
+      return {
+        kind: 'retryable',
+        code: 'expired_before_send',
+        message:
+          now >= c.expiresAt
+            ? 'expires_at passed before the call started; nothing was sent'
+            : `expires_at was less than the channel's arrival allowance (${c.expiresAt - usefulUntil} ms) away when the call was to start; nothing was sent`,
+      };
     }
     // The lease too, at the same moment. A worker frozen since its claim (GC pause, blocked
     // query, SIGSTOP, suspended VM) may have outlived its lease: the rescuer has declared the
@@ -438,15 +455,15 @@ export class ClaimSender {
         expiresAt: c.expiresAt,
         // The same rules where the bytes leave: the transport only knows the wall clock, so it
         // gets the time left by Herald's clock, counted from the wall clock's now, until the
-        // earlier of expiry and `writeBy`, the last moment a write still leaves the whole timeout
-        // inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
+        // earlier of the last useful moment (expiry less the arrival allowance) and `writeBy`,
+        // the last moment a write still leaves the whole timeout inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
         // started at its claim may write until 17 s after it; the sandbox transport's own 10 s
         // timer, started before connecting, ends a wait for a socket first, so this binds only
         // when something between the check above and the request (an adapter fetching a token,
         // an event loop stalled for seconds) pushes the write past the lease's reach: the same
         // freeze, a few lines later.
         // eslint-disable-next-line no-restricted-syntax -- sendBy is wall-clock by contract (providers/provider.ts)
-        sendBy: Date.now() + (Math.min(c.expiresAt, writeBy) - now),
+        sendBy: Date.now() + (Math.min(usefulUntil, writeBy) - now),
       });
     } catch (err) {
       // An adapter must classify, not throw. If one throws anyway, the request may have gone
@@ -488,7 +505,8 @@ export class ClaimSender {
       // to another account waits one step of its ladder, not the first account's Retry-After nor
       // its retry budget's spread: those are the first account's.
       const { transition, decision, nextStageDecision } = decideAtStage(
-        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+        // A retry is scheduled only where a call would still be useful: before the arrival allowance.
+        { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: this.lastUsefulCall(c), nextAttemptAt: null },
         move ? withoutRetryAfter(outcome) : outcome,
         {
           now,

@@ -111,7 +111,9 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     accounts: opts.accounts,
     ...(opts.wake ? { wake: opts.wake } : {}),
   });
-  const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake });
+  // The operator's retries apply the recorded reports first, in any role: the pass is guarded
+  // writes, so one beside the worker's own loop (or another process's) only loses races.
+  const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake, applyReports: () => reports.runOnce() });
   return {
     basePath: opts.devices.base_path,
     accounts,

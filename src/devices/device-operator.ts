@@ -24,6 +24,12 @@ export interface DeviceOperatorOptions {
   hub: DeviceEventHub | null;
   signal: (deviceId: string) => void;
   wake?: (providerAccount: string) => void;
+  /**
+   * Folds in the phones' reports recorded but not yet applied (the report applier's pass). The
+   * retries run it first: the device's message list shows a phone's Failed the moment the report
+   * is recorded, while the delivery moves (unknown → retryable) only a pass later.
+   */
+  applyReports: () => Promise<unknown>;
 }
 
 const textOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -143,9 +149,13 @@ export class DeviceOperator {
     return this.opts.store.devices.listSweeps(id, limit);
   }
 
-  /** POST /v1/devices/:id/retry-failed: every failed message of the window that has not expired, now; recorded as a sweep. */
+  /**
+   * POST /v1/devices/:id/retry-failed: every failed message of the window that has not expired, now; recorded as a sweep.
+   * A failure the phone reported is counted even when the applier has not applied it yet.
+   */
   async retryFailed(tenantId: string, id: string, requestedBy: string): Promise<SweepRecord> {
     const d = await this.device(tenantId, id);
+    await this.opts.applyReports();
     const record = await this.opts.sweep.sweepDevice(d, 'operator', requestedBy);
     if (!record) throw new HeraldError('service_unavailable', 'the sweep could not be recorded; retry');
     return record;
@@ -159,6 +169,7 @@ export class DeviceOperator {
     requestedBy: string,
   ): Promise<{ action: 'retried' | 'reoffered'; message: DeviceMessageView }> {
     await this.device(tenantId, id);
+    await this.opts.applyReports();
     const m = await this.opts.store.devices.getOfferByMessageId(messageId);
     if (!m || m.deviceId !== id) throw new HeraldError('not_found', `device ${id} has no message ${messageId}`);
     const now = this.opts.clock.now();

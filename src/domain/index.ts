@@ -37,4 +37,5 @@ export * from './device-health.js';
 export * from './inbound-message.js';
 export * from './routes.js';
 export * from './not-called.js';
+export * from './arrival.js';
 export * from './failed-message.js';

@@ -4,7 +4,8 @@
  * phone numbers as `+44•••••789` (country code and last three digits), e-mail addresses as
  * `a•••@example.com`, and push tokens and endpoints not at all.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+// The full metadata, as intake's (intake/phone-number.ts): the process loads one metadata set, not two.
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Channel } from '../domain/index.js';
 
 const DOT = '•';

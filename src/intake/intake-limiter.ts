@@ -4,7 +4,8 @@
  *
  *   - SMS only to the countries the operator enabled (`limits.sms.countries`), and never to the
  *     number types refused (`limits.sms.refuse_number_types`, default premium rate), read from
- *     libphonenumber's full metadata: checked on the request's own data, before its key is taken;
+ *     libphonenumber's full metadata by the request's one parse (phone-number.ts): checked on
+ *     the request's own data, before its key is taken;
  *   - velocity: at most N notifications of a purpose per destination and per recipient in a
  *     sliding window (default for `otp`: 5 per number per 10 minutes, 10 per recipient per hour),
  *     counted in the store (`store.intakeLimits`) so every API process shares the count, under a
@@ -16,13 +17,13 @@
  * `herald_intake_limit_refusals_total{limit}`; a velocity refusal carries Retry-After.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { velocityLimitName, type Channel, type IntakeLimitName, type IntakeLimitsPolicy, type Purpose, type VelocityRule } from '../domain/index.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { HeraldError } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { Store, VelocitySubjectCheck } from '../store/store.js';
+import { readPhoneNumber, type PhoneNumberFacts } from './phone-number.js';
 
 /** What a velocity take reads of a notification (a NewNotification has it; intake passes its routes before building one). */
 export interface VelocityRequest {
@@ -63,15 +64,19 @@ export class IntakeLimiter {
     return this.opts.policy;
   }
 
-  /** Refuses an SMS route to a country not enabled or to a refused number type (422, naming it). */
-  checkSms(routes: readonly LimitedRoute[]): void {
+  /**
+   * Refuses an SMS route to a country not enabled or to a refused number type (422, naming it).
+   * `phone`: what intake's check read of the recipient's number (`CheckedRequest.phone`), so the
+   * number is not parsed again; a route to another number is read here.
+   */
+  checkSms(routes: readonly LimitedRoute[], phone: PhoneNumberFacts | null): void {
     const { smsCountries, smsRefusedNumberTypes } = this.opts.policy;
     if (smsCountries === null && smsRefusedNumberTypes.length === 0) return;
     for (const r of routes) {
       if (r.channel !== 'sms') continue;
-      const phone = parsePhoneNumberFromString(r.destination);
-      // Non-geographic numbers (+800, +881 satellite, ...) have no country: "001", as libphonenumber names their region.
-      const country = phone?.country ?? '001';
+      const facts = phone !== null && phone.number === r.destination ? phone : readPhoneNumber(r.destination);
+      // Intake refuses an invalid number before this; one that reaches here anyway has no country ("001") and no type.
+      const country = facts?.country ?? '001';
       if (smsCountries !== null && !smsCountries.includes(country)) {
         this.refused('sms_country');
         throw new HeraldError(
@@ -81,7 +86,7 @@ export class IntakeLimiter {
           { limit: { name: 'sms_country', country, allowed: [...smsCountries] } },
         );
       }
-      const type = phone?.getType();
+      const type = facts?.type;
       if (type !== undefined && smsRefusedNumberTypes.includes(type)) {
         this.refused('sms_number_type');
         throw new HeraldError(

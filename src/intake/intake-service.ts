@@ -88,6 +88,8 @@ interface CommitContext {
   routes: DeliveryRoute[];
   expiresAt: number;
   dueAt: number;
+  /** The body's fallback plan, from its check (commit builds with it, without checking the body again). */
+  fallback: CheckedRequest['fallback'];
   now: number;
   idempotencyKey: string | null;
   fingerprint: string;
@@ -153,13 +155,13 @@ export class IntakeService {
   prepare(tenantId: string, request: NotificationRequest, now: number, pinned?: PinnedVersion, access?: AccountAccess, prefer?: string): NewNotification {
     if (request.template !== undefined && pinned === undefined) throw new Error('prepare: a template body needs its pinned version');
     const body = pinned === undefined ? request : this.withRendered(request, pinned);
-    const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
+    const { expiresAt, dueAt, fallback, phone } = checkNotificationRequest(body, now, this.horizonMs);
     // Fan-out builds synchronously: a push channel needs the audience row's push_token here.
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
     const on = prefer === undefined ? { tenantId, purpose: body.purpose } : { tenantId, purpose: body.purpose, prefer };
     const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), on);
     checkAccountLimits(body, routes);
-    this.limits.checkSms(routes);
+    this.limits.checkSms(routes, phone);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
   }
 
@@ -174,7 +176,7 @@ export class IntakeService {
     now: number,
     readAccess: () => Promise<AccountAccess> = () => this.opts.store.tenants.accountAccess(tenantId),
   ): Promise<CheckedRequest & { routes: DeliveryRoute[] }> {
-    const { expiresAt, dueAt, fallback } = checkNotificationRequest(body, now, this.horizonMs);
+    const { expiresAt, dueAt, fallback, phone } = checkNotificationRequest(body, now, this.horizonMs);
     let subscriptions: ActivePushTarget[] | null = null;
     if (body.channels.includes('push') && body.recipient.push_token == null) {
       subscriptions = await this.opts.store.push.activePushTargets(tenantId, body.recipient.id);
@@ -189,8 +191,8 @@ export class IntakeService {
     const access = await readAccess();
     const routes = this.accountRouting.routesFor(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
-    this.limits.checkSms(routes);
-    return { expiresAt, dueAt, fallback, routes };
+    this.limits.checkSms(routes, phone);
+    return { expiresAt, dueAt, fallback, phone, routes };
   }
 
   /**
@@ -241,7 +243,7 @@ export class IntakeService {
     // so a 400 does not poison the key and the corrected request may reuse it: the template
     // is rendered (and its limits checked) here too.
     const body = await this.renderTemplate(tenantId, request);
-    const { expiresAt, dueAt, routes } = await this.check(tenantId, body, now);
+    const { expiresAt, dueAt, fallback, routes } = await this.check(tenantId, body, now);
     const instance = options.idempotency?.instance ?? '/v1/notifications';
     if (idempotencyKey !== null) {
       const r = await this.opts.store.reserveIdempotencyKey({
@@ -264,6 +266,7 @@ export class IntakeService {
       routes,
       expiresAt,
       dueAt,
+      fallback,
       now,
       idempotencyKey,
       fingerprint,
@@ -275,7 +278,7 @@ export class IntakeService {
     try {
       const first = await this.commit(ctx, body, options.onDuplicateChallenge ?? null);
       // A race for the generation: the body the caller offered instead, committed once, without another retry.
-      return 'retryWith' in first ? ((await this.commit(ctx, first.retryWith, null)) as IntakeResult) : first;
+      return 'retryWith' in first ? ((await this.commit({ ...ctx, fallback: first.fallback }, first.retryWith, null)) as IntakeResult) : first;
     } catch (err) {
       // Nothing was committed (a refused generation, a failure): the codes it counted were not sent.
       await this.limits.release(ticket);
@@ -338,10 +341,9 @@ export class IntakeService {
     ctx: CommitContext,
     body: NotificationRequest,
     retry: ((body: NotificationRequest) => Promise<NotificationRequest | null>) | null,
-  ): Promise<IntakeResult | { retryWith: NotificationRequest }> {
-    const { tenantId, routes, expiresAt, dueAt, now, idempotencyKey, fingerprint, extra } = ctx;
-    // The body was checked before the key was taken; this only reads its fallback plan again.
-    const { fallback } = checkNotificationRequest(body, now, this.horizonMs);
+  ): Promise<IntakeResult | { retryWith: NotificationRequest; fallback: CheckedRequest['fallback'] }> {
+    const { tenantId, routes, expiresAt, dueAt, fallback, now, idempotencyKey, fingerprint, extra } = ctx;
+    // The body was checked before the key was taken (its fallback plan is in ctx): it is not checked, nor its number parsed, again.
     const notification = { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now, ctx.notificationId), fallback };
     const response = { ...acceptedBody(notification, now), ...extra };
     try {
@@ -361,16 +363,17 @@ export class IntakeService {
       ) {
         if (retry !== null) {
           let next: NotificationRequest | null;
+          let nextFallback: CheckedRequest['fallback'] = null;
           try {
             next = await retry(body);
             // The same request with another generation: the same checks, the same expiry.
-            if (next !== null) checkNotificationRequest(next, now, this.horizonMs);
+            if (next !== null) nextFallback = checkNotificationRequest(next, now, this.horizonMs).fallback;
           } catch (retryErr) {
             // Nothing was committed: free the key so the client's retry is processed normally.
             await this.releaseKey(tenantId, idempotencyKey);
             throw retryErr;
           }
-          if (next !== null) return { retryWith: next };
+          if (next !== null) return { retryWith: next, fallback: nextFallback };
         }
         return this.refuse(ctx, duplicateChallenge(notification, err));
       }

@@ -3,7 +3,6 @@
  * unknown fields) and the checks a schema cannot express (E.164, e-mail domains, clocks,
  * one address per requested channel). Every failure names its field.
  */
-import { isValidPhoneNumber } from 'libphonenumber-js';
 import {
   otpSmsFormatError,
   parseMailbox,
@@ -22,6 +21,7 @@ import {
 import { fieldError, HeraldError } from '../errors.js';
 import type { RecipientInput } from '../store/store.js';
 import type { MessageContent } from '../domain/index.js';
+import { INVALID_PHONE_MESSAGE, readPhoneNumber, type PhoneNumberFacts } from './phone-number.js';
 
 export interface NotificationRequest {
   recipient: RecipientInput;
@@ -175,7 +175,6 @@ export const notificationRequestSchema = {
 } as const;
 
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 /** The address a channel sends to, or null when the recipient has none. */
 export function destinationFor(channel: Channel, recipient: RecipientInput): string | null {
@@ -201,6 +200,8 @@ export interface CheckedRequest {
   dueAt: number;
   /** Sequential channels, or null when every channel is sent at once. */
   fallback: { afterMs: number; evidence: FallbackEvidence } | null;
+  /** `recipient.phone` as its one parse read it (null without a phone): the SMS limits take it from here. */
+  phone: PhoneNumberFacts | null;
 }
 
 /**
@@ -208,11 +209,16 @@ export interface CheckedRequest {
  * `phone`), or null: the checks intake makes, shared with audience uploads and stored profiles.
  */
 export function recipientAddressError(r: RecipientInput): { field: 'email' | 'phone'; message: string } | null {
+  const checked = checkRecipientAddresses(r);
+  return 'field' in checked ? checked : null;
+}
+
+/** `recipientAddressError`'s check, keeping what the phone number's parse read for the SMS limits. */
+function checkRecipientAddresses(r: RecipientInput): { field: 'email' | 'phone'; message: string } | { phone: PhoneNumberFacts | null } {
   if (r.email != null && !EMAIL.test(r.email)) return { field: 'email', message: 'must be an e-mail address with a domain, e.g. ada@example.com' };
-  if (r.phone != null && (!E164.test(r.phone) || !isValidPhoneNumber(r.phone))) {
-    return { field: 'phone', message: 'must be a valid phone number in E.164 form, e.g. +14155550123' };
-  }
-  return null;
+  if (r.phone == null) return { phone: null };
+  const phone = readPhoneNumber(r.phone);
+  return phone === null ? { field: 'phone', message: INVALID_PHONE_MESSAGE } : { phone };
 }
 
 /** What is wrong with a time zone that is not an IANA name (intake's refusal, an audience row's problem). */
@@ -229,8 +235,8 @@ export function checkTimeZone(zone: string | null | undefined, field: string): v
 
 export function checkNotificationRequest(body: NotificationRequest, now: number, horizonMs: number = DEFAULT_SEND_AT_HORIZON_MS): CheckedRequest {
   const r = body.recipient;
-  const bad = recipientAddressError(r);
-  if (bad) throw fieldError(`recipient.${bad.field}`, bad.message);
+  const addresses = checkRecipientAddresses(r);
+  if ('field' in addresses) throw fieldError(`recipient.${addresses.field}`, addresses.message);
   checkTimeZone(r.time_zone, 'recipient.time_zone');
   for (const channel of body.channels) {
     // A push channel without push_token goes to the recipient's registered subscriptions: intake looks them up.
@@ -277,7 +283,7 @@ export function checkNotificationRequest(body: NotificationRequest, now: number,
   } else if (body.fallback_evidence !== undefined) {
     throw fieldError('fallback_evidence', 'applies only with fallback_after_seconds');
   }
-  return { expiresAt, dueAt, fallback };
+  return { expiresAt, dueAt, fallback, phone: addresses.phone };
 }
 
 /**

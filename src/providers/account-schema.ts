@@ -179,6 +179,14 @@ export function providerAccountSchema(kinds: readonly string[]) {
         },
       ),
     ),
+    arrival_allowance_ms: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3_600_000,
+        description:
+          "How much of a message's validity its channel needs to arrive: no call starts, and no request is written, once expires_at is closer than this, and a retry that could only start later ends the delivery expired (docs/state-machine.md). Default: sms 1000, email 1000, push 500.",
+      }),
+    ),
     timeout_ms: withDefault(
       Type.Integer({
         minimum: 100,

@@ -58,7 +58,7 @@ export interface HeraldNode {
   /** GET /metrics on its own port (`metricsPort`, a process without the api role), or null. */
   metricsApp: FastifyInstance | null;
   worker: DeliveryWorker | null;
-  sweeper: Sweeper | null;
+  sweeper: Sweeper;
   /** Demotes and restores accounts within their routes (every role; docs/routing.md), or null without a route of two accounts. */
   routeEvaluator: RouteEvaluator | null;
   /** Erases content and masks destinations past their retention (worker role; docs/retention.md). */
@@ -233,7 +233,6 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   const adapters = new Map<string, ProviderAdapter>();
   let app: FastifyInstance | null = null;
   let worker: DeliveryWorker | null = null;
-  let sweeper: Sweeper | null = null;
   let retention: RetentionService | null = null;
   let fallbacks: FallbackScheduler | null = null;
   let reconciler: Reconciler | null = null;
@@ -377,7 +376,6 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
   }
   if (opts.roles.includes('worker')) {
     worker = new DeliveryWorker(workerOptions(opts.workerId ?? processId));
-    sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
     retention = new RetentionService({
       store,
       clock,
@@ -444,8 +442,14 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     alerting = createAlerter({ config, accounts: config.provider_accounts, adapters, store, clock, logger, registry: metrics.metrics.registry });
   }
 
+  // Every process sweeps, an API without workers too: a code whose expiry passed ends `expired` (and
+  // its producer hears so) while no worker is running, and a lease the code fast path left lapse
+  // is rescued by the process that took it. Sweeps are writes guarded by state and fencing token,
+  // so any number of sweepers agree; a pass is four statements a second.
+  const sweeper = new Sweeper({ store, clock, logger, intervalMs: config.worker.sweep_interval_ms, counters });
+
   /**
-   * The worker role's background services, in start order: the worker first, then the periodic
+   * The background services, in start order: the worker first, then the periodic
    * services (each a PeriodicService). Started in this order, stopped in reverse, so the worker's
    * calls in flight finish and are written while everything it may need still runs.
    */

@@ -98,9 +98,10 @@ it('a campaign message and a code cost no more statements, round trips and WAL t
     const r0 = counter.snapshot();
     await run();
     const st = statementsSince(s0, await readStatements(reader));
-    // LEDGER_DEBUG=1 prints each statement of the window: role, calls, WAL bytes, its name.
+    // LEDGER_DEBUG=1 prints each statement of the window: role, calls, WAL bytes, WAL records, full-page images, its name.
     if (process.env.LEDGER_DEBUG)
-      for (const x of st) console.log(x.role, x.calls, x.walBytes, counter.names.get(shapeOf(x.query)) ?? `UNMATCHED ${shapeOf(x.query).slice(0, 300)}`);
+      for (const x of st)
+        console.log(x.role, x.calls, x.walBytes, x.walRecords, x.walFpi, counter.names.get(shapeOf(x.query)) ?? `UNMATCHED ${shapeOf(x.query).slice(0, 300)}`);
     addWindow(ledger, st, roundTripsSince(r0, counter.snapshot()), phaseOf, counter.names);
   };
 

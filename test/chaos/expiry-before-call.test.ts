@@ -16,7 +16,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
-import type { ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
+import type { ProviderAccountConfig, ProviderAdapter, SubmitRequest } from '../../src/providers/provider.js';
+import type { SubmitOutcome } from '../../src/domain/index.js';
 import { classifyTransportFailure } from '../../src/providers/sandbox/classify.js';
 import { postOnce } from '../../src/providers/outbound-http/exchange.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -27,6 +28,7 @@ import { openTestPostgresStore } from '../helpers/postgres.js';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const ACCOUNT = 'acct-sms';
+const DELIVERY = 'dlv_01JDZZZZZZZZZZZZZZZZZZZZZZ';
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -69,99 +71,119 @@ function withSlowClaim(store: Store, clock: ManualClock, ms: number): Store {
   });
 }
 
+/** One SMS code expiring at `expiresAt` in a fresh store, a fake account answering `answer`, and a worker whose claim takes `claimMs`. */
+async function oneCode(driver: 'sqlite' | 'postgres', o: { expiresAt: number; claimMs: number; answer?: SubmitOutcome; allowanceMs?: number }) {
+  const clock = new ManualClock(T0);
+  const store = await openStore(driver);
+  await store.ensureTenant({ id: 'default', name: 'Default' }, T0);
+  await store.createNotification({
+    id: 'ntf_01JDZZZZZZZZZZZZZZZZZZZZZZ',
+    tenantId: 'default',
+    recipient: { id: 'user-1', phone: '+14155550123' },
+    purpose: 'otp',
+    channels: ['sms'],
+    content: { text: 'Your code is 123456' },
+    groupKey: 'ntf:1',
+    generation: 1,
+    metadata: null,
+    expiresAt: o.expiresAt,
+    createdAt: T0,
+    deliveries: [{ id: DELIVERY, channel: 'sms', providerAccount: ACCOUNT, destination: '+14155550123', idempotencyKey: 'key-1' }],
+  });
+  const calls: Array<SubmitRequest & { wallAtCall: number }> = [];
+  const adapter: ProviderAdapter = {
+    kind: 'fake',
+    capabilities: { lookup: false, dedupesByKey: false },
+    submit: async (r) => {
+      calls.push({ ...r, wallAtCall: Date.now() });
+      return o.answer ?? { kind: 'accepted', providerMessageId: 'SM1' };
+    },
+    close: async () => {},
+  };
+  // Without an account's configuration the channel's default allowance applies (SMS: 1 s).
+  const accounts =
+    o.allowanceMs === undefined
+      ? []
+      : [
+          {
+            id: ACCOUNT,
+            kind: 'sandbox',
+            channel: 'sms',
+            timeout_ms: 2_000,
+            rate_per_second: 100,
+            burst: 100,
+            arrival_allowance_ms: o.allowanceMs,
+          } as ProviderAccountConfig,
+        ];
+  const worker = new DeliveryWorker({
+    store: withSlowClaim(store, clock, o.claimMs),
+    adapters: new Map([[ACCOUNT, adapter]]),
+    clock,
+    logger: pino({ level: 'silent' }),
+    workerId: 'w1',
+    settings: WORKER_DEFAULTS,
+    random: () => 0.5,
+    accounts,
+  });
+  return {
+    store,
+    calls,
+    run: () => worker.runOnce(ACCOUNT),
+    delivery: async () => (await store.getNotification('default', 'ntf_01JDZZZZZZZZZZZZZZZZZZZZZZ'))!.deliveries[0]!,
+  };
+}
+
 describe.each(['sqlite', 'postgres'] as const)('on %s', (driver) => {
   it('does not call the provider when expires_at passed between the claim and the call', async () => {
-    const clock = new ManualClock(T0);
-    const store = await openStore(driver);
-    await store.ensureTenant({ id: 'default', name: 'Default' }, T0);
-    await store.createNotification({
-      id: 'ntf_01JDZZZZZZZZZZZZZZZZZZZZZZ',
-      tenantId: 'default',
-      recipient: { id: 'user-1', phone: '+14155550123' },
-      purpose: 'otp',
-      channels: ['sms'],
-      content: { text: 'Your code is 123456' },
-      groupKey: 'ntf:1',
-      generation: 1,
-      metadata: null,
-      expiresAt: T0 + 1_000,
-      createdAt: T0,
-      deliveries: [{ id: 'dlv_01JDZZZZZZZZZZZZZZZZZZZZZZ', channel: 'sms', providerAccount: ACCOUNT, destination: '+14155550123', idempotencyKey: 'key-1' }],
-    });
-
-    const calls: SubmitRequest[] = [];
-    const adapter: ProviderAdapter = {
-      kind: 'fake',
-      capabilities: { lookup: false, dedupesByKey: false },
-      submit: async (r) => {
-        calls.push(r);
-        return { kind: 'accepted', providerMessageId: 'SM1' };
-      },
-      close: async () => {},
-    };
-    const worker = new DeliveryWorker({
-      store: withSlowClaim(store, clock, 1_500),
-      adapters: new Map([[ACCOUNT, adapter]]),
-      clock,
-      logger: pino({ level: 'silent' }),
-      workerId: 'w1',
-      settings: WORKER_DEFAULTS,
-      random: () => 0.5,
-    });
-
-    const result = await worker.runOnce(ACCOUNT);
-    expect(result).toMatchObject({ claimed: 1, applied: 1, stale: 0 });
-    expect(calls).toHaveLength(0); // nothing reached the provider
-    const n = await store.getNotification('default', 'ntf_01JDZZZZZZZZZZZZZZZZZZZZZZ');
-    const d = n!.deliveries[0]!;
+    const code = await oneCode(driver, { expiresAt: T0 + 1_000, claimMs: 1_500 });
+    expect(await code.run()).toMatchObject({ claimed: 1, applied: 1, stale: 0 });
+    expect(code.calls).toHaveLength(0); // nothing reached the provider
+    const d = await code.delivery();
     expect(d).toMatchObject({ state: 'terminal', terminalReason: 'expired' });
     expect(d.attempts).toHaveLength(1);
     expect(d.attempts[0]).toMatchObject({ outcome: 'retryable', errorCode: 'expired_before_send' });
   });
 
-  it('still calls the provider when the claim left time before expires_at', async () => {
-    const clock = new ManualClock(T0);
-    const store = await openStore(driver);
-    await store.ensureTenant({ id: 'default', name: 'Default' }, T0);
-    await store.createNotification({
-      id: 'ntf_01JDZZZZZZZZZZZZZZZZZZZZZY',
-      tenantId: 'default',
-      recipient: { id: 'user-1', phone: '+14155550123' },
-      purpose: 'otp',
-      channels: ['sms'],
-      content: { text: 'Your code is 123456' },
-      groupKey: 'ntf:2',
-      generation: 1,
-      metadata: null,
-      expiresAt: T0 + 1_000,
-      createdAt: T0,
-      deliveries: [{ id: 'dlv_01JDZZZZZZZZZZZZZZZZZZZZZY', channel: 'sms', providerAccount: ACCOUNT, destination: '+14155550123', idempotencyKey: 'key-2' }],
+  it("does not call the provider when less than the channel's arrival allowance is left (SMS: 1 s)", async () => {
+    // Claimed at once, 900 ms before expiry: an SMS could not arrive in time.
+    const code = await oneCode(driver, { expiresAt: T0 + 900, claimMs: 0 });
+    await code.run();
+    expect(code.calls).toHaveLength(0);
+    const d = await code.delivery();
+    expect(d).toMatchObject({ state: 'terminal', terminalReason: 'expired' });
+    expect(d.attempts[0]).toMatchObject({ outcome: 'retryable', errorCode: 'expired_before_send' });
+    expect(d.attempts[0]!.errorMessage).toContain('arrival allowance (1000 ms)');
+  });
+
+  it('still calls the provider when the claim left more than the allowance, and the transport may write only until the allowance', async () => {
+    const code = await oneCode(driver, { expiresAt: T0 + 2_000, claimMs: 999 });
+    await code.run();
+    expect(code.calls).toHaveLength(1);
+    expect((await code.delivery()).state).toBe('accepted');
+    // The call started 1,001 ms before expiry: 1 ms before the allowance begins, and no later may its bytes leave.
+    const call = code.calls[0]!;
+    expect(call.expiresAt).toBe(T0 + 2_000); // the provider is still told the real expiry
+    expect(call.sendBy! - call.wallAtCall).toBeLessThanOrEqual(1);
+  });
+
+  it("an account's arrival_allowance_ms replaces the channel's default (0: until expiry)", async () => {
+    const code = await oneCode(driver, { expiresAt: T0 + 1_000, claimMs: 999, allowanceMs: 0 });
+    await code.run();
+    expect(code.calls).toHaveLength(1);
+    expect((await code.delivery()).state).toBe('accepted');
+  });
+
+  it('ends the delivery expired when its next attempt could only start inside the allowance', async () => {
+    // 10 s left and a 9 s allowance: the call goes out now, but the ladder's next step (1 s) would fall inside the allowance.
+    const code = await oneCode(driver, {
+      expiresAt: T0 + 10_000,
+      claimMs: 0,
+      allowanceMs: 9_000,
+      answer: { kind: 'retryable', code: 'server_error', message: 'HTTP 503' },
     });
-    const calls: SubmitRequest[] = [];
-    const worker = new DeliveryWorker({
-      store: withSlowClaim(store, clock, 999),
-      adapters: new Map([
-        [
-          ACCOUNT,
-          {
-            kind: 'fake',
-            capabilities: { lookup: false, dedupesByKey: false },
-            submit: async (r: SubmitRequest) => {
-              calls.push(r);
-              return { kind: 'accepted' as const, providerMessageId: 'SM2' };
-            },
-            close: async () => {},
-          },
-        ],
-      ]),
-      clock,
-      logger: pino({ level: 'silent' }),
-      workerId: 'w1',
-      settings: WORKER_DEFAULTS,
-    });
-    await worker.runOnce(ACCOUNT);
-    expect(calls).toHaveLength(1);
-    expect((await store.getDelivery('dlv_01JDZZZZZZZZZZZZZZZZZZZZZY'))!.state).toBe('accepted');
+    await code.run();
+    expect(code.calls).toHaveLength(1);
+    expect(await code.delivery()).toMatchObject({ state: 'terminal', terminalReason: 'expired' });
   });
 });
 

@@ -22,13 +22,14 @@ describe('/v1/devices', () => {
     await h.close();
   });
 
-  async function failOne(purpose = 'otp'): Promise<{ id: string; messageId: string }> {
+  /** A message the phone failed before sending, its report recorded; applied too unless `applied` is false. */
+  async function failOne(purpose = 'otp', applied = true): Promise<{ id: string; messageId: string }> {
     sim.script({ kind: 'fail', error: RADIO_OFF });
     const id = await sendSms(h, { purpose });
     await h.worker.runOnce(ACCOUNT);
     const messageId = await messageIdOf(h, id);
-    await until(sim, () => expect(sim.message(messageId)?.state).toBe('Failed'));
-    await h.devices!.reports.runOnce();
+    await until(sim, async () => expect((await h.store.devices.getOfferByMessageId(messageId))?.phoneState).toBe('Failed'));
+    if (applied) await h.devices!.reports.runOnce();
     return { id, messageId };
   }
 
@@ -162,5 +163,29 @@ describe('/v1/devices', () => {
       ['device_retry_failed', 'key_test', 2],
       ['device_retry_failed', 'key_test', 0],
     ]);
+  });
+
+  it('retries every message the phone reported Failed, also before the report applier folded the report in', async () => {
+    // What the operator sees: the device's message list says Failed as soon as the phone's report
+    // is recorded; the applier moves the delivery (unknown → retryable) a pass later (up to its
+    // 1 s interval, longer on a loaded machine). "Retry all failed" must retry what the list shows.
+    const a = await failOne('transactional', false);
+    const b = await failOne('transactional', false);
+    const id = sim.registration!.id;
+    for (const f of [a, b]) expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'unknown' });
+    const listed = await h.get(`/v1/devices/${id}/messages?phone_state=Failed`);
+    expect(listed.json.items.map((m: { message_id: string }) => m.message_id).sort()).toEqual([a.messageId, b.messageId].sort());
+
+    expect((await h.post(`/v1/devices/${id}/retry-failed`)).json).toMatchObject({ cause: 'operator', retried: 2 });
+    for (const f of [a, b]) expect(await deliveryOf(h, f.id)).toMatchObject({ state: 'ready' });
+  });
+
+  it('retries one message the phone reported Failed before the report applier folded the report in', async () => {
+    const a = await failOne('transactional', false);
+    const id = sim.registration!.id;
+    expect(await deliveryOf(h, a.id)).toMatchObject({ state: 'unknown' });
+    const r = await h.post(`/v1/devices/${id}/messages/${a.messageId}/retry`);
+    expect(r).toMatchObject({ status: 202, json: { action: 'retried' } });
+    expect(await deliveryOf(h, a.id)).toMatchObject({ state: 'ready' });
   });
 });

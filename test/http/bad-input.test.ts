@@ -83,6 +83,14 @@ const CASES: Case[] = [
     code: 'validation_failed',
     field: 'recipient.phone',
   },
+  {
+    // Valid by the country's general pattern (the default metadata's rule until issue 24), in no range its plan assigns.
+    name: 'phone in an unassigned range',
+    req: { payload: smsOnly('+37123011426') },
+    status: 400,
+    code: 'validation_failed',
+    field: 'recipient.phone',
+  },
   { name: 'phone with letters', req: { payload: smsOnly('+1415555CALL') }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
   { name: 'phone as a number', req: { payload: smsOnly(14155550123) }, status: 400, code: 'validation_failed', field: 'recipient.phone' },
   { name: 'email with nothing after @', req: { payload: emailOnly('ada@') }, status: 400, code: 'validation_failed', field: 'recipient.email' },

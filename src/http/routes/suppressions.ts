@@ -4,7 +4,6 @@
  * bounces and complaints are added by provider callbacks. Addresses travel in bodies, never
  * in URLs, so request logs and proxies never see them.
  */
-import { isValidPhoneNumber } from 'libphonenumber-js';
 import { recordAction } from '../audit-trail.js';
 import { showDestination } from '../masking.js';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +12,7 @@ import { CHANNELS, type Channel } from '../../domain/index.js';
 import { fieldError, HeraldError } from '../../errors.js';
 import type { Suppression } from '../../store/preference-store.js';
 import type { Store } from '../../store/store.js';
+import { INVALID_PHONE_MESSAGE, readPhoneNumber } from '../../intake/phone-number.js';
 
 const problemRef = { $ref: 'problem#' };
 
@@ -42,17 +42,16 @@ interface AddressBody {
   destination: string;
 }
 
-// The same address rules as POST /v1/notifications (src/intake/notification-request.ts):
-// entries are matched against deliveries' destinations exactly as intake stored them.
+// The same address rules as POST /v1/notifications (src/intake/notification-request.ts, and its
+// phone numbers' src/intake/phone-number.ts): entries are matched against deliveries'
+// destinations exactly as intake stored them.
 const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
-const E164 = /^\+[1-9]\d{6,14}$/;
 
 function checkDestination(b: AddressBody): void {
   const d = b.destination;
   if (b.channel === 'email' && (d.length > 254 || !EMAIL.test(d)))
     throw fieldError('destination', 'must be an e-mail address with a domain, e.g. ada@example.com');
-  if (b.channel === 'sms' && (!E164.test(d) || !isValidPhoneNumber(d)))
-    throw fieldError('destination', 'must be a valid phone number in E.164 form, e.g. +14155550123');
+  if (b.channel === 'sms' && readPhoneNumber(d) === null) throw fieldError('destination', INVALID_PHONE_MESSAGE);
   if (b.channel === 'push' && /\s/.test(d)) throw fieldError('destination', 'must be a push token without whitespace');
 }
 
