@@ -98,6 +98,14 @@ module.exports = {
       to: { path: ['^src/http/routes/', '^src/http/auth\\.ts$'] },
     },
     {
+      name: 'http-app-loaded-on-use',
+      severity: 'error',
+      comment:
+        'The runtime imports the HTTP app (Fastify, the routes, their schemas) only where it builds it, with import(): a `herald worker` never builds it, and ~4 MB more live heap costs ~4 times that in peak RSS under V8\'s heap growth (docs/benchmarks.md, "Memory: where the peak RSS goes").',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/http/(app|metrics-app)\\.ts$', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
       name: 'no-file-cycle',
       severity: 'error',
       comment: 'No file-level import cycle, type-only imports included: a cycle means two files are one module in disguise.',

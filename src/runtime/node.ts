@@ -23,9 +23,7 @@ import { routeAssignmentProblems } from '../config/routes-config.js';
 import { RetentionService } from '../delivery/retention-service.js';
 import { FallbackScheduler } from '../delivery/fallback-scheduler.js';
 import { WakeSignal } from '../delivery/wake-signal.js';
-import { buildApp } from '../http/app.js';
 import { OutboxSignal } from '../http/outbox-signal.js';
-import { buildMetricsApp } from '../http/metrics-app.js';
 import { IntakeService } from '../intake/intake-service.js';
 import { DeliveryCounters } from '../metrics/counters.js';
 import { SystemMetrics } from '../observability/system-metrics.js';
@@ -273,7 +271,8 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
     }),
     token: metricsToken(config),
   };
-  const metricsApp = opts.metricsPort !== undefined && !opts.roles.includes('api') ? await buildMetricsApp(metrics) : null;
+  const metricsApp =
+    opts.metricsPort !== undefined && !opts.roles.includes('api') ? await (await import('../http/metrics-app.js')).buildMetricsApp(metrics) : null;
 
   // A worker sends through these; so does an API process with the code fast path.
   const fastPathOn = opts.roles.includes('api') && config.worker.otp_fast_path && config.provider_accounts.length > 0;
@@ -336,6 +335,10 @@ export async function createHeraldNode(opts: NodeOptions): Promise<HeraldNode> {
       },
       counters,
     });
+    // Loaded here, not at the top: a worker process never builds the HTTP app, and Fastify, the
+    // routes and their schemas are ~6.5 MB of live heap (docs/benchmarks.md, "Memory"), which V8's
+    // heap growth multiplies into the peak.
+    const { buildApp } = await import('../http/app.js');
     app = await buildApp({
       ...(tlsPair ? { https: tlsPair } : {}),
       serverLimits: {

@@ -211,10 +211,14 @@ export function parseBanner(stdout: string): Banner {
   };
 }
 
-/** `herald start …` until its banner is printed. */
+/**
+ * `herald start …` until its banner is printed. The deadline is 30 s, not the 15 s of other waits:
+ * a fresh start (module load, every migration, the sandbox) took 6 s at load average 20 on this
+ * 2-core machine and more than 15 s at 24 (two of three e2e runs failed in beforeAll there).
+ */
 export async function startHerald(args: string[], opts: { env?: Record<string, string> } = {}): Promise<{ child: HeraldProcess; banner: Banner }> {
   const child = spawnHerald(['start', ...args], opts);
-  await child.waitFor(/^Stop with Ctrl-C/m);
+  await child.waitFor(/^Stop with Ctrl-C/m, { timeoutMs: 30_000 });
   return { child, banner: parseBanner(child.stdout()) };
 }
 

@@ -7,6 +7,7 @@ import { systemClock } from '../../clock.js';
 import { checkConsistency, sandboxAccounts, type ConfigOverrides } from '../../config/config.js';
 import { createHeraldNode, openStore, type Role } from '../../runtime/node.js';
 import { createLogger } from '../../runtime/logger.js';
+import { applyHeapPolicy } from '../../runtime/heap-policy.js';
 import { startSandbox, type SandboxHandle } from '../../sandbox/index.js';
 import { CONFIG_FLAGS, parseFlags, portFlag, UsageError } from '../args.js';
 import { ensureBootstrapKey, type BootstrapResult } from '../bootstrap-key.js';
@@ -30,6 +31,8 @@ export async function serve(argv: string[], roles: Role[], help: string): Promis
     process.stdout.write(help);
     return 0;
   }
+  // Peak memory is V8's heap growth, not live data: a fixed, smaller growing factor (runtime/heap-policy.ts).
+  applyHeapPolicy();
   const overrides: ConfigOverrides = {
     ...(flags.host !== undefined ? { host: flags.host } : {}),
     ...(flags.port !== undefined ? { port: portFlag(flags.port, 'port') } : {}),
