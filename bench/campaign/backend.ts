@@ -167,11 +167,18 @@ async function limiterTraffic(c: pg.Client, schema: string): Promise<{ scans: nu
   };
 }
 
-/** Cluster-wide WAL position and checkpoint count, and autovacuum/analyze runs on the run's tables (statistics views, read-only). */
+/**
+ * Cluster-wide WAL position and checkpoint count, and autovacuum/analyze runs on the run's tables
+ * (statistics views, read-only). The checkpoint counts moved from pg_stat_bgwriter to
+ * pg_stat_checkpointer in PostgreSQL 17 (the embedded server is 18, a local one may be 15).
+ */
 async function serverActivity(c: pg.Client, schema: string): Promise<{ walBytes: number; checkpoints: number; autovacuums: number }> {
+  const version = Number((await c.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`)).rows[0]!.v);
+  const checkpoints =
+    version >= 170000 ? 'SELECT num_timed + num_requested FROM pg_stat_checkpointer' : 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter';
   const r = await c.query(
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal,
-            (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)::int AS checkpoints,
+            (${checkpoints})::int AS checkpoints,
             (SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) FROM pg_stat_user_tables WHERE schemaname = $1)::int AS autovacuums`,
     [schema],
   );
