@@ -175,6 +175,7 @@ export class ClaimSender {
       logger: opts.logger,
       links: opts.unsubscribeLinks ?? null,
       scheduling: opts.scheduling === undefined ? new SchedulingPolicies(opts.store, opts.clock) : opts.scheduling,
+      usefulUntil: (c) => this.lastUsefulCall(c),
     });
     this.shares = new TenantShares(opts.store, opts.clock);
     this.budgets = new RetryBudgets(opts.store, opts.logger);

@@ -37,6 +37,12 @@ export interface SendTimeChecksOptions {
   links?: UnsubscribeHeaderBuilder | null;
   /** The tenants' quiet hours and frequency caps; null turns time-aware sending off (nothing is held). */
   scheduling: SchedulingPolicies | null;
+  /**
+   * The moment from which a call for a claim is no longer useful: its expiry less its account's
+   * arrival allowance (src/domain/arrival.ts). A hold or a retry that could only end later ends the
+   * delivery expired. Default: the expiry itself.
+   */
+  usefulUntil?: (c: ClaimedDelivery) => number;
 }
 
 /**
@@ -78,6 +84,11 @@ function wantsUnsubscribeLink(c: ClaimedDelivery): boolean {
 /** The worker's check between claim and call; stateless apart from the links' cached key. */
 export class SendTimeChecks {
   constructor(private readonly opts: SendTimeChecksOptions) {}
+
+  /** The last useful moment for a call of `c` (its expiry less the arrival allowance). */
+  private usefulUntil(c: ClaimedDelivery): number {
+    return this.opts.usefulUntil?.(c) ?? c.expiresAt;
+  }
 
   /**
    * Splits a claimed batch into the deliveries to call (marketing e-mail with its unsubscribe
@@ -170,9 +181,10 @@ export class SendTimeChecks {
         const policy = await policies.policyOf(c.tenantId);
         const check = verdicts.get(c.deliveryId)!;
         const zone = check.timeZone ?? policy.timeZone;
-        const quiet = quietHoursVerdict({ now, expiresAt: c.expiresAt, zone, window: policy.quietHours[c.purpose] });
+        const usefulUntil = this.usefulUntil(c);
+        const quiet = quietHoursVerdict({ now, expiresAt: usefulUntil, zone, window: policy.quietHours[c.purpose] });
         if (quiet.kind !== 'send') {
-          held.push(this.hold(c, ctx, { type: 'defer', until: quiet.kind === 'defer' ? quiet.until : c.expiresAt, reason: 'quiet_hours' }));
+          held.push(this.hold(c, ctx, { type: 'defer', until: quiet.kind === 'defer' ? quiet.until : usefulUntil, reason: 'quiet_hours' }));
           continue;
         }
         const caps = policy.frequencyCaps[c.purpose];
@@ -219,7 +231,7 @@ export class SendTimeChecks {
    */
   private hold(c: ClaimedDelivery, ctx: CheckContext, event: Extract<DeliveryEvent, { type: 'defer' | 'suppress' }>): HoldWrite {
     const now = this.opts.clock.now();
-    const decision = decide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null }, event, {
+    const decision = decide({ state: 'submitting', attemptCount: c.attemptNumber, expiresAt: this.usefulUntil(c), nextAttemptAt: null }, event, {
       now,
       policy: ctx.policyFor(c),
       random: ctx.random,
@@ -290,7 +302,7 @@ export class SendTimeChecks {
             }
           : { kind: 'retryable', code: why.code, message: why.message ?? 'not sent: the send-time preference check could not be read' };
     const decision = decide(
-      { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: c.expiresAt, nextAttemptAt: null },
+      { state: 'submitting', attemptCount: c.attemptNumber, expiresAt: this.usefulUntil(c), nextAttemptAt: null },
       why.kind === 'suppress' ? { type: 'suppress', reason: why.reason === 'stopped' ? 'suppressed' : why.reason } : { type: 'outcome', outcome },
       { now, policy: ctx.policyFor(c), random: ctx.random },
     );

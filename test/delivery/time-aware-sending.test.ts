@@ -87,6 +87,21 @@ describe.each(DRIVERS)('time-aware sending at send time on %s', (driver) => {
     expect(h.sandbox.ledger.entries()).toHaveLength(0);
   });
 
+  it('a message the window would release inside its arrival allowance ends expired at once, not claimed again in the morning', async () => {
+    h = await createHarness({ driver });
+    await h.store.scheduling.putPolicy(h.tenantId, { time_zone: 'Europe/Berlin' }, h.clock.now());
+    h.clock.set(BERLIN_23);
+    // Expires 500 ms after the window ends: less than the SMS channel's 1 s to arrive (src/domain/arrival.ts).
+    const promo = await h.send(marketing({ expires_at: iso(BERLIN_08 + 500) }));
+    const id = promo.json.deliveries[0].id as string;
+    await h.worker.drain();
+    expect(await delivery(id)).toMatchObject({ state: 'terminal', terminal_reason: 'expired', hold_reason: 'quiet_hours', attempt_count: 0, attempts: [] });
+    expect(holds({ reason: 'quiet_hours', outcome: 'expired' })).toBe(1);
+    h.clock.set(BERLIN_08);
+    await h.worker.drain();
+    expect(h.sandbox.ledger.entries()).toHaveLength(0);
+  });
+
   it('a change of time zone applies to a message already queued (the check reads the policy at send time)', async () => {
     h = await createHarness({ driver });
     // Queued at noon for 20:30Z, outside the default 21:00–08:00 window in UTC, the tenant's zone then.
