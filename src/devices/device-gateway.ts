@@ -76,7 +76,6 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
       .signalOffers([deviceId], origin)
       .catch((err) => logger.warn({ err, deviceId }, 'cannot signal other processes; the phone pulls at its next connection or poll'));
   };
-  const sweep = new HeartbeatSweep({ store, clock, logger, lookbackMs: windowMs, intervalMs: opts.intervalMs, signal, wake: opts.wake });
   const reports = new ReportApplier({
     store,
     clock,
@@ -86,6 +85,19 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     random: opts.random,
     wake: opts.wake,
     ...(opts.onSignal ? { onSignal: opts.onSignal } : {}),
+  });
+  // Every sweep (a return's, the operator's retry-failed) and the operator's one-message retry
+  // apply the recorded reports first, in any role: the pass is guarded writes, so one beside the
+  // worker's own loop (or another process's) only loses races.
+  const sweep = new HeartbeatSweep({
+    store,
+    clock,
+    logger,
+    lookbackMs: windowMs,
+    intervalMs: opts.intervalMs,
+    signal,
+    wake: opts.wake,
+    applyReports: () => reports.runOnce(),
   });
   const service: DeviceService = new DeviceService({
     store,
@@ -111,9 +123,7 @@ export function createDeviceGateway(opts: DeviceGatewayOptions): DeviceGateway |
     accounts: opts.accounts,
     ...(opts.wake ? { wake: opts.wake } : {}),
   });
-  // The operator's retries apply the recorded reports first, in any role: the pass is guarded
-  // writes, so one beside the worker's own loop (or another process's) only loses races.
-  const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake, applyReports: () => reports.runOnce() });
+  const operator = new DeviceOperator({ store, clock, awayMs, windowMs, sweep, hub, signal, wake: opts.wake });
   return {
     basePath: opts.devices.base_path,
     accounts,

@@ -24,12 +24,6 @@ export interface DeviceOperatorOptions {
   hub: DeviceEventHub | null;
   signal: (deviceId: string) => void;
   wake?: (providerAccount: string) => void;
-  /**
-   * Folds in the phones' reports recorded but not yet applied (the report applier's pass). The
-   * retries run it first: the device's message list shows a phone's Failed the moment the report
-   * is recorded, while the delivery moves (unknown → retryable) only a pass later.
-   */
-  applyReports: () => Promise<unknown>;
 }
 
 const textOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -151,17 +145,20 @@ export class DeviceOperator {
 
   /**
    * POST /v1/devices/:id/retry-failed: every failed message of the window that has not expired, now; recorded as a sweep.
-   * A failure the phone reported is counted even when the applier has not applied it yet.
+   * A failure the phone reported is counted even when the applier has not applied it yet (the sweep applies the recorded reports first).
    */
   async retryFailed(tenantId: string, id: string, requestedBy: string): Promise<SweepRecord> {
     const d = await this.device(tenantId, id);
-    await this.opts.applyReports();
     const record = await this.opts.sweep.sweepDevice(d, 'operator', requestedBy);
     if (!record) throw new HeraldError('service_unavailable', 'the sweep could not be recorded; retry');
     return record;
   }
 
-  /** Retries one message of the device: a failed one is replayed (new offer), an unknown one re-offered under its id. */
+  /**
+   * Retries one message of the device: a failed one is replayed (new offer), an unknown one re-offered under its id.
+   * The recorded reports are applied first: the message list shows a phone's Failed the moment the report is
+   * recorded, while the delivery moves (unknown → retryable) only when the report is applied.
+   */
   async retryMessage(
     tenantId: string,
     id: string,
@@ -169,7 +166,7 @@ export class DeviceOperator {
     requestedBy: string,
   ): Promise<{ action: 'retried' | 'reoffered'; message: DeviceMessageView }> {
     await this.device(tenantId, id);
-    await this.opts.applyReports();
+    await this.opts.sweep.applyRecordedReports();
     const m = await this.opts.store.devices.getOfferByMessageId(messageId);
     if (!m || m.deviceId !== id) throw new HeraldError('not_found', `device ${id} has no message ${messageId}`);
     const now = this.opts.clock.now();

@@ -14,6 +14,11 @@
  *   with its writes. Two sweepers of one return: the second writes nothing.
  *
  * `sweepDevice` with cause `operator` is POST /v1/devices/:id/retry-failed: the failed ones only.
+ *
+ * Either cause first applies the phones' reports recorded but not yet applied (the report
+ * applier's pass): a returning phone flushes the reports it held back in the call that marks its
+ * return, so the sweep and the applier are poked together, and a `Failed` still waiting for the
+ * applier would leave its delivery `unknown` and its offer reported: neither retried nor re-offered.
  */
 import type { Clock } from '../clock.js';
 import { decide, DEFAULT_RETRY_POLICY } from '../domain/index.js';
@@ -29,6 +34,11 @@ export interface HeartbeatSweepOptions extends LoopSettings {
   signal?: (deviceId: string) => void;
   /** Wakes the claim loops of an account that has retries due now. */
   wake?: (providerAccount: string) => void;
+  /**
+   * Folds in the phones' reports recorded but not yet applied (the report applier's pass). Guarded
+   * writes: one beside the applier's own loop (or another process's) only loses races.
+   */
+  applyReports: () => Promise<unknown>;
 }
 
 export interface HeartbeatPass {
@@ -43,8 +53,11 @@ export class HeartbeatSweep extends LoopService {
   /** Sweeps every device that came back and waits for its sweep. */
   override async runOnce(): Promise<HeartbeatPass> {
     const sweeps: SweepRecord[] = [];
-    for (const device of await this.opts.store.devices.listReturnedDevices(50)) {
-      const record = await this.sweepDevice(device, 'return', 'heartbeat-sweep');
+    const returned = await this.opts.store.devices.listReturnedDevices(50);
+    if (returned.length === 0) return { sweeps };
+    await this.opts.applyReports();
+    for (const device of returned) {
+      const record = await this.sweepApplied(device, 'return', 'heartbeat-sweep');
       if (record) sweeps.push(record);
     }
     for (const s of sweeps) {
@@ -59,8 +72,23 @@ export class HeartbeatSweep extends LoopService {
   /**
    * Sweeps one device now: for a `return`, its failed and unknown messages (the device must still
    * show that return); for `operator`, its failed ones. Null when another sweeper took the return.
+   * The phones' recorded reports are applied first, so a failure the phone reported is counted.
    */
   async sweepDevice(device: DeviceRecord, cause: SweepCause, requestedBy: string): Promise<SweepRecord | null> {
+    await this.opts.applyReports();
+    return this.sweepApplied(device, cause, requestedBy);
+  }
+
+  /**
+   * Applies the phones' recorded reports (the report applier's pass), as a sweep does first; for a
+   * retry of one message, which decides on the same facts.
+   */
+  async applyRecordedReports(): Promise<void> {
+    await this.opts.applyReports();
+  }
+
+  /** `sweepDevice` once the reports have been applied. */
+  private async sweepApplied(device: DeviceRecord, cause: SweepCause, requestedBy: string): Promise<SweepRecord | null> {
     const { store, clock } = this.opts;
     const now = clock.now();
     const c = await store.devices.sweepCandidates({

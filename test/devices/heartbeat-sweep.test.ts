@@ -160,6 +160,42 @@ describe.each(DRIVERS)('heartbeat sweep on %s', (driver) => {
     expect(sim.sends.map((s) => s.messageId)).toEqual([third]);
   });
 
+  it('retries a message the phone reported Failed whose report is recorded but not yet applied when the return sweep runs', async () => {
+    // A returning phone flushes the reports it held back in the same moment its call marks the
+    // return: the sweep and the report applier are poked together, and the sweep may run first.
+    // Here the Failed report is recorded and the applier has not run (its loop is not started).
+    h = await gatewayHarness(driver);
+    sim = phoneFor(h);
+    await sim.start();
+    const deviceId = sim.registration!.id;
+    sim.script({ kind: 'fail', error: NO_SERVICE });
+    const id = await sendSms(h, { purpose: 'transactional', ttl_seconds: 6 * 3_600 });
+    expect((await h.worker.runOnce(ACCOUNT)).claimed).toBe(1);
+    const messageId = await messageIdOf(h, id);
+    await untilSim(async () => expect((await h.store.devices.getOfferByMessageId(messageId))?.phoneState).toBe('Failed'));
+    expect(await deliveryOf(h, id)).toMatchObject({ state: 'unknown' });
+
+    const leftAt = h.clock.now();
+    await sim.goOffline();
+    h.clock.advance(5 * MINUTE);
+    await sim.comeBack();
+    await untilSim(async () => expect((await h.get(`/v1/devices/${deviceId}`)).json.sweep_pending).toBe(true));
+    const pass = await h.devices!.sweep.runOnce();
+    expect(pass.sweeps).toEqual([expect.objectContaining({ deviceId, cause: 'return', retried: 1, reoffered: 0, awaySince: leftAt })]);
+    expect(await deliveryOf(h, id)).toMatchObject({ state: 'ready', last_error_code: 'phone_no_service' });
+    const replays = await h.store.review.listReplays(h.tenantId, (await deliveryOf(h, id)).id);
+    expect(replays).toEqual([expect.objectContaining({ requestedBy: 'heartbeat-sweep', fromState: 'retryable' })]);
+
+    // The retry is a new offer, sent once; the failed one was never sent.
+    expect((await h.worker.runOnce(ACCOUNT)).claimed).toBe(1);
+    const retried = await messageIdOf(h, id);
+    expect(retried).not.toBe(messageId);
+    await untilSim(() => expect(sim!.message(retried)?.state).toBe('Delivered'));
+    await h.devices!.reports.runOnce();
+    expect(await deliveryOf(h, id)).toMatchObject({ state: 'accepted', downstream_status: 'delivered', provider_message_id: retried });
+    expect(sim.sends.map((s) => s.messageId)).toEqual([retried]);
+  });
+
   it('a device back after less than the away threshold is not swept; one away longer is, once', async () => {
     h = await gatewayHarness(driver);
     sim = phoneFor(h);
