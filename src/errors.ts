@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   send_at_after_deadline: { status: 422, title: "A campaign's send_at is at or after its deadline_at: nothing could be sent in time" },
   invalid_time_zone: { status: 422, title: 'Not an IANA time zone name' },
   invalid_quiet_hours: { status: 422, title: 'A quiet-hours window is not valid (a clock time, an empty window, or a purpose that is never held)' },
-  invalid_frequency_cap: { status: 422, title: 'A frequency cap is not valid (its max, its period or its action)' },
+  invalid_frequency_cap: { status: 422, title: 'A frequency cap is not valid (its max, its period, its action or its purpose)' },
   no_provider_account: { status: 422, title: 'No provider account is configured for a requested channel' },
   audience_empty: { status: 422, title: 'The audience has no recipients' },
   purpose_not_optional: { status: 422, title: 'Codes, receipts and alerts cannot be opted out of' },

@@ -57,6 +57,15 @@ export function policyProblems(p: SchedulingPolicyJson): PolicyProblem[] {
   }
   for (const [purpose, c] of Object.entries(p.frequency_caps ?? {})) {
     if (c == null) continue;
+    // The send-time check never reads a policy for a code (a held code is a failed sign-in), so a
+    // cap on `otp` would be accepted and never applied: refused instead.
+    if (purpose === 'otp') {
+      out.push({
+        field: 'frequency_caps.otp',
+        message: 'codes are never held or capped (a code held back is a failed sign-in); limit how often codes are requested with limits.velocity instead',
+      });
+      continue;
+    }
     if (!(CAP_ACTIONS as readonly string[]).includes(c.action)) out.push({ field: `frequency_caps.${purpose}.action`, message: 'must be defer or suppress' });
     c.caps.forEach((cap, i) => {
       if (!Number.isSafeInteger(cap.max) || cap.max < 1) out.push({ field: `frequency_caps.${purpose}.caps[${i}].max`, message: 'must be a whole number ≥ 1' });

@@ -126,6 +126,10 @@ describe('resolveConfig', () => {
       /scheduling\.quiet_hours\.marketing\.start/,
     );
     expect(() => resolveConfig({ scheduling: { quiet_hours: { otp: { start: '21:00', end: '08:00' } } } })).toThrow(/scheduling\.quiet_hours\.otp/);
+    // A cap on codes would never apply (the send-time check reads no policy for a code): refused.
+    expect(() => resolveConfig({ scheduling: { frequency_caps: { otp: { caps: [{ max: 3, period_seconds: 3600 }], action: 'suppress' } } } })).toThrow(
+      /scheduling\.frequency_caps\.otp codes are never held or capped/,
+    );
   });
 
   it('reads the dashboard section, and refuses an idle timeout longer than the lifetime', () => {

@@ -86,6 +86,8 @@ describe.each(DRIVERS)('the tenant scheduling policy API on %s', (driver) => {
         'invalid_frequency_cap',
         ['frequency_caps.marketing.action'],
       ],
+      // A cap on codes would never be applied (the check reads no policy for a code): refused, not ignored.
+      [{ frequency_caps: { otp: { caps: [{ max: 3, period_seconds: 3_600 }], action: 'suppress' } } }, 'invalid_frequency_cap', ['frequency_caps.otp']],
     ];
     for (const [body, code, fields] of cases) {
       const r = await put(body);
