@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   content_too_large: { status: 422, title: "A part of the message is larger than the provider account's limit" },
   send_at_after_expiry: { status: 422, title: 'send_at is at or after expires_at: the message would expire before it may go' },
   send_at_beyond_horizon: { status: 422, title: 'send_at is further ahead than this Herald schedules' },
+  expires_before_arrival: { status: 422, title: 'The message would expire before any of its channels could deliver it' },
   send_at_after_deadline: { status: 422, title: "A campaign's send_at is at or after its deadline_at: nothing could be sent in time" },
   invalid_time_zone: { status: 422, title: 'Not an IANA time zone name' },
   invalid_quiet_hours: { status: 422, title: 'A quiet-hours window is not valid (a clock time, an empty window, or a purpose that is never held)' },

@@ -10,9 +10,9 @@
  *
  * The defaults are floors for a healthy path (a provider that accepts within tens of ms and
  * delivers within about a second), not promises: an account sets `arrival_allowance_ms` to what
- * its route takes (an Android phone's radio, a slow relay). Producers set the validity; a
- * notification whose whole validity is shorter than the allowance is never sent, and ends
- * `expired` like any code that ran out.
+ * its route takes (an Android phone's radio, a slow relay). Producers set the validity; intake
+ * refuses a notification whose whole validity is no longer than every one of its channels'
+ * allowances (422 expires_before_arrival), since it could only end `expired`.
  */
 import type { Channel } from './vocabulary.js';
 

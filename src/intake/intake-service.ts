@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import { deriveDeliveryKey, type MessageContent, type Route as ConfiguredRoute, type RouteHealthView } from '../domain/index.js';
+import { arrivalAllowanceMs, deriveDeliveryKey, type MessageContent, type Route as ConfiguredRoute, type RouteHealthView } from '../domain/index.js';
 import { fieldError, HeraldError, toProblem } from '../errors.js';
 import type { DeliveryCounters } from '../metrics/counters.js';
 import type { ProviderAccountConfig } from '../providers/provider.js';
@@ -165,6 +165,7 @@ export class IntakeService {
     const on = prefer === undefined ? { tenantId, purpose: body.purpose } : { tenantId, purpose: body.purpose, prefer };
     const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), on);
     checkAccountLimits(body, routes);
+    checkArrival(body, routes, { expiresAt, dueAt }, now);
     this.limits.checkSms(routes, phone);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
   }
@@ -196,6 +197,7 @@ export class IntakeService {
     const access = await readAccess();
     const routes = this.accountRouting.routesFor(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
     checkAccountLimits(body, routes);
+    checkArrival(body, routes, { expiresAt, dueAt }, now);
     this.limits.checkSms(routes, phone);
     return { expiresAt, dueAt, fallback, phone, routes };
   }
@@ -509,6 +511,25 @@ function checkAccountLimits(body: NotificationRequest, routes: DeliveryRoute[]):
       { field: 'content.html', message: `must be at most ${a.max_html_bytes} bytes (UTF-8) for provider account ${a.id}` },
     ]);
   });
+}
+
+/**
+ * A notification none of whose deliveries could arrive before it expires is refused now (422
+ * `expires_before_arrival`), not accepted and then ended `expired` without a call: from when it
+ * may go, its validity is no longer than every route's arrival allowance (src/domain/arrival.ts;
+ * SMS 1 s by default, so `ttl_seconds: 1` on an SMS). One channel that can still make it is enough.
+ */
+function checkArrival(body: NotificationRequest, routes: DeliveryRoute[], window: { expiresAt: number; dueAt: number }, now: number): void {
+  const validity = window.expiresAt - Math.max(now, window.dueAt);
+  const allowances = routes.map((r) => arrivalAllowanceMs(r.channel, r.account.arrival_allowance_ms));
+  if (allowances.length === 0 || allowances.some((a) => validity > a)) return;
+  const need = Math.min(...allowances);
+  const field = body.expires_at !== undefined ? 'expires_at' : 'ttl_seconds';
+  throw new HeraldError(
+    'expires_before_arrival',
+    `the message is valid for ${validity} ms from when it may go, no more than its channels need to arrive (${need} ms at least)`,
+    [{ field, message: `must leave more than ${need} ms after ${body.send_at !== undefined ? 'send_at' : 'now'}, the time its channel needs to arrive` }],
+  );
 }
 
 /**

@@ -125,6 +125,21 @@ const CASES: Case[] = [
     field: 'expires_at',
   },
   {
+    // The SMS channel needs 1 s to arrive (src/domain/arrival.ts): a code valid for 900 ms could never be sent.
+    name: 'expires_at sooner than the channel can arrive',
+    req: { payload: without('ttl_seconds', { expires_at: new Date(T0 + 900).toISOString() }) },
+    status: 422,
+    code: 'expires_before_arrival',
+    field: 'expires_at',
+  },
+  {
+    name: 'ttl_seconds no longer than the channel needs to arrive',
+    req: { payload: otpBody({ ttl_seconds: 1 }) },
+    status: 422,
+    code: 'expires_before_arrival',
+    field: 'ttl_seconds',
+  },
+  {
     name: 'expires_at more than 30 days ahead',
     req: { payload: without('ttl_seconds', { expires_at: new Date(T0 + MAX_TTL_SECONDS * 1000 + 1000).toISOString() }) },
     status: 400,

@@ -5626,6 +5626,7 @@ export interface components {
         | 'content_too_large'
         | 'send_at_after_expiry'
         | 'send_at_beyond_horizon'
+        | 'expires_before_arrival'
         | 'send_at_after_deadline'
         | 'invalid_time_zone'
         | 'invalid_quiet_hours'
