@@ -457,12 +457,12 @@ export class ClaimSender {
         // The same rules where the bytes leave: the transport only knows the wall clock, so it
         // gets the time left by Herald's clock, counted from the wall clock's now, until the
         // earlier of the last useful moment (expiry less the arrival allowance) and `writeBy`,
-        // the last moment a write still leaves the whole timeout inside the lease. With the defaults (lease 30 s, timeout 10 s, margin 3 s) a call
-        // started at its claim may write until 17 s after it; the sandbox transport's own 10 s
-        // timer, started before connecting, ends a wait for a socket first, so this binds only
-        // when something between the check above and the request (an adapter fetching a token,
-        // an event loop stalled for seconds) pushes the write past the lease's reach: the same
-        // freeze, a few lines later.
+        // the last moment a write still leaves the whole timeout inside the lease. With the
+        // defaults (lease 30 s, timeout 10 s, margin 3 s) a call started at its claim may write
+        // until 17 s after it; the sandbox transport's own 10 s timer, started before connecting,
+        // ends a wait for a socket first, so this binds only when something between the check
+        // above and the request (an adapter fetching a token, an event loop stalled for seconds)
+        // pushes the write past the lease's reach: the same freeze, a few lines later.
         // eslint-disable-next-line no-restricted-syntax -- sendBy is wall-clock by contract (providers/provider.ts)
         sendBy: Date.now() + (Math.min(usefulUntil, writeBy) - now),
       });

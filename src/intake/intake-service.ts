@@ -12,6 +12,7 @@ import type { ProviderAccountConfig } from '../providers/provider.js';
 import type { ActivePushTarget } from '../store/push-store.js';
 import { StoreConflictError, type AccountAccess, type NewNotification, type Store } from '../store/store.js';
 import { RecentAccountAccess } from './recent-account-access.js';
+import type { PhoneNumberFacts } from './phone-number.js';
 import { notificationFingerprint } from './fingerprint.js';
 import { acceptBatch, type BatchItem, type BatchItemAnswer, type PlannedNotification } from './batch-intake.js';
 import { newId } from '../ids.js';
@@ -164,9 +165,7 @@ export class IntakeService {
     if (body.channels.includes('push') && body.recipient.push_token == null) throw fieldError('recipient.push_token', 'is required for the push channel');
     const on = prefer === undefined ? { tenantId, purpose: body.purpose } : { tenantId, purpose: body.purpose, prefer };
     const routes = this.accountRouting.routesFor(body, null, accountFilter(tenantId, access ?? null), on);
-    checkAccountLimits(body, routes);
-    checkArrival(body, routes, { expiresAt, dueAt }, now);
-    this.limits.checkSms(routes, phone);
+    this.checkRoutes(body, routes, { expiresAt, dueAt }, now, phone);
     return { ...this.build(tenantId, body, routes, { expiresAt, dueAt }, now), fallback };
   }
 
@@ -196,10 +195,21 @@ export class IntakeService {
     // every process within a second, this one at once (src/intake/recent-account-access.ts).
     const access = await readAccess();
     const routes = this.accountRouting.routesFor(body, subscriptions, accountFilter(tenantId, access), { tenantId, purpose: body.purpose });
-    checkAccountLimits(body, routes);
-    checkArrival(body, routes, { expiresAt, dueAt }, now);
-    this.limits.checkSms(routes, phone);
+    this.checkRoutes(body, routes, { expiresAt, dueAt }, now, phone);
     return { expiresAt, dueAt, fallback, phone, routes };
+  }
+
+  /** What a body's routes must allow, the same for submit, batch items and fan-out: the accounts' limits, arrival before expiry, the SMS limits. */
+  private checkRoutes(
+    body: NotificationRequest,
+    routes: DeliveryRoute[],
+    window: { expiresAt: number; dueAt: number },
+    now: number,
+    phone: PhoneNumberFacts | null,
+  ): void {
+    checkAccountLimits(body, routes);
+    checkArrival(body, routes, window, now);
+    this.limits.checkSms(routes, phone);
   }
 
   /**
